@@ -1,0 +1,151 @@
+package parse
+
+import (
+	"unicode/utf8"
+
+	"github.com/pisess/pisess/internal/finding"
+)
+
+// Class is what a physical line holds.
+type Class uint8
+
+// The classes of a line.
+const (
+	Object       Class = iota // exactly one complete JSON object
+	Blank                     // empty or whitespace only (a warning)
+	PartialTail               // a torn last line: a viable prefix of an object (a warning)
+	Concatenated              // two or more complete objects back to back (an error, repairable)
+	Corrupt                   // anything else; Line.Code says what
+)
+
+// String names the class.
+func (c Class) String() string {
+	switch c {
+	case Object:
+		return "object"
+	case Blank:
+		return "blank"
+	case PartialTail:
+		return "partial_tail"
+	case Concatenated:
+		return "concatenated"
+	default:
+		return "corrupt"
+	}
+}
+
+// Verdict is the classification of one line's bytes.
+type Verdict struct {
+	Class   Class
+	Code    finding.Code // for Corrupt (and the warning classes): the finding code
+	Offset  int          // for Corrupt: byte offset in the line of the first bad byte
+	Objects [][2]int     // for Object and Concatenated: [start,end) of each object
+}
+
+// Classifier classifies lines. The zero value is ready to use; it keeps a
+// reusable nesting stack, so one Classifier must not be shared by goroutines.
+type Classifier struct {
+	sc scanner
+}
+
+// Classify classifies one line (without its line terminator). atEOF says the
+// line is the last of the file and has no final newline: only such a line
+// may be a partial tail.
+func (c *Classifier) Classify(line []byte, atEOF bool) Verdict {
+	start := skipSpace(line, 0)
+	if start == len(line) {
+		return Verdict{Class: Blank, Code: finding.BlankLine}
+	}
+	if atEOF && allZero(line) {
+		return Verdict{Class: Corrupt, Code: finding.ZeroFill}
+	}
+	end, out, where := c.sc.value(line, start)
+	switch out {
+	case invalid:
+		if bad := firstInvalidUTF8(line); bad >= 0 && bad <= end {
+			return Verdict{Class: Corrupt, Code: finding.InvalidUTF8, Offset: bad}
+		}
+		return Verdict{Class: Corrupt, Code: finding.InvalidJSON, Offset: end}
+	case incomplete:
+		return c.classifyIncomplete(line, start, atEOF, where)
+	}
+	if bad := firstInvalidUTF8(line[:end]); bad >= 0 {
+		return Verdict{Class: Corrupt, Code: finding.InvalidUTF8, Offset: bad}
+	}
+	if line[start] != '{' {
+		return Verdict{Class: Corrupt, Code: finding.NotObject, Offset: start}
+	}
+	objects := [][2]int{{start, end}}
+	return c.classifyRest(line, objects)
+}
+
+// classifyIncomplete decides between a tolerated partial tail and corruption
+// for a line whose JSON value did not end.
+func (c *Classifier) classifyIncomplete(line []byte, start int, atEOF bool, where scanState) Verdict {
+	bad := firstInvalidUTF8(line)
+	if bad >= 0 && !(atEOF && where == insideString && tornCharacterAt(line, bad)) {
+		return Verdict{Class: Corrupt, Code: finding.InvalidUTF8, Offset: bad}
+	}
+	if !atEOF || line[start] != '{' {
+		return Verdict{Class: Corrupt, Code: finding.InvalidJSON, Offset: len(line)}
+	}
+	return Verdict{Class: PartialTail, Code: finding.PartialTail}
+}
+
+// classifyRest looks at what follows the first object: nothing, more
+// complete objects (a lost newline), or trailing data.
+func (c *Classifier) classifyRest(line []byte, objects [][2]int) Verdict {
+	i := skipSpace(line, objects[0][1])
+	for i < len(line) {
+		end, out, _ := c.sc.value(line, i)
+		if out != complete || line[i] != '{' {
+			return Verdict{Class: Corrupt, Code: finding.TrailingData, Offset: i}
+		}
+		if bad := firstInvalidUTF8(line[i:end]); bad >= 0 {
+			return Verdict{Class: Corrupt, Code: finding.InvalidUTF8, Offset: i + bad}
+		}
+		objects = append(objects, [2]int{i, end})
+		i = skipSpace(line, end)
+	}
+	if len(objects) > 1 {
+		return Verdict{Class: Concatenated, Code: finding.ConcatenatedObjects, Objects: objects}
+	}
+	return Verdict{Class: Object, Objects: objects}
+}
+
+// firstInvalidUTF8 returns the offset of the first byte that is not part of
+// a valid UTF-8 sequence, or -1.
+func firstInvalidUTF8(b []byte) int {
+	if utf8.Valid(b) {
+		return -1
+	}
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+// tornCharacterAt reports whether the invalid UTF-8 at offset bad is only a
+// multi-byte character cut off by the end of the input.
+func tornCharacterAt(b []byte, bad int) bool {
+	rest := b[bad:]
+	return len(rest) < utf8.UTFMax && !utf8.FullRune(rest)
+}
+
+// allZero reports whether b is non-empty and all NUL bytes.
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return len(b) > 0
+}

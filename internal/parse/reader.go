@@ -1,0 +1,243 @@
+package parse
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/pisess/pisess/internal/finding"
+)
+
+// Limits bound what the reader accepts. Exceeding one is a finding, never a
+// crash or an unbounded allocation.
+type Limits struct {
+	MaxLineBytes int   // longest line kept in memory; longer lines are line_too_long
+	MaxFileBytes int64 // largest file read; past it the file is file_too_large (0 = no limit)
+}
+
+// DefaultLimits are generous: real lines carry base64 images and long tool
+// output.
+func DefaultLimits() Limits {
+	return Limits{MaxLineBytes: 256 << 20, MaxFileBytes: 0}
+}
+
+// Line is one physical line of a session file. Its byte slices are only
+// valid until the next call to Reader.Next.
+type Line struct {
+	Num     int    // 1-based physical line number
+	Offset  int64  // byte offset of the line's first byte in the file
+	Raw     []byte // the line without "\n" or "\r\n"; nil for a line_too_long line
+	Newline bool   // the line was terminated by "\n"
+	CRLF    bool   // the terminator was "\r\n"
+	Size    int64  // bytes the line occupies in the file, terminator included
+	Verdict
+}
+
+// Object returns the bytes of the k-th complete object on the line.
+func (l *Line) Object(k int) []byte {
+	span := l.Objects[k]
+	return l.Raw[span[0]:span[1]]
+}
+
+// Finding returns the line's parse-level finding, if it has one.
+func (l *Line) Finding() (finding.Finding, bool) {
+	switch l.Class {
+	case Object:
+		if !l.Newline {
+			return finding.Warnf(finding.MissingFinalNewline, l.Num,
+				"the last line is a complete object without a final newline"), true
+		}
+		return finding.Finding{}, false
+	case Blank:
+		return finding.Warnf(finding.BlankLine, l.Num, "blank line"), true
+	case PartialTail:
+		return finding.Warnf(finding.PartialTail, l.Num,
+			"torn last line (%d bytes, no newline): an incomplete object from an interrupted write; the entries before it are intact", len(l.Raw)), true
+	case Concatenated:
+		return finding.Errorf(finding.ConcatenatedObjects, l.Num,
+			"%d complete objects on one line (a lost newline); `pisess repair` splits them", len(l.Objects)), true
+	}
+	return finding.Errorf(l.Code, l.Num, "%s", l.corruptMessage()), true
+}
+
+func (l *Line) corruptMessage() string {
+	switch l.Code {
+	case finding.InvalidJSON:
+		if l.Verdict.Offset >= len(l.Raw) {
+			return "the line ends inside a JSON value and is not a torn last line"
+		}
+		return fmt.Sprintf("not valid JSON at byte %d of the line (%s)", l.Verdict.Offset+1, excerpt(l.Raw, l.Verdict.Offset))
+	case finding.InvalidUTF8:
+		return fmt.Sprintf("invalid UTF-8 at byte %d of the line", l.Verdict.Offset+1)
+	case finding.TrailingData:
+		return fmt.Sprintf("a complete object followed by other bytes at byte %d (%s)", l.Verdict.Offset+1, excerpt(l.Raw, l.Verdict.Offset))
+	case finding.NotObject:
+		return "valid JSON but not an object"
+	case finding.ZeroFill:
+		return fmt.Sprintf("the file ends in %d NUL bytes after its last line (a crash after the file grew); `pisess repair --zero-tail` cuts them", l.Size)
+	case finding.LineTooLong:
+		return fmt.Sprintf("line of %d bytes or more exceeds the limit (--max-line-bytes)", l.Size)
+	}
+	return string(l.Code)
+}
+
+// excerpt quotes a few bytes of b around offset off, safe for a terminal.
+func excerpt(b []byte, off int) string {
+	if off > len(b) {
+		off = len(b)
+	}
+	end := off + 16
+	if end > len(b) {
+		end = len(b)
+	}
+	return fmt.Sprintf("%q", b[off:end])
+}
+
+// ErrFileTooLarge is returned by Reader.Err when MaxFileBytes was exceeded.
+var ErrFileTooLarge = errors.New("file exceeds --max-file-bytes")
+
+// Reader reads a session file line by line in bounded memory: one line at a
+// time (up to MaxLineBytes) plus a fixed read buffer.
+type Reader struct {
+	in          *bufio.Reader
+	limits      Limits
+	cls         Classifier
+	line        Line
+	buf         []byte // holds lines longer than the bufio buffer
+	num         int
+	offset      int64
+	err         error
+	done        bool
+	tooLong     bool // the line being read exceeded MaxLineBytes
+	allZeroTail bool // every byte of the too-long line was NUL
+}
+
+// readBufferSize is the bufio buffer: most lines are classified in place.
+const readBufferSize = 256 << 10
+
+// NewReader returns a Reader of r with the given limits.
+func NewReader(r io.Reader, limits Limits) *Reader {
+	if limits.MaxLineBytes <= 0 {
+		limits.MaxLineBytes = DefaultLimits().MaxLineBytes
+	}
+	return &Reader{in: bufio.NewReaderSize(r, readBufferSize), limits: limits}
+}
+
+// Next advances to the next line and reports whether there is one. After it
+// returns false, Err reports an I/O error or ErrFileTooLarge.
+func (r *Reader) Next() bool {
+	if r.done {
+		return false
+	}
+	raw, size, newline, err := r.readLine()
+	if err != nil {
+		r.err, r.done = err, true
+		return false
+	}
+	if size == 0 {
+		r.done = true
+		return false
+	}
+	r.num++
+	r.line = Line{Num: r.num, Offset: r.offset, Newline: newline, Size: size}
+	r.offset += size
+	if r.limits.MaxFileBytes > 0 && r.offset > r.limits.MaxFileBytes {
+		r.err, r.done = ErrFileTooLarge, true
+		return false
+	}
+	if newline {
+		raw = raw[:len(raw)-1]
+		if n := len(raw); n > 0 && raw[n-1] == '\r' {
+			raw, r.line.CRLF = raw[:n-1], true
+		}
+	}
+	if r.tooLong {
+		r.line.Verdict = r.longLineVerdict(newline)
+		return true
+	}
+	r.line.Raw = raw
+	r.line.Verdict = r.cls.Classify(raw, !newline)
+	return true
+}
+
+// longLineVerdict classifies a line that was not kept: a final run of NULs
+// is still zero_fill, anything else is line_too_long.
+func (r *Reader) longLineVerdict(newline bool) Verdict {
+	if !newline && r.allZeroTail {
+		return Verdict{Class: Corrupt, Code: finding.ZeroFill}
+	}
+	return Verdict{Class: Corrupt, Code: finding.LineTooLong}
+}
+
+// Line returns the current line. It is overwritten by the next call to Next.
+func (r *Reader) Line() *Line { return &r.line }
+
+// Err returns the error that ended reading, if any.
+func (r *Reader) Err() error { return r.err }
+
+// BytesRead is the number of bytes consumed so far.
+func (r *Reader) BytesRead() int64 { return r.offset }
+
+// readLine reads one physical line, terminator included. A line that fits
+// the read buffer is returned in place; a longer one is gathered in r.buf
+// up to MaxLineBytes and only counted beyond that. size is 0 at the end.
+func (r *Reader) readLine() (raw []byte, size int64, newline bool, err error) {
+	r.tooLong, r.allZeroTail = false, true
+	chunk, err := r.in.ReadSlice('\n')
+	if err == nil || (err == io.EOF && len(chunk) > 0) {
+		if len(bytes.TrimRight(chunk, "\r\n")) > r.limits.MaxLineBytes {
+			r.tooLong = true
+			r.allZeroTail = allZero(chunk)
+			return nil, int64(len(chunk)), err == nil, nil
+		}
+		return chunk, int64(len(chunk)), err == nil, nil
+	}
+	if err == io.EOF {
+		return nil, 0, false, nil
+	}
+	if err != bufio.ErrBufferFull {
+		return nil, 0, false, err
+	}
+	r.buf = r.buf[:0]
+	for {
+		size += int64(len(chunk))
+		r.keep(chunk)
+		if err == nil {
+			break
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != bufio.ErrBufferFull {
+			return nil, 0, false, err
+		}
+		if r.limits.MaxFileBytes > 0 && r.offset+size > r.limits.MaxFileBytes {
+			break
+		}
+		chunk, err = r.in.ReadSlice('\n')
+	}
+	newline = size > 0 && err == nil
+	if r.tooLong {
+		return nil, size, newline, nil
+	}
+	return r.buf, size, newline, nil
+}
+
+// keep appends chunk to the long-line buffer while it stays within the
+// limit; past the limit it only notes whether the bytes were all NUL.
+func (r *Reader) keep(chunk []byte) {
+	if r.allZeroTail && !allZero(bytes.TrimSuffix(chunk, []byte{'\n'})) {
+		r.allZeroTail = false
+	}
+	if r.tooLong {
+		return
+	}
+	if len(r.buf)+len(chunk) > r.limits.MaxLineBytes+2 { // +2: the terminator
+		r.tooLong = true
+		r.buf = r.buf[:0]
+		return
+	}
+	r.buf = append(r.buf, chunk...)
+}
