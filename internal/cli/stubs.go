@@ -1,0 +1,19 @@
+package cli
+
+import "github.com/urfave/cli/v2"
+
+// Commands not written yet: each moves to its own file when it lands.
+
+func notYet(name string) *cli.Command {
+	return command(name, "(not implemented yet)", "", nil, func(*cli.Context) error {
+		return usageErrorf("%s is not implemented yet", name)
+	})
+}
+
+func (c *CLI) migrateCommand() *cli.Command { return notYet("migrate") }
+func (c *CLI) repairCommand() *cli.Command  { return notYet("repair") }
+func (c *CLI) treeCommand() *cli.Command    { return notYet("tree") }
+func (c *CLI) pathCommand() *cli.Command    { return notYet("path") }
+func (c *CLI) contextCommand() *cli.Command { return notYet("context") }
+func (c *CLI) auditCommand() *cli.Command   { return notYet("audit") }
+func (c *CLI) schemaCommand() *cli.Command  { return notYet("schema") }

@@ -1,0 +1,71 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/pisess/pisess/internal/finding"
+)
+
+// Finding writes one finding as "file:line: severity code: message".
+func Finding(w io.Writer, s Style, file string, f finding.Finding) error {
+	loc := Safe(file)
+	if f.Line > 0 {
+		loc += ":" + strconv.Itoa(f.Line)
+	}
+	sev := string(f.Severity)
+	if f.Severity == finding.Error {
+		sev = s.Error(sev)
+	} else {
+		sev = s.Warn(sev)
+	}
+	extra := ""
+	if f.Pointer != "" {
+		extra = s.Dim(" at " + Safe(f.Pointer))
+	}
+	_, err := fmt.Fprintf(w, "%s: %s %s: %s%s\n", loc, sev, f.Code, Safe(f.Message), extra)
+	return err
+}
+
+// GitHub writes one finding as a GitHub Actions workflow command.
+func GitHub(w io.Writer, file string, f finding.Finding) error {
+	level := "error"
+	if f.Severity == finding.Warning {
+		level = "warning"
+	}
+	props := "file=" + ghProperty(file)
+	if f.Line > 0 {
+		props += ",line=" + strconv.Itoa(f.Line)
+	}
+	props += ",title=" + ghProperty(string(f.Code))
+	msg := f.Message
+	if f.Pointer != "" {
+		msg += " (at " + f.Pointer + ")"
+	}
+	_, err := fmt.Fprintf(w, "::%s %s::%s\n", level, props, ghData(msg))
+	return err
+}
+
+// ghData escapes a workflow command's message.
+func ghData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// ghProperty escapes a workflow command's property value.
+func ghProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// JSONLine writes v as one line of JSON.
+func JSONLine(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}

@@ -1,0 +1,82 @@
+package render
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/fatih/color"
+)
+
+// Style paints text when colour is on. The zero value paints nothing.
+type Style struct {
+	on bool
+}
+
+// NewStyle returns a Style that colours only when on is true.
+func NewStyle(on bool) Style { return Style{on: on} }
+
+// Enabled reports whether the style colours.
+func (s Style) Enabled() bool { return s.on }
+
+func (s Style) paint(text string, attrs ...color.Attribute) string {
+	if !s.on {
+		return text
+	}
+	c := color.New(attrs...)
+	c.EnableColor()
+	return c.Sprint(text)
+}
+
+// Error paints an error marker.
+func (s Style) Error(t string) string { return s.paint(t, color.FgRed, color.Bold) }
+
+// Warn paints a warning marker.
+func (s Style) Warn(t string) string { return s.paint(t, color.FgYellow) }
+
+// OK paints a success marker.
+func (s Style) OK(t string) string { return s.paint(t, color.FgGreen) }
+
+// Dim paints secondary text.
+func (s Style) Dim(t string) string { return s.paint(t, color.Faint) }
+
+// Bold paints emphasis.
+func (s Style) Bold(t string) string { return s.paint(t, color.Bold) }
+
+// Accent paints highlighted text (the active path).
+func (s Style) Accent(t string) string { return s.paint(t, color.FgCyan, color.Bold) }
+
+// Label paints a label.
+func (s Style) Label(t string) string { return s.paint(t, color.FgMagenta) }
+
+// Safe makes text from a file safe to print on a terminal: control
+// characters (ESC, BEL, CR, …) and other non-printing runes are shown as
+// escapes, so a crafted session cannot drive the terminal. Newlines and tabs
+// become spaces-free escapes too: output stays one line per item.
+func Safe(text string) string {
+	clean := true
+	for _, r := range text {
+		if !unicode.IsPrint(r) && r != ' ' {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return text
+	}
+	var b strings.Builder
+	for _, r := range text {
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == unicode.ReplacementChar:
+			b.WriteRune(r)
+		case !unicode.IsPrint(r) && r != ' ':
+			b.WriteString(strings.Trim(quoteRune(r), `'`))
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

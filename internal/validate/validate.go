@@ -1,0 +1,337 @@
+package validate
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+
+	"github.com/pisess/pisess/internal/finding"
+	"github.com/pisess/pisess/internal/parse"
+)
+
+// CurrentVersion is the session format version pi writes today.
+const CurrentVersion = 3
+
+// Status is a file's overall result, as cli.md defines it.
+type Status string
+
+// The statuses.
+const (
+	Valid     Status = "valid"     // no errors, no partial tail
+	Tolerated Status = "tolerated" // no errors, but a torn last line
+	Invalid   Status = "invalid"   // at least one error
+)
+
+// Kind says what the file turned out to be.
+type Kind string
+
+// The kinds of file.
+const (
+	Session    Kind = "session"       // a v1-v3 session (maybe damaged)
+	NotSession Kind = "not-a-session" // JSONL whose first record is not a session header
+	TooNew     Kind = "too-new"       // a newer format than pisess reads
+)
+
+// Observer receives every record of a file as it streams past; audit uses
+// it to gather figures in the same pass. fields must not be kept.
+type Observer interface {
+	Header(line int, fields map[string]any)
+	Entry(line int, fields map[string]any)
+}
+
+// Options configure a validation.
+type Options struct {
+	Limits         parse.Limits
+	Schemas        *Schemas // nil: parse, structure and linkage checks only
+	RequireVersion int      // files older than this fail with needs_migration
+	Observer       Observer // optional
+}
+
+// Report is the result of validating one file; its JSON form is the
+// `validate --format json` contract.
+type Report struct {
+	File      string            `json:"file"`
+	Status    Status            `json:"status"`
+	Version   int               `json:"version"`
+	Entries   int               `json:"entries"`
+	SessionID string            `json:"sessionId"`
+	Findings  []finding.Finding `json:"findings"`
+	Kind      Kind              `json:"-"`
+	Bytes     int64             `json:"-"`
+	Lines     int               `json:"-"`
+}
+
+// Errors counts the error findings.
+func (r *Report) Errors() int { return r.count(finding.Error) }
+
+// Warnings counts the warning findings.
+func (r *Report) Warnings() int { return r.count(finding.Warning) }
+
+func (r *Report) count(s finding.Severity) int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Severity == s {
+			n++
+		}
+	}
+	return n
+}
+
+// Has reports whether the report has a finding with the code.
+func (r *Report) Has(code finding.Code) bool {
+	for _, f := range r.Findings {
+		if f.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
+// IOError is a file that could not be read; it maps to exit code 2.
+type IOError struct {
+	Path string
+	Err  error
+}
+
+func (e *IOError) Error() string { return fmt.Sprintf("%s: %v", e.Path, e.Err) }
+func (e *IOError) Unwrap() error { return e.Err }
+
+// File validates the file at path. The error is an *IOError when the file
+// cannot be read; findings about its content are in the report.
+func File(path string, opts Options) (*Report, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &IOError{Path: path, Err: err}
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, &IOError{Path: path, Err: err}
+	}
+	if info.IsDir() {
+		return nil, &IOError{Path: path, Err: errors.New("is a directory")}
+	}
+	if max := opts.Limits.MaxFileBytes; max > 0 && info.Mode().IsRegular() && info.Size() > max {
+		rep := &Report{File: path, Kind: Session, Bytes: info.Size(), Findings: []finding.Finding{}}
+		rep.Findings = append(rep.Findings, finding.Errorf(finding.FileTooLarge, 0, "file of %d bytes exceeds the limit of %d (--max-file-bytes)", info.Size(), max))
+		rep.Status = Invalid
+		return rep, nil
+	}
+	return Stream(path, f, opts)
+}
+
+// Stream validates a session read from r; name is used in the report.
+func Stream(name string, r io.Reader, opts Options) (*Report, error) {
+	p := newPass(name, opts)
+	rd := parse.NewReader(r, opts.Limits)
+	for rd.Next() {
+		p.line(rd.Line())
+	}
+	switch err := rd.Err(); {
+	case errors.Is(err, parse.ErrFileTooLarge):
+		p.add(finding.Errorf(finding.FileTooLarge, p.lastLine+1, "file exceeds the limit of %d bytes (--max-file-bytes)", opts.Limits.MaxFileBytes))
+	case err != nil:
+		return nil, &IOError{Path: name, Err: err}
+	}
+	p.rep.Bytes = rd.BytesRead()
+	return p.finish(), nil
+}
+
+// pass is the state of one validation pass over one file.
+type pass struct {
+	opts     Options
+	rep      *Report
+	links    *linker
+	records  int  // complete objects seen (the header is record 0)
+	trusted  bool // no fatal corruption yet: entries are still checked
+	checking bool // the header allows entry checks
+	lastLine int
+	tail     bool // a partial tail was seen
+}
+
+func newPass(name string, opts Options) *pass {
+	p := &pass{opts: opts, trusted: true}
+	p.rep = &Report{File: name, Kind: Session, Findings: []finding.Finding{}}
+	p.links = newLinker(p.add)
+	return p
+}
+
+func (p *pass) add(f finding.Finding) { p.rep.Findings = append(p.rep.Findings, f) }
+
+// line handles one physical line.
+func (p *pass) line(l *parse.Line) {
+	p.lastLine = l.Num
+	if f, ok := l.Finding(); ok {
+		p.add(f)
+	}
+	switch l.Class {
+	case parse.Object, parse.Concatenated:
+		for k := range l.Objects {
+			p.record(l.Num, l.Object(k))
+		}
+	case parse.PartialTail:
+		p.tail = true
+	case parse.Corrupt:
+		p.trusted = false
+	}
+}
+
+// record handles one complete object.
+func (p *pass) record(line int, raw []byte) {
+	index := p.records
+	p.records++
+	if !p.trusted {
+		return
+	}
+	fields, err := decode(raw)
+	if err != nil { // the classifier accepted it; encoding/json must agree
+		p.add(finding.Errorf(finding.InvalidJSON, line, "%v", err))
+		p.trusted = false
+		return
+	}
+	if index == 0 {
+		p.header(line, fields)
+		return
+	}
+	if p.checking {
+		p.entry(line, fields)
+	}
+}
+
+// header checks the first record.
+func (p *pass) header(line int, fields map[string]any) {
+	typ, _ := str(fields, "type")
+	if kind, _ := str(fields, "kind"); kind == "header" && typ == "" {
+		p.rep.Kind = TooNew
+		p.rep.Version = versionOf(fields)
+		p.add(finding.Errorf(finding.UnsupportedVersion, line, "pi's newer version-%d format ({\"kind\":\"header\"}); pisess reads versions 1 to 3", p.rep.Version).WithPointer("/version"))
+		return
+	}
+	if typ != "session" {
+		p.notHeader(line, typ)
+		return
+	}
+	p.rep.SessionID, _ = str(fields, "id")
+	v, ok := headerVersion(fields)
+	p.rep.Version = v
+	if !ok {
+		p.rep.Kind = TooNew
+		p.add(finding.Errorf(finding.UnsupportedVersion, line, "header version %v is not one pisess reads (1, 2, 3)", fields["version"]).WithPointer("/version"))
+		return
+	}
+	if p.opts.Schemas != nil {
+		for _, f := range p.opts.Schemas.Check(v, line, fields) {
+			p.add(f)
+		}
+	}
+	p.versionFinding(line, v)
+	if p.opts.Observer != nil {
+		p.opts.Observer.Header(line, fields)
+	}
+	p.checking = true
+}
+
+// notHeader reports a first record that is not a session header: a session
+// that lost its header, or a JSONL file that is not a session at all.
+func (p *pass) notHeader(line int, typ string) {
+	if IsEntryType(typ) {
+		p.add(finding.Errorf(finding.MissingHeader, line, "the first record is a %q entry, not a session header", typ))
+		return
+	}
+	p.rep.Kind = NotSession
+	p.add(finding.Errorf(finding.NotASession, line, "not a pi session: the first record is an object without \"type\":\"session\""))
+}
+
+// versionFinding reports a file older than the current version.
+func (p *pass) versionFinding(line, v int) {
+	if v >= CurrentVersion {
+		return
+	}
+	msg := "version %d file: pi migrates it on load; `pisess migrate --backup` does it safely"
+	if p.opts.RequireVersion > v {
+		p.add(finding.Errorf(finding.NeedsMigration, line, msg+" (--require-version %d)", v, p.opts.RequireVersion))
+		return
+	}
+	p.add(finding.Warnf(finding.NeedsMigration, line, msg, v))
+}
+
+// entry checks one entry record.
+func (p *pass) entry(line int, fields map[string]any) {
+	p.rep.Entries++
+	typ, _ := str(fields, "type")
+	id, hasID := str(fields, "id")
+	switch {
+	case typ == "session":
+		p.add(finding.Errorf(finding.MisplacedHeader, line, "a session header after the first record").WithEntry(id))
+		return
+	case !IsEntryType(typ):
+		p.add(finding.Errorf(finding.UnknownEntryType, line, "unknown entry type %q", fields["type"]).WithEntry(id).WithPointer("/type"))
+		return
+	}
+	if p.opts.Schemas != nil {
+		for _, f := range p.opts.Schemas.Check(p.rep.Version, line, fields) {
+			p.add(f)
+		}
+	}
+	e := entry{line: line, id: id, hasID: hasID && p.rep.Version > 1, typ: typ, fields: fields, linear: p.rep.Version == 1}
+	if pid, ok := str(fields, "parentId"); ok && !e.linear {
+		e.parentID = &pid
+	}
+	p.links.enter(e)
+	if p.opts.Observer != nil {
+		p.opts.Observer.Entry(line, fields)
+	}
+}
+
+// finish closes the pass and computes the status.
+func (p *pass) finish() *Report {
+	if p.records == 0 && p.trusted {
+		p.add(finding.Errorf(finding.MissingHeader, 1, "the file has no session header (it is empty or holds no complete record)"))
+	}
+	if p.trusted {
+		p.links.finish()
+	}
+	rep := p.rep
+	rep.Lines = p.lastLine
+	sort.SliceStable(rep.Findings, func(i, j int) bool { return rep.Findings[i].Line < rep.Findings[j].Line })
+	switch {
+	case rep.Errors() > 0:
+		rep.Status = Invalid
+	case p.tail:
+		rep.Status = Tolerated
+	default:
+		rep.Status = Valid
+	}
+	return rep
+}
+
+// headerVersion reads the header's version: absent is 1; 2 and 3 are known.
+func headerVersion(fields map[string]any) (int, bool) {
+	raw, present := fields["version"]
+	if !present {
+		return 1, true
+	}
+	n, err := asInt(raw)
+	if err != nil {
+		return 0, false
+	}
+	return int(n), n == 2 || n == 3 || n == 1
+}
+
+// versionOf reads a version number, or 0.
+func versionOf(fields map[string]any) int {
+	n, _ := asInt(fields["version"])
+	return int(n)
+}
+
+// asInt reads a JSON integer.
+func asInt(v any) (int64, error) {
+	num, ok := v.(json.Number)
+	if !ok {
+		return 0, fmt.Errorf("not a number: %v", v)
+	}
+	return num.Int64()
+}
