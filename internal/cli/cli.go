@@ -132,12 +132,14 @@ func (c *CLI) app() *cli.App {
 // work after the command name too.
 func command(name, usage, argsUsage string, flags []cli.Flag, action cli.ActionFunc) *cli.Command {
 	return &cli.Command{
-		Name:         name,
-		Usage:        usage,
-		ArgsUsage:    argsUsage,
-		Flags:        append(flags, globalFlags()...),
-		Action:       action,
-		OnUsageError: func(ctx *cli.Context, err error, _ bool) error { return usageErrorf("%v (see `pisess %s --help`)", err, name) },
+		Name:      name,
+		Usage:     usage,
+		ArgsUsage: argsUsage,
+		Flags:     append(flags, globalFlags()...),
+		Action:    action,
+		OnUsageError: func(ctx *cli.Context, err error, _ bool) error {
+			return usageErrorf("%v (see `pisess %s --help`)", err, name)
+		},
 	}
 }
 
