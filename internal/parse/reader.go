@@ -147,7 +147,7 @@ func (r *Reader) Next() bool {
 		r.err, r.done = ErrFileTooLarge, true
 		return false
 	}
-	if newline {
+	if newline && raw != nil {
 		raw = raw[:len(raw)-1]
 		if n := len(raw); n > 0 && raw[n-1] == '\r' {
 			raw, r.line.CRLF = raw[:n-1], true

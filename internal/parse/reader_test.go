@@ -1,0 +1,131 @@
+package parse
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/pisess/pisess/internal/finding"
+)
+
+type lineResult struct {
+	num   int
+	class Class
+	code  finding.Code
+}
+
+func readAll(t *testing.T, input string, lim Limits) ([]lineResult, error) {
+	t.Helper()
+	r := NewReader(strings.NewReader(input), lim)
+	var got []lineResult
+	for r.Next() {
+		l := r.Line()
+		got = append(got, lineResult{l.Num, l.Class, l.Code})
+	}
+	return got, r.Err()
+}
+
+func TestReader(t *testing.T) {
+	small := Limits{MaxLineBytes: 32}
+	long := `{"a":"` + strings.Repeat("x", 600<<10) + `"}`
+	tests := []struct {
+		name  string
+		input string
+		lim   Limits
+		want  []lineResult
+	}{
+		{"empty file", "", DefaultLimits(), nil},
+		{"two lines", "{}\n{\"a\":1}\n", DefaultLimits(), []lineResult{{1, Object, ""}, {2, Object, ""}}},
+		{"crlf", "{}\r\n{}\r\n", DefaultLimits(), []lineResult{{1, Object, ""}, {2, Object, ""}}},
+		{"no final newline", "{}\n{}", DefaultLimits(), []lineResult{{1, Object, ""}, {2, Object, ""}}},
+		{"blank in middle", "{}\n\n{}\n", DefaultLimits(), []lineResult{{1, Object, ""}, {2, Blank, finding.BlankLine}, {3, Object, ""}}},
+		{"partial tail", "{}\n{\"ty", DefaultLimits(), []lineResult{{1, Object, ""}, {2, PartialTail, finding.PartialTail}}},
+		{"torn line in middle", "{\"ty\n{}\n", DefaultLimits(), []lineResult{{1, Corrupt, finding.InvalidJSON}, {2, Object, ""}}},
+		{"zero fill", "{}\n\x00\x00\x00", DefaultLimits(), []lineResult{{1, Object, ""}, {2, Corrupt, finding.ZeroFill}}},
+		{"line too long", "{}\n{\"a\":\"" + strings.Repeat("x", 40) + "\"}\n{}\n", small, []lineResult{{1, Object, ""}, {2, Corrupt, finding.LineTooLong}, {3, Object, ""}}},
+		{"line at the limit", "{\"a\":\"" + strings.Repeat("x", 24) + "\"}\n", small, []lineResult{{1, Object, ""}}},
+		{"long line over buffers", long + "\n{}\n", DefaultLimits(), []lineResult{{1, Object, ""}, {2, Object, ""}}},
+		{"long zero fill over limit", "{}\n" + strings.Repeat("\x00", 100), small, []lineResult{{1, Object, ""}, {2, Corrupt, finding.ZeroFill}}},
+		{"long line over limit and buffers", "{}\n" + long + "\n{}\n", Limits{MaxLineBytes: 1 << 10}, []lineResult{{1, Object, ""}, {2, Corrupt, finding.LineTooLong}, {3, Object, ""}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := readAll(t, tt.input, tt.lim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %v, want %v", got, tt.want)
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Errorf("line %d: got %v, want %v", i+1, got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestReaderOffsetsAndRaw(t *testing.T) {
+	r := NewReader(iotest.OneByteReader(strings.NewReader("{}\r\n\n{\"a\":1}")), DefaultLimits())
+	var offsets []int64
+	var raws []string
+	for r.Next() {
+		offsets = append(offsets, r.Line().Offset)
+		raws = append(raws, string(r.Line().Raw))
+	}
+	if want := []int64{0, 4, 5}; !equal(offsets, want) {
+		t.Errorf("offsets %v, want %v", offsets, want)
+	}
+	if want := []string{"{}", "", `{"a":1}`}; strings.Join(raws, "|") != strings.Join(want, "|") {
+		t.Errorf("raw %q, want %q", raws, want)
+	}
+	if r.BytesRead() != 12 {
+		t.Errorf("BytesRead %d, want 12", r.BytesRead())
+	}
+}
+
+func equal(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestReaderFileTooLarge(t *testing.T) {
+	r := NewReader(strings.NewReader("{}\n{}\n{}\n"), Limits{MaxLineBytes: 100, MaxFileBytes: 5})
+	n := 0
+	for r.Next() {
+		n++
+	}
+	if !errors.Is(r.Err(), ErrFileTooLarge) || n != 1 {
+		t.Errorf("got %d lines, err %v; want 1 line and ErrFileTooLarge", n, r.Err())
+	}
+}
+
+func TestReaderIOError(t *testing.T) {
+	boom := errors.New("boom")
+	r := NewReader(iotest.ErrReader(boom), DefaultLimits())
+	if r.Next() || !errors.Is(r.Err(), boom) {
+		t.Errorf("want the read error, got %v", r.Err())
+	}
+}
+
+func BenchmarkReader(b *testing.B) {
+	line := `{"type":"message","id":"a1b2c3d4","parentId":"00112233","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"toolResult","toolCallId":"call_1","toolName":"bash","content":[{"type":"text","text":"` + strings.Repeat(`some output \"quoted\" line\n`, 200) + `"}],"isError":false,"timestamp":1730000000000}}` + "\n"
+	data := bytes.Repeat([]byte(line), 1000)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		r := NewReader(bytes.NewReader(data), DefaultLimits())
+		for r.Next() {
+		}
+	}
+}
