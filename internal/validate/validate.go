@@ -183,6 +183,9 @@ func (p *pass) line(l *parse.Line) {
 func (p *pass) record(line int, raw []byte) {
 	index := p.records
 	p.records++
+	if index > 0 {
+		p.rep.Entries++
+	}
 	if !p.trusted {
 		return
 	}
@@ -260,7 +263,6 @@ func (p *pass) versionFinding(line, v int) {
 
 // entry checks one entry record.
 func (p *pass) entry(line int, fields map[string]any) {
-	p.rep.Entries++
 	typ, _ := str(fields, "type")
 	id, hasID := str(fields, "id")
 	switch {

@@ -1,0 +1,88 @@
+package cli_test
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/pisess/pisess/internal/cli"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"pisess": func() { os.Exit(cli.Run()) },
+	})
+}
+
+// TestScripts runs the end-to-end scripts in testdata/script: the real
+// command line, golden output, exact exit codes.
+func TestScripts(t *testing.T) {
+	corpus, _ := filepath.Abs("../../testdata/corpus")
+	real, _ := filepath.Abs("../../../shared/corpus/real")
+	testscript.Run(t, testscript.Params{
+		Dir:                 "../../testdata/script",
+		RequireExplicitExec: true,
+		UpdateScripts:       os.Getenv("UPDATE_GOLDEN") != "",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("CORPUS", corpus)
+			env.Setenv("REAL", real)
+			env.Setenv("NO_COLOR", "")
+			env.Setenv("HOME", env.WorkDir+"/home")
+			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "real" {
+				_, err := os.Stat(real)
+				return err == nil, nil
+			}
+			return false, errors.New("unknown condition " + cond)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exits": exits,
+			"chop":  chop,
+		},
+	})
+}
+
+// exits N CMD ARGS... runs a command and asserts its exact exit code,
+// keeping its stdout and stderr for the next assertions.
+func exits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits CODE COMMAND [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exits: bad code %q", args[0])
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			ts.Fatalf("exits: %v", err)
+		}
+		got = exit.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("exit code %d, want %d", got, want)
+	}
+}
+
+// chop FILE removes the file's final newline (txtar files always end in
+// one), to make torn last lines.
+func chop(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: chop FILE")
+	}
+	path := ts.MkAbs(args[0])
+	data, err := os.ReadFile(path)
+	ts.Check(err)
+	if n := len(data); n > 0 && data[n-1] == '\n' {
+		data = data[:n-1]
+	}
+	ts.Check(os.WriteFile(path, data, 0o644))
+}

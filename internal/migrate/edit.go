@@ -1,0 +1,92 @@
+package migrate
+
+import (
+	"fmt"
+	"sort"
+)
+
+// edit replaces the bytes [start,end) of a line with text; start == end
+// inserts.
+type edit struct {
+	start, end int
+	text       string
+}
+
+// editor collects the edits of one object and applies them to its line.
+type editor struct {
+	edits []edit
+}
+
+func (e *editor) reset() { e.edits = e.edits[:0] }
+
+func (e *editor) replace(start, end int, text string) {
+	e.edits = append(e.edits, edit{start, end, text})
+}
+
+// replaceValue replaces the value of m.
+func (e *editor) replaceValue(m member, text string) {
+	e.replace(m.valStart, m.valEnd, text)
+}
+
+// removeMember deletes m from obj together with one separating comma, so
+// the object stays valid JSON and its other bytes stay as they were.
+func (e *editor) removeMember(obj *object, k int) {
+	m := obj.members[k]
+	switch {
+	case k > 0: // `,"key":value` after the previous value
+		e.replace(obj.members[k-1].valEnd, m.valEnd, "")
+	case len(obj.members) > 1: // `"key":value,` up to the next key
+		e.replace(m.keyStart, obj.members[1].keyStart, "")
+	default:
+		e.replace(m.keyStart, m.valEnd, "")
+	}
+}
+
+// appendMembers inserts `"key":value` pairs (already encoded, in order)
+// after the last member of obj that is kept, the way JavaScript adds new
+// properties at the end of an object. removed marks members being deleted.
+func (e *editor) appendMembers(obj *object, removed func(k int) bool, pairs ...string) {
+	if len(pairs) == 0 {
+		return
+	}
+	at, comma := obj.open+1, false
+	for k := len(obj.members) - 1; k >= 0; k-- {
+		if !removed(k) {
+			at, comma = obj.members[k].valEnd, true
+			break
+		}
+	}
+	text := ""
+	for _, p := range pairs {
+		if comma {
+			text += ","
+		}
+		text += p
+		comma = true
+	}
+	e.replace(at, at, text)
+}
+
+// apply writes line with the edits applied into dst (reused) and returns
+// it. Edits must not overlap; an insertion may sit at the start of a
+// removal.
+func (e *editor) apply(dst, line []byte) ([]byte, error) {
+	sort.SliceStable(e.edits, func(i, j int) bool {
+		a, b := e.edits[i], e.edits[j]
+		if a.start != b.start {
+			return a.start < b.start
+		}
+		return a.end-a.start < b.end-b.start // insertions first
+	})
+	dst = dst[:0]
+	pos := 0
+	for _, ed := range e.edits {
+		if ed.start < pos || ed.end < ed.start || ed.end > len(line) {
+			return nil, fmt.Errorf("internal error: overlapping edits at byte %d", ed.start)
+		}
+		dst = append(dst, line[pos:ed.start]...)
+		dst = append(dst, ed.text...)
+		pos = ed.end
+	}
+	return append(dst, line[pos:]...), nil
+}

@@ -1,0 +1,493 @@
+package migrate
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/pisess/pisess/internal/finding"
+	"github.com/pisess/pisess/internal/parse"
+)
+
+// CurrentVersion is the session format version Migrate produces.
+const CurrentVersion = 3
+
+// Result describes one migration.
+type Result struct {
+	From, To int  // header version before and after
+	Changed  bool // the output differs from the input
+	Lines    int  // physical lines read
+	Entries  int  // records after the header
+	// Notes are decisions a reader should know about, as warnings (for
+	// example a v1 firstKeptEntryIndex that named no entry).
+	Notes []finding.Finding
+}
+
+// Migrate copies the session read from in to out, migrated to version 3
+// (session-format.md section 8) by editing raw line bytes: keys are added at
+// the end of their object, a changed value is replaced where it stands, and
+// every other byte (key order, number formatting, escapes, whitespace, line
+// terminators, blank lines, a torn last line) is copied unchanged. Ids for
+// version-1 entries come from NewIDs, so the same input gives the same
+// output. A version-3 file is copied byte for byte with Changed false.
+//
+// Migrate reads in twice: a first pass checks the file and maps record
+// indexes to lines (a v1 firstKeptEntryIndex may name a later record), the
+// second writes. Memory grows with the number of records, not their size.
+// A file with a corrupt line (parse level, including concatenated objects)
+// is refused with an *Error carrying the finding; nothing useful is written
+// to out then.
+func Migrate(in io.ReadSeeker, out io.Writer, limits parse.Limits) (Result, error) {
+	s, err := scanSession(in, limits)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{From: s.version, To: CurrentVersion, Changed: s.version < CurrentVersion,
+		Lines: s.lines, Entries: len(s.recLine) - 1}
+	if _, err := in.Seek(0, io.SeekStart); err != nil {
+		return Result{}, &Error{Code: ReadFailed, Err: err}
+	}
+	if !res.Changed {
+		tw := &trackingWriter{w: out}
+		if _, err := io.Copy(tw, in); err != nil {
+			if tw.err != nil {
+				return Result{}, &Error{Code: WriteFailed, Err: err}
+			}
+			return Result{}, &Error{Code: ReadFailed, Err: err}
+		}
+		return res, nil
+	}
+	w := &rewriter{session: s, ids: s.assignIDs(), limits: limits}
+	if err := w.run(in, out); err != nil {
+		return Result{}, err
+	}
+	res.Notes = w.notes
+	return res, nil
+}
+
+// PeekVersion reads the header of the session in r and returns its version
+// (1, 2 or 3). It refuses what Migrate would refuse about the header.
+func PeekVersion(r io.Reader, limits parse.Limits) (int, error) {
+	rd := parse.NewReader(r, limits)
+	var members []member
+	for rd.Next() {
+		l := rd.Line()
+		if l.Class == parse.Blank {
+			continue
+		}
+		if l.Class != parse.Object {
+			return 0, lineRefusal(l)
+		}
+		h, err := readHeader(l, members)
+		return h.version, err
+	}
+	if err := readError(rd.Err(), 1); err != nil {
+		return 0, err
+	}
+	return 0, refuse(RefusedCorrupt, finding.Errorf(finding.MissingHeader, 1, "the file is empty"))
+}
+
+// session is what the first pass learns about a file.
+type session struct {
+	version   int
+	sessionID string
+	recLine   []int    // record index → physical line (index 0 is the header)
+	taken     []string // ids already in a version-1 file
+	lines     int
+}
+
+// header is the part of the header line that migration needs.
+type header struct {
+	version   int
+	sessionID string
+}
+
+// scanSession is the first pass: it refuses corruption and anything that is
+// not a migratable session, and records where each record is.
+func scanSession(in io.Reader, limits parse.Limits) (*session, error) {
+	s := &session{}
+	rd := parse.NewReader(in, limits)
+	var members []member
+	for rd.Next() {
+		l := rd.Line()
+		s.lines = l.Num
+		switch l.Class {
+		case parse.Blank, parse.PartialTail:
+			continue // not records: pi's loader skips them
+		case parse.Object:
+		default:
+			return nil, lineRefusal(l)
+		}
+		if len(s.recLine) == 0 {
+			h, err := readHeader(l, members)
+			if err != nil {
+				return nil, err
+			}
+			s.version, s.sessionID = h.version, h.sessionID
+		} else if err := s.readEntry(l, members); err != nil {
+			return nil, err
+		}
+		s.recLine = append(s.recLine, l.Num)
+	}
+	if err := readError(rd.Err(), s.lines+1); err != nil {
+		return nil, err
+	}
+	if len(s.recLine) == 0 {
+		return nil, refuse(RefusedCorrupt, finding.Errorf(finding.MissingHeader, 1, "the file holds no session header"))
+	}
+	return s, nil
+}
+
+// readEntry checks one entry record in the first pass and collects its id.
+func (s *session) readEntry(l *parse.Line, members []member) error {
+	obj, err := locate(l.Raw, l.Objects[0][0], members)
+	if err != nil {
+		return malformed(l.Num, "", err)
+	}
+	if k, err := obj.index(l.Raw, "type"); err != nil {
+		return malformed(l.Num, "/type", err)
+	} else if k >= 0 {
+		if t, _ := stringValue(l.Raw, obj.members[k]); t == "session" {
+			return refuse(RefusedCorrupt, finding.Errorf(finding.MisplacedHeader, l.Num, "a session header after line 1"))
+		}
+	}
+	if s.version > 1 {
+		return nil
+	}
+	k, err := obj.index(l.Raw, "id")
+	if err != nil {
+		return malformed(l.Num, "/id", err)
+	}
+	if k >= 0 {
+		if id, ok := stringValue(l.Raw, obj.members[k]); ok {
+			s.taken = append(s.taken, id)
+		}
+	}
+	return nil
+}
+
+// readHeader decodes what migration needs from the header line.
+func readHeader(l *parse.Line, members []member) (header, error) {
+	obj, err := locate(l.Raw, l.Objects[0][0], members)
+	if err != nil {
+		return header{}, malformed(l.Num, "", err)
+	}
+	t, err := stringMember(l, &obj, "type")
+	if err != nil {
+		return header{}, err
+	}
+	if t != "session" {
+		if k, _ := obj.index(l.Raw, "kind"); k >= 0 {
+			return header{}, refuse(Unsupported, finding.Errorf(finding.UnsupportedVersion, l.Num,
+				"the first record is not a version 1-3 session header (a newer pi format?): pisess does not migrate it"))
+		}
+		return header{}, refuse(Unsupported, finding.Errorf(finding.NotASession, l.Num,
+			"the first record is not a session header (type %q): not a pi session", t))
+	}
+	h := header{version: 1}
+	k, err := obj.index(l.Raw, "version")
+	if err != nil {
+		return header{}, malformed(l.Num, "/version", err)
+	}
+	if k >= 0 {
+		v, ok := numberValue(l.Raw, obj.members[k])
+		if !ok || v != math.Trunc(v) || v < 1 || v > CurrentVersion {
+			return header{}, refuse(Unsupported, finding.Errorf(finding.UnsupportedVersion, l.Num,
+				"header version %s is not 1, 2 or 3", l.Raw[obj.members[k].valStart:obj.members[k].valEnd]).WithPointer("/version"))
+		}
+		h.version = int(v)
+	}
+	if h.sessionID, err = stringMember(l, &obj, "id"); err != nil {
+		return header{}, err
+	}
+	if h.sessionID == "" {
+		return header{}, refuse(RefusedCorrupt, finding.Errorf(finding.Schema, l.Num,
+			"the session header has no id").WithPointer("/id"))
+	}
+	return h, nil
+}
+
+// stringMember returns the string value of key name ("" when absent or not
+// a string), refusing a duplicated key.
+func stringMember(l *parse.Line, obj *object, name string) (string, error) {
+	k, err := obj.index(l.Raw, name)
+	if err != nil {
+		return "", malformed(l.Num, "/"+name, err)
+	}
+	if k < 0 {
+		return "", nil
+	}
+	s, _ := stringValue(l.Raw, obj.members[k])
+	return s, nil
+}
+
+// assignIDs gives every record of a version-1 file its id, in file order:
+// ids[i] is the id of record i (ids[0], the header, stays empty).
+func (s *session) assignIDs() []string {
+	if s.version > 1 {
+		return nil
+	}
+	gen := NewIDs(s.sessionID, s.taken...)
+	ids := make([]string, len(s.recLine))
+	for i := 1; i < len(ids); i++ {
+		ids[i] = gen.For(s.recLine[i])
+	}
+	return ids
+}
+
+// rewriter is the second pass: it copies every line, editing records.
+type rewriter struct {
+	*session
+	ids     []string
+	limits  parse.Limits
+	ed      editor
+	members []member
+	nested  []member
+	buf     []byte
+	notes   []finding.Finding
+}
+
+func (w *rewriter) run(in io.Reader, out io.Writer) error {
+	bw := bufio.NewWriterSize(out, 64<<10)
+	rd := parse.NewReader(in, w.limits)
+	rec := 0
+	for rd.Next() {
+		l := rd.Line()
+		line := l.Raw
+		switch l.Class {
+		case parse.Blank, parse.PartialTail:
+		case parse.Object:
+			if rec >= len(w.recLine) || w.recLine[rec] != l.Num {
+				return changedBetweenPasses(l.Num)
+			}
+			var err error
+			if line, err = w.edit(l, rec); err != nil {
+				return err
+			}
+			rec++
+		default:
+			return changedBetweenPasses(l.Num)
+		}
+		if err := writeLine(bw, line, l); err != nil {
+			return err
+		}
+	}
+	if err := readError(rd.Err(), w.lines+1); err != nil {
+		return err
+	}
+	if rec != len(w.recLine) {
+		return changedBetweenPasses(w.lines)
+	}
+	if err := bw.Flush(); err != nil {
+		return &Error{Code: WriteFailed, Err: err}
+	}
+	return nil
+}
+
+// edit returns the migrated bytes of record rec on line l.
+func (w *rewriter) edit(l *parse.Line, rec int) ([]byte, error) {
+	obj, err := locate(l.Raw, l.Objects[0][0], w.members)
+	if err != nil {
+		return nil, malformed(l.Num, "", err)
+	}
+	w.members = obj.members
+	w.ed.reset()
+	if rec == 0 {
+		w.editHeader(l.Raw, &obj)
+	} else if err := w.editEntry(l, &obj, rec); err != nil {
+		return nil, err
+	}
+	w.buf, err = w.ed.apply(w.buf, l.Raw)
+	if err != nil {
+		return nil, malformed(l.Num, "", err)
+	}
+	return w.buf, nil
+}
+
+// editHeader sets the header version to 3, in place or at the end.
+func (w *rewriter) editHeader(b []byte, obj *object) {
+	if k, _ := obj.index(b, "version"); k >= 0 {
+		w.ed.replaceValue(obj.members[k], "3")
+		return
+	}
+	w.ed.appendMembers(obj, keepAll, `"version":3`)
+}
+
+// editEntry applies v1→v2 (ids, parentId, firstKeptEntryId) and v2→v3
+// (hookMessage → custom) to one entry.
+func (w *rewriter) editEntry(l *parse.Line, obj *object, rec int) error {
+	typ, err := stringMember(l, obj, "type")
+	if err != nil {
+		return err
+	}
+	if w.version == 1 {
+		if err := w.addLinks(l, obj, rec, typ); err != nil {
+			return err
+		}
+	}
+	if typ == "message" {
+		return w.renameHookMessage(l, obj)
+	}
+	return nil
+}
+
+// addLinks gives a version-1 entry its id and parentId and turns a
+// compaction's firstKeptEntryIndex into firstKeptEntryId. Like pi, it
+// assigns existing keys in place and appends new ones in the order id,
+// parentId, firstKeptEntryId.
+func (w *rewriter) addLinks(l *parse.Line, obj *object, rec int, typ string) error {
+	id := w.ids[rec]
+	parent := "null"
+	if rec > 1 {
+		parent = quote(w.ids[rec-1])
+	}
+	var pairs []string
+	w.set(l.Raw, obj, "id", quote(id), &pairs)
+	w.set(l.Raw, obj, "parentId", parent, &pairs)
+	removed := -1
+	if typ == "compaction" {
+		k, err := obj.index(l.Raw, "firstKeptEntryIndex")
+		if err != nil {
+			return malformed(l.Num, "/firstKeptEntryIndex", err)
+		}
+		if k >= 0 {
+			target, err := w.firstKept(l, obj.members[k], rec)
+			if err != nil {
+				return err
+			}
+			w.ed.removeMember(obj, k)
+			removed = k
+			w.set(l.Raw, obj, "firstKeptEntryId", quote(target), &pairs)
+		}
+	}
+	w.ed.appendMembers(obj, func(k int) bool { return k == removed }, pairs...)
+	return nil
+}
+
+// set replaces the value of key name when the object has it, or queues the
+// pair for appending.
+func (w *rewriter) set(b []byte, obj *object, name, value string, pairs *[]string) {
+	if k, _ := obj.index(b, name); k >= 0 {
+		w.ed.replaceValue(obj.members[k], value)
+		return
+	}
+	*pairs = append(*pairs, quote(name)+":"+value)
+}
+
+// firstKept returns the id for a v1 firstKeptEntryIndex: the id given to
+// the record at that index (header = 0; it may be the compaction itself or
+// a later record). An index that names no entry becomes the compaction's
+// own id, which keeps nothing before the compaction, as pi's projection
+// does for an id it cannot find; a note says so.
+func (w *rewriter) firstKept(l *parse.Line, m member, rec int) (string, error) {
+	n, ok := numberValue(l.Raw, m)
+	if !ok {
+		return "", refuse(RefusedCorrupt, finding.Errorf(finding.Schema, l.Num,
+			"firstKeptEntryIndex is not a number").WithPointer("/firstKeptEntryIndex"))
+	}
+	if n == math.Trunc(n) && n >= 1 && n < float64(len(w.recLine)) {
+		return w.ids[int(n)], nil
+	}
+	self := w.ids[rec]
+	w.notes = append(w.notes, finding.Warnf(finding.DanglingFirstKept, l.Num,
+		"firstKeptEntryIndex %s names no entry (the header is 0, the last record %d); firstKeptEntryId is set to the compaction's own id, which keeps nothing before it",
+		l.Raw[m.valStart:m.valEnd], len(w.recLine)-1).WithEntry(self).WithPointer("/firstKeptEntryIndex"))
+	return self, nil
+}
+
+// renameHookMessage turns message.role "hookMessage" into "custom".
+func (w *rewriter) renameHookMessage(l *parse.Line, obj *object) error {
+	k, err := obj.index(l.Raw, "message")
+	if err != nil {
+		return malformed(l.Num, "/message", err)
+	}
+	if k < 0 || l.Raw[obj.members[k].valStart] != '{' {
+		return nil
+	}
+	msg, err := locate(l.Raw, obj.members[k].valStart, w.nested)
+	if err != nil {
+		return malformed(l.Num, "/message", err)
+	}
+	w.nested = msg.members
+	r, err := msg.index(l.Raw, "role")
+	if err != nil {
+		return malformed(l.Num, "/message/role", err)
+	}
+	if r >= 0 {
+		if role, _ := stringValue(l.Raw, msg.members[r]); role == "hookMessage" {
+			w.ed.replaceValue(msg.members[r], `"custom"`)
+		}
+	}
+	return nil
+}
+
+func keepAll(int) bool { return false }
+
+// quote encodes s as a JSON string. Ids and key names here are plain
+// ASCII letters, digits and '-', which need no escaping.
+func quote(s string) string { return `"` + s + `"` }
+
+// writeLine writes a line and the terminator it had in the input.
+func writeLine(w *bufio.Writer, line []byte, l *parse.Line) error {
+	if _, err := w.Write(line); err != nil {
+		return &Error{Code: WriteFailed, Err: err}
+	}
+	if !l.Newline {
+		return nil
+	}
+	term := "\n"
+	if l.CRLF {
+		term = "\r\n"
+	}
+	if _, err := w.WriteString(term); err != nil {
+		return &Error{Code: WriteFailed, Err: err}
+	}
+	return nil
+}
+
+// lineRefusal refuses a line that is not one complete object.
+func lineRefusal(l *parse.Line) error {
+	f, _ := l.Finding()
+	return refuse(RefusedCorrupt, f)
+}
+
+// readError maps the error that ended a parse.Reader.
+func readError(err error, line int) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, parse.ErrFileTooLarge):
+		return refuse(RefusedCorrupt, finding.Errorf(finding.FileTooLarge, line, "the file exceeds the size limit"))
+	}
+	return &Error{Code: ReadFailed, Err: err}
+}
+
+// trackingWriter remembers the first write error, to tell it from a read
+// error after io.Copy.
+type trackingWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (t *trackingWriter) Write(p []byte) (int, error) {
+	n, err := t.w.Write(p)
+	if err != nil && t.err == nil {
+		t.err = err
+	}
+	return n, err
+}
+
+// malformed refuses a record the locator could not take apart (a
+// duplicated key, or bytes the classifier should have rejected).
+func malformed(line int, pointer string, err error) error {
+	return refuse(RefusedCorrupt, finding.Errorf(finding.Schema, line, "cannot migrate this record: %v", err).WithPointer(pointer))
+}
+
+// changedBetweenPasses reports that the second pass saw different lines
+// than the first.
+func changedBetweenPasses(line int) error {
+	return &Error{Code: ChangedDuringRewrite, Line: line,
+		Err: fmt.Errorf("the file changed while it was being migrated")}
+}

@@ -1,0 +1,26 @@
+// Package project builds the tree, the active path and the model context of
+// a session, exactly as pi's buildSessionContext does.
+//
+// Load reads one session file with the streaming parse.Reader and keeps every
+// entry as decoded top-level fields (raw JSON values, so numbers and key order
+// round-trip exactly). Version-1 and version-2 files are migrated in memory
+// only (session-format.md section 8); the file on disk is never touched.
+// Lines that hold no object (blank, torn, corrupt) are skipped: the validate
+// command reports them. A line of concatenated objects contributes each of its
+// objects in order.
+//
+// From a loaded Session:
+//
+//   - Leaf picks the leaf (an explicit id, or the last entry in file order),
+//   - Path follows parentId to the root, iteratively, and fails with a
+//     *CycleError instead of looping on a parent cycle,
+//   - Tree builds pi's getTree view (roots, children sorted by timestamp,
+//     resolved labels) without recursion,
+//   - Context projects the model context of section 7 (settings, compaction
+//     cut, branch summaries, custom messages, context edits) and checks rule 6
+//     (every tool call answered, every result preceded by its call),
+//   - TreeView, PathView and ContextView are the JSON documents of cli.md.
+//
+// The conformance test (PISESS_CONFORMANCE=1, see conformance_test.go) checks
+// the projection against pi's own code for every leaf of every corpus file.
+package project

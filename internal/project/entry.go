@@ -1,0 +1,134 @@
+package project
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// Entry is one record after the header, as pi sees it after migrating the
+// file to version 3 in memory.
+type Entry struct {
+	Index     int    // position among the session's entries, in file order
+	Line      int    // 1-based physical line the entry came from
+	Object    int    // which object of a line of concatenated objects (0 otherwise)
+	ID        string // "" when the entry has no string id
+	ParentID  string // "" for a root: parentId null, absent, empty or not a string
+	Type      string // "" when type is not a string
+	Timestamp string // the entry's ISO timestamp ("" when absent)
+
+	fields map[string]json.RawMessage // top-level members, migration applied
+	msg    *messageHead               // message entries with an object message
+}
+
+// messageHead is what the projection needs to know about a message without
+// decoding its content.
+type messageHead struct {
+	Role       string          `json:"role"`
+	Provider   json.RawMessage `json:"provider"`
+	Model      json.RawMessage `json:"model"`
+	StopReason string          `json:"stopReason"`
+	ToolCallID string          `json:"toolCallId"`
+	ToolName   string          `json:"toolName"`
+	Content    json.RawMessage `json:"content"`
+}
+
+// contentBlock is one block of a message's content array.
+type contentBlock struct {
+	Type      string          `json:"type"`
+	Text      *string         `json:"text"`
+	Thinking  *string         `json:"thinking"`
+	ID        string          `json:"id"`
+	Name      *string         `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// Field returns the raw JSON value of a top-level member of the entry.
+func (e *Entry) Field(name string) (json.RawMessage, bool) {
+	v, ok := e.fields[name]
+	return v, ok
+}
+
+// String returns a top-level member that is a JSON string, or "".
+func (e *Entry) String(name string) string {
+	s, _ := rawString(e.fields[name])
+	return s
+}
+
+// Message returns the AgentMessage of a message entry (role hookMessage
+// already renamed to custom in version-1/2 files), or nil.
+func (e *Entry) Message() json.RawMessage {
+	if e.Type != "message" {
+		return nil
+	}
+	return e.fields["message"]
+}
+
+// Role returns the message role of a message entry, or "".
+func (e *Entry) Role() string {
+	if e.msg == nil {
+		return ""
+	}
+	return e.msg.Role
+}
+
+// decodeMessageHead fills e.msg for message entries.
+func (e *Entry) decodeMessageHead() {
+	raw, ok := e.fields["message"]
+	if e.Type != "message" || !ok || !isObject(raw) {
+		return
+	}
+	var h messageHead
+	if json.Unmarshal(raw, &h) == nil {
+		e.msg = &h
+	}
+}
+
+// decodeBlocks decodes a content value that is an array of blocks; a string
+// or anything else gives no blocks.
+func decodeBlocks(content json.RawMessage) []contentBlock {
+	if !isArray(content) {
+		return nil
+	}
+	var blocks []contentBlock
+	if json.Unmarshal(content, &blocks) != nil {
+		return nil
+	}
+	return blocks
+}
+
+// rawString decodes a raw value that is a JSON string.
+func rawString(raw json.RawMessage) (string, bool) {
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func isObject(raw json.RawMessage) bool { return firstByte(raw) == '{' }
+func isArray(raw json.RawMessage) bool  { return firstByte(raw) == '[' }
+func isNull(raw json.RawMessage) bool   { return string(raw) == "null" }
+
+func firstByte(raw json.RawMessage) byte {
+	for _, c := range raw {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		}
+		return c
+	}
+	return 0
+}
+
+// jsonString encodes s as a JSON string (without HTML escaping, like
+// JSON.stringify).
+func jsonString(s string) json.RawMessage {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
+}

@@ -1,0 +1,109 @@
+package project
+
+import "fmt"
+
+// UnknownEntryError is returned for a leaf id that names no entry.
+type UnknownEntryError struct{ ID string }
+
+func (e *UnknownEntryError) Error() string { return fmt.Sprintf("no entry has id %q", e.ID) }
+
+// CycleError is returned when following parentId from a leaf comes back to
+// an entry already visited. pi itself loops forever on such a file.
+type CycleError struct {
+	Leaf string // the leaf the walk started from
+	ID   string // the first entry reached twice
+	Line int    // its physical line
+}
+
+func (e *CycleError) Error() string {
+	return fmt.Sprintf("parentId cycle: walking up from %q reaches %q (line %d) twice", e.Leaf, e.ID, e.Line)
+}
+
+// DefaultLeaf returns the last entry in file order, or nil when the session
+// has no entries.
+func (s *Session) DefaultLeaf() *Entry {
+	if len(s.Entries) == 0 {
+		return nil
+	}
+	return s.Entries[len(s.Entries)-1]
+}
+
+// Lookup returns the entry with the given id (the last one, if the id is
+// duplicated, as pi's index does).
+func (s *Session) Lookup(id string) (*Entry, bool) {
+	i, ok := s.byID[id]
+	if !ok || id == "" {
+		return nil, false
+	}
+	return s.Entries[i], true
+}
+
+// Leaf resolves a --leaf argument: "" is the default leaf (nil for a session
+// without entries); any other id must name an entry.
+func (s *Session) Leaf(id string) (*Entry, error) {
+	if id == "" {
+		return s.DefaultLeaf(), nil
+	}
+	e, ok := s.Lookup(id)
+	if !ok {
+		return nil, &UnknownEntryError{ID: id}
+	}
+	return e, nil
+}
+
+// Parent returns e's parent entry, or nil for a root (parentId null,
+// absent, or naming no entry).
+func (s *Session) Parent(e *Entry) *Entry {
+	if p := s.parent[e.Index]; p >= 0 {
+		return s.Entries[p]
+	}
+	return nil
+}
+
+// Path returns the entries from the root down to leaf (nil leaf: empty
+// path). It walks iteratively and returns a *CycleError instead of looping
+// when the parent links form a cycle.
+func (s *Session) Path(leaf *Entry) ([]*Entry, error) {
+	if leaf == nil {
+		return nil, nil
+	}
+	seen := make(map[int]bool)
+	var up []*Entry
+	for i := leaf.Index; i >= 0; i = s.parent[i] {
+		if seen[i] {
+			e := s.Entries[i]
+			return nil, &CycleError{Leaf: leaf.ID, ID: e.ID, Line: e.Line}
+		}
+		seen[i] = true
+		up = append(up, s.Entries[i])
+	}
+	for l, r := 0, len(up)-1; l < r; l, r = l+1, r-1 {
+		up[l], up[r] = up[r], up[l]
+	}
+	return up, nil
+}
+
+// Leaves returns the entries that no entry names as its parent, in file
+// order.
+func (s *Session) Leaves() []*Entry {
+	hasChild := make([]bool, len(s.Entries))
+	for _, p := range s.parent {
+		if p >= 0 {
+			hasChild[p] = true
+		}
+	}
+	var leaves []*Entry
+	for i, e := range s.Entries {
+		if !hasChild[i] {
+			leaves = append(leaves, e)
+		}
+	}
+	return leaves
+}
+
+// Label returns the resolved label of the entry with the given id: the
+// latest label entry for it in file order, unless that one cleared it.
+func (s *Session) Label(id string) (string, bool) {
+	l, ok := s.labels[id]
+	return l, ok
+}

@@ -1,0 +1,418 @@
+package validate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/pisess/pisess/internal/finding"
+	"github.com/pisess/pisess/schema"
+)
+
+// schemaBase is the URL the embedded schema files are registered under. It
+// never leaves the process: the compiler has no loader for its scheme, so a
+// reference that is not embedded fails at compile time instead of fetching.
+const schemaBase = "pisess:///schema/"
+
+// schemaEntryTypes are the eleven entry types (session-format.md section 3),
+// in the spec's order.
+var schemaEntryTypes = []string{
+	"message", "model_change", "thinking_level_change", "usage", "compaction",
+	"branch_summary", "custom", "custom_message", "context_edit", "label", "session_info",
+}
+
+// currentRoles are the AgentMessage roles of a version-3 file.
+var currentRoles = []string{
+	"user", "assistant", "toolResult", "bashExecution", "custom",
+	"branchSummary", "compactionSummary", "system",
+}
+
+// legacyRole is the version-1/2 name of "custom", illegal in version 3.
+const legacyRole = "hookMessage"
+
+// Schemas checks single lines against the embedded JSON Schemas. Every
+// schema is compiled once by CompileSchemas; a Schemas is read-only
+// afterwards and safe for concurrent use by several goroutines.
+type Schemas struct {
+	header   *jsonschema.Schema
+	versions [4]*versionSchemas // indexed by file version 1..3
+}
+
+// versionSchemas are the compiled checks for one file version. Each check
+// covers the whole line (entry base + type fields [+ role]), so one
+// validation reports every problem of the line with absolute pointers.
+type versionSchemas struct {
+	untyped *jsonschema.Schema            // entry base only: type missing or not a string
+	entries map[string]*jsonschema.Schema // entry type (except message) -> check
+	message *jsonschema.Schema            // message entry whose role cannot be dispatched
+	roles   map[string]*jsonschema.Schema // message role -> check of the whole entry
+}
+
+// CompileSchemas compiles every embedded schema, for file versions 1 to 3.
+func CompileSchemas() (*Schemas, error) {
+	c, err := newCompiler()
+	if err != nil {
+		return nil, err
+	}
+	s := &Schemas{}
+	if s.header, err = c.Compile(schemaBase + "header.json"); err != nil {
+		return nil, fmt.Errorf("compile header schema: %w", err)
+	}
+	for version := 1; version <= 3; version++ {
+		if s.versions[version], err = compileVersion(c, version); err != nil {
+			return nil, fmt.Errorf("compile version-%d schemas: %w", version, err)
+		}
+	}
+	return s, nil
+}
+
+// newCompiler returns a draft 2020-12 compiler holding the embedded files.
+func newCompiler() (*jsonschema.Compiler, error) {
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.LoadURL = func(u string) (io.ReadCloser, error) {
+		return nil, fmt.Errorf("schema %s is not embedded (no network access)", u)
+	}
+	for _, name := range schema.Names() {
+		src, err := fs.ReadFile(schema.FS(), name+".json")
+		if err != nil {
+			return nil, err
+		}
+		if err := c.AddResource(schemaBase+name+".json", bytes.NewReader(src)); err != nil {
+			return nil, fmt.Errorf("schema %s: %w", name, err)
+		}
+	}
+	return c, nil
+}
+
+// compileVersion compiles the entry checks of one file version. Version 1
+// has no id/parentId and stores compaction.firstKeptEntryIndex: it uses the
+// $defs/v1 variant of each entry schema. Versions 1 and 2 also accept the
+// hookMessage role.
+func compileVersion(c *jsonschema.Compiler, version int) (*versionSchemas, error) {
+	base, variant := "entry-base.json", ""
+	if version == 1 {
+		base, variant = "entry-base.json#/$defs/v1", "#/$defs/v1"
+	}
+	vs := &versionSchemas{
+		entries: make(map[string]*jsonschema.Schema, len(schemaEntryTypes)),
+		roles:   make(map[string]*jsonschema.Schema, len(currentRoles)+1),
+	}
+	var err error
+	if vs.untyped, err = c.Compile(schemaBase + base); err != nil {
+		return nil, err
+	}
+	for _, t := range schemaEntryTypes {
+		if t == "message" {
+			continue
+		}
+		if vs.entries[t], err = c.Compile(schemaBase + "entry-" + t + ".json" + variant); err != nil {
+			return nil, err
+		}
+	}
+	if vs.message, err = compileGlue(c, version, "", base); err != nil {
+		return nil, err
+	}
+	roles := currentRoles
+	if version < 3 {
+		roles = append(roles[:len(roles):len(roles)], legacyRole)
+	}
+	for _, r := range roles {
+		if vs.roles[r], err = compileGlue(c, version, r, base); err != nil {
+			return nil, err
+		}
+	}
+	return vs, nil
+}
+
+// compileGlue compiles the check of a whole message entry: the entry base of
+// the version, the message entry's own fields and, when role is set, that
+// role's schema applied to /message. The glue is registered beside the
+// embedded files so that its relative references resolve.
+func compileGlue(c *jsonschema.Compiler, version int, role, base string) (*jsonschema.Schema, error) {
+	parts := []any{
+		map[string]any{"$ref": base},
+		map[string]any{"$ref": "entry-message.json#/$defs/fields"},
+	}
+	if role != "" {
+		parts = append(parts, map[string]any{
+			"properties": map[string]any{"message": map[string]any{"$ref": "role-" + role + ".json"}},
+		})
+	}
+	doc, err := json.Marshal(map[string]any{
+		"$schema": "https://json-schema.org/draft/2020-12/schema",
+		"allOf":   parts,
+	})
+	if err != nil {
+		return nil, err
+	}
+	u := fmt.Sprintf("%scheck-v%d-message-%s.json", schemaBase, version, role)
+	if err := c.AddResource(u, bytes.NewReader(doc)); err != nil {
+		return nil, err
+	}
+	return c.Compile(u)
+}
+
+// Raw returns the text of the embedded schema called name (see schema.Names).
+func (s *Schemas) Raw(name string) ([]byte, error) { return schema.Source(name) }
+
+// Check validates one record of a file of the given version (1, 2 or 3;
+// other versions are unsupported_version, found elsewhere, and yield nil).
+// v is the record decoded by encoding/json with UseNumber. line is the
+// record's physical line.
+//
+// A "session" record is checked as the header (whether it is the first
+// record is the caller's business: misplaced_header). Entries are
+// checked by their type, and message entries by message.role. An unknown
+// entry type yields nil (unknown_entry_type is reported elsewhere); a
+// missing or non-string type is a schema finding at /type. An unknown role,
+// or hookMessage in a version-3 file, is a schema finding at /message/role.
+//
+// Every violation is one finding.Schema error pointing at the offending
+// value (for a missing key: where the key should be), in a stable order.
+func (s *Schemas) Check(version int, line int, v map[string]any) []finding.Finding {
+	if version < 1 || version > 3 {
+		return nil
+	}
+	typ, typed := v["type"].(string)
+	if typ == "session" {
+		return report(s.header, line, v, "", nil)
+	}
+	entryID, _ := v["id"].(string)
+	vs := s.versions[version]
+	if !typed {
+		return report(vs.untyped, line, v, entryID, nil)
+	}
+	if typ != "message" {
+		sch, known := vs.entries[typ]
+		if !known {
+			return nil
+		}
+		return report(sch, line, v, entryID, nil)
+	}
+	sch, extra := vs.messageCheck(version, line, v)
+	return report(sch, line, v, entryID, extra)
+}
+
+// messageCheck picks the check of a message entry by its role. A role that
+// is not legal in the file's version gets a finding of its own and the
+// rest of the entry is checked without role-specific rules.
+func (vs *versionSchemas) messageCheck(version, line int, v map[string]any) (*jsonschema.Schema, []finding.Finding) {
+	msg, ok := v["message"].(map[string]any)
+	if !ok {
+		return vs.message, nil
+	}
+	role, ok := msg["role"].(string)
+	if !ok {
+		return vs.message, nil // the schema reports a missing or non-string role
+	}
+	if sch, ok := vs.roles[role]; ok {
+		return sch, nil
+	}
+	var text string
+	if role == legacyRole {
+		text = fmt.Sprintf("role %q is the version-2 name of \"custom\" and is not allowed in a version-%d file (`pisess migrate` renames it)", role, version)
+	} else {
+		text = fmt.Sprintf("unknown message role %s (expected one of %s)", quoteValue(role), strings.Join(vs.roleNames(), ", "))
+	}
+	return vs.message, []finding.Finding{finding.Errorf(finding.Schema, line, "%s", text).WithPointer("/message/role")}
+}
+
+// roleNames lists the roles legal in this version, in the spec's order.
+func (vs *versionSchemas) roleNames() []string {
+	names := make([]string, 0, len(vs.roles))
+	for _, r := range append(currentRoles[:len(currentRoles):len(currentRoles)], legacyRole) {
+		if _, ok := vs.roles[r]; ok {
+			names = append(names, r)
+		}
+	}
+	return names
+}
+
+// report validates v with sch and turns the violations, plus extra, into
+// findings sorted by pointer.
+func report(sch *jsonschema.Schema, line int, v map[string]any, entryID string, extra []finding.Finding) []finding.Finding {
+	err := sch.Validate(v)
+	if err == nil && len(extra) == 0 {
+		return nil
+	}
+	out := extra
+	var ve *jsonschema.ValidationError
+	switch {
+	case err == nil:
+	case errors.As(err, &ve):
+		out = appendViolations(out, ve, line, v)
+	default: // a value encoding/json cannot produce; report rather than drop
+		out = append(out, finding.Errorf(finding.Schema, line, "cannot validate: %v", err))
+	}
+	out = dedupe(out)
+	for i := range out {
+		out[i] = out[i].WithEntry(entryID)
+	}
+	return out
+}
+
+// appendViolations appends one finding per leaf of the error tree: the
+// leaves are the failed keywords; inner nodes only say "allOf failed".
+func appendViolations(out []finding.Finding, ve *jsonschema.ValidationError, line int, v map[string]any) []finding.Finding {
+	if len(ve.Causes) > 0 {
+		for _, c := range ve.Causes {
+			out = appendViolations(out, c, line, v)
+		}
+		return out
+	}
+	ptr := instancePointer(ve.InstanceLocation)
+	keyword := ve.KeywordLocation[strings.LastIndexByte(ve.KeywordLocation, '/')+1:]
+	if keyword == "required" {
+		for _, key := range missingKeys(ve.Message) {
+			out = append(out, finding.Errorf(finding.Schema, line, "required key %q is missing", key).
+				WithPointer(ptr+"/"+escapeToken(key)))
+		}
+		return out
+	}
+	return append(out, finding.Errorf(finding.Schema, line, "%s", explain(ve, keyword, ptr, v)).WithPointer(ptr))
+}
+
+// explain turns a leaf error into a message that says what was expected
+// and, for a wrong value, what was found.
+func explain(ve *jsonschema.ValidationError, keyword, ptr string, v map[string]any) string {
+	got, found := resolve(v, ptr)
+	switch keyword {
+	case "type":
+		if got == nil && found && strings.HasSuffix(ve.AbsoluteKeywordLocation, "/$defs/toolCall/properties/arguments/type") {
+			return "toolCall arguments is null, expected an object (a truncated tool call; pi's own /tree crashes on it)"
+		}
+		return strings.Replace(ve.Message, ", but got ", ", got ", 1)
+	case "const", "enum":
+		if found {
+			return fmt.Sprintf("%s, got %s", ve.Message, quoteValue(got))
+		}
+	case "minLength":
+		return "must not be empty"
+	}
+	return ve.Message
+}
+
+// missingKeys parses the keys out of jsonschema's "missing properties:
+// 'a', 'b'" message (our schemas only require plain identifiers).
+func missingKeys(msg string) []string {
+	_, list, ok := strings.Cut(msg, ": ")
+	if !ok {
+		return []string{msg}
+	}
+	keys := strings.Split(list, ", ")
+	for i, k := range keys {
+		keys[i] = strings.Trim(k, "'")
+	}
+	return keys
+}
+
+// instancePointer turns jsonschema's instance location, whose tokens are
+// percent-encoded, into a plain RFC 6901 pointer.
+func instancePointer(loc string) string {
+	if !strings.Contains(loc, "%") {
+		return loc
+	}
+	if p, err := url.PathUnescape(loc); err == nil {
+		return p
+	}
+	return loc
+}
+
+// escapeToken escapes one RFC 6901 reference token.
+func escapeToken(t string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
+}
+
+// pointerTokens splits an RFC 6901 pointer into unescaped tokens.
+func pointerTokens(ptr string) []string {
+	if ptr == "" {
+		return nil
+	}
+	toks := strings.Split(ptr[1:], "/")
+	for i, t := range toks {
+		toks[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+	}
+	return toks
+}
+
+// resolve returns the value at ptr in v.
+func resolve(v any, ptr string) (any, bool) {
+	for _, tok := range pointerTokens(ptr) {
+		switch c := v.(type) {
+		case map[string]any:
+			next, ok := c[tok]
+			if !ok {
+				return nil, false
+			}
+			v = next
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil, false
+			}
+			v = c[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// quoteValue renders a found value for a message, shortened.
+func quoteValue(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	const max = 60
+	if len(b) > max {
+		return string(b[:max]) + "…"
+	}
+	return string(b)
+}
+
+// dedupe sorts findings by pointer (array indexes numerically) and message,
+// and drops repeats (two schemas of one check may reject the same value).
+func dedupe(fs []finding.Finding) []finding.Finding {
+	sort.SliceStable(fs, func(i, j int) bool {
+		if c := comparePointers(fs[i].Pointer, fs[j].Pointer); c != 0 {
+			return c < 0
+		}
+		return fs[i].Message < fs[j].Message
+	})
+	out := fs[:0]
+	for i, f := range fs {
+		if i > 0 && f.Pointer == fs[i-1].Pointer && f.Message == fs[i-1].Message {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// comparePointers orders pointers token by token, numbers numerically.
+func comparePointers(a, b string) int {
+	ta, tb := strings.Split(a, "/"), strings.Split(b, "/")
+	for i := 0; i < len(ta) && i < len(tb); i++ {
+		if ta[i] == tb[i] {
+			continue
+		}
+		na, errA := strconv.Atoi(ta[i])
+		nb, errB := strconv.Atoi(tb[i])
+		if errA == nil && errB == nil {
+			return na - nb
+		}
+		return strings.Compare(ta[i], tb[i])
+	}
+	return len(ta) - len(tb)
+}
