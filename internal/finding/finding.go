@@ -8,6 +8,7 @@ package finding
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Severity says whether a finding fails a file.
@@ -35,6 +36,7 @@ const (
 	ZeroFill            Code = "zero_fill"
 	LineTooLong         Code = "line_too_long"
 	FileTooLarge        Code = "file_too_large"
+	TooDeep             Code = "too_deep" // nesting deeper than parse.MaxDepth
 )
 
 // Structure codes: the header and the record sequence.
@@ -92,9 +94,11 @@ func Warnf(code Code, line int, format string, args ...any) Finding {
 	return New(Warning, code, line, format, args...)
 }
 
-// WithEntry returns f naming the entry id.
+// WithEntry returns f naming the entry id (copied: the id may share a
+// buffer that is about to be reused).
 func (f Finding) WithEntry(id string) Finding {
 	if id != "" {
+		id = strings.Clone(id)
 		f.EntryID = &id
 	}
 	return f

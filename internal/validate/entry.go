@@ -1,10 +1,5 @@
 package validate
 
-import (
-	"bytes"
-	"encoding/json"
-)
-
 // entryTypes are the eleven entry types of a session file.
 var entryTypes = map[string]bool{
 	"message": true, "model_change": true, "thinking_level_change": true,
@@ -14,17 +9,6 @@ var entryTypes = map[string]bool{
 
 // IsEntryType reports whether t is one of the eleven entry types.
 func IsEntryType(t string) bool { return entryTypes[t] }
-
-// decode decodes one object line, keeping numbers exact.
-func decode(raw []byte) (map[string]any, error) {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v map[string]any
-	if err := d.Decode(&v); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
 
 // str returns m[key] when it is a string.
 func str(m map[string]any, key string) (string, bool) {

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/pisess/pisess/internal/finding"
 )
@@ -30,6 +31,8 @@ type parentRef struct {
 }
 
 // linker checks the linkage rules (spec section 5) as entries stream past.
+// Decoded strings may share the reader's line buffer: whatever the linker
+// keeps beyond one line is cloned.
 type linker struct {
 	nodes   []node
 	ids     map[string]int32
@@ -94,7 +97,8 @@ func (k *linker) resolveParent(e entry, ord int32) int32 {
 	if p, ok := k.ids[pid]; ok {
 		return p
 	}
-	k.pending[pid] = append(k.pending[pid], parentRef{line: e.line, entryID: e.id})
+	pid = strings.Clone(pid)
+	k.pending[pid] = append(k.pending[pid], parentRef{line: e.line, entryID: strings.Clone(e.id)})
 	return -1
 }
 
@@ -133,7 +137,7 @@ func (k *linker) register(e entry, ord int32) {
 		if prev, dup := k.ids[e.id]; dup {
 			k.add(finding.Errorf(finding.DuplicateID, e.line, "id %q is already used on line %d", e.id, k.nodes[prev].line).WithEntry(e.id).WithPointer("/id"))
 		} else {
-			k.ids[e.id] = ord
+			k.ids[strings.Clone(e.id)] = ord
 		}
 		for _, ref := range k.pending[e.id] {
 			k.add(finding.Errorf(finding.ForwardParent, ref.line, "parentId %q names an entry that appears later (line %d)", e.id, e.line).WithEntry(ref.entryID).WithPointer("/parentId"))
@@ -142,7 +146,8 @@ func (k *linker) register(e entry, ord int32) {
 	}
 	if k.nodes[ord].role == "assistant" {
 		for _, c := range toolCalls(obj(e.fields, "message")) {
-			k.calls[c.id] = append(k.calls[c.id], callSite{node: ord, name: c.name})
+			id := strings.Clone(c.id)
+			k.calls[id] = append(k.calls[id], callSite{node: ord, name: strings.Clone(c.name)})
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
@@ -36,7 +37,8 @@ const (
 )
 
 // Observer receives every record of a file as it streams past; audit uses
-// it to gather figures in the same pass. fields must not be kept.
+// it to gather figures in the same pass. With an Observer, decoded strings
+// are copies and may be kept; the maps themselves should not be.
 type Observer interface {
 	Header(line int, fields map[string]any)
 	Entry(line int, fields map[string]any)
@@ -189,8 +191,13 @@ func (p *pass) record(line int, raw []byte) {
 	if !p.trusted {
 		return
 	}
-	fields, err := decode(raw)
-	if err != nil { // the classifier accepted it; encoding/json must agree
+	fields, err := parse.Decode(raw, p.opts.Observer == nil)
+	switch {
+	case errors.Is(err, parse.ErrTooDeep):
+		p.add(finding.Errorf(finding.TooDeep, line, "%v", err))
+		p.trusted = false
+		return
+	case err != nil: // the classifier accepted it: the decoder must agree
 		p.add(finding.Errorf(finding.InvalidJSON, line, "%v", err))
 		p.trusted = false
 		return
@@ -217,7 +224,8 @@ func (p *pass) header(line int, fields map[string]any) {
 		p.notHeader(line, typ)
 		return
 	}
-	p.rep.SessionID, _ = str(fields, "id")
+	id, _ := str(fields, "id")
+	p.rep.SessionID = strings.Clone(id)
 	v, ok := headerVersion(fields)
 	p.rep.Version = v
 	if !ok {
