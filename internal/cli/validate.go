@@ -58,6 +58,15 @@ func validateOptions(ctx *cli.Context, withSchemas bool) (validate.Options, erro
 	return opts, nil
 }
 
+// workersPerFile shares the jobs between files and the entries of a file:
+// one big file still uses every core.
+func workersPerFile(jobs, files int) int {
+	if files >= jobs || files == 0 {
+		return 1
+	}
+	return jobs / files
+}
+
 // outcome is one file's validation result or the error that prevented it.
 type outcome struct {
 	rep *validate.Report
@@ -89,6 +98,7 @@ func (c *CLI) runValidate(ctx *cli.Context) error {
 		return err
 	}
 	targets := c.expand(ctx.Args().Slice())
+	opts.Workers = workersPerFile(jobs(ctx), len(targets))
 	v := &validator{out: c.Stdout, errw: c.Stderr, style: c.style(ctx, c.Stdout), format: format, quiet: ctx.Bool("quiet"), strict: ctx.Bool("strict")}
 	ordered(len(targets), jobs(ctx), func(i int) outcome {
 		t := targets[i]

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -31,27 +32,33 @@ func TestRealCorpusValidates(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, path := range files {
-		name := filepath.Base(path)
-		t.Run(name, func(t *testing.T) {
-			rep, err := File(path, Options{Limits: parse.DefaultLimits(), Schemas: schemas})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var errs []finding.Finding
-			for _, f := range rep.Findings {
-				if f.Severity == finding.Error {
-					errs = append(errs, f)
-				} else if f.Code != finding.NeedsMigration && f.Code != finding.UnpairedToolInContext {
-					t.Errorf("unexpected warning %v", f)
-				}
-			}
-			line, isDamaged := damaged[name]
-			switch {
-			case !isDamaged && len(errs) > 0:
-				t.Errorf("want no errors, got %d: %v", len(errs), errs)
-			case isDamaged && (len(errs) != 1 || errs[0].Code != finding.ConcatenatedObjects || errs[0].Line != line):
-				t.Errorf("want only concatenated_objects at line %d, got %v", line, errs)
-			}
-		})
+		for _, workers := range []int{1, 2} {
+			checkRealFile(t, path, workers, schemas)
+		}
 	}
+}
+
+func checkRealFile(t *testing.T, path string, workers int, schemas *Schemas) {
+	name := filepath.Base(path)
+	t.Run(fmt.Sprintf("%s/workers=%d", name, workers), func(t *testing.T) {
+		rep, err := File(path, Options{Limits: parse.DefaultLimits(), Schemas: schemas, Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var errs []finding.Finding
+		for _, f := range rep.Findings {
+			if f.Severity == finding.Error {
+				errs = append(errs, f)
+			} else if f.Code != finding.NeedsMigration && f.Code != finding.UnpairedToolInContext {
+				t.Errorf("unexpected warning %v", f)
+			}
+		}
+		line, isDamaged := damaged[name]
+		switch {
+		case !isDamaged && len(errs) > 0:
+			t.Errorf("want no errors, got %d: %v", len(errs), errs)
+		case isDamaged && (len(errs) != 1 || errs[0].Code != finding.ConcatenatedObjects || errs[0].Line != line):
+			t.Errorf("want only concatenated_objects at line %d, got %v", line, errs)
+		}
+	})
 }

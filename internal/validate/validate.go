@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"sort"
-	"strings"
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
@@ -50,6 +49,7 @@ type Options struct {
 	Schemas        *Schemas // nil: parse, structure and linkage checks only
 	RequireVersion int      // files older than this fail with needs_migration
 	Observer       Observer // optional
+	Workers        int      // goroutines inspecting the entries of one file (0 or 1: inline)
 }
 
 // Report is the result of validating one file; its JSON form is the
@@ -122,6 +122,9 @@ func File(path string, opts Options) (*Report, error) {
 		rep.Status = Invalid
 		return rep, nil
 	}
+	if info.Size() < 4*batchBytes {
+		opts.Workers = 1 // not worth the goroutines
+	}
 	return Stream(path, f, opts)
 }
 
@@ -142,11 +145,15 @@ func Stream(name string, r io.Reader, opts Options) (*Report, error) {
 	return p.finish(), nil
 }
 
-// pass is the state of one validation pass over one file.
+// pass is the state of one validation pass over one file. The reader
+// goroutine classifies lines and handles the header; entries go in batches
+// to the inspector (on Workers goroutines), and their results come back in
+// order to the sequential checks (linkage, observer).
 type pass struct {
 	opts     Options
 	rep      *Report
 	links    *linker
+	insp     *inspector
 	records  int  // complete objects seen (the header is record 0)
 	trusted  bool // no fatal corruption yet: entries are still checked
 	checking bool // the header allows entry checks
@@ -181,33 +188,46 @@ func (p *pass) line(l *parse.Line) {
 	}
 }
 
-// record handles one complete object.
+// record handles one complete object: the header here, entries in batches.
 func (p *pass) record(line int, raw []byte) {
 	index := p.records
 	p.records++
 	if index > 0 {
 		p.rep.Entries++
 	}
-	if !p.trusted {
-		return
-	}
-	fields, err := parse.Decode(raw, p.opts.Observer == nil)
 	switch {
-	case errors.Is(err, parse.ErrTooDeep):
-		p.add(finding.Errorf(finding.TooDeep, line, "%v", err))
-		p.trusted = false
-		return
-	case err != nil: // the classifier accepted it: the decoder must agree
-		p.add(finding.Errorf(finding.InvalidJSON, line, "%v", err))
+	case !p.trusted:
+	case index == 0:
+		p.headerRecord(line, raw)
+	case p.checking:
+		p.insp.submit(line, raw)
+	}
+}
+
+// headerRecord decodes and checks the first record, then starts the
+// inspector for the entries.
+func (p *pass) headerRecord(line int, raw []byte) {
+	fields, err := parse.Decode(raw, false)
+	if f, bad := decodeFinding(line, err); bad {
+		p.add(f)
 		p.trusted = false
 		return
 	}
-	if index == 0 {
-		p.header(line, fields)
-		return
-	}
+	p.header(line, fields)
 	if p.checking {
-		p.entry(line, fields)
+		p.insp = newInspector(p.opts, p.rep.Version, p.settle)
+	}
+}
+
+// decodeFinding turns a decoding error into its finding.
+func decodeFinding(line int, err error) (finding.Finding, bool) {
+	switch {
+	case err == nil:
+		return finding.Finding{}, false
+	case errors.Is(err, parse.ErrTooDeep):
+		return finding.Errorf(finding.TooDeep, line, "%v", err), true
+	default: // the classifier accepted the bytes: the decoder must agree
+		return finding.Errorf(finding.InvalidJSON, line, "%v", err), true
 	}
 }
 
@@ -225,7 +245,7 @@ func (p *pass) header(line int, fields map[string]any) {
 		return
 	}
 	id, _ := str(fields, "id")
-	p.rep.SessionID = strings.Clone(id)
+	p.rep.SessionID = id
 	v, ok := headerVersion(fields)
 	p.rep.Version = v
 	if !ok {
@@ -269,39 +289,28 @@ func (p *pass) versionFinding(line, v int) {
 	p.add(finding.Warnf(finding.NeedsMigration, line, msg, v))
 }
 
-// entry checks one entry record.
-func (p *pass) entry(line int, fields map[string]any) {
-	typ, _ := str(fields, "type")
-	id, hasID := str(fields, "id")
-	switch {
-	case typ == "session":
-		p.add(finding.Errorf(finding.MisplacedHeader, line, "a session header after the first record").WithEntry(id))
-		return
-	case !IsEntryType(typ):
-		p.add(finding.Errorf(finding.UnknownEntryType, line, "unknown entry type %q", fields["type"]).WithEntry(id).WithPointer("/type"))
+// settle takes one inspected entry, in file order: its own findings, then
+// the checks that need the entries before it.
+func (p *pass) settle(r *inspected) {
+	p.rep.Findings = append(p.rep.Findings, r.findings...)
+	if !r.linkable {
 		return
 	}
-	if p.opts.Schemas != nil {
-		for _, f := range p.opts.Schemas.Check(p.rep.Version, line, fields) {
-			p.add(f)
-		}
-	}
-	e := entry{line: line, id: id, hasID: hasID && p.rep.Version > 1, typ: typ, fields: fields, linear: p.rep.Version == 1}
-	if pid, ok := str(fields, "parentId"); ok && !e.linear {
-		e.parentID = &pid
-	}
-	p.links.enter(e)
+	p.links.enter(r.entry)
 	if p.opts.Observer != nil {
-		p.opts.Observer.Entry(line, fields)
+		p.opts.Observer.Entry(r.entry.line, r.fields)
 	}
 }
 
 // finish closes the pass and computes the status.
 func (p *pass) finish() *Report {
+	if p.insp != nil {
+		p.insp.close()
+	}
 	if p.records == 0 && p.trusted {
 		p.add(finding.Errorf(finding.MissingHeader, 1, "the file has no session header (it is empty or holds no complete record)"))
 	}
-	if p.trusted {
+	if p.checking && p.trusted {
 		p.links.finish()
 	}
 	rep := p.rep
