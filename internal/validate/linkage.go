@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"hash/maphash"
 	"sort"
 	"strings"
 
@@ -14,14 +15,16 @@ type node struct {
 	jump   int32 // skip pointer for logarithmic ancestor queries
 	depth  int32
 	line   int32
-	typ    string
-	role   string
+	typ    string // interned: shared by all entries of the type
+	role   string // interned
 }
 
-// callSite is an assistant entry that made a tool call.
+// callSite is an assistant entry that made a tool call. Sites with the same
+// call id are chained through prev, newest first.
 type callSite struct {
 	node int32
-	name string
+	prev int32  // the previous site with the same call id, or -1
+	name string // interned
 }
 
 // parentRef is an entry whose parentId was not (yet) known when it was read.
@@ -35,19 +38,37 @@ type parentRef struct {
 // keeps beyond one line is cloned.
 type linker struct {
 	nodes   []node
-	ids     map[string]int32
-	calls   map[string][]callSite
+	ids     idIndex
+	calls   map[uint64]int32 // hash of a call id -> newest site
+	sites   []callSite
+	seed    maphash.Seed
+	names   map[string]string // interned types, roles and tool names
 	pending map[string][]parentRef
 	add     func(finding.Finding)
 }
 
 func newLinker(add func(finding.Finding)) *linker {
 	return &linker{
-		ids:     make(map[string]int32),
-		calls:   make(map[string][]callSite),
+		ids:     newIDIndex(),
+		calls:   make(map[uint64]int32),
+		seed:    maphash.MakeSeed(),
+		names:   make(map[string]string),
 		pending: make(map[string][]parentRef),
 		add:     add,
 	}
+}
+
+// intern returns a kept copy of s shared by every equal string.
+func (k *linker) intern(s string) string {
+	if kept, ok := k.names[s]; ok {
+		return kept
+	}
+	if len(k.names) > 4096 { // hostile input: stop growing the table
+		return strings.Clone(s)
+	}
+	kept := strings.Clone(s)
+	k.names[kept] = kept
+	return kept
 }
 
 // entry is what the linker needs of one entry.
@@ -65,7 +86,7 @@ type entry struct {
 func (k *linker) enter(e entry) int32 {
 	ord := int32(len(k.nodes))
 	parent := k.resolveParent(e, ord)
-	n := node{parent: parent, jump: -1, line: int32(e.line), typ: e.typ}
+	n := node{parent: parent, jump: -1, line: int32(e.line), typ: k.intern(e.typ)}
 	if parent >= 0 {
 		p := k.nodes[parent]
 		n.depth = p.depth + 1
@@ -73,7 +94,8 @@ func (k *linker) enter(e entry) int32 {
 	}
 	if e.typ == "message" {
 		msg := obj(e.fields, "message")
-		n.role, _ = str(msg, "role")
+		role, _ := str(msg, "role")
+		n.role = k.intern(role)
 	}
 	k.nodes = append(k.nodes, n)
 	k.register(e, ord)
@@ -94,7 +116,7 @@ func (k *linker) resolveParent(e entry, ord int32) int32 {
 		k.add(finding.Errorf(finding.SelfParent, e.line, "entry %q is its own parent", e.id).WithEntry(e.id).WithPointer("/parentId"))
 		return -1
 	}
-	if p, ok := k.ids[pid]; ok {
+	if p, ok := k.ids.get(pid); ok {
 		return p
 	}
 	pid = strings.Clone(pid)
@@ -134,10 +156,10 @@ func (k *linker) isAncestor(a, x int32) bool {
 // register records e's id and tool calls, and settles forward references.
 func (k *linker) register(e entry, ord int32) {
 	if e.hasID {
-		if prev, dup := k.ids[e.id]; dup {
+		if prev, dup := k.ids.get(e.id); dup {
 			k.add(finding.Errorf(finding.DuplicateID, e.line, "id %q is already used on line %d", e.id, k.nodes[prev].line).WithEntry(e.id).WithPointer("/id"))
 		} else {
-			k.ids[strings.Clone(e.id)] = ord
+			k.ids.put(e.id, ord)
 		}
 		for _, ref := range k.pending[e.id] {
 			k.add(finding.Errorf(finding.ForwardParent, ref.line, "parentId %q names an entry that appears later (line %d)", e.id, e.line).WithEntry(ref.entryID).WithPointer("/parentId"))
@@ -146,8 +168,13 @@ func (k *linker) register(e entry, ord int32) {
 	}
 	if k.nodes[ord].role == "assistant" {
 		for _, c := range toolCalls(obj(e.fields, "message")) {
-			id := strings.Clone(c.id)
-			k.calls[id] = append(k.calls[id], callSite{node: ord, name: strings.Clone(c.name)})
+			h := maphash.String(k.seed, c.id)
+			prev, seen := k.calls[h]
+			if !seen {
+				prev = -1
+			}
+			k.calls[h] = int32(len(k.sites))
+			k.sites = append(k.sites, callSite{node: ord, prev: prev, name: k.intern(c.name)})
 		}
 	}
 }
@@ -178,13 +205,14 @@ func (k *linker) checkToolResult(e entry, ord int32) {
 		return // the schema reports it
 	}
 	name, _ := str(msg, "toolName")
-	sites := k.calls[callID]
-	for i := len(sites) - 1; i >= 0; i-- {
-		if !k.isAncestor(sites[i].node, ord) {
+	site, seen := k.calls[maphash.String(k.seed, callID)]
+	for ; seen && site >= 0; site = k.sites[site].prev {
+		c := k.sites[site]
+		if !k.isAncestor(c.node, ord) {
 			continue
 		}
-		if sites[i].name != name {
-			k.add(finding.Errorf(finding.ToolNameMismatch, e.line, "toolName %q differs from the call's name %q (line %d)", name, sites[i].name, k.nodes[sites[i].node].line).WithEntry(e.id).WithPointer("/message/toolName"))
+		if c.name != name {
+			k.add(finding.Errorf(finding.ToolNameMismatch, e.line, "toolName %q differs from the call's name %q (line %d)", name, c.name, k.nodes[c.node].line).WithEntry(e.id).WithPointer("/message/toolName"))
 		}
 		return
 	}
@@ -201,7 +229,7 @@ func (k *linker) checkExists(e entry, key, allowed string) (int32, bool) {
 	if !ok || (allowed != "" && target == allowed) {
 		return -1, false
 	}
-	ord, found := k.ids[target]
+	ord, found := k.ids.get(target)
 	if !found {
 		k.add(finding.Errorf(finding.DanglingReference, e.line, "%s %q names no earlier entry", key, target).WithEntry(e.id).WithPointer("/" + key))
 		return -1, false
@@ -243,7 +271,7 @@ func (k *linker) checkFirstKept(e entry, ord int32) {
 	if !ok || (e.hasID && first == e.id) {
 		return
 	}
-	if target, found := k.ids[first]; found && k.isAncestor(target, ord) {
+	if target, found := k.ids.get(first); found && k.isAncestor(target, ord) {
 		return
 	}
 	k.add(finding.Warnf(finding.DanglingFirstKept, e.line, "firstKeptEntryId %q is not on this compaction's path: pi keeps nothing from before it", first).WithEntry(e.id).WithPointer("/firstKeptEntryId"))
@@ -275,4 +303,52 @@ func (k *linker) finish() {
 			k.add(finding.Errorf(finding.MissingParent, ref.line, "parentId %q names no entry in this file", id).WithEntry(ref.entryID).WithPointer("/parentId"))
 		}
 	}
+}
+
+// idIndex maps entry ids to ordinals. pi's ids are 8 lowercase hex digits:
+// those are stored as 32-bit keys, any other id by its string.
+type idIndex struct {
+	hex   map[uint32]int32
+	other map[string]int32
+}
+
+func newIDIndex() idIndex {
+	return idIndex{hex: make(map[uint32]int32), other: make(map[string]int32)}
+}
+
+func (x idIndex) get(id string) (int32, bool) {
+	if h, ok := hexID(id); ok {
+		ord, found := x.hex[h]
+		return ord, found
+	}
+	ord, found := x.other[id]
+	return ord, found
+}
+
+func (x idIndex) put(id string, ord int32) {
+	if h, ok := hexID(id); ok {
+		x.hex[h] = ord
+		return
+	}
+	x.other[strings.Clone(id)] = ord
+}
+
+// hexID packs an id of exactly 8 lowercase hex digits.
+func hexID(id string) (uint32, bool) {
+	if len(id) != 8 {
+		return 0, false
+	}
+	var v uint32
+	for i := 0; i < 8; i++ {
+		c := id[i]
+		switch {
+		case '0' <= c && c <= '9':
+			v = v<<4 | uint32(c-'0')
+		case 'a' <= c && c <= 'f':
+			v = v<<4 | uint32(c-'a'+10)
+		default:
+			return 0, false
+		}
+	}
+	return v, true
 }

@@ -1,0 +1,101 @@
+package validate
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/pisess/pisess/internal/finding"
+)
+
+// TestIsAncestorMatchesNaiveWalk builds random trees (parents always
+// earlier, as in a file) and checks the jump-pointer query against walking
+// the parent links.
+func TestIsAncestorMatchesNaiveWalk(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	for trial := 0; trial < 20; trial++ {
+		k := newLinker(func(finding.Finding) {})
+		n := 200 + rng.Intn(800)
+		for i := 0; i < n; i++ {
+			parent := int32(-1)
+			switch {
+			case i == 0:
+			case rng.Intn(10) < 8:
+				parent = int32(i - 1) // mostly a chain, as real sessions are
+			default:
+				parent = int32(rng.Intn(i))
+			}
+			node := node{parent: parent, jump: -1, line: int32(i + 2)}
+			if parent >= 0 {
+				node.depth = k.nodes[parent].depth + 1
+				node.jump = k.jumpFor(parent)
+			}
+			k.nodes = append(k.nodes, node)
+		}
+		for q := 0; q < 2000; q++ {
+			a, x := int32(rng.Intn(n)), int32(rng.Intn(n))
+			if got, want := k.isAncestor(a, x), naiveAncestor(k.nodes, a, x); got != want {
+				t.Fatalf("trial %d: isAncestor(%d, %d) = %v, want %v", trial, a, x, got, want)
+			}
+		}
+	}
+}
+
+func naiveAncestor(nodes []node, a, x int32) bool {
+	for ; x >= 0; x = nodes[x].parent {
+		if x == a {
+			return true
+		}
+	}
+	return false
+}
+
+func TestDeepChainAncestorIsFast(t *testing.T) {
+	k := newLinker(func(finding.Finding) {})
+	const n = 100000
+	for i := 0; i < n; i++ {
+		node := node{parent: int32(i - 1), jump: -1}
+		if i > 0 {
+			node.depth = k.nodes[i-1].depth + 1
+			node.jump = k.jumpFor(int32(i - 1))
+		}
+		k.nodes = append(k.nodes, node)
+	}
+	steps := 0
+	for x := int32(n - 1); x > 0; {
+		if j := k.nodes[x].jump; j >= 0 {
+			x = j
+		} else {
+			x = k.nodes[x].parent
+		}
+		steps++
+	}
+	if steps > 100 {
+		t.Errorf("reaching the root of a %d-deep chain took %d jumps, want O(log n)", n, steps)
+	}
+	if !k.isAncestor(0, n-1) || k.isAncestor(n-1, 0) {
+		t.Error("wrong answer on the deep chain")
+	}
+}
+
+func TestHexID(t *testing.T) {
+	for _, tt := range []struct {
+		id string
+		ok bool
+	}{{"a1b2c3d4", true}, {"00000000", true}, {"A1B2C3D4", false}, {"a1b2c3d", false}, {"a1b2c3d4e", false}, {"g1b2c3d4", false}} {
+		if _, ok := hexID(tt.id); ok != tt.ok {
+			t.Errorf("hexID(%q) ok = %v, want %v", tt.id, ok, tt.ok)
+		}
+	}
+	x := newIDIndex()
+	x.put("a1b2c3d4", 1)
+	x.put("not-hex-id", 2)
+	if o, ok := x.get("a1b2c3d4"); !ok || o != 1 {
+		t.Error("hex id lost")
+	}
+	if o, ok := x.get("not-hex-id"); !ok || o != 2 {
+		t.Error("other id lost")
+	}
+	if _, ok := x.get("a1b2c3d5"); ok {
+		t.Error("phantom id")
+	}
+}
