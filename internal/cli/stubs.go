@@ -16,4 +16,3 @@ func (c *CLI) treeCommand() *cli.Command    { return notYet("tree") }
 func (c *CLI) pathCommand() *cli.Command    { return notYet("path") }
 func (c *CLI) contextCommand() *cli.Command { return notYet("context") }
 func (c *CLI) auditCommand() *cli.Command   { return notYet("audit") }
-func (c *CLI) schemaCommand() *cli.Command  { return notYet("schema") }
