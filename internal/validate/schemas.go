@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
@@ -43,43 +44,57 @@ const legacyRole = "hookMessage"
 // schema is compiled once by CompileSchemas; a Schemas is read-only
 // afterwards and safe for concurrent use by several goroutines.
 type Schemas struct {
-	header   *jsonschema.Schema
+	header   check
 	versions [4]*versionSchemas // indexed by file version 1..3
 }
 
-// versionSchemas are the compiled checks for one file version. Each check
-// covers the whole line (entry base + type fields [+ role]), so one
-// validation reports every problem of the line with absolute pointers.
+// versionSchemas are the checks for one file version. Each check covers
+// the whole line (entry base + type fields [+ role]), so one validation
+// reports every problem of the line with absolute pointers.
 type versionSchemas struct {
-	untyped *jsonschema.Schema            // entry base only: type missing or not a string
-	entries map[string]*jsonschema.Schema // entry type (except message) -> check
-	message *jsonschema.Schema            // message entry whose role cannot be dispatched
-	roles   map[string]*jsonschema.Schema // message role -> check of the whole entry
+	untyped check            // entry base only: type missing or not a string
+	entries map[string]check // entry type (except message) -> check
+	message check            // message entry whose role cannot be dispatched
+	roles   map[string]check // message role -> check of the whole entry
+}
+
+// check is one schema compiled twice: quick answers "valid?" without
+// allocating; full (jsonschema) explains a line that quick rejects.
+type check struct {
+	quick *quickSchema
+	full  *jsonschema.Schema
 }
 
 // CompileSchemas compiles every embedded schema, for file versions 1 to 3.
 func CompileSchemas() (*Schemas, error) {
-	c, err := newCompiler()
+	c, err := newCheckCompiler()
 	if err != nil {
 		return nil, err
 	}
 	s := &Schemas{}
-	if s.header, err = c.Compile(schemaBase + "header.json"); err != nil {
+	if s.header, err = c.compile("header.json", ""); err != nil {
 		return nil, fmt.Errorf("compile header schema: %w", err)
 	}
 	for version := 1; version <= 3; version++ {
-		if s.versions[version], err = compileVersion(c, version); err != nil {
+		if s.versions[version], err = c.compileVersion(version); err != nil {
 			return nil, fmt.Errorf("compile version-%d schemas: %w", version, err)
 		}
 	}
 	return s, nil
 }
 
-// newCompiler returns a draft 2020-12 compiler holding the embedded files.
-func newCompiler() (*jsonschema.Compiler, error) {
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	c.LoadURL = func(u string) (io.ReadCloser, error) {
+// checkCompiler feeds the embedded files to both compilers.
+type checkCompiler struct {
+	full  *jsonschema.Compiler
+	quick *quickCompiler
+}
+
+// newCheckCompiler returns a compiler holding the embedded files: draft
+// 2020-12, no loader, so nothing is ever fetched.
+func newCheckCompiler() (*checkCompiler, error) {
+	c := &checkCompiler{full: jsonschema.NewCompiler(), quick: newQuickCompiler()}
+	c.full.Draft = jsonschema.Draft2020
+	c.full.LoadURL = func(u string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("schema %s is not embedded (no network access)", u)
 	}
 	for _, name := range schema.Names() {
@@ -87,39 +102,68 @@ func newCompiler() (*jsonschema.Compiler, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := c.AddResource(schemaBase+name+".json", bytes.NewReader(src)); err != nil {
-			return nil, fmt.Errorf("schema %s: %w", name, err)
+		if err := c.add(name+".json", src); err != nil {
+			return nil, err
 		}
 	}
 	return c, nil
+}
+
+// add registers one schema document under a file name.
+func (c *checkCompiler) add(file string, src []byte) error {
+	if err := c.full.AddResource(schemaBase+file, bytes.NewReader(src)); err != nil {
+		return fmt.Errorf("schema %s: %w", file, err)
+	}
+	return c.quick.add(file, src)
+}
+
+// compile compiles the schema at pointer ptr ("" = root) of file.
+func (c *checkCompiler) compile(file, ptr string) (check, error) {
+	u := schemaBase + file
+	if ptr != "" {
+		u += "#" + ptr
+	}
+	full, err := c.full.Compile(u)
+	if err != nil {
+		return check{}, err
+	}
+	quick, err := c.quick.compile(file, ptr)
+	if err != nil {
+		return check{}, fmt.Errorf("quick check: %w", err)
+	}
+	return check{quick: quick, full: full}, nil
 }
 
 // compileVersion compiles the entry checks of one file version. Version 1
 // has no id/parentId and stores compaction.firstKeptEntryIndex: it uses the
 // $defs/v1 variant of each entry schema. Versions 1 and 2 also accept the
 // hookMessage role.
-func compileVersion(c *jsonschema.Compiler, version int) (*versionSchemas, error) {
+func (c *checkCompiler) compileVersion(version int) (*versionSchemas, error) {
 	base, variant := "entry-base.json", ""
 	if version == 1 {
-		base, variant = "entry-base.json#/$defs/v1", "#/$defs/v1"
+		variant = "/$defs/v1"
 	}
 	vs := &versionSchemas{
-		entries: make(map[string]*jsonschema.Schema, len(schemaEntryTypes)),
-		roles:   make(map[string]*jsonschema.Schema, len(currentRoles)+1),
+		entries: make(map[string]check, len(schemaEntryTypes)),
+		roles:   make(map[string]check, len(currentRoles)+1),
 	}
 	var err error
-	if vs.untyped, err = c.Compile(schemaBase + base); err != nil {
+	if vs.untyped, err = c.compile(base, variant); err != nil {
 		return nil, err
 	}
 	for _, t := range schemaEntryTypes {
 		if t == "message" {
 			continue
 		}
-		if vs.entries[t], err = c.Compile(schemaBase + "entry-" + t + ".json" + variant); err != nil {
+		if vs.entries[t], err = c.compile("entry-"+t+".json", variant); err != nil {
 			return nil, err
 		}
 	}
-	if vs.message, err = compileGlue(c, version, "", base); err != nil {
+	baseRef := base
+	if variant != "" {
+		baseRef += "#" + variant
+	}
+	if vs.message, err = c.compileGlue(version, "", baseRef); err != nil {
 		return nil, err
 	}
 	roles := currentRoles
@@ -127,7 +171,7 @@ func compileVersion(c *jsonschema.Compiler, version int) (*versionSchemas, error
 		roles = append(roles[:len(roles):len(roles)], legacyRole)
 	}
 	for _, r := range roles {
-		if vs.roles[r], err = compileGlue(c, version, r, base); err != nil {
+		if vs.roles[r], err = c.compileGlue(version, r, baseRef); err != nil {
 			return nil, err
 		}
 	}
@@ -138,9 +182,9 @@ func compileVersion(c *jsonschema.Compiler, version int) (*versionSchemas, error
 // the version, the message entry's own fields and, when role is set, that
 // role's schema applied to /message. The glue is registered beside the
 // embedded files so that its relative references resolve.
-func compileGlue(c *jsonschema.Compiler, version int, role, base string) (*jsonschema.Schema, error) {
+func (c *checkCompiler) compileGlue(version int, role, baseRef string) (check, error) {
 	parts := []any{
-		map[string]any{"$ref": base},
+		map[string]any{"$ref": baseRef},
 		map[string]any{"$ref": "entry-message.json#/$defs/fields"},
 	}
 	if role != "" {
@@ -153,13 +197,16 @@ func compileGlue(c *jsonschema.Compiler, version int, role, base string) (*jsons
 		"allOf":   parts,
 	})
 	if err != nil {
-		return nil, err
+		return check{}, err
 	}
-	u := fmt.Sprintf("%scheck-v%d-message-%s.json", schemaBase, version, role)
-	if err := c.AddResource(u, bytes.NewReader(doc)); err != nil {
-		return nil, err
+	file := fmt.Sprintf("check-v%d-message.json", version)
+	if role != "" {
+		file = fmt.Sprintf("check-v%d-message-%s.json", version, role)
 	}
-	return c.Compile(u)
+	if err := c.add(file, doc); err != nil {
+		return check{}, err
+	}
+	return c.compile(file, "")
 }
 
 // Raw returns the text of the embedded schema called name (see schema.Names).
@@ -167,8 +214,9 @@ func (s *Schemas) Raw(name string) ([]byte, error) { return schema.Source(name) 
 
 // Check validates one record of a file of the given version (1, 2 or 3;
 // other versions are unsupported_version, found elsewhere, and yield nil).
-// v is the record decoded by encoding/json with UseNumber. line is the
-// record's physical line.
+// v is the record as encoding/json decodes it with UseNumber (or
+// parse.Decode, which decodes the same way). line is the record's
+// physical line; findings never keep references into v.
 //
 // A "session" record is checked as the header (whether it is the first
 // record is the caller's business: misplaced_header). Entries are
@@ -180,33 +228,46 @@ func (s *Schemas) Raw(name string) ([]byte, error) { return schema.Source(name) 
 // Every violation is one finding.Schema error pointing at the offending
 // value (for a missing key: where the key should be), in a stable order.
 func (s *Schemas) Check(version int, line int, v map[string]any) []finding.Finding {
-	if version < 1 || version > 3 {
+	c, extra, ok := s.dispatch(version, v)
+	if !ok {
 		return nil
 	}
+	entryID := ""
+	if typ, _ := v["type"].(string); typ != "session" {
+		entryID, _ = v["id"].(string)
+	}
+	for i := range extra {
+		extra[i].Line = line
+	}
+	return report(c, line, v, entryID, extra)
+}
+
+// dispatch picks the check for record v, plus findings that no schema can
+// make (a role illegal in this version); ok is false when the record is
+// not ours to check.
+func (s *Schemas) dispatch(version int, v map[string]any) (c check, extra []finding.Finding, ok bool) {
+	if version < 1 || version > 3 {
+		return check{}, nil, false
+	}
 	typ, typed := v["type"].(string)
-	if typ == "session" {
-		return report(s.header, line, v, "", nil)
-	}
-	entryID, _ := v["id"].(string)
 	vs := s.versions[version]
-	if !typed {
-		return report(vs.untyped, line, v, entryID, nil)
+	switch {
+	case typ == "session":
+		return s.header, nil, true
+	case !typed:
+		return vs.untyped, nil, true
+	case typ == "message":
+		c, extra := vs.messageCheck(version, v)
+		return c, extra, true
 	}
-	if typ != "message" {
-		sch, known := vs.entries[typ]
-		if !known {
-			return nil
-		}
-		return report(sch, line, v, entryID, nil)
-	}
-	sch, extra := vs.messageCheck(version, line, v)
-	return report(sch, line, v, entryID, extra)
+	c, ok = vs.entries[typ]
+	return c, nil, ok
 }
 
 // messageCheck picks the check of a message entry by its role. A role that
 // is not legal in the file's version gets a finding of its own and the
 // rest of the entry is checked without role-specific rules.
-func (vs *versionSchemas) messageCheck(version, line int, v map[string]any) (*jsonschema.Schema, []finding.Finding) {
+func (vs *versionSchemas) messageCheck(version int, v map[string]any) (check, []finding.Finding) {
 	msg, ok := v["message"].(map[string]any)
 	if !ok {
 		return vs.message, nil
@@ -215,16 +276,16 @@ func (vs *versionSchemas) messageCheck(version, line int, v map[string]any) (*js
 	if !ok {
 		return vs.message, nil // the schema reports a missing or non-string role
 	}
-	if sch, ok := vs.roles[role]; ok {
-		return sch, nil
+	if c, ok := vs.roles[role]; ok {
+		return c, nil
 	}
 	var text string
 	if role == legacyRole {
-		text = fmt.Sprintf("role %q is the version-2 name of \"custom\" and is not allowed in a version-%d file (`pisess migrate` renames it)", role, version)
+		text = fmt.Sprintf("role %q is the version-2 name of \"custom\"; a version-%d file must use \"custom\"", role, version)
 	} else {
 		text = fmt.Sprintf("unknown message role %s (expected one of %s)", quoteValue(role), strings.Join(vs.roleNames(), ", "))
 	}
-	return vs.message, []finding.Finding{finding.Errorf(finding.Schema, line, "%s", text).WithPointer("/message/role")}
+	return vs.message, []finding.Finding{finding.Errorf(finding.Schema, 0, "%s", text).WithPointer("/message/role")}
 }
 
 // roleNames lists the roles legal in this version, in the spec's order.
@@ -238,10 +299,14 @@ func (vs *versionSchemas) roleNames() []string {
 	return names
 }
 
-// report validates v with sch and turns the violations, plus extra, into
-// findings sorted by pointer.
-func report(sch *jsonschema.Schema, line int, v map[string]any, entryID string, extra []finding.Finding) []finding.Finding {
-	err := sch.Validate(v)
+// report validates v with c and turns the violations, plus extra, into
+// findings sorted by pointer. Most lines are valid: the quick check clears
+// them, and only a rejected line pays for jsonschema's explanation.
+func report(c check, line int, v map[string]any, entryID string, extra []finding.Finding) []finding.Finding {
+	if len(extra) == 0 && c.quick.valid(v) {
+		return nil
+	}
+	err := c.full.Validate(v)
 	if err == nil && len(extra) == 0 {
 		return nil
 	}
@@ -273,8 +338,12 @@ func appendViolations(out []finding.Finding, ve *jsonschema.ValidationError, lin
 	ptr := instancePointer(ve.InstanceLocation)
 	keyword := ve.KeywordLocation[strings.LastIndexByte(ve.KeywordLocation, '/')+1:]
 	if keyword == "required" {
+		why := ""
+		if strings.HasSuffix(ve.AbsoluteKeywordLocation, "entry-compaction.json#/$defs/fields/else/required") {
+			why = " (a compaction without retainedTail needs it)"
+		}
 		for _, key := range missingKeys(ve.Message) {
-			out = append(out, finding.Errorf(finding.Schema, line, "required key %q is missing", key).
+			out = append(out, finding.Errorf(finding.Schema, line, "required key %q is missing%s", key, why).
 				WithPointer(ptr+"/"+escapeToken(key)))
 		}
 		return out
@@ -292,7 +361,7 @@ func explain(ve *jsonschema.ValidationError, keyword, ptr string, v map[string]a
 			return "toolCall arguments is null, expected an object (a truncated tool call; pi's own /tree crashes on it)"
 		}
 		return strings.Replace(ve.Message, ", but got ", ", got ", 1)
-	case "const", "enum":
+	case "const", "enum", "pattern":
 		if found {
 			return fmt.Sprintf("%s, got %s", ve.Message, quoteValue(got))
 		}
@@ -374,11 +443,14 @@ func quoteValue(v any) string {
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	const max = 60
-	if len(b) > max {
-		return string(b[:max]) + "…"
+	n := 60
+	if len(b) <= n {
+		return string(b)
 	}
-	return string(b)
+	for n > 0 && !utf8.RuneStart(b[n]) { // never cut a character in two
+		n--
+	}
+	return string(b[:n]) + "…"
 }
 
 // dedupe sorts findings by pointer (array indexes numerically) and message,
@@ -391,8 +463,8 @@ func dedupe(fs []finding.Finding) []finding.Finding {
 		return fs[i].Message < fs[j].Message
 	})
 	out := fs[:0]
-	for i, f := range fs {
-		if i > 0 && f.Pointer == fs[i-1].Pointer && f.Message == fs[i-1].Message {
+	for _, f := range fs {
+		if n := len(out); n > 0 && f.Pointer == out[n-1].Pointer && f.Message == out[n-1].Message {
 			continue
 		}
 		out = append(out, f)

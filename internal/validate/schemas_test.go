@@ -3,6 +3,7 @@ package validate
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,9 +11,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/schema"
 )
 
 // schemaRealCorpus is pi's own files, beside the project.
@@ -66,8 +69,9 @@ type schemaCase struct {
 	want    []string // pointers of the expected findings, in order
 }
 
-func TestSchemaCheck(t *testing.T) {
-	s := compileForTest(t)
+// schemaCases are valid and broken examples of every entry type and role,
+// with the pointers of the findings each must produce.
+func schemaCases(t *testing.T) []schemaCase {
 	r := func(s, old, repl string) string { return replaceOnce(t, s, old, repl) }
 	header := `{"type":"session","version":3,"id":"0198c1f2-aaaa-7bbb-8ccc-123456789abc","timestamp":"2026-01-05T10:00:00.000Z","cwd":"/tmp/p"}`
 	v1Header := `{"type":"session","id":"0198c1f2","timestamp":"2026-01-05T10:00:00.000Z","cwd":"/tmp/p","provider":"anthropic","modelId":"m","thinkingLevel":"off","branchedFrom":"/x.jsonl"}`
@@ -90,7 +94,7 @@ func TestSchemaCheck(t *testing.T) {
 	label := `{"type":"label",` + baseV3 + `,"targetId":"b","label":"checkpoint"}`
 	sessionInfo := `{"type":"session_info",` + baseV3 + `,"name":"n"}`
 
-	cases := []schemaCase{
+	return []schemaCase{
 		// header
 		{"header valid", 3, header, nil},
 		{"header v1 legacy fields", 1, v1Header, nil},
@@ -202,7 +206,11 @@ func TestSchemaCheck(t *testing.T) {
 		// unsupported versions are somebody else's finding
 		{"version 4 yields nothing", 4, `{"type":"model_change"}`, nil},
 	}
-	for _, tc := range cases {
+}
+
+func TestSchemaCheck(t *testing.T) {
+	s := compileForTest(t)
+	for _, tc := range schemaCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			got := s.Check(tc.version, 7, decodeForTest(t, []byte(tc.line)))
 			if ptrs := pointers(got); !reflect.DeepEqual(ptrs, tc.want) {
@@ -237,7 +245,9 @@ func TestSchemaCheckMessages(t *testing.T) {
 		{"enum shows the value", msgEntry(strings.Replace(assistantMsg, `"toolUse"`, `"pending"`, 1)), 3, `got "pending"`},
 		{"arguments null explained", msgEntry(strings.Replace(assistantMsg, `{"cmd":"ls"}`, `null`, 1)), 3, "crashes"},
 		{"unknown role lists the roles", msgEntry(`{"role":"robot"}`), 3, `unknown message role "robot" (expected one of user, assistant,`},
-		{"hookMessage names migrate", msgEntry(`{"role":"hookMessage","customType":"x","content":"c","display":true,"timestamp":1}`), 3, "pisess migrate"},
+		{"hookMessage names custom", msgEntry(`{"role":"hookMessage","customType":"x","content":"c","display":true,"timestamp":1}`), 3, `a version-3 file must use "custom"`},
+		{"compaction says why", `{"type":"compaction",` + baseV3 + `,"summary":"s","tokensBefore":1}`, 3, "without retainedTail"},
+		{"pattern shows the value", `{"type":"session","id":"bad id","timestamp":"t","cwd":"/"}`, 1, `got "bad id"`},
 		{"empty id", strings.Replace(msgEntry(`{"role":"user","content":"x","timestamp":1}`), `"a1b2c3d4"`, `""`, 1), 3, "must not be empty"},
 	}
 	for _, tc := range cases {
@@ -378,6 +388,13 @@ func TestSchemaRealCorpus(t *testing.T) {
 				for _, f := range s.Check(version, line, decodeForTest(t, raw)) {
 					t.Errorf("%s", f)
 				}
+				fast, err := parse.Decode(raw, true) // what validate feeds Check
+				if err != nil {
+					t.Fatalf("line %d: parse.Decode: %v", line, err)
+				}
+				for _, f := range s.Check(version, line, fast) {
+					t.Errorf("parse.Decode: %s", f)
+				}
 			})
 			if records == 0 {
 				t.Fatal("no records read")
@@ -418,7 +435,8 @@ func BenchmarkSchemaCheck(b *testing.B) {
 	}
 }
 
-// BenchmarkSchemaDecode measures the decode that Check needs, for scale.
+// BenchmarkSchemaDecode measures the decodes Check needs, for scale:
+// encoding/json with UseNumber, and parse.Decode that validate uses.
 func BenchmarkSchemaDecode(b *testing.B) {
 	files := realCorpusFiles(b)
 	sort.Slice(files, func(i, j int) bool { return fileSize(files[i]) > fileSize(files[j]) })
@@ -428,12 +446,29 @@ func BenchmarkSchemaDecode(b *testing.B) {
 		raws = append(raws, append([]byte(nil), raw...))
 		bytesTotal += int64(len(raw))
 	})
-	b.SetBytes(bytesTotal)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		for _, raw := range raws {
-			decodeForTest(b, raw)
-		}
+	decoders := []struct {
+		name   string
+		decode func([]byte) (map[string]any, error)
+	}{
+		{"encoding-json", func(raw []byte) (map[string]any, error) {
+			d := json.NewDecoder(bytes.NewReader(raw))
+			d.UseNumber()
+			var v map[string]any
+			return v, d.Decode(&v)
+		}},
+		{"parse-Decode", func(raw []byte) (map[string]any, error) { return parse.Decode(raw, true) }},
+	}
+	for _, dec := range decoders {
+		b.Run(dec.name, func(b *testing.B) {
+			b.SetBytes(bytesTotal)
+			for i := 0; i < b.N; i++ {
+				for _, raw := range raws {
+					if _, err := dec.decode(raw); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
 	}
 }
 
@@ -443,4 +478,147 @@ func fileSize(path string) int64 {
 		return -1
 	}
 	return st.Size()
+}
+
+// quickAgrees reports whether the quick check and jsonschema give v the
+// same verdict under the check Check would use.
+func quickAgrees(t *testing.T, s *Schemas, version int, v map[string]any) bool {
+	t.Helper()
+	c, _, ok := s.dispatch(version, v)
+	if !ok {
+		return true
+	}
+	return c.quick.valid(v) == (c.full.Validate(v) == nil)
+}
+
+// TestSchemaQuickAgreesOnExamples: the quick check never differs from
+// jsonschema on the table's valid and broken examples.
+func TestSchemaQuickAgreesOnExamples(t *testing.T) {
+	s := compileForTest(t)
+	for _, tc := range schemaCases(t) {
+		if !quickAgrees(t, s, tc.version, decodeForTest(t, []byte(tc.line))) {
+			t.Errorf("%s: quick check and jsonschema disagree on %s", tc.name, tc.line)
+		}
+	}
+}
+
+// mutations are the values a mutated key gets (deleting it is the first).
+var mutations = []any{nil, json.Number("1"), json.Number("-1"), json.Number("1.5"), "x", "", true, map[string]any{}, []any{}}
+
+// TestSchemaQuickAgreesOnMutants breaks the table's valid examples and
+// real records one value at a time (delete it, or give it another type)
+// and checks that the quick check agrees with jsonschema on every mutant.
+func TestSchemaQuickAgreesOnMutants(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: -short")
+	}
+	s := compileForTest(t)
+	mutants := 0
+	for _, tc := range schemaCases(t) {
+		if tc.want != nil {
+			continue
+		}
+		v := decodeForTest(t, []byte(tc.line))
+		mutate(v, "", 0, func(ptr, what string) {
+			mutants++
+			if !quickAgrees(t, s, tc.version, v) {
+				t.Errorf("%s: %s at %s: quick check and jsonschema disagree", tc.name, what, ptr)
+			}
+		})
+	}
+	corpus, _ := filepath.Glob(filepath.Join(schemaRealCorpus, "*.jsonl")) // absent: examples only
+	for _, path := range corpus {
+		n := 0
+		realRecords(t, path, func(version, line int, raw []byte) {
+			n++
+			if n > 8 && n%100 != 0 { // every record of small files, a sample of large ones
+				return
+			}
+			v := decodeForTest(t, raw)
+			mutate(v, "", 0, func(ptr, what string) {
+				mutants++
+				if !quickAgrees(t, s, version, v) {
+					t.Errorf("%s line %d: %s at %s: quick check and jsonschema disagree", filepath.Base(path), line, what, ptr)
+				}
+			})
+		})
+	}
+	if mutants < 1000 {
+		t.Fatalf("only %d mutants tried", mutants)
+	}
+	t.Logf("%d mutants", mutants)
+}
+
+// mutate changes each value under container c in place, calls try, and
+// restores it. Arrays: the first two elements; depth is bounded.
+func mutate(c any, ptr string, depth int, try func(ptr, what string)) {
+	if depth > 6 {
+		return
+	}
+	switch x := c.(type) {
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			old, p := x[k], ptr+"/"+escapeToken(k)
+			delete(x, k)
+			try(p, "delete")
+			for _, m := range mutations {
+				x[k] = m
+				try(p, fmt.Sprintf("set %v", m))
+			}
+			x[k] = old
+			mutate(old, p, depth+1, try)
+		}
+	case []any:
+		for i := 0; i < len(x) && i < 2; i++ {
+			old, p := x[i], fmt.Sprintf("%s/%d", ptr, i)
+			for _, m := range mutations {
+				x[i] = m
+				try(p, fmt.Sprintf("set %v", m))
+			}
+			x[i] = old
+			mutate(old, p, depth+1, try)
+		}
+	}
+}
+
+// TestSchemaFilesCompile: every embedded file compiles on its own with
+// both compilers (what `pisess schema` prints must be usable), and the
+// quick compiler refuses keywords it does not understand.
+func TestSchemaFilesCompile(t *testing.T) {
+	c, err := newCheckCompiler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range schema.Names() {
+		if _, err := c.compile(name+".json", ""); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	q := newQuickCompiler()
+	if err := q.add("x.json", []byte(`{"oneOf":[{"type":"string"}]}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.compile("x.json", ""); err == nil || !strings.Contains(err.Error(), "oneOf") {
+		t.Errorf("quick compiler accepted an unknown keyword (err = %v)", err)
+	}
+}
+
+func TestSchemaQuoteValue(t *testing.T) {
+	long := strings.Repeat("é", 40) // 2 bytes each: the cut falls inside one
+	got := quoteValue(long)
+	if !utf8.ValidString(got) || !strings.HasSuffix(got, "…") || len(got) > 64 {
+		t.Errorf("quoteValue(long) = %q", got)
+	}
+	if got := quoteValue(json.Number("3")); got != "3" {
+		t.Errorf("quoteValue(3) = %q", got)
+	}
+}
+
+func TestSchemaDedupe(t *testing.T) {
+	f := func(ptr, msg string) finding.Finding { return finding.Finding{Pointer: ptr, Message: msg} }
+	in := []finding.Finding{f("/b", "x"), f("/a/10", "y"), f("/a/2", "y"), f("/b", "x"), f("/a/2", "y"), f("/b", "w")}
+	want := []finding.Finding{f("/a/2", "y"), f("/a/10", "y"), f("/b", "w"), f("/b", "x")}
+	if got := dedupe(in); !reflect.DeepEqual(got, want) {
+		t.Errorf("dedupe = %v, want %v", got, want)
+	}
 }

@@ -1,0 +1,403 @@
+package validate
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// quickSchema is one of our JSON Schemas compiled for a yes/no answer:
+// is the value valid? It walks a decoded line without allocating, which
+// jsonschema cannot do (it builds bookkeeping maps for every object at
+// every schema it applies). Check asks it first and lets jsonschema, the
+// authority on messages and pointers, explain only the lines it rejects.
+//
+// It understands exactly the keywords our schemas use and refuses to
+// compile any other, so a schema edit can never be silently ignored; the
+// tests compare its verdict with jsonschema's on valid, broken and mutated
+// lines.
+type quickSchema struct {
+	kinds     kindSet // allowed JSON types; 0 = any
+	enum      []any   // const or enum values (scalars); nil = no constraint
+	required  []string
+	props     []quickProp
+	items     *quickSchema
+	allOf     []*quickSchema // allOf members and $ref targets
+	ifS       *quickSchema
+	thenS     *quickSchema
+	elseS     *quickSchema
+	minLength int // -1 = none
+	minimum   *big.Rat
+	pattern   *regexp.Regexp
+}
+
+type quickProp struct {
+	name   string
+	schema *quickSchema
+}
+
+// kindSet is a set of JSON types.
+type kindSet uint8
+
+const (
+	kindNull kindSet = 1 << iota
+	kindBoolean
+	kindNumber
+	kindInteger // a number with no fraction
+	kindString
+	kindArray
+	kindObject
+)
+
+var kindNames = map[string]kindSet{
+	"null": kindNull, "boolean": kindBoolean, "number": kindNumber, "integer": kindInteger,
+	"string": kindString, "array": kindArray, "object": kindObject,
+}
+
+// annotations are keywords that do not affect validity.
+var annotations = map[string]bool{
+	"$schema": true, "$comment": true, "$defs": true, "title": true, "description": true,
+	"examples": true, "default": true,
+}
+
+// valid reports whether v satisfies s.
+func (s *quickSchema) valid(v any) bool {
+	if s.kinds != 0 && !s.kinds.admits(v) {
+		return false
+	}
+	if s.enum != nil && !inEnum(v, s.enum) {
+		return false
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for _, k := range s.required {
+			if _, ok := x[k]; !ok {
+				return false
+			}
+		}
+		for _, p := range s.props {
+			if pv, ok := x[p.name]; ok && !p.schema.valid(pv) {
+				return false
+			}
+		}
+	case []any:
+		if s.items != nil {
+			for _, e := range x {
+				if !s.items.valid(e) {
+					return false
+				}
+			}
+		}
+	case string:
+		if s.minLength > 0 && utf8.RuneCountInString(x) < s.minLength {
+			return false
+		}
+		if s.pattern != nil && !s.pattern.MatchString(x) {
+			return false
+		}
+	case json.Number, float64:
+		if s.minimum != nil {
+			r, ok := ratOf(x)
+			if !ok || r.Cmp(s.minimum) < 0 {
+				return false
+			}
+		}
+	}
+	for _, a := range s.allOf {
+		if !a.valid(v) {
+			return false
+		}
+	}
+	if s.ifS != nil {
+		switch {
+		case s.ifS.valid(v):
+			return s.thenS == nil || s.thenS.valid(v)
+		case s.elseS != nil:
+			return s.elseS.valid(v)
+		}
+	}
+	return true
+}
+
+// admits reports whether v's JSON type is in the set. A value that
+// encoding/json cannot produce is admitted by none.
+func (k kindSet) admits(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return k&kindNull != 0
+	case bool:
+		return k&kindBoolean != 0
+	case string:
+		return k&kindString != 0
+	case []any:
+		return k&kindArray != 0
+	case map[string]any:
+		return k&kindObject != 0
+	case json.Number, float64:
+		if k&kindNumber != 0 {
+			return true
+		}
+		if k&kindInteger == 0 {
+			return false
+		}
+		r, ok := ratOf(x)
+		return ok && r.IsInt()
+	}
+	return false
+}
+
+// ratOf reads a number exactly, as jsonschema does.
+func ratOf(v any) (*big.Rat, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		return new(big.Rat).SetString(string(x))
+	case float64:
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return nil, false
+		}
+		return new(big.Rat).SetFloat64(x), true
+	}
+	return nil, false
+}
+
+// inEnum reports whether v equals one of the scalar values.
+func inEnum(v any, values []any) bool {
+	for _, e := range values {
+		switch x := v.(type) {
+		case json.Number, float64:
+			a, okA := ratOf(x)
+			b, okB := ratOf(e)
+			if okA && okB && a.Cmp(b) == 0 {
+				return true
+			}
+		case string, bool, nil:
+			if v == e {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// quickCompiler compiles schema documents into quickSchemas. Nodes are
+// cached by location, so shared definitions are compiled once and a
+// reference cycle cannot recurse forever.
+type quickCompiler struct {
+	docs  map[string]any          // file name -> document decoded with UseNumber
+	nodes map[string]*quickSchema // "file#pointer" -> node
+}
+
+func newQuickCompiler() *quickCompiler {
+	return &quickCompiler{docs: map[string]any{}, nodes: map[string]*quickSchema{}}
+}
+
+// add registers a document under a file name.
+func (c *quickCompiler) add(file string, src []byte) error {
+	d := json.NewDecoder(strings.NewReader(string(src)))
+	d.UseNumber()
+	var doc any
+	if err := d.Decode(&doc); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	c.docs[file] = doc
+	return nil
+}
+
+// compile returns the node at pointer ptr (RFC 6901, "" = root) of file.
+func (c *quickCompiler) compile(file, ptr string) (*quickSchema, error) {
+	key := file + "#" + ptr
+	if n, ok := c.nodes[key]; ok {
+		return n, nil
+	}
+	doc, ok := c.docs[file]
+	if !ok {
+		return nil, fmt.Errorf("quick check: schema %s is not embedded", file)
+	}
+	sub, ok := resolve(doc, ptr)
+	if !ok {
+		return nil, fmt.Errorf("quick check: %s has nothing at #%s", file, ptr)
+	}
+	n := &quickSchema{minLength: -1}
+	c.nodes[key] = n
+	if err := c.fill(n, file, ptr, sub); err != nil {
+		return nil, fmt.Errorf("%s#%s: %w", file, ptr, err)
+	}
+	return n, nil
+}
+
+// fill compiles the keywords of the schema object s, found at file#ptr.
+func (c *quickCompiler) fill(n *quickSchema, file, ptr string, s any) error {
+	m, ok := s.(map[string]any)
+	if !ok {
+		return fmt.Errorf("schema is a %T, want an object", s)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := c.keyword(n, file, ptr, k, m[k]); err != nil {
+			return fmt.Errorf("%s: %w", k, err)
+		}
+	}
+	return nil
+}
+
+// keyword compiles one keyword into n.
+func (c *quickCompiler) keyword(n *quickSchema, file, ptr, k string, val any) error {
+	child := func(sub string) (*quickSchema, error) { return c.compile(file, ptr+"/"+sub) }
+	var err error
+	switch k {
+	case "type":
+		n.kinds, err = kindsOf(val)
+	case "const":
+		n.enum, err = scalars([]any{val})
+	case "enum":
+		list, ok := val.([]any)
+		if !ok || len(list) == 0 {
+			return fmt.Errorf("want a non-empty array")
+		}
+		n.enum, err = scalars(list)
+	case "required":
+		n.required, err = stringsOf(val)
+	case "properties":
+		props, ok := val.(map[string]any)
+		if !ok {
+			return fmt.Errorf("want an object")
+		}
+		for _, name := range sortedKeys(props) {
+			sch, err := child("properties/" + escapeToken(name))
+			if err != nil {
+				return err
+			}
+			n.props = append(n.props, quickProp{name, sch})
+		}
+	case "items":
+		n.items, err = child("items")
+	case "allOf":
+		list, ok := val.([]any)
+		if !ok {
+			return fmt.Errorf("want an array")
+		}
+		for i := range list {
+			sch, err := child(fmt.Sprintf("allOf/%d", i))
+			if err != nil {
+				return err
+			}
+			n.allOf = append(n.allOf, sch)
+		}
+	case "if":
+		n.ifS, err = child("if")
+	case "then":
+		n.thenS, err = child("then")
+	case "else":
+		n.elseS, err = child("else")
+	case "$ref":
+		var target *quickSchema
+		target, err = c.ref(file, val)
+		n.allOf = append(n.allOf, target)
+	case "minLength":
+		var r *big.Rat
+		if r, err = numberOf(val); err == nil {
+			if !r.IsInt() {
+				return fmt.Errorf("want an integer")
+			}
+			n.minLength = int(r.Num().Int64())
+		}
+	case "minimum":
+		n.minimum, err = numberOf(val)
+	case "pattern":
+		p, ok := val.(string)
+		if !ok {
+			return fmt.Errorf("want a string")
+		}
+		n.pattern, err = regexp.Compile(p)
+	default:
+		if !annotations[k] {
+			return fmt.Errorf("keyword not supported by the quick check (teach schemas_quick.go)")
+		}
+	}
+	return err
+}
+
+// ref resolves a reference ("other.json#/ptr", "#/ptr", "other.json")
+// relative to file.
+func (c *quickCompiler) ref(file string, val any) (*quickSchema, error) {
+	ref, ok := val.(string)
+	if !ok {
+		return nil, fmt.Errorf("want a string")
+	}
+	target, frag, _ := strings.Cut(ref, "#")
+	if target == "" {
+		target = file
+	}
+	if frag != "" && !strings.HasPrefix(frag, "/") {
+		return nil, fmt.Errorf("%q: only JSON Pointer fragments are supported", ref)
+	}
+	return c.compile(target, frag)
+}
+
+func kindsOf(val any) (kindSet, error) {
+	names, ok := val.([]any)
+	if !ok {
+		names = []any{val}
+	}
+	var set kindSet
+	for _, name := range names {
+		s, _ := name.(string)
+		k, ok := kindNames[s]
+		if !ok {
+			return 0, fmt.Errorf("unknown type %v", name)
+		}
+		set |= k
+	}
+	return set, nil
+}
+
+func scalars(list []any) ([]any, error) {
+	for _, v := range list {
+		switch v.(type) {
+		case string, bool, nil, json.Number:
+		default:
+			return nil, fmt.Errorf("only scalar values are supported, got %T", v)
+		}
+	}
+	return list, nil
+}
+
+func stringsOf(val any) ([]string, error) {
+	list, ok := val.([]any)
+	if !ok {
+		return nil, fmt.Errorf("want an array of strings")
+	}
+	out := make([]string, len(list))
+	for i, v := range list {
+		if out[i], ok = v.(string); !ok {
+			return nil, fmt.Errorf("want an array of strings")
+		}
+	}
+	return out, nil
+}
+
+func numberOf(val any) (*big.Rat, error) {
+	r, ok := ratOf(val)
+	if !ok {
+		return nil, fmt.Errorf("want a number")
+	}
+	return r, nil
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
