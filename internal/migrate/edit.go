@@ -1,7 +1,9 @@
 package migrate
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"sort"
 )
 
@@ -67,10 +69,39 @@ func (e *editor) appendMembers(obj *object, removed func(k int) bool, pairs ...s
 	e.replace(at, at, text)
 }
 
-// apply writes line with the edits applied into dst (reused) and returns
-// it. Edits must not overlap; an insertion may sit at the start of a
-// removal.
+// writeTo writes line with the edits applied to w, without building the
+// edited copy (a line may be hundreds of megabytes). The edits must have
+// been sorted and checked by sort.
+func (e *editor) writeTo(w io.Writer, line []byte) error {
+	pos := 0
+	for _, ed := range e.edits {
+		if _, err := w.Write(line[pos:ed.start]); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, ed.text); err != nil {
+			return err
+		}
+		pos = ed.end
+	}
+	_, err := w.Write(line[pos:])
+	return err
+}
+
+// apply returns line with the edits applied, appended to dst[:0].
 func (e *editor) apply(dst, line []byte) ([]byte, error) {
+	if err := e.sort(len(line)); err != nil {
+		return nil, err
+	}
+	buf := bytes.NewBuffer(dst[:0])
+	if err := e.writeTo(buf, line); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// sort orders the edits and checks they do not overlap (an insertion may
+// sit at the start of a removal).
+func (e *editor) sort(n int) error {
 	sort.SliceStable(e.edits, func(i, j int) bool {
 		a, b := e.edits[i], e.edits[j]
 		if a.start != b.start {
@@ -78,15 +109,12 @@ func (e *editor) apply(dst, line []byte) ([]byte, error) {
 		}
 		return a.end-a.start < b.end-b.start // insertions first
 	})
-	dst = dst[:0]
 	pos := 0
 	for _, ed := range e.edits {
-		if ed.start < pos || ed.end < ed.start || ed.end > len(line) {
-			return nil, fmt.Errorf("internal error: overlapping edits at byte %d", ed.start)
+		if ed.start < pos || ed.end < ed.start || ed.end > n {
+			return fmt.Errorf("internal error: overlapping edits at byte %d", ed.start)
 		}
-		dst = append(dst, line[pos:ed.start]...)
-		dst = append(dst, ed.text...)
 		pos = ed.end
 	}
-	return append(dst, line[pos:]...), nil
+	return nil
 }

@@ -87,15 +87,24 @@ func skipWS(b []byte, i int) int {
 	return i
 }
 
-// skipString returns the offset just past the string starting at b[i].
+// skipString returns the offset just past the string starting at b[i]. It
+// jumps from quote to quote (bytes.IndexByte is vectorised): a quote ends
+// the string unless an odd number of backslashes precedes it.
 func skipString(b []byte, i int) (int, error) {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
+	for j := i + 1; j < len(b); {
+		q := bytes.IndexByte(b[j:], '"')
+		if q < 0 {
+			break
+		}
+		j += q
+		backslashes := 0
+		for k := j - 1; k > i && b[k] == '\\'; k-- {
+			backslashes++
+		}
+		if backslashes%2 == 0 {
 			return j + 1, nil
 		}
+		j++
 	}
 	return 0, errMalformed
 }

@@ -93,8 +93,7 @@ func PeekVersion(r io.Reader, limits parse.Limits) (int, error) {
 type session struct {
 	version   int
 	sessionID string
-	recLine   []int    // record index → physical line (index 0 is the header)
-	taken     []string // ids already in a version-1 file
+	recLine   []int // record index → physical line (index 0 is the header)
 	lines     int
 }
 
@@ -140,7 +139,7 @@ func scanSession(in io.Reader, limits parse.Limits) (*session, error) {
 	return s, nil
 }
 
-// readEntry checks one entry record in the first pass and collects its id.
+// readEntry checks one entry record in the first pass.
 func (s *session) readEntry(l *parse.Line, members []member) error {
 	obj, err := locate(l.Raw, l.Objects[0][0], members)
 	if err != nil {
@@ -151,18 +150,6 @@ func (s *session) readEntry(l *parse.Line, members []member) error {
 	} else if k >= 0 {
 		if t, _ := stringValue(l.Raw, obj.members[k]); t == "session" {
 			return refuse(RefusedCorrupt, finding.Errorf(finding.MisplacedHeader, l.Num, "a session header after line 1"))
-		}
-	}
-	if s.version > 1 {
-		return nil
-	}
-	k, err := obj.index(l.Raw, "id")
-	if err != nil {
-		return malformed(l.Num, "/id", err)
-	}
-	if k >= 0 {
-		if id, ok := stringValue(l.Raw, obj.members[k]); ok {
-			s.taken = append(s.taken, id)
 		}
 	}
 	return nil
@@ -191,7 +178,7 @@ func readHeader(l *parse.Line, members []member) (header, error) {
 	if err != nil {
 		return header{}, malformed(l.Num, "/version", err)
 	}
-	if k >= 0 {
+	if k >= 0 && !isNull(l.Raw, obj.members[k]) { // null is absent, as for pi's `version ?? 1`
 		v, ok := numberValue(l.Raw, obj.members[k])
 		if !ok || v != math.Trunc(v) || v < 1 || v > CurrentVersion {
 			return header{}, refuse(Unsupported, finding.Errorf(finding.UnsupportedVersion, l.Num,
@@ -224,12 +211,15 @@ func stringMember(l *parse.Line, obj *object, name string) (string, error) {
 }
 
 // assignIDs gives every record of a version-1 file its id, in file order:
-// ids[i] is the id of record i (ids[0], the header, stays empty).
+// ids[i] is the id of record i (ids[0], the header, stays empty). Like pi,
+// migration overwrites any id a v1 entry already has, so no existing id
+// survives to collide with; NewIDs keeps the new ones unique, and the
+// project package derives the same ids for v1 files it reads.
 func (s *session) assignIDs() []string {
 	if s.version > 1 {
 		return nil
 	}
-	gen := NewIDs(s.sessionID, s.taken...)
+	gen := NewIDs(s.sessionID)
 	ids := make([]string, len(s.recLine))
 	for i := 1; i < len(ids); i++ {
 		ids[i] = gen.For(s.recLine[i])
@@ -245,7 +235,6 @@ type rewriter struct {
 	ed      editor
 	members []member
 	nested  []member
-	buf     []byte
 	notes   []finding.Finding
 }
 
@@ -255,22 +244,21 @@ func (w *rewriter) run(in io.Reader, out io.Writer) error {
 	rec := 0
 	for rd.Next() {
 		l := rd.Line()
-		line := l.Raw
+		w.ed.reset()
 		switch l.Class {
 		case parse.Blank, parse.PartialTail:
 		case parse.Object:
 			if rec >= len(w.recLine) || w.recLine[rec] != l.Num {
 				return changedBetweenPasses(l.Num)
 			}
-			var err error
-			if line, err = w.edit(l, rec); err != nil {
+			if err := w.edit(l, rec); err != nil {
 				return err
 			}
 			rec++
 		default:
 			return changedBetweenPasses(l.Num)
 		}
-		if err := writeLine(bw, line, l); err != nil {
+		if err := w.writeLine(bw, l); err != nil {
 			return err
 		}
 	}
@@ -286,24 +274,29 @@ func (w *rewriter) run(in io.Reader, out io.Writer) error {
 	return nil
 }
 
-// edit returns the migrated bytes of record rec on line l.
-func (w *rewriter) edit(l *parse.Line, rec int) ([]byte, error) {
+// edit queues the migration edits of record rec on line l.
+func (w *rewriter) edit(l *parse.Line, rec int) error {
 	obj, err := locate(l.Raw, l.Objects[0][0], w.members)
 	if err != nil {
-		return nil, malformed(l.Num, "", err)
+		return malformed(l.Num, "", err)
 	}
 	w.members = obj.members
-	w.ed.reset()
 	if rec == 0 {
 		w.editHeader(l.Raw, &obj)
-	} else if err := w.editEntry(l, &obj, rec); err != nil {
-		return nil, err
+		return nil
 	}
-	w.buf, err = w.ed.apply(w.buf, l.Raw)
-	if err != nil {
-		return nil, malformed(l.Num, "", err)
+	return w.editEntry(l, &obj, rec)
+}
+
+// writeLine writes line l with the queued edits and its own terminator.
+func (w *rewriter) writeLine(bw *bufio.Writer, l *parse.Line) error {
+	if err := w.ed.sort(len(l.Raw)); err != nil {
+		return malformed(l.Num, "", err)
 	}
-	return w.buf, nil
+	if err := w.ed.writeTo(bw, l.Raw); err != nil {
+		return &Error{Code: WriteFailed, Err: err}
+	}
+	return writeTerminator(bw, l)
 }
 
 // editHeader sets the header version to 3, in place or at the end.
@@ -344,8 +337,12 @@ func (w *rewriter) addLinks(l *parse.Line, obj *object, rec int, typ string) err
 		parent = quote(w.ids[rec-1])
 	}
 	var pairs []string
-	w.set(l.Raw, obj, "id", quote(id), &pairs)
-	w.set(l.Raw, obj, "parentId", parent, &pairs)
+	if err := w.set(l, obj, "id", quote(id), &pairs); err != nil {
+		return err
+	}
+	if err := w.set(l, obj, "parentId", parent, &pairs); err != nil {
+		return err
+	}
 	removed := -1
 	if typ == "compaction" {
 		k, err := obj.index(l.Raw, "firstKeptEntryIndex")
@@ -359,7 +356,9 @@ func (w *rewriter) addLinks(l *parse.Line, obj *object, rec int, typ string) err
 			}
 			w.ed.removeMember(obj, k)
 			removed = k
-			w.set(l.Raw, obj, "firstKeptEntryId", quote(target), &pairs)
+			if err := w.set(l, obj, "firstKeptEntryId", quote(target), &pairs); err != nil {
+				return err
+			}
 		}
 	}
 	w.ed.appendMembers(obj, func(k int) bool { return k == removed }, pairs...)
@@ -368,12 +367,17 @@ func (w *rewriter) addLinks(l *parse.Line, obj *object, rec int, typ string) err
 
 // set replaces the value of key name when the object has it, or queues the
 // pair for appending.
-func (w *rewriter) set(b []byte, obj *object, name, value string, pairs *[]string) {
-	if k, _ := obj.index(b, name); k >= 0 {
+func (w *rewriter) set(l *parse.Line, obj *object, name, value string, pairs *[]string) error {
+	k, err := obj.index(l.Raw, name)
+	switch {
+	case err != nil:
+		return malformed(l.Num, "/"+name, err)
+	case k >= 0:
 		w.ed.replaceValue(obj.members[k], value)
-		return
+	default:
+		*pairs = append(*pairs, quote(name)+":"+value)
 	}
-	*pairs = append(*pairs, quote(name)+":"+value)
+	return nil
 }
 
 // firstKept returns the id for a v1 firstKeptEntryIndex: the id given to
@@ -425,6 +429,8 @@ func (w *rewriter) renameHookMessage(l *parse.Line, obj *object) error {
 
 func keepAll(int) bool { return false }
 
+func isNull(b []byte, m member) bool { return string(b[m.valStart:m.valEnd]) == "null" }
+
 // quote encodes s as a JSON string. Ids and key names here are plain
 // ASCII letters, digits and '-', which need no escaping.
 func quote(s string) string { return `"` + s + `"` }
@@ -434,6 +440,11 @@ func writeLine(w *bufio.Writer, line []byte, l *parse.Line) error {
 	if _, err := w.Write(line); err != nil {
 		return &Error{Code: WriteFailed, Err: err}
 	}
+	return writeTerminator(w, l)
+}
+
+// writeTerminator writes the terminator line l had in the input, if any.
+func writeTerminator(w *bufio.Writer, l *parse.Line) error {
 	if !l.Newline {
 		return nil
 	}

@@ -1,0 +1,160 @@
+package migrate
+
+import (
+	"io/fs"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// faultFS is the real file system with a failure injectable at every
+// operation Rewrite performs. fail is asked before each operation (op is
+// the method name, or "write"/"sync"/"close"/"read" on an open file) and
+// its error, if any, is returned instead of doing it.
+type faultFS struct {
+	FS
+	mu    sync.Mutex
+	fail  func(op, name string) error
+	limit int64 // >0: files created with CreateExcl accept this many bytes, then ENOSPC
+	ops   []string
+	perms map[string]fs.FileMode // perm asked for each created file
+}
+
+func newFaultFS(fail func(op, name string) error) *faultFS {
+	return &faultFS{FS: OS(), fail: fail, perms: map[string]fs.FileMode{}}
+}
+
+func (f *faultFS) check(op, name string) error {
+	f.mu.Lock()
+	f.ops = append(f.ops, op+" "+name)
+	f.mu.Unlock()
+	if f.fail == nil {
+		return nil
+	}
+	return f.fail(op, name)
+}
+
+func (f *faultFS) Open(name string) (File, error) {
+	if err := f.check("Open", name); err != nil {
+		return nil, err
+	}
+	file, err := f.FS.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return &faultFile{File: file, fs: f, name: name}, nil
+}
+
+func (f *faultFS) CreateExcl(name string, perm fs.FileMode) (File, error) {
+	f.mu.Lock()
+	f.perms[name] = perm
+	f.mu.Unlock()
+	if err := f.check("CreateExcl", name); err != nil {
+		return nil, err
+	}
+	file, err := f.FS.CreateExcl(name, perm)
+	if err != nil {
+		return nil, err
+	}
+	return &faultFile{File: file, fs: f, name: name, limit: f.limit}, nil
+}
+
+func (f *faultFS) Lstat(name string) (fs.FileInfo, error) {
+	if err := f.check("Lstat", name); err != nil {
+		return nil, err
+	}
+	return f.FS.Lstat(name)
+}
+
+func (f *faultFS) Link(oldname, newname string) error {
+	if err := f.check("Link", newname); err != nil {
+		return err
+	}
+	return f.FS.Link(oldname, newname)
+}
+
+func (f *faultFS) Rename(oldname, newname string) error {
+	if err := f.check("Rename", newname); err != nil {
+		return err
+	}
+	return f.FS.Rename(oldname, newname)
+}
+
+func (f *faultFS) Remove(name string) error {
+	if err := f.check("Remove", name); err != nil {
+		return err
+	}
+	return f.FS.Remove(name)
+}
+
+func (f *faultFS) Chmod(name string, mode fs.FileMode) error {
+	if err := f.check("Chmod", name); err != nil {
+		return err
+	}
+	return f.FS.Chmod(name, mode)
+}
+
+func (f *faultFS) Chown(name string, like fs.FileInfo) error {
+	if err := f.check("Chown", name); err != nil {
+		return err
+	}
+	return f.FS.Chown(name, like)
+}
+
+func (f *faultFS) SyncDir(dir string) error {
+	if err := f.check("SyncDir", dir); err != nil {
+		return err
+	}
+	return f.FS.SyncDir(dir)
+}
+
+// faultFile injects failures into an open file.
+type faultFile struct {
+	File
+	fs      *faultFS
+	name    string
+	limit   int64
+	written int64
+}
+
+func (f *faultFile) Read(p []byte) (int, error) {
+	if err := f.fs.check("read", f.name); err != nil {
+		return 0, err
+	}
+	return f.File.Read(p)
+}
+
+func (f *faultFile) Write(p []byte) (int, error) {
+	if err := f.fs.check("write", f.name); err != nil {
+		return 0, err
+	}
+	if f.limit > 0 && f.written+int64(len(p)) > f.limit {
+		n, _ := f.File.Write(p[:f.limit-f.written])
+		f.written += int64(n)
+		return n, syscall.ENOSPC
+	}
+	n, err := f.File.Write(p)
+	f.written += int64(n)
+	return n, err
+}
+
+func (f *faultFile) Sync() error {
+	if err := f.fs.check("sync", f.name); err != nil {
+		return err
+	}
+	return f.File.Sync()
+}
+
+func (f *faultFile) Close() error {
+	err := f.File.Close()
+	if ferr := f.fs.check("close", f.name); ferr != nil {
+		return ferr
+	}
+	return err
+}
+
+// isTemp reports whether name is a rewrite temp file.
+func isTemp(name string) bool { return strings.Contains(name, ".pisess-tmp-") }
+
+// isBackup reports whether name is a backup file.
+func isBackup(name string) bool { return strings.HasSuffix(name, ".bak") }

@@ -1,0 +1,217 @@
+package migrate
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/pisess/pisess/internal/finding"
+	"github.com/pisess/pisess/internal/parse"
+)
+
+// Action is what happened to one file; the values are the `action` field
+// of `pisess migrate|repair --format json` (cli.md).
+type Action string
+
+// The actions.
+const (
+	Migrated     Action = "migrated"
+	Repaired     Action = "repaired"
+	Unchanged    Action = "unchanged"
+	Refused      Action = "refused"
+	WouldMigrate Action = "would-migrate"
+	WouldRepair  Action = "would-repair"
+)
+
+// Options are the command-line choices of `pisess migrate` and `pisess
+// repair` for one file.
+type Options struct {
+	Backup         bool // --backup: keep <file>.v<N>.bak (migrate) or <file>.bak (repair)
+	DryRun         bool // --dry-run
+	Diff           bool // --diff (with --dry-run)
+	FollowSymlinks bool // --follow-symlinks
+	ZeroTail       bool // --zero-tail (repair)
+	Limits         parse.Limits
+	// Verify validates a whole session (strict parse, schemas, linkage) and
+	// fails on any error finding. MigrateFile applies it to the original
+	// first (an invalid file is refused untouched) and to the new
+	// generation; RepairFile to the new generation. nil skips validation.
+	Verify VerifyFunc
+}
+
+// Report is the result for one file.
+type Report struct {
+	File         string
+	Action       Action
+	From, To     int    // migrate: header versions
+	Backup       string // backup kept beside the file, "" if none
+	BackupReused bool
+	Fixes        []Fix             // repair: what was (or would be) repaired
+	Notes        []finding.Finding // migrate: decisions worth knowing
+	Diff         string            // dry run with Diff
+}
+
+// BackupSuffixMigrate is the backup suffix for a migration from version n.
+func BackupSuffixMigrate(n int) string { return fmt.Sprintf(".v%d.bak", n) }
+
+// BackupSuffixRepair is the backup suffix for a repair.
+const BackupSuffixRepair = ".bak"
+
+// MigrateFile migrates the session at path to version 3 in place with the
+// safe rewrite protocol. A version-3 file is left byte-identical
+// (Unchanged); a file that is invalid, corrupt, not a session or of an
+// unknown version is refused untouched. On error the report's Action is
+// Refused and the error is an *Error.
+func MigrateFile(fsys FS, path string, opts Options) (Report, error) {
+	rep := Report{File: path, Action: Refused}
+	target, err := resolveTarget(fsys, path, opts.FollowSymlinks)
+	if err != nil {
+		return rep, withPath(err, path)
+	}
+	version, err := scanFile(fsys, target, opts.Limits)
+	if err != nil {
+		return rep, withPath(err, path)
+	}
+	rep.From = version
+	if err := precheck(fsys, target, opts.Verify); err != nil {
+		return rep, withPath(err, path)
+	}
+	if version == CurrentVersion {
+		rep.Action, rep.To = Unchanged, version
+		return rep, nil
+	}
+	var res Result
+	gen := func(in io.ReadSeeker, out io.Writer) error {
+		var err error
+		if res, err = Migrate(in, out, opts.Limits); err == nil && res.From != version {
+			err = &Error{Code: ChangedDuringRewrite, Err: errors.New("the header changed while the file was being migrated")}
+		}
+		return err
+	}
+	ropts := rewriteOptions(opts, BackupSuffixMigrate(version))
+	out, err := Rewrite(fsys, path, ropts, gen)
+	if err != nil {
+		return rep, err
+	}
+	rep.To, rep.Notes = res.To, res.Notes
+	rep.fill(out, Migrated, WouldMigrate)
+	return rep, nil
+}
+
+// RepairFile repairs the session file at path in place with the safe
+// rewrite protocol (see Repair for what is repaired). A file that needs no
+// repair is left byte-identical (Unchanged); one with corruption Repair
+// does not fix is refused untouched. On error the report's Action is
+// Refused and the error is an *Error.
+func RepairFile(fsys FS, path string, opts Options) (Report, error) {
+	rep := Report{File: path, Action: Refused}
+	target, err := resolveTarget(fsys, path, opts.FollowSymlinks)
+	if err != nil {
+		return rep, withPath(err, path)
+	}
+	ropts := RepairOptions{ZeroTail: opts.ZeroTail, Limits: opts.Limits}
+	needed, err := repairNeeded(fsys, target, ropts)
+	if err != nil {
+		return rep, withPath(err, path)
+	}
+	if !needed {
+		rep.Action = Unchanged
+		return rep, nil
+	}
+	var res RepairResult
+	gen := func(in io.ReadSeeker, out io.Writer) error {
+		var err error
+		res, err = Repair(in, out, ropts)
+		return err
+	}
+	out, err := Rewrite(fsys, path, rewriteOptions(opts, BackupSuffixRepair), gen)
+	if err != nil {
+		return rep, err
+	}
+	rep.Fixes = res.Fixes
+	rep.fill(out, Repaired, WouldRepair)
+	return rep, nil
+}
+
+func rewriteOptions(opts Options, suffix string) RewriteOptions {
+	ro := RewriteOptions{DryRun: opts.DryRun, Diff: opts.Diff,
+		FollowSymlinks: opts.FollowSymlinks, Verify: opts.Verify}
+	if opts.Backup {
+		ro.BackupSuffix = suffix
+	}
+	return ro
+}
+
+// fill records a Rewrite outcome in the report.
+func (rep *Report) fill(out Outcome, done, would Action) {
+	rep.Backup, rep.BackupReused, rep.Diff = out.Backup, out.BackupReused, out.Diff
+	switch {
+	case !out.Changed:
+		rep.Action = Unchanged
+	case out.Written:
+		rep.Action = done
+	default:
+		rep.Action = would
+	}
+}
+
+// resolveTarget applies the symlink policy: the regular file to rewrite.
+func resolveTarget(fsys FS, path string, follow bool) (string, error) {
+	r := &rewrite{fsys: fsys, opts: RewriteOptions{FollowSymlinks: follow}}
+	if err := r.resolve(path); err != nil {
+		return "", err
+	}
+	return r.path, nil
+}
+
+// scanFile runs Migrate's first pass, to refuse a corrupt file and to leave
+// a current one alone before any temp file is created.
+func scanFile(fsys FS, path string, limits parse.Limits) (int, error) {
+	f, err := fsys.Open(path)
+	if err != nil {
+		return 0, &Error{Code: ReadFailed, Err: err}
+	}
+	defer f.Close()
+	s, err := scanSession(f, limits)
+	if err != nil {
+		return 0, err
+	}
+	return s.version, nil
+}
+
+// precheck refuses an original that does not validate.
+func precheck(fsys FS, path string, verify VerifyFunc) error {
+	if verify == nil {
+		return nil
+	}
+	f, err := fsys.Open(path)
+	if err != nil {
+		return &Error{Code: ReadFailed, Err: err}
+	}
+	defer f.Close()
+	if err := verify(path, f); err != nil {
+		return &Error{Code: RefusedInvalid, Err: err}
+	}
+	return nil
+}
+
+// repairNeeded runs Repair without writing, to leave clean files alone
+// without creating a temp file, and to refuse what cannot be repaired.
+func repairNeeded(fsys FS, path string, opts RepairOptions) (bool, error) {
+	f, err := fsys.Open(path)
+	if err != nil {
+		return false, &Error{Code: ReadFailed, Err: err}
+	}
+	defer f.Close()
+	res, err := Repair(f, io.Discard, opts)
+	return res.Changed, err
+}
+
+// withPath sets the path of an *Error that has none.
+func withPath(err error, path string) error {
+	var e *Error
+	if errors.As(err, &e) && e.Path == "" {
+		e.Path = path
+	}
+	return err
+}

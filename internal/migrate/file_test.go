@@ -1,0 +1,204 @@
+package migrate
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pisess/pisess/internal/finding"
+)
+
+// noCreate fails any file creation: proves an operation wrote nothing.
+func noCreate(op, name string) error {
+	if op == "CreateExcl" || op == "Link" || op == "Rename" {
+		return errors.New("must not " + op + " " + name)
+	}
+	return nil
+}
+
+func TestMigrateFile(t *testing.T) {
+	v2 := `{"type":"session","version":2,"id":"s"}` + "\n" + `{"type":"message","id":"a","parentId":null,"message":{"role":"hookMessage"}}` + "\n"
+	v3 := `{"type":"session","version":3,"id":"s"}` + "\n"
+	invalid := func(string, io.Reader) error { return errors.New("schema: bad") }
+	tests := []struct {
+		name       string
+		content    string
+		opts       Options
+		fail       func(op, name string) error
+		wantAction Action
+		wantFrom   int
+		wantBackup string // suffix
+		wantCode   Code
+		changed    bool
+	}{
+		{name: "v1 with backup", content: sampleV1, opts: Options{Backup: true},
+			wantAction: Migrated, wantFrom: 1, wantBackup: ".v1.bak", changed: true},
+		{name: "v2 with backup", content: v2, opts: Options{Backup: true},
+			wantAction: Migrated, wantFrom: 2, wantBackup: ".v2.bak", changed: true},
+		{name: "v1 without backup", content: sampleV1,
+			wantAction: Migrated, wantFrom: 1, changed: true},
+		{name: "v3 is left alone without a temp file", content: v3, opts: Options{Backup: true}, fail: noCreate,
+			wantAction: Unchanged, wantFrom: 3},
+		{name: "dry run", content: sampleV1, opts: Options{Backup: true, DryRun: true, Diff: true}, fail: noCreate,
+			wantAction: WouldMigrate, wantFrom: 1},
+		{name: "invalid file is refused before anything is written", content: sampleV1, opts: Options{Verify: invalid}, fail: noCreate,
+			wantAction: Refused, wantFrom: 1, wantCode: RefusedInvalid},
+		{name: "invalid v3 file is refused too", content: v3, opts: Options{Verify: invalid}, fail: noCreate,
+			wantAction: Refused, wantFrom: 3, wantCode: RefusedInvalid},
+		{name: "corrupt file is refused", content: sampleV1 + "{}{}\n", fail: noCreate,
+			wantAction: Refused, wantCode: RefusedCorrupt},
+		{name: "not a session", content: `{"version":1,"recordType":"message"}` + "\n", fail: noCreate,
+			wantAction: Refused, wantCode: Unsupported},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := writeSession(t, dir, tt.content)
+			rep, err := MigrateFile(newFaultFS(tt.fail), path, tt.opts)
+			if tt.wantCode != "" {
+				var e *Error
+				if !errors.As(err, &e) || e.Code != tt.wantCode || e.Path != path {
+					t.Fatalf("got %v, want %s", err, tt.wantCode)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Action != tt.wantAction || rep.From != tt.wantFrom || rep.File != path {
+				t.Errorf("report %+v", rep)
+			}
+			got, _ := os.ReadFile(path)
+			if changed := string(got) != tt.content; changed != tt.changed {
+				t.Errorf("file changed: %v, want %v", changed, tt.changed)
+			}
+			if tt.changed {
+				if rep.To != 3 || !strings.Contains(string(got), `"version":3`) {
+					t.Errorf("not migrated: %+v", rep)
+				}
+			}
+			wantBackup := ""
+			if tt.wantBackup != "" {
+				wantBackup = path + tt.wantBackup
+				if b, _ := os.ReadFile(wantBackup); string(b) != tt.content {
+					t.Error("backup is not the original")
+				}
+			}
+			if rep.Backup != wantBackup {
+				t.Errorf("backup %q, want %q", rep.Backup, wantBackup)
+			}
+			if tt.opts.DryRun && !strings.Contains(rep.Diff, "+++") {
+				t.Errorf("dry run diff: %q", rep.Diff)
+			}
+			noTempLeft(t, dir)
+		})
+	}
+}
+
+func TestRepairFile(t *testing.T) {
+	const h = `{"type":"session","version":3,"id":"s"}`
+	const a = `{"type":"a","id":"1","parentId":null}`
+	tests := []struct {
+		name        string
+		content     string
+		opts        Options
+		fail        func(op, name string) error
+		wantAction  Action
+		want        string // file content afterwards ("" = unchanged)
+		wantCode    Code
+		wantFinding finding.Code
+	}{
+		{name: "clean file: nothing written", content: h + "\n" + a + "\n", opts: Options{Backup: true}, fail: noCreate,
+			wantAction: Unchanged},
+		{name: "concatenated line split, with backup", content: h + "\n" + a + a + "\n", opts: Options{Backup: true},
+			wantAction: Repaired, want: h + "\n" + a + "\n" + a + "\n"},
+		{name: "torn tail dropped", content: h + "\n" + a + "\n" + `{"type":"b`,
+			wantAction: Repaired, want: h + "\n" + a + "\n"},
+		{name: "zero tail refused without the option", content: h + "\n\x00\x00", fail: noCreate,
+			wantAction: Refused, wantCode: RefusedCorrupt, wantFinding: finding.ZeroFill},
+		{name: "zero tail cut with the option", content: h + "\n\x00\x00", opts: Options{ZeroTail: true},
+			wantAction: Repaired, want: h + "\n"},
+		{name: "invalid json refused", content: h + "\n{\"a\":}\n" + a + a + "\n", fail: noCreate,
+			wantAction: Refused, wantCode: RefusedCorrupt, wantFinding: finding.InvalidJSON},
+		{name: "dry run", content: h + "\n" + a, opts: Options{DryRun: true, Diff: true}, fail: noCreate,
+			wantAction: WouldRepair},
+		{name: "verify rejects the repaired file", content: h + "\n" + a,
+			opts:       Options{Verify: func(string, io.Reader) error { return errors.New("bad") }},
+			wantAction: Refused, wantCode: VerifyFailed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := writeSession(t, dir, tt.content)
+			rep, err := RepairFile(newFaultFS(tt.fail), path, tt.opts)
+			if tt.wantCode != "" {
+				var e *Error
+				if !errors.As(err, &e) || e.Code != tt.wantCode {
+					t.Fatalf("got %v, want %s", err, tt.wantCode)
+				}
+				if tt.wantFinding != "" && (e.Finding == nil || e.Finding.Code != tt.wantFinding) {
+					t.Errorf("finding %+v, want %s", e.Finding, tt.wantFinding)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Action != tt.wantAction {
+				t.Errorf("action %s, want %s", rep.Action, tt.wantAction)
+			}
+			want := tt.want
+			if want == "" {
+				want = tt.content
+			}
+			if got, _ := os.ReadFile(path); string(got) != want {
+				t.Errorf("file %q, want %q", got, want)
+			}
+			if tt.opts.Backup && rep.Action == Repaired {
+				if b, _ := os.ReadFile(path + ".bak"); string(b) != tt.content || rep.Backup != path+".bak" {
+					t.Error("backup is not the original")
+				}
+			}
+			if rep.Action == Repaired && len(rep.Fixes) == 0 {
+				t.Error("no fixes reported")
+			}
+			noTempLeft(t, dir)
+		})
+	}
+}
+
+// TestRealDamagedFilesEndToEnd repairs then migrates copies of the two
+// damaged real files through the file API, with backups.
+func TestRealDamagedFilesEndToEnd(t *testing.T) {
+	realFiles(t, "v1-*.jsonl")
+	for name := range damaged {
+		t.Run(name, func(t *testing.T) {
+			orig := readFile(t, filepath.Join(realCorpus, name))
+			dir := t.TempDir()
+			path := writeSession(t, dir, string(orig))
+			rep, err := RepairFile(OS(), path, Options{Backup: true})
+			if err != nil || rep.Action != Repaired {
+				t.Fatalf("repair: %+v, %v", rep, err)
+			}
+			repaired := readFile(t, path)
+			if bytes.Count(repaired, []byte("\n")) != bytes.Count(orig, []byte("\n"))+1 {
+				t.Error("repair did not add exactly one line")
+			}
+			mrep, err := MigrateFile(OS(), path, Options{Backup: true})
+			if err != nil || mrep.Action != Migrated || mrep.From != 1 {
+				t.Fatalf("migrate: %+v, %v", mrep, err)
+			}
+			if b := readFile(t, path+".bak"); !bytes.Equal(b, orig) {
+				t.Error(".bak is not the damaged original")
+			}
+			if b := readFile(t, path+".v1.bak"); !bytes.Equal(b, repaired) {
+				t.Error(".v1.bak is not the repaired v1 file")
+			}
+			again, err := MigrateFile(OS(), path, Options{Backup: true})
+			if err != nil || again.Action != Unchanged {
+				t.Errorf("second migrate: %+v, %v", again, err)
+			}
+			noTempLeft(t, dir)
+		})
+	}
+}

@@ -1,0 +1,108 @@
+package migrate
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/pisess/pisess/internal/finding"
+	"github.com/pisess/pisess/internal/parse"
+)
+
+func TestRepair(t *testing.T) {
+	const h = `{"type":"session","version":3,"id":"s"}`
+	const a = `{"type":"a","id":"1","parentId":null}`
+	const b = `{"type":"b","id":"2","parentId":"1"}`
+	tests := []struct {
+		name     string
+		in, want string
+		zeroTail bool
+		fixes    []finding.Code
+		linesOut int
+	}{
+		{"clean file is copied unchanged", h + "\n" + a + "\n", h + "\n" + a + "\n", false, nil, 2},
+		{"blank lines and CRLF are kept", h + "\r\n\n  \r\n" + a + "\r\n", h + "\r\n\n  \r\n" + a + "\r\n", false, nil, 4},
+		{"torn last line is dropped", h + "\n" + a + "\n" + `{"type":"b","id":"2","par`, h + "\n" + a + "\n", false,
+			[]finding.Code{finding.PartialTail}, 2},
+		{"torn last line with a torn UTF-8 character", h + "\n" + `{"type":"a","x":"caf` + "\xc3", h + "\n", false,
+			[]finding.Code{finding.PartialTail}, 1},
+		{"missing final newline is added", h + "\n" + a, h + "\n" + a + "\n", false,
+			[]finding.Code{finding.MissingFinalNewline}, 2},
+		{"missing final newline in a CRLF file is CRLF", h + "\r\n" + a, h + "\r\n" + a + "\r\n", false,
+			[]finding.Code{finding.MissingFinalNewline}, 2},
+		{"concatenated objects are split", h + "\n" + a + b + "\n", h + "\n" + a + "\n" + b + "\n", false,
+			[]finding.Code{finding.ConcatenatedObjects}, 3},
+		{"concatenated with spaces, CRLF, three objects", h + "\r\n " + a + " \t" + b + a + " \r\n", h + "\r\n" + a + "\r\n" + b + "\r\n" + a + "\r\n", false,
+			[]finding.Code{finding.ConcatenatedObjects}, 4},
+		{"concatenated last line without newline", h + "\n" + a + b, h + "\n" + a + "\n" + b + "\n", false,
+			[]finding.Code{finding.ConcatenatedObjects}, 3},
+		{"concatenated header line", h + a + "\n", h + "\n" + a + "\n", false,
+			[]finding.Code{finding.ConcatenatedObjects}, 2},
+		{"zero tail is cut when asked", h + "\n" + a + "\n\x00\x00\x00\x00", h + "\n" + a + "\n", true,
+			[]finding.Code{finding.ZeroFill}, 2},
+		{"several repairs at once", h + "\n" + a + b + "\n" + `{"type":`, h + "\n" + a + "\n" + b + "\n", false,
+			[]finding.Code{finding.ConcatenatedObjects, finding.PartialTail}, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			res, err := Repair(strings.NewReader(tt.in), &out, RepairOptions{ZeroTail: tt.zeroTail})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != tt.want {
+				t.Errorf("got %q, want %q", out.String(), tt.want)
+			}
+			var codes []finding.Code
+			for _, f := range res.Fixes {
+				codes = append(codes, f.Code)
+			}
+			if fmt.Sprint(codes) != fmt.Sprint(tt.fixes) || res.Changed != (len(tt.fixes) > 0) || res.LinesOut != tt.linesOut {
+				t.Errorf("result %+v, want fixes %v, %d lines", res, tt.fixes, tt.linesOut)
+			}
+			again, err := Repair(bytes.NewReader(out.Bytes()), &bytes.Buffer{}, RepairOptions{})
+			if err != nil || again.Changed {
+				t.Errorf("repairing the output again: %+v, %v", again, err)
+			}
+		})
+	}
+}
+
+func TestRepairRefuses(t *testing.T) {
+	const h = `{"type":"session","version":3,"id":"s"}`
+	tests := []struct {
+		name   string
+		in     string
+		limits parse.Limits
+		code   finding.Code
+		line   int
+	}{
+		{"invalid json", h + "\n{\"a\":}\n", parse.Limits{}, finding.InvalidJSON, 2},
+		{"invalid json as the complete last line", h + "\n{\"a\":}", parse.Limits{}, finding.InvalidJSON, 2},
+		{"impossible prefix at the end", h + "\nnot-json", parse.Limits{}, finding.InvalidJSON, 2},
+		{"torn line that is not the last", `{"type":"se` + "\n" + h + "\n", parse.Limits{}, finding.InvalidJSON, 1},
+		{"invalid utf8", h + "\n{\"a\":\"\xff\"}\n", parse.Limits{}, finding.InvalidUTF8, 2},
+		{"trailing data", h + "\n{\"a\":1}x\n", parse.Limits{}, finding.TrailingData, 2},
+		{"object then garbage then object", h + "\n{\"a\":1}x{\"b\":1}\n", parse.Limits{}, finding.TrailingData, 2},
+		{"not an object", h + "\n\"s\"\n", parse.Limits{}, finding.NotObject, 2},
+		{"zero tail without the option", h + "\n\x00\x00", parse.Limits{}, finding.ZeroFill, 2},
+		{"line too long", h + "\n{\"a\":\"" + strings.Repeat("x", 64) + "\"}\n", parse.Limits{MaxLineBytes: 48}, finding.LineTooLong, 2},
+		{"file too large", h + "\n" + h + "\n", parse.Limits{MaxFileBytes: 50}, finding.FileTooLarge, 2},
+		{"nothing would remain", `{"type":"sess`, parse.Limits{}, finding.MissingHeader, 1},
+		{"empty file", ``, parse.Limits{}, finding.MissingHeader, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Repair(strings.NewReader(tt.in), &bytes.Buffer{}, RepairOptions{Limits: tt.limits})
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("want *Error, got %v", err)
+			}
+			if e.Code != RefusedCorrupt || e.Finding == nil || e.Finding.Code != tt.code || e.Line != tt.line || e.ExitCode() != 1 {
+				t.Errorf("got %v, want refused %s at line %d", e, tt.code, tt.line)
+			}
+		})
+	}
+}

@@ -1,0 +1,612 @@
+package migrate
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Generator writes the new generation of a file to out, reading the
+// current one from in. It may read in more than once (seek back to 0).
+type Generator func(in io.ReadSeeker, out io.Writer) error
+
+// VerifyFunc checks a new generation before it replaces the original: it
+// must re-parse and validate. name is the original's path (for messages); r
+// reads the new bytes (from the fsynced temp file, or from memory in a dry
+// run). A non-nil error refuses the rewrite (verify_failed).
+type VerifyFunc func(name string, r io.Reader) error
+
+// RewriteOptions configure one Rewrite.
+type RewriteOptions struct {
+	// BackupSuffix, when set, keeps the original as <file><suffix> (a hard
+	// link, else a copy). An existing file of that name is reused only if
+	// it is byte-identical to the original, never overwritten.
+	BackupSuffix string
+	// DryRun writes nothing: the new generation is produced in memory,
+	// verified, and returned in Outcome.Generated.
+	DryRun bool
+	// Diff (with DryRun) fills Outcome.Diff with a unified diff.
+	Diff bool
+	// FollowSymlinks rewrites the file a symbolic link points to (temp
+	// file and backup beside the target) instead of refusing.
+	FollowSymlinks bool
+	// Verify checks the new generation; nil skips the check.
+	Verify VerifyFunc
+}
+
+// Outcome is what a Rewrite did.
+type Outcome struct {
+	Path         string // the file rewritten (the target, when a symlink was followed)
+	Changed      bool   // the new generation differs from the original
+	Written      bool   // the new generation replaced the original
+	Backup       string // the backup beside the file ("" = none)
+	BackupReused bool   // the backup was left by an earlier run and is identical
+	Generated    []byte // dry run: the would-be bytes (when Changed)
+	Diff         string // dry run with Diff: unified diff of the change
+}
+
+// Rewrite replaces the file at path with the generation that generate
+// writes, following the safe rewrite protocol (session-format.md section 9,
+// docs/migration.md):
+//
+//  1. open the original (refusing a symlink unless FollowSymlinks, and
+//     anything but a regular file), remembering its identity, size and
+//     mtime and hashing every byte generate reads;
+//  2. write the new generation to `.<base>.pisess-tmp-<random>` created
+//     exclusively in the same directory with the original's permission
+//     bits (never wider), fsync and close it; if it equals the original,
+//     remove it and stop (Changed false);
+//  3. give it the original's mode and owner, then verify it (re-read from
+//     disk);
+//  4. make the backup, if asked: hard link, else copy + fsync; an existing
+//     backup is reused only when byte-identical to the original;
+//  5. re-check that the original did not change since it was read (same
+//     file, size, mtime and content hash);
+//  6. rename the temp file over the original and fsync the directory.
+//
+// On any failure before the rename, everything this run created (temp
+// file, new backup) is removed and the original is untouched, so running
+// again just works. Errors are *Error.
+func Rewrite(fsys FS, path string, opts RewriteOptions, generate Generator) (Outcome, error) {
+	r := &rewrite{fsys: fsys, opts: opts}
+	out, err := r.run(path, generate)
+	if err != nil {
+		err = r.cleanup(err)
+		var e *Error
+		if errors.As(err, &e) && e.Path == "" {
+			e.Path = r.pathOr(path)
+		}
+	}
+	return out, err
+}
+
+// rewrite is the state of one Rewrite: what it read and what it created.
+type rewrite struct {
+	fsys   FS
+	opts   RewriteOptions
+	path   string      // the file being rewritten
+	info   fs.FileInfo // the original, as opened
+	sum    []byte      // sha256 of the original as read
+	size   int64       // bytes of the original as read
+	temp   string      // temp file created by this run and not yet renamed
+	backup string      // backup created by this run (removed on failure)
+}
+
+func (r *rewrite) pathOr(path string) string {
+	if r.path != "" {
+		return r.path
+	}
+	return path
+}
+
+func (r *rewrite) run(path string, generate Generator) (Outcome, error) {
+	if err := r.resolve(path); err != nil {
+		return Outcome{}, err
+	}
+	f, err := r.fsys.Open(r.path)
+	if err != nil {
+		return Outcome{}, &Error{Code: ReadFailed, Err: err}
+	}
+	defer f.Close()
+	if err := r.identify(f); err != nil {
+		return Outcome{}, err
+	}
+	snap := newSnapshot(f)
+	if r.opts.DryRun {
+		return r.dryRun(snap, f, generate)
+	}
+	changed, err := r.writeTemp(snap, generate)
+	if err != nil || !changed {
+		return Outcome{Path: r.path}, err
+	}
+	out := Outcome{Path: r.path, Changed: true}
+	if err := r.verifyTemp(); err != nil {
+		return out, err
+	}
+	if out.Backup, out.BackupReused, err = r.makeBackup(); err != nil {
+		return out, err
+	}
+	if err := r.recheck(); err != nil {
+		return out, err
+	}
+	if err := r.fsys.Rename(r.temp, r.path); err != nil {
+		return out, &Error{Code: RenameFailed, Err: err}
+	}
+	r.temp, r.backup, out.Written = "", "", true // both now belong to the user
+	if err := r.fsys.SyncDir(filepath.Dir(r.path)); err != nil {
+		return out, &Error{Code: SyncFailed, Err: fmt.Errorf("the file was replaced, but the directory could not be synced: %w", err)}
+	}
+	return out, nil
+}
+
+// resolve applies the symlink policy and settles which file is rewritten.
+func (r *rewrite) resolve(path string) error {
+	info, err := r.fsys.Lstat(path)
+	if err != nil {
+		return &Error{Code: ReadFailed, Err: err}
+	}
+	r.path = path
+	if info.Mode()&fs.ModeSymlink != 0 {
+		if !r.opts.FollowSymlinks {
+			return &Error{Code: Symlink, Err: errors.New("is a symbolic link: not rewritten (use --follow-symlinks to rewrite its target)")}
+		}
+		if r.path, err = r.fsys.EvalSymlinks(path); err != nil {
+			return &Error{Code: ReadFailed, Err: err}
+		}
+		if info, err = r.fsys.Lstat(r.path); err != nil {
+			return &Error{Code: ReadFailed, Err: err}
+		}
+	}
+	if !info.Mode().IsRegular() {
+		return &Error{Code: NotRegular, Err: fmt.Errorf("not a regular file (%s)", info.Mode().Type())}
+	}
+	return nil
+}
+
+// identify records the opened original's identity and checks it is the
+// file resolve looked at.
+func (r *rewrite) identify(f File) error {
+	info, err := f.Stat()
+	if err != nil {
+		return &Error{Code: ReadFailed, Err: err}
+	}
+	named, err := r.fsys.Lstat(r.path)
+	if err != nil || !os.SameFile(info, named) {
+		return &Error{Code: ChangedDuringRewrite, Err: errors.New("the file was replaced while it was being opened")}
+	}
+	r.info = info
+	return nil
+}
+
+// dryRun produces the new generation in memory and reports what a real
+// run would do, writing nothing.
+func (r *rewrite) dryRun(snap *snapshot, f File, generate Generator) (Outcome, error) {
+	var buf bytes.Buffer
+	if err := r.generate(snap, &buf, generate); err != nil {
+		return Outcome{}, err
+	}
+	if err := r.finishRead(snap); err != nil {
+		return Outcome{}, err
+	}
+	out := Outcome{Path: r.path, Changed: !r.same(&buf)}
+	if !out.Changed {
+		return out, nil
+	}
+	out.Generated = buf.Bytes()
+	if err := r.verify(bytes.NewReader(out.Generated)); err != nil {
+		return out, err
+	}
+	if r.opts.BackupSuffix != "" {
+		if err := r.backupWouldWork(r.path + r.opts.BackupSuffix); err != nil {
+			return out, err
+		}
+	}
+	if r.opts.Diff {
+		old, err := r.readAll(f)
+		if err != nil {
+			return out, err
+		}
+		out.Diff = Diff(r.path, old, out.Generated)
+	}
+	return out, nil
+}
+
+// same reports whether buf holds exactly the original's bytes.
+func (r *rewrite) same(buf *bytes.Buffer) bool {
+	sum := sha256.Sum256(buf.Bytes())
+	return int64(buf.Len()) == r.size && bytes.Equal(sum[:], r.sum)
+}
+
+// readAll reads the whole original again, checking it is what was read.
+func (r *rewrite) readAll(f File) ([]byte, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, &Error{Code: ReadFailed, Err: err}
+	}
+	old, err := io.ReadAll(f)
+	if err != nil {
+		return nil, &Error{Code: ReadFailed, Err: err}
+	}
+	if sum := sha256.Sum256(old); !bytes.Equal(sum[:], r.sum) {
+		return nil, &Error{Code: ChangedDuringRewrite, Err: errors.New("the file changed while it was being read")}
+	}
+	return old, nil
+}
+
+// generate runs the generator, telling read, write and generator failures
+// apart.
+func (r *rewrite) generate(snap *snapshot, w io.Writer, generate Generator) error {
+	tw := &trackingWriter{w: w}
+	err := generate(snap, tw)
+	switch {
+	case err == nil:
+		return nil
+	case snap.err != nil:
+		return &Error{Code: ReadFailed, Err: snap.err}
+	case tw.err != nil:
+		return &Error{Code: WriteFailed, Err: tw.err}
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return &Error{Code: WriteFailed, Err: err}
+}
+
+// finishRead hashes what generate left unread, completing the snapshot.
+func (r *rewrite) finishRead(snap *snapshot) error {
+	sum, size, err := snap.finish()
+	if err != nil {
+		return &Error{Code: ReadFailed, Err: err}
+	}
+	r.sum, r.size = sum, size
+	return nil
+}
+
+// writeTemp writes the new generation to a fresh temp file, fsyncs it and
+// gives it the original's mode and owner. It reports whether the new
+// generation differs from the original; when it does not, the temp file
+// is already gone.
+func (r *rewrite) writeTemp(snap *snapshot, generate Generator) (bool, error) {
+	tf, err := r.createTemp()
+	if err != nil {
+		return false, err
+	}
+	h := sha256.New()
+	cw := &countingWriter{w: tf, h: h}
+	err = r.generate(snap, cw, generate)
+	if err == nil {
+		err = r.finishRead(snap)
+	}
+	changed := err == nil && (cw.n != r.size || !bytes.Equal(h.Sum(nil), r.sum))
+	if err == nil && changed {
+		if serr := tf.Sync(); serr != nil {
+			err = &Error{Code: SyncFailed, Err: serr}
+		}
+	}
+	if cerr := tf.Close(); cerr != nil && err == nil {
+		err = &Error{Code: WriteFailed, Err: cerr}
+	}
+	if err != nil {
+		return false, err
+	}
+	if !changed {
+		return false, r.removeTemp()
+	}
+	if err := r.fsys.Chmod(r.temp, r.info.Mode().Perm()); err != nil {
+		return false, &Error{Code: ChmodFailed, Err: err}
+	}
+	if err := r.fsys.Chown(r.temp, r.info); err != nil {
+		return false, &Error{Code: ChmodFailed, Err: fmt.Errorf("cannot give the new file the original's owner: %w", err)}
+	}
+	return true, nil
+}
+
+// createTemp creates `.<base>.pisess-tmp-<random>` beside the original,
+// exclusively, with the original's permission bits.
+func (r *rewrite) createTemp() (File, error) {
+	dir, base := filepath.Split(r.path)
+	var err error
+	for attempt := 0; attempt < 8; attempt++ {
+		name := filepath.Join(dir, "."+base+".pisess-tmp-"+randomHex(6))
+		var f File
+		if f, err = r.fsys.CreateExcl(name, r.info.Mode().Perm()); err == nil {
+			r.temp = name
+			return f, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	return nil, &Error{Code: CreateFailed, Err: err}
+}
+
+func (r *rewrite) removeTemp() error {
+	if err := r.fsys.Remove(r.temp); err != nil {
+		return &Error{Code: WriteFailed, Err: fmt.Errorf("cannot remove the temp file %s: %w", r.temp, err)}
+	}
+	r.temp = ""
+	return nil
+}
+
+// verifyTemp verifies the new generation as it is on disk.
+func (r *rewrite) verifyTemp() error {
+	if r.opts.Verify == nil {
+		return nil
+	}
+	f, err := r.fsys.Open(r.temp)
+	if err != nil {
+		return &Error{Code: ReadFailed, Err: err}
+	}
+	defer f.Close()
+	return r.verify(f)
+}
+
+func (r *rewrite) verify(rd io.Reader) error {
+	if r.opts.Verify == nil {
+		return nil
+	}
+	if err := r.opts.Verify(r.path, rd); err != nil {
+		return &Error{Code: VerifyFailed, Err: err}
+	}
+	return nil
+}
+
+// makeBackup keeps the original as <file><suffix>.
+func (r *rewrite) makeBackup() (path string, reused bool, err error) {
+	if r.opts.BackupSuffix == "" {
+		return "", false, nil
+	}
+	path = r.path + r.opts.BackupSuffix
+	lerr := r.fsys.Link(r.path, path)
+	switch {
+	case lerr == nil:
+		r.backup = path
+		return path, false, nil
+	case errors.Is(lerr, fs.ErrExist):
+		return path, true, r.reuseBackup(path)
+	case errors.Is(lerr, fs.ErrNotExist):
+		return "", false, &Error{Code: ChangedDuringRewrite, Err: errors.New("the file was removed while it was being rewritten")}
+	}
+	reused, err = r.copyBackup(path)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) && e.Code == BackupFailed {
+			e.Err = errors.Join(fmt.Errorf("hard link: %w", lerr), e.Err)
+		}
+	}
+	return path, reused, err
+}
+
+// backupWouldWork tells a dry run whether makeBackup would refuse.
+func (r *rewrite) backupWouldWork(path string) error {
+	if _, err := r.fsys.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return r.reuseBackup(path)
+}
+
+// reuseBackup accepts an existing backup only when it is a regular file
+// byte-identical to the original as read (left by an earlier run that was
+// killed after making it).
+func (r *rewrite) reuseBackup(path string) error {
+	refuse := func(why string) error {
+		return &Error{Code: BackupExists, Path: path, Err: fmt.Errorf("a different file is in the way of the backup (%s): move it away and run again", why)}
+	}
+	info, err := r.fsys.Lstat(path)
+	if err != nil {
+		return &Error{Code: BackupFailed, Path: path, Err: err}
+	}
+	if !info.Mode().IsRegular() {
+		return refuse("not a regular file")
+	}
+	if info.Size() != r.size {
+		return refuse("different size")
+	}
+	sum, _, err := r.hashFile(path)
+	if err != nil {
+		return &Error{Code: BackupFailed, Path: path, Err: err}
+	}
+	if !bytes.Equal(sum, r.sum) {
+		return refuse("different content")
+	}
+	return nil
+}
+
+// copyBackup makes the backup as a copy when a hard link is impossible.
+// The copy is checked against the hash of what was read.
+func (r *rewrite) copyBackup(path string) (reused bool, err error) {
+	bf, err := r.fsys.CreateExcl(path, r.info.Mode().Perm())
+	if errors.Is(err, fs.ErrExist) {
+		return true, r.reuseBackup(path)
+	}
+	if err != nil {
+		return false, &Error{Code: BackupFailed, Path: path, Err: err}
+	}
+	r.backup = path
+	err = r.copyOriginal(bf)
+	if cerr := bf.Close(); cerr != nil && err == nil {
+		err = &Error{Code: BackupFailed, Path: path, Err: cerr}
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := r.fsys.Chmod(path, r.info.Mode().Perm()); err != nil {
+		return false, &Error{Code: ChmodFailed, Path: path, Err: err}
+	}
+	return false, nil
+}
+
+func (r *rewrite) copyOriginal(bf File) error {
+	src, err := r.fsys.Open(r.path)
+	if err != nil {
+		return &Error{Code: ReadFailed, Err: err}
+	}
+	defer src.Close()
+	h := sha256.New()
+	tw := &trackingWriter{w: io.MultiWriter(bf, h)}
+	if _, err := io.Copy(tw, src); err != nil {
+		if tw.err != nil {
+			return &Error{Code: BackupFailed, Path: r.path + r.opts.BackupSuffix, Err: err}
+		}
+		return &Error{Code: ReadFailed, Err: err}
+	}
+	if !bytes.Equal(h.Sum(nil), r.sum) {
+		return &Error{Code: ChangedDuringRewrite, Err: errors.New("the file changed while its backup was being copied")}
+	}
+	if err := bf.Sync(); err != nil {
+		return &Error{Code: SyncFailed, Path: r.path + r.opts.BackupSuffix, Err: err}
+	}
+	return nil
+}
+
+// recheck refuses when the original is no longer exactly what was read:
+// another file, another size or mtime, or other bytes (pi may have
+// appended to it meanwhile).
+func (r *rewrite) recheck() error {
+	changed := func(why string) error {
+		return &Error{Code: ChangedDuringRewrite, Err: fmt.Errorf("the file changed while it was being rewritten (%s): left untouched; run again when the session is idle", why)}
+	}
+	cur, err := r.fsys.Lstat(r.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return changed("it was removed")
+	case err != nil:
+		return &Error{Code: ReadFailed, Err: err}
+	case !os.SameFile(cur, r.info):
+		return changed("it was replaced by another file")
+	case cur.Size() != r.size || cur.Size() != r.info.Size():
+		return changed(fmt.Sprintf("size %d, was %d", cur.Size(), r.size))
+	case !cur.ModTime().Equal(r.info.ModTime()):
+		return changed("modification time")
+	}
+	sum, _, err := r.hashFile(r.path)
+	if err != nil {
+		return &Error{Code: ReadFailed, Err: err}
+	}
+	if !bytes.Equal(sum, r.sum) {
+		return changed("content")
+	}
+	return nil
+}
+
+// hashFile returns the sha256 and size of a file.
+func (r *rewrite) hashFile(path string) ([]byte, int64, error) {
+	f, err := r.fsys.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	return h.Sum(nil), n, err
+}
+
+// cleanup removes what this run created and is still its own, adding any
+// failure to do so to err.
+func (r *rewrite) cleanup(err error) error {
+	var problems []error
+	if r.temp != "" {
+		if rerr := r.fsys.Remove(r.temp); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			problems = append(problems, fmt.Errorf("cleanup: cannot remove the temp file: %w", rerr))
+		}
+		r.temp = ""
+	}
+	if r.backup != "" {
+		if rerr := r.fsys.Remove(r.backup); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			problems = append(problems, fmt.Errorf("cleanup: cannot remove the new backup: %w", rerr))
+		}
+		r.backup = ""
+	}
+	if len(problems) == 0 {
+		return err
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		e.Err = errors.Join(append([]error{e.Err}, problems...)...)
+		return err
+	}
+	return errors.Join(append([]error{err}, problems...)...)
+}
+
+// snapshot reads the original for the generator and hashes each byte the
+// first time it is read in order from the start, so the hash covers what
+// the new generation was made from.
+type snapshot struct {
+	f           File
+	pos, hashed int64
+	h           hash.Hash
+	err         error // first read or seek error
+}
+
+func newSnapshot(f File) *snapshot { return &snapshot{f: f, h: sha256.New()} }
+
+func (s *snapshot) Read(p []byte) (int, error) {
+	n, err := s.f.Read(p)
+	if n > 0 {
+		end := s.pos + int64(n)
+		if s.pos <= s.hashed && end > s.hashed {
+			s.h.Write(p[s.hashed-s.pos : n])
+			s.hashed = end
+		}
+		s.pos = end
+	}
+	if err != nil && err != io.EOF && s.err == nil {
+		s.err = err
+	}
+	return n, err
+}
+
+func (s *snapshot) Seek(offset int64, whence int) (int64, error) {
+	pos, err := s.f.Seek(offset, whence)
+	if err != nil {
+		if s.err == nil {
+			s.err = err
+		}
+		return pos, err
+	}
+	s.pos = pos
+	return pos, nil
+}
+
+// finish reads whatever was not read yet and returns the hash and size of
+// the whole file as read.
+func (s *snapshot) finish() ([]byte, int64, error) {
+	if _, err := s.Seek(s.hashed, io.SeekStart); err != nil {
+		return nil, 0, err
+	}
+	if _, err := io.Copy(io.Discard, s); err != nil {
+		return nil, 0, err
+	}
+	if s.err != nil {
+		return nil, 0, s.err
+	}
+	return s.h.Sum(nil), s.hashed, nil
+}
+
+// countingWriter writes to a file while counting and hashing the bytes.
+type countingWriter struct {
+	w io.Writer
+	h hash.Hash
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.h.Write(p[:n])
+	c.n += int64(n)
+	return n, err
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
+	return hex.EncodeToString(b)
+}
