@@ -10,9 +10,6 @@ func notYet(name string) *cli.Command {
 	})
 }
 
-func (c *CLI) migrateCommand() *cli.Command { return notYet("migrate") }
-func (c *CLI) repairCommand() *cli.Command  { return notYet("repair") }
 func (c *CLI) treeCommand() *cli.Command    { return notYet("tree") }
 func (c *CLI) pathCommand() *cli.Command    { return notYet("path") }
 func (c *CLI) contextCommand() *cli.Command { return notYet("context") }
-func (c *CLI) auditCommand() *cli.Command   { return notYet("audit") }

@@ -18,9 +18,9 @@ type RepairOptions struct {
 
 // Fix is one repair made (or, in a dry run, that would be made).
 type Fix struct {
-	Line    int          // physical line in the input
-	Code    finding.Code // the finding repaired
-	Message string
+	Line    int          `json:"line"` // physical line in the input
+	Code    finding.Code `json:"code"` // the finding repaired
+	Message string       `json:"message"`
 }
 
 // RepairResult describes one repair.
