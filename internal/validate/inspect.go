@@ -164,14 +164,15 @@ func (in *inspector) inspect(line int, raw []byte, alias bool) inspected {
 	}
 	typ, _ := str(fields, "type")
 	id, hasID := str(fields, "id")
-	switch {
-	case typ == "session":
+	if typ == "session" {
 		return inspected{findings: []finding.Finding{finding.Errorf(finding.MisplacedHeader, line, "a session header after the first record").WithEntry(id)}}
-	case !IsEntryType(typ):
-		return inspected{findings: []finding.Finding{finding.Errorf(finding.UnknownEntryType, line, "unknown entry type %q", fields["type"]).WithEntry(id).WithPointer("/type")}}
 	}
 	r := inspected{fields: fields, linkable: true}
-	if in.opts.Schemas != nil {
+	switch {
+	case !IsEntryType(typ):
+		// Still a tree node (pi indexes every entry): later entries may name it.
+		r.findings = []finding.Finding{finding.Errorf(finding.UnknownEntryType, line, "unknown entry type %q", fields["type"]).WithEntry(id).WithPointer("/type")}
+	case in.opts.Schemas != nil:
 		r.findings = in.opts.Schemas.Check(in.version, line, fields)
 	}
 	linear := in.version == 1

@@ -98,8 +98,8 @@ func (k *linker) enter(e entry) int32 {
 		n.role = k.intern(role)
 	}
 	k.nodes = append(k.nodes, n)
+	k.checkReferences(e, ord) // before register: an entry cannot name itself
 	k.register(e, ord)
-	k.checkReferences(e, ord)
 	return ord
 }
 
