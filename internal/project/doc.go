@@ -19,7 +19,13 @@
 //   - Context projects the model context of section 7 (settings, compaction
 //     cut, branch summaries, custom messages, context edits) and checks rule 6
 //     (every tool call answered, every result preceded by its call),
-//   - TreeView, PathView and ContextView are the JSON documents of cli.md.
+//   - TreeView, PathView and ContextView are the JSON documents of cli.md,
+//   - Summary describes an entry in one line, EstimateTokens and
+//     ContextTokens are pi's token estimates, CheckToolPairs is rule 6 on
+//     any message list.
+//
+// docs/format.md ("Projection: our reading") records where this follows pi
+// rather than the letter of the spec, and how rule 6 was calibrated.
 //
 // The conformance test (PISESS_CONFORMANCE=1, see conformance_test.go) checks
 // the projection against pi's own code for every leaf of every corpus file.

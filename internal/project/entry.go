@@ -48,8 +48,8 @@ func (e *Entry) Field(name string) (json.RawMessage, bool) {
 	return v, ok
 }
 
-// String returns a top-level member that is a JSON string, or "".
-func (e *Entry) String(name string) string {
+// StringField returns a top-level member that is a JSON string, or "".
+func (e *Entry) StringField(name string) string {
 	s, _ := rawString(e.fields[name])
 	return s
 }
@@ -73,33 +73,108 @@ func (e *Entry) Role() string {
 
 // decodeMessageHead fills e.msg for message entries.
 func (e *Entry) decodeMessageHead() {
-	raw, ok := e.fields["message"]
-	if e.Type != "message" || !ok || !isObject(raw) {
+	if e.Type != "message" {
 		return
 	}
-	var h messageHead
-	if json.Unmarshal(raw, &h) == nil {
+	if h, ok := headOf(e.fields["message"]); ok {
 		e.msg = &h
 	}
 }
 
+// headOf reads the head of a raw message object (exact key names, as
+// JavaScript reads them).
+func headOf(raw json.RawMessage) (messageHead, bool) {
+	var h messageHead
+	if !isObject(raw) {
+		return h, false
+	}
+	members, ok := splitMembers(raw)
+	if !ok {
+		return h, json.Unmarshal(raw, &h) == nil
+	}
+	for _, m := range members {
+		switch m.key {
+		case "role":
+			h.Role, _ = rawString(m.value)
+		case "provider":
+			h.Provider = m.value
+		case "model":
+			h.Model = m.value
+		case "stopReason":
+			h.StopReason, _ = rawString(m.value)
+		case "toolCallId":
+			h.ToolCallID, _ = rawString(m.value)
+		case "toolName":
+			h.ToolName, _ = rawString(m.value)
+		case "content":
+			h.Content = m.value
+		}
+	}
+	return h, true
+}
+
 // decodeBlocks decodes a content value that is an array of blocks; a string
-// or anything else gives no blocks.
+// or anything else gives no blocks. Elements that are not objects give
+// empty blocks.
 func decodeBlocks(content json.RawMessage) []contentBlock {
 	if !isArray(content) {
 		return nil
 	}
-	var blocks []contentBlock
-	if json.Unmarshal(content, &blocks) != nil {
-		return nil
+	elems, ok := splitElements(content)
+	if !ok {
+		var blocks []contentBlock
+		if json.Unmarshal(content, &blocks) != nil {
+			return nil
+		}
+		return blocks
+	}
+	blocks := make([]contentBlock, len(elems))
+	for i, el := range elems {
+		blocks[i] = blockOf(el)
 	}
 	return blocks
 }
 
+func blockOf(raw json.RawMessage) contentBlock {
+	var b contentBlock
+	members, ok := splitMembers(raw)
+	if !ok {
+		_ = json.Unmarshal(raw, &b)
+		return b
+	}
+	str := func(v json.RawMessage) *string {
+		if s, ok := rawString(v); ok {
+			return &s
+		}
+		return nil
+	}
+	for _, m := range members {
+		switch m.key {
+		case "type":
+			b.Type, _ = rawString(m.value)
+		case "text":
+			b.Text = str(m.value)
+		case "thinking":
+			b.Thinking = str(m.value)
+		case "id":
+			b.ID, _ = rawString(m.value)
+		case "name":
+			b.Name = str(m.value)
+		case "arguments":
+			b.Arguments = m.value
+		}
+	}
+	return b
+}
+
 // rawString decodes a raw value that is a JSON string.
 func rawString(raw json.RawMessage) (string, bool) {
-	if len(raw) == 0 || raw[0] != '"' {
+	n := len(raw)
+	if n < 2 || raw[0] != '"' || raw[n-1] != '"' {
 		return "", false
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : n-1]), true
 	}
 	var s string
 	if json.Unmarshal(raw, &s) != nil {

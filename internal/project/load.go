@@ -98,8 +98,8 @@ type loader struct {
 
 // add takes the k-th object of physical line num.
 func (ld *loader) add(num, k int, obj []byte) error {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(obj, &fields); err != nil {
+	fields, ok := fieldsOf(obj)
+	if !ok {
 		ld.s.Skipped = append(ld.s.Skipped, num)
 		return nil
 	}
@@ -211,10 +211,7 @@ func renameHookMessage(e *Entry) {
 	if e.Type != "message" || !ok || !isObject(msg) {
 		return
 	}
-	var head struct {
-		Role string `json:"role"`
-	}
-	if json.Unmarshal(msg, &head) != nil || head.Role != "hookMessage" {
+	if role, _ := rawString(memberValue(msg, "role")); role != "hookMessage" {
 		return
 	}
 	if edited, err := setMember(msg, "role", jsonString("custom")); err == nil {

@@ -3,6 +3,7 @@ package project
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"strconv"
 	"unicode/utf16"
@@ -201,7 +202,7 @@ func jsQuotedLen(s string) int {
 // it parses to (Number.prototype.toString).
 func jsNumber(text string) string {
 	f, err := strconv.ParseFloat(text, 64)
-	if err != nil && !math.IsInf(f, 0) {
+	if err != nil && !errors.Is(err, strconv.ErrRange) { // out of range: ±Inf or 0, as in JavaScript
 		return text
 	}
 	if math.IsInf(f, 0) || math.IsNaN(f) {
