@@ -46,48 +46,85 @@ var exemptStopReasons = map[string]bool{"aborted": true, "error": true}
 
 // openCall is a tool call waiting for its result.
 type openCall struct {
-	id, name string
+	ToolCall
 	msg      int
 	answered bool
 }
 
-// CheckToolPairs checks rule 6 on projected messages: every tool call of an
-// assistant message is answered by a toolResult before the next message that
-// is not a toolResult, and every toolResult answers an open call of the
-// assistant message it follows. Calls of assistant messages that stopped
-// with "aborted" or "error" need no result (and cannot take one). Calls
-// still open at the end of the context are not reported: a session being
-// written is in that state between a call and its result. sources[i] is the
-// entry behind msgs[i] (nil entries are allowed).
+// ToolCall is one toolCall block of an assistant message.
+type ToolCall struct {
+	ID, Name string
+}
+
+// ToolTurn is what rule 6 needs to know of one projected message: its role,
+// an assistant's stop reason and tool calls, a tool result's call id and
+// name, and where it came from. validate builds these from its compact
+// index; CheckToolPairs from full messages.
+type ToolTurn struct {
+	Role       string
+	StopReason string
+	Calls      []ToolCall // assistant toolCall blocks, in order
+	ToolCallID string     // toolResult
+	ToolName   string     // toolResult
+	EntryID    string
+	Line       int
+}
+
+// CheckToolPairs checks rule 6 on projected messages (see PairTools).
+// sources[i] is the entry behind msgs[i] (nil entries are allowed).
 func CheckToolPairs(msgs []json.RawMessage, sources []*Entry) []Unpaired {
+	turns := make([]ToolTurn, len(msgs))
+	for i, raw := range msgs {
+		var m messageHead
+		if !isObject(raw) || json.Unmarshal(raw, &m) != nil {
+			continue // not a message: pairs with nothing, closes nothing
+		}
+		turns[i] = ToolTurn{Role: m.Role, StopReason: m.StopReason, ToolCallID: m.ToolCallID, ToolName: m.ToolName}
+		if m.Role == "assistant" {
+			turns[i].Calls = toolCalls(m.Content)
+		}
+		if i < len(sources) && sources[i] != nil {
+			turns[i].EntryID, turns[i].Line = sources[i].ID, sources[i].Line
+		}
+	}
+	return PairTools(turns)
+}
+
+// PairTools checks rule 6: every tool call of an assistant message is
+// answered by a toolResult before the next message that is not a
+// toolResult, and every toolResult answers an open call of the assistant
+// message it follows. Calls of assistant messages that stopped with
+// "aborted" or "error" need no result (and cannot take one). Calls still
+// open at the end of the context are not reported: a session being written
+// is in that state between a call and its result. A turn with an empty
+// role stands for something that is not a message and is passed over.
+func PairTools(turns []ToolTurn) []Unpaired {
 	var out []Unpaired
 	var open []openCall
-	report := func(kind UnpairedKind, i int, id, name string) {
-		u := Unpaired{Kind: kind, MessageIndex: i, ToolCallID: id, ToolName: name}
-		if i < len(sources) && sources[i] != nil {
-			u.EntryID, u.Line = sources[i].ID, sources[i].Line
-		}
-		out = append(out, u)
+	report := func(kind UnpairedKind, i int, c ToolCall) {
+		out = append(out, Unpaired{Kind: kind, MessageIndex: i, ToolCallID: c.ID, ToolName: c.Name,
+			EntryID: turns[i].EntryID, Line: turns[i].Line})
 	}
-	for i, raw := range msgs {
-		m, ok := headOf(raw)
-		if !ok {
+	for i, t := range turns {
+		if t.Role == "" {
 			continue
 		}
-		if m.Role == "toolResult" {
-			if !answer(open, m.ToolCallID) {
-				report(ResultWithoutCall, i, m.ToolCallID, m.ToolName)
+		if t.Role == "toolResult" {
+			if !answer(open, t.ToolCallID) {
+				report(ResultWithoutCall, i, ToolCall{ID: t.ToolCallID, Name: t.ToolName})
 			}
 			continue
 		}
 		for _, c := range open {
 			if !c.answered {
-				report(CallWithoutResult, c.msg, c.id, c.name)
+				report(CallWithoutResult, c.msg, c.ToolCall)
 			}
 		}
 		open = nil
-		if m.Role == "assistant" && !exemptStopReasons[m.StopReason] {
-			open = toolCalls(i, m.Content)
+		if t.Role == "assistant" && !exemptStopReasons[t.StopReason] {
+			for _, c := range t.Calls {
+				open = append(open, openCall{ToolCall: c, msg: i})
+			}
 		}
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].MessageIndex < out[b].MessageIndex })
@@ -98,7 +135,7 @@ func CheckToolPairs(msgs []json.RawMessage, sources []*Entry) []Unpaired {
 // unanswered call.
 func answer(open []openCall, id string) bool {
 	for i := range open {
-		if open[i].id == id && !open[i].answered {
+		if open[i].ID == id && !open[i].answered {
 			open[i].answered = true
 			return true
 		}
@@ -107,8 +144,8 @@ func answer(open []openCall, id string) bool {
 }
 
 // toolCalls lists the toolCall blocks of an assistant content.
-func toolCalls(msg int, content json.RawMessage) []openCall {
-	var calls []openCall
+func toolCalls(content json.RawMessage) []ToolCall {
+	var calls []ToolCall
 	for _, b := range decodeBlocks(content) {
 		if b.Type != "toolCall" {
 			continue
@@ -117,7 +154,7 @@ func toolCalls(msg int, content json.RawMessage) []openCall {
 		if b.Name != nil {
 			name = *b.Name
 		}
-		calls = append(calls, openCall{id: b.ID, name: name, msg: msg})
+		calls = append(calls, ToolCall{ID: b.ID, Name: name})
 	}
 	return calls
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pisess/pisess/internal/finding"
+	"github.com/pisess/pisess/internal/project"
 )
 
 // node is the compact per-entry record the linkage checks keep: a few
@@ -15,15 +16,26 @@ type node struct {
 	jump   int32 // skip pointer for logarithmic ancestor queries
 	depth  int32
 	line   int32
-	typ    string // interned: shared by all entries of the type
-	role   string // interned
+	id     uint32 // the id, when it is pi's 8 hex digits (flagHexID)
+	aux    int32  // index into the tool or special tables, -1 for none
+	typ    uint8  // index into linker.names
+	role   uint8  // index into linker.names; 0 = none
+	flags  uint8
 }
 
-// callSite is an assistant entry that made a tool call. Sites with the same
-// call id are chained through prev, newest first.
+// node flags.
+const (
+	flagHexID   uint8 = 1 << iota // node.id holds the entry's id
+	flagExempt                    // an assistant turn that stopped with aborted/error
+	flagMessage                   // the entry projects a message into the context
+)
+
+// callSite is an assistant entry's tool call. Sites with the same call id
+// are chained through prev, newest first; one entry's sites are adjacent.
 type callSite struct {
 	node int32
-	prev int32  // the previous site with the same call id, or -1
+	prev int32 // the previous site with the same call id, or -1
+	id   string
 	name string // interned
 }
 
@@ -37,37 +49,71 @@ type parentRef struct {
 // Decoded strings may share the reader's line buffer: whatever the linker
 // keeps beyond one line is cloned.
 type linker struct {
-	nodes   []node
-	ids     idIndex
-	calls   map[uint64]int32 // hash of a call id -> newest site
-	sites   []callSite
-	seed    maphash.Seed
-	names   map[string]string // interned types, roles and tool names
-	pending map[string][]parentRef
-	add     func(finding.Finding)
+	nodes    []node
+	ids      idIndex
+	calls    map[uint64]int32 // hash of a call id -> newest site
+	sites    []callSite
+	results  []project.ToolCall // the call each toolResult answers
+	specials map[int32]*special // compactions and context edits
+	seed     maphash.Seed
+	names    []string         // interned types and roles, by code
+	codes    map[string]uint8 // the reverse of names
+	strs     map[string]string
+	pending  map[string][]parentRef
+	add      func(finding.Finding)
 }
 
 func newLinker(add func(finding.Finding)) *linker {
 	return &linker{
-		ids:     newIDIndex(),
-		calls:   make(map[uint64]int32),
-		seed:    maphash.MakeSeed(),
-		names:   make(map[string]string),
-		pending: make(map[string][]parentRef),
-		add:     add,
+		ids:      newIDIndex(),
+		calls:    make(map[uint64]int32),
+		specials: make(map[int32]*special),
+		seed:     maphash.MakeSeed(),
+		names:    []string{""},
+		codes:    map[string]uint8{"": 0},
+		strs:     make(map[string]string),
+		pending:  make(map[string][]parentRef),
+		add:      add,
 	}
 }
 
-// intern returns a kept copy of s shared by every equal string.
+// maxCodes bounds the type and role table; hostile files with thousands of
+// made-up types share the last code.
+const maxCodes = 255
+
+// code returns the small code of a type or role name.
+func (k *linker) code(name string) uint8 {
+	if c, ok := k.codes[name]; ok {
+		return c
+	}
+	if len(k.names) >= maxCodes {
+		return maxCodes
+	}
+	c := uint8(len(k.names))
+	kept := strings.Clone(name)
+	k.names = append(k.names, kept)
+	k.codes[kept] = c
+	return c
+}
+
+// name returns the name behind a code.
+func (k *linker) name(c uint8) string {
+	if int(c) < len(k.names) {
+		return k.names[c]
+	}
+	return "(other)"
+}
+
+// intern returns a kept copy of s shared by every equal string (tool names).
 func (k *linker) intern(s string) string {
-	if kept, ok := k.names[s]; ok {
+	if kept, ok := k.strs[s]; ok {
 		return kept
 	}
-	if len(k.names) > 4096 { // hostile input: stop growing the table
+	if len(k.strs) > 4096 { // hostile input: stop growing the table
 		return strings.Clone(s)
 	}
 	kept := strings.Clone(s)
-	k.names[kept] = kept
+	k.strs[kept] = kept
 	return kept
 }
 
@@ -86,20 +132,30 @@ type entry struct {
 func (k *linker) enter(e entry) int32 {
 	ord := int32(len(k.nodes))
 	parent := k.resolveParent(e, ord)
-	n := node{parent: parent, jump: -1, line: int32(e.line), typ: k.intern(e.typ)}
+	n := node{parent: parent, jump: -1, aux: -1, line: int32(e.line), typ: k.code(e.typ)}
 	if parent >= 0 {
 		p := k.nodes[parent]
 		n.depth = p.depth + 1
 		n.jump = k.jumpFor(parent)
 	}
+	if h, ok := hexID(e.id); ok && e.hasID {
+		n.id, n.flags = h, n.flags|flagHexID
+	}
 	if e.typ == "message" {
 		msg := obj(e.fields, "message")
 		role, _ := str(msg, "role")
-		n.role = k.intern(role)
+		n.role = k.code(role)
+		if stop, _ := str(msg, "stopReason"); stop == "aborted" || stop == "error" {
+			n.flags |= flagExempt
+		}
+	}
+	if projectsMessage(e) {
+		n.flags |= flagMessage
 	}
 	k.nodes = append(k.nodes, n)
 	k.checkReferences(e, ord) // before register: an entry cannot name itself
 	k.register(e, ord)
+	k.remember(e, ord)
 	return ord
 }
 
@@ -166,15 +222,19 @@ func (k *linker) register(e entry, ord int32) {
 		}
 		delete(k.pending, e.id)
 	}
-	if k.nodes[ord].role == "assistant" {
-		for _, c := range toolCalls(obj(e.fields, "message")) {
+	if k.name(k.nodes[ord].role) == "assistant" {
+		calls := toolCalls(obj(e.fields, "message"))
+		if len(calls) > 0 {
+			k.nodes[ord].aux = int32(len(k.sites))
+		}
+		for _, c := range calls {
 			h := maphash.String(k.seed, c.id)
 			prev, seen := k.calls[h]
 			if !seen {
 				prev = -1
 			}
 			k.calls[h] = int32(len(k.sites))
-			k.sites = append(k.sites, callSite{node: ord, prev: prev, name: k.intern(c.name)})
+			k.sites = append(k.sites, callSite{node: ord, prev: prev, id: strings.Clone(c.id), name: k.intern(c.name)})
 		}
 	}
 }
@@ -183,7 +243,7 @@ func (k *linker) register(e entry, ord int32) {
 func (k *linker) checkReferences(e entry, ord int32) {
 	switch e.typ {
 	case "message":
-		if k.nodes[ord].role == "toolResult" {
+		if k.name(k.nodes[ord].role) == "toolResult" {
 			k.checkToolResult(e, ord)
 		}
 	case "label":
@@ -244,21 +304,22 @@ func (k *linker) checkContextEdit(e entry, ord int32) {
 		return
 	}
 	t := k.nodes[target]
-	editable := t.typ == "custom_message" ||
-		(t.typ == "message" && (t.role == "user" || t.role == "assistant" || t.role == "toolResult"))
+	typ, role := k.name(t.typ), k.name(t.role)
+	editable := typ == "custom_message" ||
+		(typ == "message" && (role == "user" || role == "assistant" || role == "toolResult"))
 	switch {
 	case !k.isAncestor(target, ord):
 		k.add(finding.Errorf(finding.ContextEditTarget, e.line, "targetId names line %d, which is not on this edit's ancestor chain", t.line).WithEntry(e.id).WithPointer("/targetId"))
 	case !editable:
-		k.add(finding.Errorf(finding.ContextEditTarget, e.line, "targetId names a %s on line %d, which cannot be edited (only custom_message and user, assistant, toolResult messages)", describe(t), t.line).WithEntry(e.id).WithPointer("/targetId"))
+		k.add(finding.Errorf(finding.ContextEditTarget, e.line, "targetId names a %s on line %d, which cannot be edited (only custom_message and user, assistant, toolResult messages)", k.describe(t), t.line).WithEntry(e.id).WithPointer("/targetId"))
 	}
 }
 
-func describe(n node) string {
-	if n.role != "" {
-		return n.role + " message"
+func (k *linker) describe(n node) string {
+	if n.role != 0 {
+		return k.name(n.role) + " message"
 	}
-	return n.typ
+	return k.name(n.typ)
 }
 
 // checkFirstKept: the compaction keeps from itself or one of its ancestors.

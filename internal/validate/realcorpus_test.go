@@ -18,6 +18,12 @@ var damaged = map[string]int{
 	"v1-pi-mono-session-root-concatenated-line.jsonl": 440,
 }
 
+// unpairedLines are the real rule-6 warnings: pi compacted between a tool
+// call and its result (docs/format.md, "Projection: our reading").
+var unpairedLines = map[string]int{
+	"v1-pi-mono-before-compaction.jsonl": 628,
+}
+
 // TestRealCorpusValidates: every undamaged file pi wrote validates without
 // errors (schemas and linkage included); the damaged ones report exactly
 // their concatenated line. The files are far larger than the reader's

@@ -312,6 +312,7 @@ func (p *pass) finish() *Report {
 	}
 	if p.checking && p.trusted {
 		p.links.finish()
+		p.links.checkContext()
 	}
 	rep := p.rep
 	rep.Lines = p.lastLine
