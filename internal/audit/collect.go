@@ -1,0 +1,330 @@
+package audit
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/pisess/pisess/internal/validate"
+)
+
+// noDay marks a charge whose entry has no usable timestamp.
+const noDay = math.MinInt32
+
+// firstMessageRunes is how long the first user message may get.
+const firstMessageRunes = 72
+
+// collector is the validation Observer that gathers one file's figures.
+// It keeps nothing of the records it sees but the figures themselves.
+type collector struct {
+	rec        *Record
+	version    int
+	observed   int             // entries seen
+	nodes      map[string]node // entry id → its place in the tree
+	models     map[string]struct{}
+	modelIndex map[string]int32
+	current    string // the model in use at this point of the file
+	latest     time.Time
+}
+
+// node counts one entry's children.
+type node struct {
+	exists   bool
+	children int32
+}
+
+func newCollector() *collector {
+	return &collector{
+		rec:        &Record{Messages: map[string]int{}},
+		nodes:      map[string]node{},
+		models:     map[string]struct{}{},
+		modelIndex: map[string]int32{},
+	}
+}
+
+// Header implements validate.Observer.
+func (c *collector) Header(_ int, fields map[string]any) {
+	c.rec.CWD, _ = fields["cwd"].(string)
+	c.version = 1
+	if v, ok := integer(fields["version"]); ok {
+		c.version = int(v)
+	}
+	for _, key := range []string{"parentSession", "branchedFrom"} {
+		if p, _ := fields[key].(string); p != "" {
+			c.rec.parents = append(c.rec.parents, p)
+			if c.rec.ParentSession == "" {
+				c.rec.ParentSession = p
+			}
+		}
+	}
+	// Version 1 headers name the model the session started with.
+	c.current = modelName(str(fields, "provider"), str(fields, "modelId"))
+}
+
+// Entry implements validate.Observer.
+func (c *collector) Entry(_ int, fields map[string]any) {
+	c.observed++
+	at := timestamp(fields["timestamp"])
+	if at.After(c.latest) {
+		c.latest = at
+	}
+	key := c.tree(fields)
+	switch str(fields, "type") {
+	case "message":
+		msg, _ := fields["message"].(map[string]any)
+		c.message(msg, key, at)
+	case "model_change":
+		c.current = modelName(str(fields, "provider"), str(fields, "modelId"))
+	case "usage":
+		model := modelName(str(fields, "provider"), str(fields, "model"))
+		c.use(model)
+		c.charge(fields["usage"], key, at, model)
+	case "compaction":
+		c.rec.Compactions++
+		c.charge(fields["usage"], key, at, c.current) // never its retainedTail
+	case "branch_summary":
+		c.charge(fields["usage"], key, at, c.current)
+	case "session_info":
+		c.rec.Name = str(fields, "name")
+	}
+}
+
+// tree records the entry's place in the tree and returns its key index,
+// or -1 when it has no id (version 1).
+func (c *collector) tree(fields map[string]any) int32 {
+	id, _ := fields["id"].(string)
+	if c.version < 2 || id == "" {
+		return -1
+	}
+	n := c.nodes[id]
+	n.exists = true
+	c.nodes[id] = n
+	if parent, ok := fields["parentId"].(string); ok {
+		p := c.nodes[parent]
+		p.children++
+		c.nodes[parent] = p
+	}
+	c.rec.keys = append(c.rec.keys, keyOf(id))
+	return int32(len(c.rec.keys) - 1)
+}
+
+// message gathers one message entry.
+func (c *collector) message(msg map[string]any, key int32, at time.Time) {
+	role := str(msg, "role")
+	c.rec.Messages[role]++
+	if at.IsZero() {
+		at = unixMillis(msg["timestamp"])
+	}
+	switch role {
+	case "user":
+		if c.rec.FirstMessage == "" {
+			c.rec.FirstMessage = oneLine(text(msg["content"]), firstMessageRunes)
+		}
+	case "assistant":
+		model := modelName(str(msg, "provider"), str(msg, "model"))
+		c.current = model
+		c.use(model)
+		c.charge(msg["usage"], key, at, model)
+	case "toolResult":
+		c.charge(msg["usage"], key, at, c.current)
+	}
+}
+
+// use notes a model as used.
+func (c *collector) use(model string) {
+	if model != "" {
+		c.models[model] = struct{}{}
+	}
+}
+
+// charge counts one usage record, when v is one.
+func (c *collector) charge(v any, key int32, at time.Time, model string) {
+	u, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	tokens, cost := usageOf(u)
+	c.rec.Usage.add(tokens, cost)
+	ch := charge{tokens: tokens, cost: cost, entry: key, day: dayOf(at), model: -1}
+	if model != "" {
+		i, ok := c.modelIndex[model]
+		if !ok {
+			i = int32(len(c.rec.models))
+			c.rec.models = append(c.rec.models, model)
+			c.modelIndex[model] = i
+		}
+		ch.model = i
+	}
+	c.rec.charges = append(c.rec.charges, ch)
+}
+
+// record finishes the figures of the file.
+func (c *collector) record(path string, rep *validate.Report, modified time.Time) *Record {
+	r := c.rec
+	r.Path = path
+	r.Report = rep
+	r.Verdict = verdictOf(rep)
+	r.Status = rep.Status
+	r.Version = rep.Version
+	r.SessionID = rep.SessionID
+	r.Entries = rep.Entries
+	r.FirstError = firstError(rep)
+	r.Bytes = rep.Bytes
+	r.Modified = modified
+	r.LastActivity = c.latest
+	if r.LastActivity.IsZero() {
+		r.LastActivity = modified
+	}
+	for m := range c.models {
+		r.Models = append(r.Models, m)
+	}
+	sort.Strings(r.Models)
+	c.shape()
+	return r
+}
+
+// shape counts branch points and leaves.
+func (c *collector) shape() {
+	if c.version < 2 { // one linear chain
+		if c.observed > 0 {
+			c.rec.Leaves = 1
+		}
+		return
+	}
+	for _, n := range c.nodes {
+		switch {
+		case !n.exists:
+		case n.children == 0:
+			c.rec.Leaves++
+		case n.children > 1:
+			c.rec.Branches++
+		}
+	}
+}
+
+// modelName is "provider/model", or whichever half is known.
+func modelName(provider, model string) string {
+	switch {
+	case provider == "":
+		return model
+	case model == "":
+		return provider
+	}
+	return provider + "/" + model
+}
+
+// text returns a message content's text: the string itself, or its first
+// text block.
+func text(content any) string {
+	switch v := content.(type) {
+	case string:
+		return v
+	case []any:
+		for _, b := range v {
+			block, _ := b.(map[string]any)
+			if str(block, "type") == "text" {
+				if t := str(block, "text"); strings.TrimSpace(t) != "" {
+					return t
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// oneLine squeezes whitespace and cuts s to at most n runes (ending in …).
+func oneLine(s string, n int) string {
+	if limit := 8 * n; len(s) > limit { // look at the start only
+		s = s[:limit]
+		for len(s) > 0 && !utf8.ValidString(s) {
+			s = s[:len(s)-1]
+		}
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	runes := []rune(s)
+	return strings.TrimSpace(string(runes[:n-1])) + "…"
+}
+
+// str returns m[key] when it is a string.
+func str(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return s
+}
+
+// timestamp parses an entry's ISO 8601 timestamp; zero when absent or bad.
+func timestamp(v any) time.Time {
+	s, _ := v.(string)
+	if s == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// unixMillis reads a message's Unix-millisecond timestamp.
+func unixMillis(v any) time.Time {
+	ms, ok := integer(v)
+	if !ok || ms <= 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
+}
+
+// dayOf is the UTC day of t, in days since 1970-01-01.
+func dayOf(t time.Time) int32 {
+	if t.IsZero() {
+		return noDay
+	}
+	return int32(math.Floor(float64(t.Unix()) / 86400))
+}
+
+// Day formats a day number as a UTC date.
+func Day(d int32) string {
+	if d == noDay {
+		return Unknown
+	}
+	return time.Unix(int64(d)*86400, 0).UTC().Format(time.DateOnly)
+}
+
+// keyOf turns an entry id into a compact dedup key: pi's usual 8
+// lowercase hex digits exactly, anything else a 63-bit FNV-1a hash with the
+// top bit set (so the two kinds never meet).
+func keyOf(id string) uint64 {
+	if v, ok := hex8(id); ok {
+		return v
+	}
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(id); i++ {
+		h ^= uint64(id[i])
+		h *= 1099511628211
+	}
+	return h | 1<<63
+}
+
+// hex8 reads exactly eight lowercase hex digits.
+func hex8(s string) (uint64, bool) {
+	if len(s) != 8 {
+		return 0, false
+	}
+	var v uint64
+	for i := 0; i < 8; i++ {
+		ch := s[i]
+		switch {
+		case ch >= '0' && ch <= '9':
+			v = v<<4 | uint64(ch-'0')
+		case ch >= 'a' && ch <= 'f':
+			v = v<<4 | uint64(ch-'a'+10)
+		default:
+			return 0, false
+		}
+	}
+	return v, true
+}

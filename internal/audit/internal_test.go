@@ -1,0 +1,174 @@
+package audit
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestKeyOf(t *testing.T) {
+	tests := []struct {
+		id     string
+		want   uint64
+		hashed bool
+	}{
+		{"0000002a", 42, false},
+		{"ffffffff", 0xffffffff, false},
+		{"FFFFFFFF", 0, true}, // not pi's lowercase form: hashed, distinct from ffffffff
+		{"0000002a0", 0, true},
+		{"019ebb22-69c0-77df-8480-5618f0660c02", 0, true},
+		{"", 0, true},
+	}
+	for _, tt := range tests {
+		got := keyOf(tt.id)
+		if tt.hashed && got>>63 != 1 || !tt.hashed && got != tt.want {
+			t.Errorf("keyOf(%q) = %#x", tt.id, got)
+		}
+	}
+	if keyOf("a-long-id") == keyOf("a-long-ie") {
+		t.Error("different ids, same key")
+	}
+}
+
+func TestOneLine(t *testing.T) {
+	long := ""
+	for i := 0; i < 2000; i++ {
+		long += "word "
+	}
+	tests := []struct{ in, want string }{
+		{"  a\n\tb  ", "a b"},
+		{"exactly 10", "exactly 10"},
+		{"one two three four five six", "one two t…"},
+		{"héllo wörld ünïcode", "héllo wör…"},
+		{long, "word word…"},
+	}
+	for _, tt := range tests {
+		if got := oneLine(tt.in, 10); got != tt.want {
+			t.Errorf("oneLine(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestText(t *testing.T) {
+	var blocks any
+	json.Unmarshal([]byte(`[{"type":"image","data":"x"},{"type":"text","text":"  "},{"type":"text","text":"second"}]`), &blocks)
+	for _, tt := range []struct {
+		content any
+		want    string
+	}{
+		{"plain", "plain"},
+		{blocks, "second"},
+		{nil, ""},
+		{json.Number("3"), ""},
+	} {
+		if got := text(tt.content); got != tt.want {
+			t.Errorf("text(%v) = %q, want %q", tt.content, got, tt.want)
+		}
+	}
+}
+
+func TestUsageOf(t *testing.T) {
+	n := func(s string) json.Number { return json.Number(s) }
+	tests := []struct {
+		name   string
+		u      map[string]any
+		tokens int64
+		cost   float64
+	}{
+		{"totalTokens wins", map[string]any{"input": n("1"), "output": n("2"), "totalTokens": n("10"), "cost": map[string]any{"total": n("0.5")}}, 10, 0.5},
+		{"sum without totalTokens", map[string]any{"input": n("1"), "output": n("2"), "cacheRead": n("3"), "cacheWrite": n("4")}, 10, 0},
+		{"a fractional total", map[string]any{"totalTokens": n("7.6")}, 8, 0},
+		{"a string is no number", map[string]any{"totalTokens": "7", "input": n("2")}, 2, 0},
+		{"no cost total", map[string]any{"totalTokens": n("1"), "cost": map[string]any{"input": n("1")}}, 1, 0},
+		{"exponent cost", map[string]any{"cost": map[string]any{"total": n("1e-3")}}, 0, 0.001},
+	}
+	for _, tt := range tests {
+		tokens, cost := usageOf(tt.u)
+		if tokens != tt.tokens || cost != tt.cost {
+			t.Errorf("%s: %d tokens, $%v; want %d, $%v", tt.name, tokens, cost, tt.tokens, tt.cost)
+		}
+	}
+}
+
+func TestDay(t *testing.T) {
+	tests := []struct {
+		at   time.Time
+		want string
+	}{
+		{time.Date(2026, 3, 4, 23, 59, 59, 0, time.UTC), "2026-03-04"},
+		{time.Date(2026, 3, 5, 1, 0, 0, 0, time.FixedZone("", 3*3600)), "2026-03-04"}, // UTC date
+		{time.Date(1969, 12, 31, 12, 0, 0, 0, time.UTC), "1969-12-31"},
+		{time.Time{}, Unknown},
+	}
+	for _, tt := range tests {
+		if got := Day(dayOf(tt.at)); got != tt.want {
+			t.Errorf("Day(dayOf(%v)) = %s, want %s", tt.at, got, tt.want)
+		}
+	}
+}
+
+// A message entry without its own timestamp is dated by its message's.
+func TestChargeDayFallback(t *testing.T) {
+	c := newCollector()
+	c.Header(1, map[string]any{"type": "session", "version": json.Number("3"), "cwd": "/w"})
+	c.Entry(2, map[string]any{"type": "message", "id": "00000001", "message": map[string]any{
+		"role": "assistant", "provider": "p", "model": "m", "timestamp": json.Number("1767225600000"),
+		"usage": map[string]any{"totalTokens": json.Number("5")}}})
+	if len(c.rec.charges) != 1 || Day(c.rec.charges[0].day) != "2026-01-01" {
+		t.Errorf("charges %+v", c.rec.charges)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	abs := func(p string) string {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	recs := []*Record{
+		{Path: "a/2026-01-01T00-00-00-000Z_s-one.jsonl", SessionID: "s-one"},
+		{Path: "b/session.jsonl", SessionID: "s-two"},
+		{Path: "c/session.jsonl", SessionID: "s-three"},
+		{Path: "d/fork.jsonl", SessionID: "s-four"},
+	}
+	idx := newPathIndex(recs)
+	tests := []struct {
+		name   string
+		parent string
+		self   int
+		want   int
+	}{
+		{"absolute path", abs("b/session.jsonl"), 3, 1},
+		{"absolute path, not clean", abs("b") + "/./session.jsonl", 3, 1},
+		{"a file does not fork itself", abs("d/fork.jsonl"), 3, -1},
+		{"base name elsewhere", "/home/u/.pi/sessions/x/2026-01-01T00-00-00-000Z_s-one.jsonl", 3, 0},
+		{"windows path", `C:\Users\u\.pi\2026-01-01T00-00-00-000Z_s-one.jsonl`, 3, 0},
+		{"ambiguous base name", "/elsewhere/session.jsonl", 3, -1},
+		{"base name, other than self", "/elsewhere/session.jsonl", 1, 2},
+		{"session id in another name", "/old/2025-01-01T00-00-00-000Z_s-three.jsonl", 3, 2},
+		{"unknown", "/old/2025-01-01T00-00-00-000Z_nobody.jsonl", 3, -1},
+		{"no session id", "/old/notes.txt", 3, -1},
+	}
+	for _, tt := range tests {
+		if got := idx.resolve(tt.parent, tt.self); got != tt.want {
+			t.Errorf("%s: resolve(%q) = %d, want %d", tt.name, tt.parent, got, tt.want)
+		}
+	}
+}
+
+// Lineages are transitive: a fork of a fork shares the root's lineage.
+func TestLineages(t *testing.T) {
+	recs := []*Record{
+		{Path: "x/2026-01-03T00-00-00-000Z_c.jsonl", SessionID: "c", parents: []string{"/p/2026-01-02T00-00-00-000Z_b.jsonl"}},
+		{Path: "x/2026-01-01T00-00-00-000Z_a.jsonl", SessionID: "a"},
+		{Path: "x/2026-01-02T00-00-00-000Z_b.jsonl", SessionID: "b", parents: []string{"/p/2026-01-01T00-00-00-000Z_a.jsonl"}},
+		{Path: "x/2026-01-04T00-00-00-000Z_d.jsonl", SessionID: "d"},
+	}
+	got := lineages(recs)
+	if got[0] != got[1] || got[1] != got[2] || got[3] == got[0] {
+		t.Errorf("lineage roots %v, want the first three together", got)
+	}
+}

@@ -1,0 +1,149 @@
+package audit
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// lineages groups the records into lineages: a fork or clone is linked to
+// the audited file its header's parentSession (or branchedFrom) names.
+// The name is only compared, never opened: first as an absolute path, then
+// by base name, then by the session id in a pi file name
+// (<time>_<sessionId>.jsonl) or a header; a fallback that matches more than
+// one other file links nothing. It returns each record's lineage root.
+func lineages(recs []*Record) []int {
+	idx := newPathIndex(recs)
+	u := newUnion(len(recs))
+	for i, r := range recs {
+		for _, p := range r.parents {
+			if j := idx.resolve(p, i); j >= 0 {
+				u.join(i, j)
+			}
+		}
+	}
+	roots := make([]int, len(recs))
+	for i := range recs {
+		roots[i] = u.find(i)
+	}
+	return roots
+}
+
+// pathIndex finds audited files by the names a header may use for them.
+type pathIndex struct {
+	abs  map[string]int
+	base map[string][]int
+	sid  map[string][]int
+}
+
+func newPathIndex(recs []*Record) *pathIndex {
+	x := &pathIndex{abs: map[string]int{}, base: map[string][]int{}, sid: map[string][]int{}}
+	for i, r := range recs {
+		if a, err := filepath.Abs(r.Path); err == nil {
+			x.abs[a] = i
+		}
+		b := baseName(r.Path)
+		x.base[b] = append(x.base[b], i)
+		for _, id := range distinct(sessionIDFromName(b), r.SessionID) {
+			x.sid[id] = append(x.sid[id], i)
+		}
+	}
+	return x
+}
+
+// resolve returns the file that p names, other than self, or -1.
+func (x *pathIndex) resolve(p string, self int) int {
+	if filepath.IsAbs(p) {
+		if j, ok := x.abs[filepath.Clean(p)]; ok && j != self {
+			return j
+		}
+	}
+	b := baseName(p)
+	if j := only(x.base[b], self); j >= 0 {
+		return j
+	}
+	if id := sessionIDFromName(b); id != "" {
+		return only(x.sid[id], self)
+	}
+	return -1
+}
+
+// only returns the one index in is other than self, or -1.
+func only(is []int, self int) int {
+	found := -1
+	for _, i := range is {
+		if i == self {
+			continue
+		}
+		if found >= 0 {
+			return -1
+		}
+		found = i
+	}
+	return found
+}
+
+// baseName is the last element of a path written with / or \ separators
+// (a header may carry a Windows path).
+func baseName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// sessionIDFromName is the session id in a pi file name
+// <time>_<sessionId>.jsonl, or "".
+func sessionIDFromName(base string) string {
+	stem, ok := strings.CutSuffix(base, ".jsonl")
+	if !ok {
+		return ""
+	}
+	i := strings.LastIndexByte(stem, '_')
+	if i < 0 || i == len(stem)-1 {
+		return ""
+	}
+	return stem[i+1:]
+}
+
+// distinct returns the non-empty values, each once.
+func distinct(a, b string) []string {
+	switch {
+	case a == "" && b == "":
+		return nil
+	case a == "" || a == b:
+		return []string{b}
+	case b == "":
+		return []string{a}
+	}
+	return []string{a, b}
+}
+
+// union is a union-find over record indexes.
+type union struct{ parent []int }
+
+func newUnion(n int) *union {
+	u := &union{parent: make([]int, n)}
+	for i := range u.parent {
+		u.parent[i] = i
+	}
+	return u
+}
+
+func (u *union) find(i int) int {
+	for u.parent[i] != i {
+		u.parent[i] = u.parent[u.parent[i]]
+		i = u.parent[i]
+	}
+	return i
+}
+
+// join merges two sets; the lower index becomes the root.
+func (u *union) join(a, b int) {
+	ra, rb := u.find(a), u.find(b)
+	switch {
+	case ra < rb:
+		u.parent[rb] = ra
+	case rb < ra:
+		u.parent[ra] = rb
+	}
+}
