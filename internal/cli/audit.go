@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -173,35 +174,15 @@ func (a *auditRun) exit(sum audit.Summary) error {
 func (a *auditRun) sort() {
 	key := map[string]func(x, y *audit.Record) int{
 		"activity": func(x, y *audit.Record) int { return x.LastActivity.Compare(y.LastActivity) },
-		"size":     func(x, y *audit.Record) int { return cmpInt(x.Bytes, y.Bytes) },
-		"tokens":   func(x, y *audit.Record) int { return cmpInt(x.Usage.Tokens, y.Usage.Tokens) },
-		"cost":     func(x, y *audit.Record) int { return cmpFloat(x.Usage.Cost, y.Usage.Cost) },
+		"size":     func(x, y *audit.Record) int { return cmp.Compare(x.Bytes, y.Bytes) },
+		"tokens":   func(x, y *audit.Record) int { return cmp.Compare(x.Usage.Tokens, y.Usage.Tokens) },
+		"cost":     func(x, y *audit.Record) int { return cmp.Compare(x.Usage.Cost, y.Usage.Cost) },
 		"file":     func(x, y *audit.Record) int { return strings.Compare(x.Path, y.Path) },
 	}[a.order]
 	if key == nil {
 		return
 	}
 	sort.SliceStable(a.records, func(i, j int) bool { return key(a.records[i], a.records[j]) < 0 })
-}
-
-func cmpInt(x, y int64) int {
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
-}
-
-func cmpFloat(x, y float64) int {
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
 }
 
 // ---- JSON ----
