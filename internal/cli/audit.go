@@ -75,7 +75,7 @@ func (c *CLI) runAudit(ctx *cli.Context) error {
 // newAuditRun reads and checks the flags.
 func (c *CLI) newAuditRun(ctx *cli.Context) (*auditRun, error) {
 	a := &auditRun{out: c.Stdout, errw: c.Stderr, style: c.style(ctx, c.Stdout),
-		format: ctx.String("format"), order: ctx.String("sort"), quiet: ctx.Bool("quiet")}
+		format: ctx.String("format"), order: ctx.String("sort"), quiet: globalBool(ctx, "quiet")}
 	switch a.format {
 	case "table", "json", "csv":
 	default:
@@ -287,7 +287,12 @@ func summaryJSON(s audit.Summary, by audit.Grouping, unreadable int) auditSummar
 
 // money rounds a sum of dollars to nano-dollars, dropping float noise
 // (0.30000000000000004 → 0.3).
-func money(x float64) float64 { return math.Round(x*1e9) / 1e9 }
+func money(x float64) float64 {
+	if r := math.Round(x*1e9) / 1e9; !math.IsInf(r, 0) {
+		return r
+	}
+	return x // too large to have nano-dollar noise (x*1e9 overflows)
+}
 
 // isoTime formats a time in UTC, RFC 3339 with milliseconds; "" for zero.
 func isoTime(t time.Time) string {
@@ -564,7 +569,7 @@ type progress struct {
 // --quiet, or nil. JSON streamed to the same terminal would mix with it,
 // so then there is none either.
 func (c *CLI) newProgress(ctx *cli.Context, format string, targets []target) *progress {
-	if ctx.Bool("quiet") || !c.IsTerminal(c.Stderr) || (format == "json" && c.IsTerminal(c.Stdout)) {
+	if globalBool(ctx, "quiet") || !c.IsTerminal(c.Stderr) || (format == "json" && c.IsTerminal(c.Stdout)) {
 		return nil
 	}
 	var total int64

@@ -145,7 +145,7 @@ func command(name, usage, argsUsage string, flags []cli.Flag, action cli.ActionF
 
 // style returns the colour style for w under the context's flags.
 func (c *CLI) style(ctx *cli.Context, w io.Writer) render.Style {
-	off := ctx.Bool("no-color") || c.Getenv("NO_COLOR") != "" || !c.IsTerminal(w)
+	off := globalBool(ctx, "no-color") || c.Getenv("NO_COLOR") != "" || !c.IsTerminal(w)
 	return render.NewStyle(!off)
 }
 
@@ -160,4 +160,15 @@ func jobs(ctx *cli.Context) int {
 		return n
 	}
 	return 1
+}
+
+// globalBool reads a global flag given before or after the command name:
+// the command's own copy of the flag would hide the application's.
+func globalBool(ctx *cli.Context, name string) bool {
+	for _, c := range ctx.Lineage() {
+		if c.Bool(name) {
+			return true
+		}
+	}
+	return false
 }

@@ -124,7 +124,7 @@ func (c *CLI) runRewrite(ctx *cli.Context, op fileOp, verify verifier) error {
 		return toResult(rep, err)
 	}, func(i int, r rewriteResult) {
 		worst = max(worst, r.exit)
-		c.emitRewrite(format, style, ctx.Bool("quiet"), r)
+		c.emitRewrite(format, style, globalBool(ctx, "quiet"), r)
 	})
 	if worst != ExitOK {
 		return &ExitError{Code: worst}

@@ -99,7 +99,7 @@ func (c *CLI) runValidate(ctx *cli.Context) error {
 	}
 	targets := c.expand(ctx.Args().Slice())
 	opts.Workers = workersPerFile(jobs(ctx), len(targets))
-	v := &validator{out: c.Stdout, errw: c.Stderr, style: c.style(ctx, c.Stdout), format: format, quiet: ctx.Bool("quiet"), strict: ctx.Bool("strict")}
+	v := &validator{out: c.Stdout, errw: c.Stderr, style: c.style(ctx, c.Stdout), format: format, quiet: globalBool(ctx, "quiet"), strict: ctx.Bool("strict")}
 	ordered(len(targets), jobs(ctx), func(i int) outcome {
 		t := targets[i]
 		if t.Err != nil {

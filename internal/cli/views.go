@@ -1,0 +1,292 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/pisess/pisess/internal/finding"
+	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/render"
+)
+
+// defaultWidth is the line width when stdout is not a terminal and COLUMNS
+// is not set.
+const defaultWidth = 100
+
+// viewHelp is the part of the tree, path and context help that they share.
+const viewHelp = `The leaf is the last entry of the file unless --leaf names another one
+(a unique prefix of its id is enough, e.g. the 8 characters the views show).
+
+Text output is cut to the width of the terminal (COLUMNS, else the
+terminal's own width, else 100 columns when stdout is not a terminal);
+--width 0 never cuts. Everything from the file is shown with control
+characters escaped. --format json prints one JSON document on one line,
+the stable form for scripts.
+
+Exit codes: 0 shown; 1 the file is not a session (or is of an unsupported
+version, or too large), or (path, context) a parentId cycle lies on the
+leaf's path; 2 usage error (including a --leaf that names no entry) or the
+file could not be read. On failure nothing is written to stdout.`
+
+func viewFlags() []cli.Flag {
+	return append(limitFlags(),
+		&cli.StringFlag{Name: "leaf", Usage: "show the session as of the entry with this `ID` (or unique id prefix); default: the last entry"},
+		&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
+		&cli.IntFlag{Name: "width", Usage: "cut text lines to `N` columns; 0 never cuts", DefaultText: "COLUMNS, else the terminal's width, else 100"},
+	)
+}
+
+func (c *CLI) treeCommand() *cli.Command {
+	cmd := command("tree", "show the whole session tree: branches, labels, the active path and the leaf", "FILE", viewFlags(), c.runTree)
+	cmd.Description = `Every entry on one line: short id, kind, first words, tools called, result
+sizes, model changes. A linear run of entries stays at one indentation; a new
+level starts below each branch point (⑂ N branches). • and the accent colour
+mark the path to the leaf (◀ leaf); [labels] are shown on their targets.
+Entries whose parentId links form a cycle are listed after the tree, which
+is still shown (exit 0). --quiet leaves out the header and the warning line.
+
+` + viewHelp
+	return cmd
+}
+
+func (c *CLI) pathCommand() *cli.Command {
+	cmd := command("path", "list the entries from the root to the leaf", "FILE", viewFlags(), c.runPath)
+	cmd.Description = `One line per entry, root first: position, short id, time of day (UTC,
+with a dated rule when the day changes), kind (the role of a message) and a
+summary; labels, branch points and the leaf are marked. --quiet leaves out
+the header.
+
+` + viewHelp
+	return cmd
+}
+
+func (c *CLI) contextCommand() *cli.Command {
+	cmd := command("context", "show the model context pi builds for the leaf (what the model is sent)", "FILE", viewFlags(), c.runContext)
+	cmd.Description = `A header with the model, the thinking level, the number of messages and the
+estimated tokens (pi's estimate: the last usage the provider reported plus
+characters/4 for the messages after it), the compaction cut and the context
+edits in force; then each message: index, kind, source entry, characters,
+estimated tokens and first words. A tool call without its result, or a
+result without its call, is flagged ⚠ under its message: a provider rejects
+such a context. --quiet leaves out the header and the closing warning.
+
+` + viewHelp
+	return cmd
+}
+
+// view is one tree, path or context invocation, with the session loaded
+// and the leaf resolved.
+type view struct {
+	session *project.Session
+	leaf    *project.Entry
+	file    string
+	format  string
+	opts    render.ViewOptions
+}
+
+func (c *CLI) runTree(ctx *cli.Context) error {
+	v, err := c.openView(ctx)
+	if err != nil {
+		return err
+	}
+	tv := v.session.TreeView(v.leaf)
+	var out bytes.Buffer
+	if v.format == "json" {
+		_, err = tv.WriteTo(&out)
+		out.WriteByte('\n')
+	} else {
+		err = render.Tree(&out, tv, v.opts)
+	}
+	return c.emit(&out, err)
+}
+
+func (c *CLI) runPath(ctx *cli.Context) error {
+	v, err := c.openView(ctx)
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	if v.format == "json" {
+		pv, err := v.session.PathView(v.leaf)
+		if err != nil {
+			return v.pathError(err)
+		}
+		return c.emit(&out, render.JSONDocument(&out, pv))
+	}
+	path, err := v.session.Path(v.leaf)
+	if err != nil {
+		return v.pathError(err)
+	}
+	return c.emit(&out, render.Path(&out, v.session, path, v.opts))
+}
+
+func (c *CLI) runContext(ctx *cli.Context) error {
+	v, err := c.openView(ctx)
+	if err != nil {
+		return err
+	}
+	pc, err := v.session.Context(v.leaf)
+	if err != nil {
+		return v.pathError(err)
+	}
+	var out bytes.Buffer
+	if v.format == "json" {
+		err = render.ContextJSON(&out, pc.View())
+	} else {
+		err = render.Context(&out, pc, v.opts)
+	}
+	return c.emit(&out, err)
+}
+
+// emit writes a finished view to stdout: all of it, or nothing when it
+// could not be built.
+func (c *CLI) emit(out *bytes.Buffer, err error) error {
+	if err != nil {
+		return &ExitError{Code: ExitInvalid, Err: err}
+	}
+	if _, err := c.Stdout.Write(out.Bytes()); err != nil {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the output: %w", err)}
+	}
+	return nil
+}
+
+// openView checks the arguments, loads the file and resolves the leaf.
+func (c *CLI) openView(ctx *cli.Context) (*view, error) {
+	args := ctx.Args().Slice()
+	switch {
+	case len(args) == 0:
+		return nil, usageErrorf("%s needs a session FILE (see `pisess %s --help`)", ctx.Command.Name, ctx.Command.Name)
+	case len(args) > 1 && strings.HasPrefix(args[1], "-"):
+		return nil, usageErrorf("flags go before FILE: pisess %s %s %s", ctx.Command.Name, strings.Join(args[1:], " "), args[0])
+	case len(args) > 1:
+		return nil, usageErrorf("%s takes one FILE, not %d", ctx.Command.Name, len(args))
+	}
+	v := &view{file: args[0], format: ctx.String("format")}
+	if v.format != "text" && v.format != "json" {
+		return nil, usageErrorf("--format must be text or json, not %q", v.format)
+	}
+	width, err := c.width(ctx)
+	if err != nil {
+		return nil, err
+	}
+	lim, err := limits(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v.session, err = project.LoadFile(v.file, lim)
+	if err != nil {
+		return nil, v.loadError(err)
+	}
+	if v.leaf, err = resolveLeaf(v.session, ctx.String("leaf")); err != nil {
+		return nil, usageErrorf("%s: %v", v.file, err)
+	}
+	quiet := globalBool(ctx, "quiet")
+	if !quiet && len(v.session.Skipped) > 0 {
+		fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s no entry (blank, torn or corrupt: `pisess validate %s` explains)\n",
+			render.Safe(v.file), skippedLines(v.session.Skipped), render.Safe(v.file))
+	}
+	style := c.style(ctx, c.Stdout)
+	v.opts = render.ViewOptions{Style: style, Width: width, File: v.file, Quiet: quiet}
+	return v, nil
+}
+
+// width is --width, else COLUMNS, else the terminal's width, else
+// defaultWidth.
+func (c *CLI) width(ctx *cli.Context) (int, error) {
+	if ctx.IsSet("width") {
+		if w := ctx.Int("width"); w >= 0 {
+			return w, nil
+		}
+		return 0, usageErrorf("--width must be 0 (never cut) or more, not %d", ctx.Int("width"))
+	}
+	if cols, err := strconv.Atoi(strings.TrimSpace(c.Getenv("COLUMNS"))); err == nil && cols > 0 {
+		return cols, nil
+	}
+	if f, ok := c.Stdout.(*os.File); ok && c.IsTerminal(c.Stdout) {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w, nil
+		}
+	}
+	return defaultWidth, nil
+}
+
+// loadError maps a load failure to its exit code: a file that cannot be
+// read is exit 2, one that is not a session (or too large) exit 1.
+func (v *view) loadError(err error) error {
+	var he *project.HeaderError
+	switch {
+	case errors.As(err, &he):
+		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s:%d: %s: %s", v.file, he.Line, he.Code, he.Msg)}
+	case errors.Is(err, parse.ErrFileTooLarge):
+		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s: %s: %v", v.file, finding.FileTooLarge, err)}
+	}
+	return &ExitError{Code: ExitUsage, Err: err}
+}
+
+// pathError reports a parentId cycle on the leaf's path (exit 1).
+func (v *view) pathError(err error) error {
+	var ce *project.CycleError
+	if errors.As(err, &ce) {
+		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s:%d: %v", v.file, ce.Line, ce)}
+	}
+	return &ExitError{Code: ExitInvalid, Err: err}
+}
+
+// resolveLeaf resolves --leaf: "" is the default leaf, an exact id wins,
+// else a prefix that starts exactly one entry's id.
+func resolveLeaf(s *project.Session, id string) (*project.Entry, error) {
+	e, err := s.Leaf(id)
+	var unknown *project.UnknownEntryError
+	if err == nil || !errors.As(err, &unknown) {
+		return e, err
+	}
+	seen := map[string]*project.Entry{}
+	for _, e := range s.Entries {
+		if e.ID != "" && strings.HasPrefix(e.ID, id) {
+			seen[e.ID] = e
+		}
+	}
+	switch len(seen) {
+	case 0:
+		return nil, fmt.Errorf("--leaf %q names no entry", id)
+	case 1:
+		for full := range seen {
+			return s.Leaf(full)
+		}
+	}
+	ids := make([]string, 0, len(seen))
+	for full := range seen {
+		ids = append(ids, full)
+	}
+	sort.Strings(ids)
+	if len(ids) > 5 {
+		ids = append(ids[:5], "…")
+	}
+	return nil, fmt.Errorf("--leaf %q is ambiguous: it starts %d entry ids (%s)", id, len(seen), strings.Join(ids, ", "))
+}
+
+// skippedLines describes the lines that held no entry: "line 7 holds" or
+// "3 lines (7, 9, 12) hold".
+func skippedLines(lines []int) string {
+	if len(lines) == 1 {
+		return fmt.Sprintf("line %d holds", lines[0])
+	}
+	nums := make([]string, 0, 4)
+	for i, n := range lines {
+		if i == 3 {
+			nums = append(nums, "…")
+			break
+		}
+		nums = append(nums, strconv.Itoa(n))
+	}
+	return fmt.Sprintf("%d lines (%s) hold", len(lines), strings.Join(nums, ", "))
+}

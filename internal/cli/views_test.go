@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+)
+
+// Colour only on a terminal, never with --no-color (before or after the
+// command name) or NO_COLOR; the width comes from --width, else COLUMNS,
+// else 100 when stdout is not a terminal.
+func TestViewColourAndWidth(t *testing.T) {
+	file := "../../testdata/corpus/valid/v3-everything.jsonl"
+	tests := []struct {
+		name      string
+		args      []string
+		env       map[string]string
+		tty       bool
+		wantColor bool
+		maxWidth  int
+	}{
+		{"terminal", []string{"tree", file}, map[string]string{"COLUMNS": "90"}, true, true, 90},
+		{"--no-color after the command", []string{"tree", "--no-color", file}, nil, true, false, 100},
+		{"--no-color before the command", []string{"--no-color", "context", file}, nil, true, false, 100},
+		{"--quiet --no-color before the command", []string{"--quiet", "--no-color", "path", file}, nil, true, false, 100},
+		{"NO_COLOR", []string{"path", file}, map[string]string{"NO_COLOR": "1"}, true, false, 100},
+		{"not a terminal", []string{"tree", file}, nil, false, false, 100},
+		{"COLUMNS", []string{"context", file}, map[string]string{"COLUMNS": "60"}, false, false, 60},
+		{"--width wins over COLUMNS", []string{"path", "--width", "70", file}, map[string]string{"COLUMNS": "60"}, false, false, 70},
+		{"--width 0 never cuts", []string{"tree", "--width", "0", file}, nil, false, false, 1 << 20},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			c := &CLI{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr,
+				Getenv:     func(k string) string { return tt.env[k] },
+				IsTerminal: func(w io.Writer) bool { return tt.tty && w == io.Writer(&stdout) }}
+			if code := c.Run(append([]string{"pisess"}, tt.args...)); code != ExitOK {
+				t.Fatalf("exit %d; stderr %q", code, stderr.String())
+			}
+			out := stdout.String()
+			if got := strings.Contains(out, "\x1b["); got != tt.wantColor {
+				t.Errorf("colour %v, want %v", got, tt.wantColor)
+			}
+			widest := 0
+			for _, line := range strings.Split(out, "\n") {
+				widest = max(widest, visibleWidth(line))
+			}
+			if widest > tt.maxWidth {
+				t.Errorf("a line is %d columns wide, want at most %d", widest, tt.maxWidth)
+			}
+			if tt.maxWidth > 100 && widest <= 100 {
+				t.Errorf("--width 0: the widest line is %d columns: was it cut?", widest)
+			}
+		})
+	}
+}
+
+// visibleWidth counts the runes of a line outside colour sequences (the
+// test files hold no wide characters).
+func visibleWidth(line string) int {
+	n, inEscape := 0, false
+	for _, r := range line {
+		switch {
+		case r == '\x1b':
+			inEscape = true
+		case inEscape:
+			inEscape = r != 'm'
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+func TestResolveLeaf(t *testing.T) {
+	file := "../../testdata/corpus/valid/v3-branched.jsonl"
+	tests := []struct {
+		leaf, want string
+		code       int
+	}{
+		{"", "leaf 60e9216a", ExitOK},
+		{"84590f75", "leaf 84590f75", ExitOK},
+		{"8459", "leaf 84590f75", ExitOK}, // a unique prefix
+		{"8", `--leaf "8" is ambiguous: it starts 5 entry ids (80a50dd9, 81ffd99a, 84590f75, 8631af84, 8a4ef761)`, ExitUsage},
+		{"nosuchid", `--leaf "nosuchid" names no entry`, ExitUsage},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		c := &CLI{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr,
+			Getenv: func(string) string { return "" }, IsTerminal: func(io.Writer) bool { return false }}
+		args := []string{"pisess", "tree", file}
+		if tt.leaf != "" {
+			args = []string{"pisess", "tree", "--leaf", tt.leaf, file}
+		}
+		code := c.Run(args)
+		if code != tt.code {
+			t.Errorf("--leaf %q: exit %d, want %d (stderr %q)", tt.leaf, code, tt.code, stderr.String())
+		}
+		if !strings.Contains(stdout.String()+stderr.String(), tt.want) {
+			t.Errorf("--leaf %q: want %q in\n%s%s", tt.leaf, tt.want, stdout.String(), stderr.String())
+		}
+		if code != ExitOK && stdout.Len() > 0 {
+			t.Errorf("--leaf %q: failure wrote to stdout", tt.leaf)
+		}
+	}
+}

@@ -1,0 +1,647 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/pisess/pisess/internal/project"
+)
+
+// Context writes the text view of `pisess context`: a header with the model,
+// thinking level, message count and estimated tokens (and the compaction
+// cut and context edits, when there are any), then one line per message
+// with its index, kind, source entry, size in characters, token estimate
+// and first words. Compaction and branch summaries, custom messages, the
+// retained tail of a compaction and edited messages are labelled; rule-6
+// problems (a tool call without its result, a result without its call) are
+// flagged under the message they concern and summed up at the end.
+func Context(w io.Writer, c *project.Context, opt ViewOptions) error {
+	tw := newTextWriter(w, opt)
+	msgs := make([]messageView, len(c.Messages))
+	for i, raw := range c.Messages {
+		msgs[i] = viewMessage(raw)
+	}
+	if !opt.Quiet {
+		tw.contextHeader(c, msgs)
+	}
+	if len(msgs) == 0 {
+		tw.line(cell{text: "(no messages)", paint: opt.Style.Dim})
+		return tw.flush()
+	}
+	tw.messageLines(c, msgs)
+	if n := len(c.Unpaired); n > 0 && !opt.Quiet {
+		tw.line()
+		tw.line(cell{text: warnMark + " " + plural(n, "tool call/result problem", "tool call/result problems") +
+			" (rule 6): a provider rejects the next request built from this context", paint: opt.Style.Warn})
+	}
+	return tw.flush()
+}
+
+func (tw *textWriter) contextHeader(c *project.Context, msgs []messageView) {
+	st := tw.opt.Style
+	h := []cell{fileCell(tw.opt.File, st)}
+	if c.Leaf == nil {
+		tw.header(append(h, cell{text: ": no entries, empty context"}))
+		return
+	}
+	tw.line(append(h, cell{text: ": context at leaf "}, cell{text: shortID(c.Leaf.ID), paint: st.Accent})...)
+	field := func(name string, value ...cell) {
+		tw.line(append([]cell{{text: fmt.Sprintf("  %-9s ", name), paint: st.Dim}}, value...)...)
+	}
+	field("model", modelCell(c.Model, st))
+	thinking := "(none)"
+	if name := c.ThinkingLevelName(); name != "" {
+		thinking = Safe(name)
+	}
+	field("thinking", cell{text: thinking})
+	field("messages", cell{text: fmt.Sprintf("%s, ≈ %s tokens", Count(int64(len(msgs))), Count(int64(project.ContextTokens(c.Messages))))},
+		cell{text: " " + tokenBasis(msgs), paint: st.Dim})
+	if cut := cutNote(c); cut != "" {
+		field("cut", cell{text: cut})
+	}
+	if edits := editNote(c); edits != "" {
+		field("edits", cell{text: edits})
+	}
+	tw.line()
+}
+
+func modelCell(m *project.Model, st Style) cell {
+	if m == nil {
+		return cell{text: "(none)", paint: st.Dim}
+	}
+	provider, id := m.Names()
+	if provider == "" {
+		provider = "?"
+	}
+	if id == "" {
+		id = "?"
+	}
+	return cell{text: Safe(provider + "/" + id), paint: st.Bold}
+}
+
+// tokenBasis says where the token total comes from, as pi's
+// estimateContextTokens computes it: the usage the provider reported for
+// the last assistant message that has one, plus estimates of what follows.
+func tokenBasis(msgs []messageView) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].usage {
+			after := len(msgs) - 1 - i
+			if after == 0 {
+				return fmt.Sprintf("(usage reported at #%d)", i)
+			}
+			return fmt.Sprintf("(usage reported at #%d + %d estimated after it)", i, after)
+		}
+	}
+	return "(estimated: characters / 4)"
+}
+
+// cutNote describes the compaction cut, if the context starts with one.
+func cutNote(c *project.Context) string {
+	if len(c.Entries) == 0 || c.Entries[0].Type != "compaction" {
+		return ""
+	}
+	comp := c.Entries[0]
+	at := 0
+	for i, e := range c.Path {
+		if e == comp {
+			at = i
+		}
+	}
+	left := len(c.Path) - len(c.Entries)
+	note := fmt.Sprintf("at compaction %s (line %d): %s dropped, ", shortID(comp.ID), comp.Line,
+		plural(left, "earlier entry", "earlier entries"))
+	switch kept := at - left; {
+	case isJSONArray(comp):
+		tail := 0
+		for i, src := range c.Sources {
+			if src == comp && i > 0 {
+				tail++
+			}
+		}
+		return note + plural(tail, "message", "messages") + " retained"
+	case kept > 0:
+		return note + fmt.Sprintf("%d kept from %s", kept, shortID(comp.StringField("firstKeptEntryId")))
+	}
+	return note + fmt.Sprintf("none kept (firstKeptEntryId %s is not on the path)", shortID(comp.StringField("firstKeptEntryId")))
+}
+
+func isJSONArray(comp *project.Entry) bool {
+	raw, _ := comp.Field("retainedTail")
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '['
+}
+
+// editNote counts the messages the context edits change.
+func editNote(c *project.Context) string {
+	edits := contextEdits(c)
+	replaced, omitted := 0, 0
+	for _, e := range c.Entries {
+		ed, ok := edits[e.ID]
+		switch {
+		case !ok || e.ID == "" || !editable(e):
+		case ed.omit:
+			omitted++
+		default:
+			replaced++
+		}
+	}
+	var parts []string
+	if replaced > 0 {
+		parts = append(parts, plural(replaced, "message", "messages")+" replaced")
+	}
+	if omitted > 0 {
+		parts = append(parts, plural(omitted, "message", "messages")+" omitted")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, ", ") + " by context_edit"
+}
+
+// editable reports whether a context_edit can change the entry's message.
+func editable(e *project.Entry) bool {
+	switch e.Type {
+	case "custom_message":
+		return true
+	case "message":
+		r := e.Role()
+		return r == "user" || r == "assistant" || r == "toolResult"
+	}
+	return false
+}
+
+// omission is a message a context_edit took out of the context.
+type omission struct {
+	entry *project.Entry
+	by    string
+	at    int // the index the message would have had
+}
+
+// omissions lists the messages omitted by context edits, in order.
+func omissions(c *project.Context, edits map[string]edit) []omission {
+	pos := make(map[*project.Entry]int, len(c.Entries))
+	for i, e := range c.Entries {
+		pos[e] = i
+	}
+	var out []omission
+	next := 0 // messages whose source comes before the entry
+	for i, e := range c.Entries {
+		for next < len(c.Sources) && pos[c.Sources[next]] < i {
+			next++
+		}
+		if ed, ok := edits[e.ID]; ok && ed.omit && e.ID != "" && editable(e) && (e.Type != "message" || e.Message() != nil) {
+			out = append(out, omission{entry: e, by: ed.by, at: next})
+		}
+	}
+	return out
+}
+
+// edit is the context_edit in force for a target.
+type edit struct {
+	by   string // the context_edit entry's id
+	omit bool
+}
+
+// contextEdits returns the last well-formed context_edit per target among
+// the context entries, as the projection applies them.
+func contextEdits(c *project.Context) map[string]edit {
+	edits := map[string]edit{}
+	for _, e := range c.Entries {
+		if e.Type != "context_edit" {
+			continue
+		}
+		target := e.StringField("targetId")
+		repl, ok := e.Field("replacement")
+		if target == "" || !ok {
+			continue
+		}
+		var r struct {
+			Content json.RawMessage `json:"content"`
+		}
+		switch {
+		case string(bytes.TrimSpace(repl)) == "null":
+			edits[target] = edit{by: e.ID, omit: true}
+		case json.Unmarshal(repl, &r) == nil && r.Content != nil:
+			edits[target] = edit{by: e.ID}
+		}
+	}
+	return edits
+}
+
+// Column titles of the message table.
+const (
+	colIndex  = "#"
+	colKind   = "message"
+	colEntry  = "entry"
+	colChars  = "chars"
+	colTokens = "~tokens"
+	colText   = "text"
+	maxKind   = 28
+)
+
+func (tw *textWriter) messageLines(c *project.Context, msgs []messageView) {
+	st := tw.opt.Style
+	edits := contextEdits(c)
+	unpaired := map[int][]project.Unpaired{}
+	for _, u := range c.Unpaired {
+		unpaired[u.MessageIndex] = append(unpaired[u.MessageIndex], u)
+	}
+	kinds := make([]string, len(msgs))
+	numW, kindW, charW, tokW := len(strconv.Itoa(len(msgs)-1)), len(colKind), len(colChars), len(colTokens)
+	for i, m := range msgs {
+		kinds[i] = cut(Safe(m.kind()), maxKind)
+		kindW = max(kindW, tw.width(kinds[i]))
+		charW = max(charW, len(Count(int64(m.chars))))
+		tokW = max(tokW, len(Count(int64(m.tokens))))
+	}
+	pad := func(s string, n int) string { return s + strings.Repeat(" ", max(0, n-tw.width(s))) }
+	lpad := func(s string, n int) string { return strings.Repeat(" ", max(0, n-tw.width(s))) + s }
+	tw.line(cell{text: fmt.Sprintf("%s  %s  %s  %s  %s  %s", lpad(colIndex, numW), pad(colKind, kindW), pad(colEntry, idColumns),
+		lpad(colChars, charW), lpad(colTokens, tokW), colText), paint: st.Dim})
+	sections := sectionsOf(c)
+	omitted := omissions(c, edits)
+	omit := func(upTo int) {
+		for len(omitted) > 0 && omitted[0].at <= upTo {
+			o := omitted[0]
+			omitted = omitted[1:]
+			tw.line(cell{text: strings.Repeat(" ", numW+2) + "✂ " + shortID(o.entry.ID) + " " + Safe(describe(o.entry).kind) +
+				" omitted by context edit " + shortID(o.by), paint: st.Dim})
+		}
+	}
+	for i, m := range msgs {
+		src := c.Sources[i]
+		if i > 0 && sections[i] != sections[i-1] {
+			tw.line(cell{text: strings.Repeat(" ", numW+2) + "── " + sections[i] + " ──", paint: st.Dim})
+		}
+		omit(i)
+		cells := []cell{
+			{text: lpad(strconv.Itoa(i), numW) + "  ", paint: st.Dim},
+			{text: pad(kinds[i], kindW), paint: m.kindPaint(st)}, {text: "  "},
+			{text: pad(shortID(src.ID), idColumns), paint: st.Accent}, {text: "  "},
+			{text: lpad(Count(int64(m.chars)), charW) + "  " + lpad(Count(int64(m.tokens)), tokW), paint: st.Dim}, {text: "  "},
+			{text: Safe(m.line()), flex: true},
+		}
+		if ed, ok := edits[src.ID]; ok && src.ID != "" && !ed.omit && editable(src) {
+			cells = append(cells, cell{text: "  ✎ edited by " + shortID(ed.by), paint: st.Label})
+		}
+		tw.line(cells...)
+		for _, u := range unpaired[i] {
+			tw.line(cell{text: strings.Repeat(" ", numW+2) + warnMark + " " + Safe(unpairedText(u)), paint: st.Warn})
+		}
+	}
+	omit(len(msgs))
+}
+
+// sectionsOf names the part of a compacted context each message belongs
+// to: the summary, the compaction's retained tail, the entries it kept from
+// before it, or what came after it. Without a compaction, all are "".
+func sectionsOf(c *project.Context) []string {
+	out := make([]string, len(c.Sources))
+	if len(c.Entries) == 0 || c.Entries[0].Type != "compaction" {
+		return out
+	}
+	comp := c.Entries[0]
+	pos := make(map[*project.Entry]int, len(c.Path))
+	for i, e := range c.Path {
+		pos[e] = i
+	}
+	tail := 0
+	for i, src := range c.Sources {
+		if src == comp && i > 0 {
+			tail++
+		}
+	}
+	for i, src := range c.Sources {
+		switch {
+		case src == comp && i == 0:
+			out[i] = "summary"
+		case src == comp:
+			out[i] = "retained tail of compaction " + shortID(comp.ID) + ": " + plural(tail, "message", "messages")
+		case pos[src] < pos[comp]:
+			out[i] = "kept from before compaction " + shortID(comp.ID)
+		default:
+			out[i] = "after compaction " + shortID(comp.ID)
+		}
+	}
+	return out
+}
+
+// unpairedText describes a rule-6 problem in a few words.
+func unpairedText(u project.Unpaired) string {
+	name := u.ToolName
+	if name == "" {
+		name = "?"
+	}
+	if u.Kind == project.CallWithoutResult {
+		return fmt.Sprintf("tool call %s (%s) has no result before the next message", u.ToolCallID, name)
+	}
+	return fmt.Sprintf("tool result for %s (%s) does not follow its call", u.ToolCallID, name)
+}
+
+// messageView is what the views show of one AgentMessage.
+type messageView struct {
+	role       string
+	customType string
+	failed     bool // an errored tool result or turn, a failed command
+	usage      bool // an assistant message whose usage counts (pi's getAssistantUsage)
+	chars      int  // characters of what the token estimate counts (images count none)
+	tokens     int  // pi's estimate
+	// detail is what to know before the text: tools called, a tool result's
+	// name and size, an error, an exit code; text is the first words.
+	detail, text string
+}
+
+// wireMessage is the part of an AgentMessage the views read.
+type wireMessage struct {
+	Role         string          `json:"role"`
+	Content      json.RawMessage `json:"content"`
+	ToolName     string          `json:"toolName"`
+	IsError      bool            `json:"isError"`
+	Command      string          `json:"command"`
+	Output       string          `json:"output"`
+	ExitCode     json.RawMessage `json:"exitCode"`
+	Summary      string          `json:"summary"`
+	CustomType   string          `json:"customType"`
+	FromID       string          `json:"fromId"`
+	TokensBefore json.RawMessage `json:"tokensBefore"`
+	StopReason   string          `json:"stopReason"`
+	ErrorMessage string          `json:"errorMessage"`
+	Usage        json.RawMessage `json:"usage"`
+}
+
+// wireBlock is one content block.
+type wireBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// viewMessage reads a message for the views. Text is left whole (white
+// space collapsed): the line width decides how much is shown.
+func viewMessage(raw json.RawMessage) messageView {
+	var m wireMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return messageView{role: "?", text: "(unreadable message)", tokens: project.EstimateTokens(raw)}
+	}
+	v := messageView{role: m.Role, customType: m.CustomType,
+		tokens: project.EstimateTokens(raw)}
+	switch m.Role {
+	case "assistant":
+		v.usage = m.StopReason != "aborted" && m.StopReason != "error" && truthy(m.Usage)
+		v.assistant(m)
+	case "toolResult":
+		text, chars := contentText(m.Content)
+		v.chars, v.text = chars, text
+		v.detail = m.ToolName + " (" + textSize(text) + ")"
+		if m.IsError {
+			v.detail += " ✗ error"
+			v.failed = true
+		}
+	case "bashExecution":
+		v.chars = utf8.RuneCountInString(m.Command) + utf8.RuneCountInString(m.Output)
+		v.text = "$ " + m.Command
+		if code := strings.TrimSpace(string(m.ExitCode)); code != "" && code != "0" && code != "null" {
+			v.detail = "✗ exit " + code
+			v.failed = true
+		}
+	case "compactionSummary":
+		v.chars, v.text = utf8.RuneCountInString(m.Summary), m.Summary
+		if n, err := strconv.ParseInt(string(m.TokensBefore), 10, 64); err == nil {
+			v.detail = "(" + Count(n) + " tokens before)"
+		}
+	case "branchSummary":
+		v.chars, v.text = utf8.RuneCountInString(m.Summary), m.Summary
+		if m.FromID != "" {
+			v.detail = "(from " + shortID(m.FromID) + ")"
+		}
+	default:
+		v.text, v.chars = contentText(m.Content)
+	}
+	v.text = words(v.text)
+	return v
+}
+
+// assistant reads an assistant turn: its text (or thinking) and the tools
+// it called; an error or abort is part of the detail.
+func (v *messageView) assistant(m wireMessage) {
+	var text, thinking, tools []string
+	for _, b := range blocks(m.Content) {
+		switch b.Type {
+		case "text":
+			text = append(text, b.Text)
+			v.chars += utf8.RuneCountInString(b.Text)
+		case "thinking":
+			thinking = append(thinking, b.Thinking)
+			v.chars += utf8.RuneCountInString(b.Thinking)
+		case "toolCall":
+			tools = append(tools, b.Name)
+			v.chars += utf8.RuneCountInString(b.Name) + utf8.RuneCount(b.Arguments)
+		}
+	}
+	v.text = strings.Join(text, " ")
+	if strings.TrimSpace(v.text) == "" && len(thinking) > 0 {
+		v.text = "(thinking) " + strings.Join(thinking, " ")
+	}
+	var detail []string
+	if len(tools) > 0 {
+		detail = append(detail, "→ "+strings.Join(tools, ", "))
+	}
+	switch m.StopReason {
+	case "error":
+		detail = append(detail, "✗ error")
+		v.failed = true
+		if m.ErrorMessage != "" && strings.TrimSpace(v.text) == "" {
+			v.text = m.ErrorMessage
+		}
+	case "aborted", "length":
+		detail = append(detail, "("+m.StopReason+")")
+	}
+	v.detail = strings.Join(detail, " ")
+}
+
+// line joins the detail and the text: "→ bash: text".
+func (v messageView) line() string { return joinDetail(v.detail, v.text) }
+
+func joinDetail(detail, text string) string {
+	switch {
+	case detail == "":
+		return text
+	case text == "":
+		return detail
+	}
+	return detail + ": " + text
+}
+
+// textSize is the size of a tool result for people: bytes, and lines when
+// there are several.
+func textSize(text string) string {
+	size := byteSize(len(text))
+	if n := strings.Count(strings.TrimRight(text, "\n"), "\n") + 1; n > 1 {
+		size += ", " + Count(int64(n)) + " lines"
+	}
+	return size
+}
+
+// byteSize formats a byte count in decimal units, as project summaries do.
+func byteSize(n int) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d B", n)
+	case n < 1000*1000:
+		return fmt.Sprintf("%.1f kB", float64(n)/1000)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+}
+
+// contentText returns the text of a string or block content (images as
+// [image]) and its length in characters.
+func contentText(content json.RawMessage) (string, int) {
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		return s, utf8.RuneCountInString(s)
+	}
+	var parts []string
+	chars := 0
+	for _, b := range blocks(content) {
+		switch b.Type {
+		case "text":
+			parts = append(parts, b.Text)
+			chars += utf8.RuneCountInString(b.Text)
+		case "image":
+			parts = append(parts, "[image]")
+		}
+	}
+	return strings.Join(parts, " "), chars
+}
+
+func blocks(content json.RawMessage) []wireBlock {
+	var bs []wireBlock
+	if json.Unmarshal(content, &bs) != nil {
+		return nil
+	}
+	return bs
+}
+
+// truthy is JavaScript truthiness of a usage value (absent, null, false,
+// 0 and "" are falsy).
+func truthy(raw json.RawMessage) bool {
+	switch s := string(bytes.TrimSpace(raw)); s {
+	case "", "null", "false", "0", `""`:
+		return false
+	}
+	return true
+}
+
+// words collapses white space, so a text stays on one line.
+func words(s string) string {
+	return strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
+}
+
+// kind is the message column of the context view: the role, with the
+// extension's type for a custom message and plain words for the summaries.
+func (v messageView) kind() string {
+	switch v.role {
+	case "compactionSummary":
+		return "compaction summary"
+	case "branchSummary":
+		return "branch summary"
+	case "custom":
+		if v.customType != "" {
+			return "custom " + v.customType
+		}
+	case "bashExecution":
+		return "bash"
+	case "":
+		return "(no role)"
+	}
+	return v.role
+}
+
+func (v messageView) kindPaint(st Style) func(string) string {
+	switch v.role {
+	case "user":
+		return st.Bold
+	case "compactionSummary", "branchSummary", "custom":
+		return st.Label
+	}
+	if v.failed {
+		return st.Error
+	}
+	return nil
+}
+
+// ContextJSON writes `pisess context --format json`: the document of
+// project.ContextView, on one line, with each message exactly as the
+// projection returned it (the file's own bytes for message entries: no
+// re-encoding, no HTML escaping, numbers untouched).
+func ContextJSON(w io.Writer, v *project.ContextView) error {
+	var b bytes.Buffer
+	member := func(first bool, name string, value any) error {
+		if !first {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Quote(name) + ":")
+		return encodeJSON(&b, value)
+	}
+	b.WriteByte('{')
+	if err := member(true, "leaf", v.Leaf); err != nil {
+		return err
+	}
+	if err := member(false, "model", v.Model); err != nil {
+		return err
+	}
+	if len(v.ThinkingLevel) > 0 {
+		b.WriteString(`,"thinkingLevel":`)
+		b.Write(v.ThinkingLevel)
+	}
+	b.WriteString(`,"messages":[`)
+	for i, m := range v.Messages {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(m)
+	}
+	b.WriteByte(']')
+	for _, m := range []struct {
+		name  string
+		value any
+	}{{"entryIds", v.EntryIDs}, {"estimatedTokens", v.EstimatedTokens}, {"unpaired", v.Unpaired}} {
+		if err := member(false, m.name, m.value); err != nil {
+			return err
+		}
+	}
+	b.WriteString("}\n")
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// encodeJSON appends v as JSON without HTML escaping and without a newline.
+func encodeJSON(b *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	b.Truncate(b.Len() - 1)
+	return nil
+}
+
+// JSONDocument writes v as one line of JSON without HTML escaping (so
+// text from a file keeps its <, > and &).
+func JSONDocument(w io.Writer, v any) error {
+	var b bytes.Buffer
+	if err := encodeJSON(&b, v); err != nil {
+		return err
+	}
+	b.WriteByte('\n')
+	_, err := w.Write(b.Bytes())
+	return err
+}
