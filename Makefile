@@ -7,7 +7,7 @@ FUZZTIME  ?= 20s
 CORPUS    ?= testdata/corpus
 DEMO_FILE ?= testdata/corpus/valid/v3-everything.jsonl
 
-.PHONY: all build test unit fuzz conformance demo bench vet clean
+.PHONY: all build test unit fuzz conformance reliability demo bench vet clean
 
 all: build
 
@@ -21,9 +21,21 @@ vet:
 unit:
 	$(GO) test ./...
 
-# Bounded fuzzing of the parser (regressions live in testdata/fuzz).
+# Bounded fuzzing of the parser, repair and migration (regressions live in
+# each package's testdata/fuzz).
 fuzz:
-	$(GO) test ./internal/parse -run '^$$' -fuzz '^FuzzClassify$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/parse -run '^$$' -fuzz '^FuzzClassify$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./internal/parse -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./internal/hostile -run '^$$' -fuzz '^FuzzRepair$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./internal/hostile -run '^$$' -fuzz '^FuzzMigrate$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+
+# The adversarial suite's long run (docs/reliability.md): more sources cut
+# at every byte offset, 2000 byte-flipped variants of each, 500 SIGKILLs per
+# rewriting command. `make test` runs the same suite with bounded defaults.
+# The figures land in bin/reliability.md.
+reliability:
+	mkdir -p bin
+	PISESS_HOSTILE_LONG=1 PISESS_HOSTILE_REPORT=$(CURDIR)/bin/reliability.md $(GO) test ./internal/hostile -count=1 -timeout 90m -v
 
 # Our projection against pi's own buildSessionContext (installs the pinned
 # pi package with npm ci).
@@ -38,8 +50,12 @@ demo: build
 	$(BIN) tree $(DEMO_FILE)
 	$(BIN) context $(DEMO_FILE)
 
+# Benchmarks side by side with pi's own loader, ajv and jq (installs the
+# pinned Node.js side with npm ci; data in bench/out). BENCH=quick takes
+# about 2 minutes, the full run about 15. See docs/performance.md.
+BENCH ?= full
 bench:
-	$(GO) test ./internal/... -run '^$$' -bench . -benchmem
+	BENCH=$(BENCH) GO=$(GO) bench/run.sh
 
 clean:
 	rm -rf bin

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"math"
 	"os"
 	"time"
 
@@ -38,8 +39,31 @@ type Usage struct {
 
 func (u *Usage) add(tokens int64, cost float64) {
 	u.Records++
-	u.Tokens += tokens
-	u.Cost += cost
+	u.Tokens = saturatingAdd(u.Tokens, tokens)
+	u.Cost = finiteAdd(u.Cost, cost)
+}
+
+// saturatingAdd adds without wrapping around: hostile files may hold
+// token counts near the int64 limits.
+func saturatingAdd(a, b int64) int64 {
+	switch s := a + b; {
+	case a > 0 && b > 0 && s < 0:
+		return math.MaxInt64
+	case a < 0 && b < 0 && s >= 0:
+		return math.MinInt64
+	default:
+		return s
+	}
+}
+
+// finiteAdd adds, keeping the sum finite (JSON has no infinity): costs
+// near the float64 limits saturate at ±math.MaxFloat64.
+func finiteAdd(a, b float64) float64 {
+	s := a + b
+	if math.IsInf(s, 0) {
+		return math.Copysign(math.MaxFloat64, s)
+	}
+	return s
 }
 
 // Record is what the audit keeps of one file: small figures, plus compact

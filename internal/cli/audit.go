@@ -312,13 +312,13 @@ func fileCSV(w io.Writer, recs []*audit.Record) error {
 		"usageRecords", "tokens", "cost", "models", "bytes", "modified", "lastActivity", "parentSession",
 		"firstError", "firstMessage"})
 	for _, r := range recs {
-		cw.Write([]string{r.Path, string(r.Verdict), string(r.Status), strconv.Itoa(r.Version), r.SessionID, r.CWD, r.Name,
+		cw.Write(safeRow(r.Path, string(r.Verdict), string(r.Status), strconv.Itoa(r.Version), r.SessionID, r.CWD, r.Name,
 			strconv.Itoa(r.Entries), strconv.Itoa(r.MessageCount()), strconv.Itoa(r.Messages["user"]),
 			strconv.Itoa(r.Messages["assistant"]), strconv.Itoa(r.Messages["toolResult"]),
 			strconv.Itoa(r.Branches), strconv.Itoa(r.Leaves), strconv.Itoa(r.Compactions),
 			strconv.Itoa(r.Usage.Records), strconv.FormatInt(r.Usage.Tokens, 10), moneyText(r.Usage.Cost),
 			strings.Join(r.Models, ";"), strconv.FormatInt(r.Bytes, 10), isoTime(r.Modified), isoTime(r.LastActivity),
-			r.ParentSession, firstErrorText(r), r.FirstMessage})
+			r.ParentSession, firstErrorText(r), r.FirstMessage))
 	}
 	cw.Flush()
 	return cw.Error()
@@ -329,11 +329,20 @@ func groupCSV(w io.Writer, by audit.Grouping, groups []audit.Group) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{string(by), "files", "usages", "tokens", "cost"})
 	for _, g := range groups {
-		cw.Write([]string{g.Key, strconv.Itoa(g.Files), strconv.Itoa(g.Usage.Records),
-			strconv.FormatInt(g.Usage.Tokens, 10), moneyText(g.Usage.Cost)})
+		cw.Write(safeRow(g.Key, strconv.Itoa(g.Files), strconv.Itoa(g.Usage.Records),
+			strconv.FormatInt(g.Usage.Tokens, 10), moneyText(g.Usage.Cost)))
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// safeRow escapes the control characters of CSV cells that come from the
+// files (paths, names, texts), as every text output does.
+func safeRow(cells ...string) []string {
+	for i, c := range cells {
+		cells[i] = render.Safe(c)
+	}
+	return cells
 }
 
 func moneyText(x float64) string { return strconv.FormatFloat(money(x), 'f', -1, 64) }

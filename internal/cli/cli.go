@@ -71,8 +71,27 @@ func isTerminal(w io.Writer) bool {
 }
 
 // Run runs the command line args (args[0] is the program name) and returns
-// the exit code.
+// the exit code. Output that could not be written (a full disk, an I/O
+// error) is an I/O error, exit 2, whatever the command found.
 func (c *CLI) Run(args []string) int {
+	out := &output{w: c.Stdout}
+	run := *c
+	run.Stdout = out
+	run.IsTerminal = func(w io.Writer) bool {
+		if w == io.Writer(out) {
+			w = c.Stdout
+		}
+		return c.IsTerminal(w)
+	}
+	code := run.run(args)
+	if out.err != nil && code != ExitUsage {
+		fmt.Fprintf(c.Stderr, "pisess: writing the output: %s\n", render.Safe(out.err.Error()))
+		return ExitUsage
+	}
+	return code
+}
+
+func (c *CLI) run(args []string) int {
 	app := c.app()
 	err := app.Run(args)
 	if err == nil {
@@ -87,6 +106,30 @@ func (c *CLI) Run(args []string) int {
 	}
 	fmt.Fprintf(c.Stderr, "pisess: %s\n", render.Safe(err.Error()))
 	return ExitUsage
+}
+
+// output is standard output that remembers its first write error (the
+// commands write results as they go and do not all check).
+type output struct {
+	w   io.Writer
+	err error
+}
+
+func (o *output) Write(p []byte) (int, error) {
+	n, err := o.w.Write(p)
+	if err != nil && o.err == nil {
+		o.err = err
+	}
+	return n, err
+}
+
+// Fd is the file descriptor of a file underneath (for the terminal width),
+// else an invalid one.
+func (o *output) Fd() uintptr {
+	if f, ok := o.w.(interface{ Fd() uintptr }); ok {
+		return f.Fd()
+	}
+	return ^uintptr(0)
 }
 
 // globalFlags are accepted before or after the command name.

@@ -181,6 +181,20 @@ func (c *CLI) emitRewrite(format string, s render.Style, quiet bool, r rewriteRe
 	}
 	fmt.Fprintln(c.Stdout, line)
 	if r.Diff != "" {
-		io.WriteString(c.Stdout, r.Diff)
+		io.WriteString(c.Stdout, safeLines(r.Diff))
 	}
+}
+
+// safeLines makes each line of a diff safe for a terminal (render.Safe),
+// keeping the newlines.
+func safeLines(text string) string {
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		body, nl := strings.CutSuffix(l, "\n")
+		lines[i] = render.Safe(body)
+		if nl {
+			lines[i] += "\n"
+		}
+	}
+	return strings.Join(lines, "")
 }

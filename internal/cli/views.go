@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -153,7 +152,7 @@ func (c *CLI) emit(out *bytes.Buffer, err error) error {
 	if err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
-	if _, err := c.Stdout.Write(out.Bytes()); err != nil {
+	if _, err := c.Stdout.Write(render.EscapeControls(out.Bytes())); err != nil {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the output: %w", err)}
 	}
 	return nil
@@ -211,7 +210,7 @@ func (c *CLI) width(ctx *cli.Context) (int, error) {
 	if cols, err := strconv.Atoi(strings.TrimSpace(c.Getenv("COLUMNS"))); err == nil && cols > 0 {
 		return cols, nil
 	}
-	if f, ok := c.Stdout.(*os.File); ok && c.IsTerminal(c.Stdout) {
+	if f, ok := c.Stdout.(interface{ Fd() uintptr }); ok && c.IsTerminal(c.Stdout) {
 		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
 			return w, nil
 		}

@@ -441,6 +441,9 @@ func (r *rewrite) copyBackup(path string) (reused bool, err error) {
 	if err := r.fsys.Chmod(path, r.info.Mode().Perm()); err != nil {
 		return false, &Error{Code: ChmodFailed, Path: path, Err: err}
 	}
+	if err := r.fsys.Chown(path, r.info); err != nil {
+		return false, &Error{Code: ChmodFailed, Path: path, Err: fmt.Errorf("cannot give the backup the original's owner: %w", err)}
+	}
 	return false, nil
 }
 

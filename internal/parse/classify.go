@@ -16,6 +16,7 @@ const (
 	PartialTail               // a torn last line: a viable prefix of an object (a warning)
 	Concatenated              // two or more complete objects back to back (an error, repairable)
 	Corrupt                   // anything else; Line.Code says what
+	Unclassified              // not classified yet (Reader.DeferClassify)
 )
 
 // String names the class.
@@ -29,6 +30,8 @@ func (c Class) String() string {
 		return "partial_tail"
 	case Concatenated:
 		return "concatenated"
+	case Unclassified:
+		return "unclassified"
 	default:
 		return "corrupt"
 	}

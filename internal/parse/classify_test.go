@@ -3,6 +3,7 @@ package parse
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -18,6 +19,7 @@ func TestClassify(t *testing.T) {
 			if got.Class != v.class || got.Code != v.code {
 				t.Errorf("Classify(%q, atEOF=%v) = %s/%s, want %s/%s", v.line, v.atEOF, got.Class, got.Code, v.class, v.code)
 			}
+			checkLineFastPath(t, []byte(v.line), got)
 		})
 	}
 }
@@ -52,6 +54,23 @@ func TestEveryPrefixIsATail(t *testing.T) {
 	}
 }
 
+// checkLineFastPath holds Tape.Line to the Classifier: it accepts a line
+// exactly when the verdict is Object (short of too deep a nesting), with
+// the same span.
+func checkLineFastPath(t *testing.T, line []byte, got Verdict) {
+	t.Helper()
+	var tape Tape
+	span, ok := tape.Line(line)
+	switch {
+	case ok && (got.Class != Object || got.Objects[0] != span):
+		t.Fatalf("Tape.Line(%q) accepted span %v, the classifier says %s/%s %v", line, span, got.Class, got.Code, got.Objects)
+	case !ok && got.Class == Object:
+		if _, err := Decode(line[got.Objects[0][0]:got.Objects[0][1]], true); !errors.Is(err, ErrTooDeep) {
+			t.Fatalf("Tape.Line(%q) refused an object the classifier accepts (Decode: %v)", line, err)
+		}
+	}
+}
+
 // FuzzClassify checks the classifier against encoding/json on UTF-8 input:
 // a complete valid object is never corrupt, every strict prefix of a valid
 // object is a tolerated tail, and corruption always names a line that
@@ -72,7 +91,7 @@ func FuzzClassify(f *testing.F) {
 			}
 			return
 		}
-		trimmed := bytes.TrimSpace(line)
+		trimmed := bytes.Trim(line, " \t\r\n") // JSON whitespace only (not \f, \v)
 		isObject := json.Valid(trimmed) && len(trimmed) > 0 && trimmed[0] == '{'
 		switch {
 		case isObject && got.Class != Object:
@@ -89,6 +108,7 @@ func FuzzClassify(f *testing.F) {
 				}
 			}
 		}
+		checkLineFastPath(t, line, got)
 		if got.Class == Concatenated {
 			v := Verdict{Objects: got.Objects}
 			for _, span := range v.Objects {

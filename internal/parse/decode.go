@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -31,11 +30,11 @@ func Decode(raw []byte, alias bool) (map[string]any, error) {
 	if d.i >= len(d.b) || d.b[d.i] != '{' {
 		return nil, errors.New("not an object")
 	}
-	v, err := d.value()
+	v, err := d.object()
 	if err != nil {
 		return nil, err
 	}
-	return v.(map[string]any), nil
+	return v, nil
 }
 
 type decoder struct {
@@ -92,7 +91,7 @@ func (d *decoder) enter() error {
 	return nil
 }
 
-func (d *decoder) object() (any, error) {
+func (d *decoder) object() (map[string]any, error) {
 	if err := d.enter(); err != nil {
 		return nil, err
 	}
@@ -182,13 +181,11 @@ func (d *decoder) literal(lit string) error {
 	return nil
 }
 
-// string decodes the string whose opening quote is at d.i.
+// string decodes the string whose opening quote is at d.i. Like the
+// Classifier it refuses control characters and malformed escapes.
 func (d *decoder) string() (string, error) {
 	start := d.i + 1
-	i := start
-	for i < len(d.b) && d.b[i] != '"' && d.b[i] != '\\' {
-		i++
-	}
+	i := plainRun(d.b, start)
 	if i < len(d.b) && d.b[i] == '"' {
 		d.i = i + 1
 		return d.text(d.b[start:i]), nil
@@ -204,79 +201,90 @@ func (d *decoder) text(b []byte) string {
 	return string(b)
 }
 
-// unescape decodes a string with escapes; b[start:i] has none.
+// unescape decodes, in one pass, the string that starts at b[start] and
+// whose first special byte is at b[i]. The result is a buffer of its own,
+// written once.
 func (d *decoder) unescape(start, i int) (string, error) {
-	out := make([]byte, 0, i-start+16)
+	out := make([]byte, 0, 2*(i-start)+32)
 	out = append(out, d.b[start:i]...)
-	for i < len(d.b) {
-		c := d.b[i]
+	for {
+		if i >= len(d.b) || d.b[i] < 0x20 {
+			return "", errSyntax
+		}
+		if d.b[i] == '"' {
+			break
+		}
+		var n int
+		if out, n = appendEscape(out, d.b[i:]); n == 0 {
+			return "", errSyntax
+		}
+		i += n
+		j := plainRun(d.b, i)
+		out = append(out, d.b[i:j]...)
+		i = j
+	}
+	d.i = i + 1
+	if len(out) == 0 {
+		return "", nil
+	}
+	return unsafe.String(&out[0], len(out)), nil
+}
+
+// appendEscape appends the character of the escape sequence at the start
+// of esc and reports how many bytes it took, or 0 when it is malformed. A
+// \u escape joins a surrogate pair; a lone surrogate becomes U+FFFD, as in
+// encoding/json.
+func appendEscape(out, esc []byte) ([]byte, int) {
+	if len(esc) < 2 {
+		return out, 0
+	}
+	switch e := esc[1]; e {
+	case '"', '\\', '/':
+		return append(out, e), 2
+	case 'b':
+		return append(out, '\b'), 2
+	case 'f':
+		return append(out, '\f'), 2
+	case 'n':
+		return append(out, '\n'), 2
+	case 'r':
+		return append(out, '\r'), 2
+	case 't':
+		return append(out, '\t'), 2
+	case 'u':
+		if len(esc) < 6 || !isHex4(esc[2:6]) {
+			return out, 0
+		}
+		r := hex4(esc[2:6])
+		if !utf16.IsSurrogate(r) {
+			return utf8.AppendRune(out, r), 6
+		}
+		if len(esc) >= 12 && esc[6] == '\\' && esc[7] == 'u' && isHex4(esc[8:12]) {
+			if dec := utf16.DecodeRune(r, hex4(esc[8:12])); dec != utf8.RuneError {
+				return utf8.AppendRune(out, dec), 12
+			}
+		}
+		return utf8.AppendRune(out, utf8.RuneError), 6
+	}
+	return out, 0
+}
+
+func isHex4(b []byte) bool {
+	return isHex(b[0]) && isHex(b[1]) && isHex(b[2]) && isHex(b[3])
+}
+
+// hex4 reads four hex digits that scanString accepted.
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b[:4] {
 		switch {
-		case c == '"':
-			d.i = i + 1
-			return string(out), nil
-		case c != '\\':
-			out = append(out, c)
-			i++
-			continue
-		}
-		if i+1 >= len(d.b) {
-			return "", errSyntax
-		}
-		i++
-		switch e := d.b[i]; e {
-		case '"', '\\', '/':
-			out = append(out, e)
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r, next, err := d.unicodeEscape(i + 1)
-			if err != nil {
-				return "", err
-			}
-			out = utf8.AppendRune(out, r)
-			i = next
-			continue
+		case c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
 		default:
-			return "", errSyntax
-		}
-		i++
-	}
-	return "", errSyntax
-}
-
-// unicodeEscape decodes the XXXX of \uXXXX at b[i:], joining a surrogate
-// pair; a lone surrogate becomes U+FFFD, as in encoding/json.
-func (d *decoder) unicodeEscape(i int) (rune, int, error) {
-	r, ok := hex4(d.b, i)
-	if !ok {
-		return 0, 0, errSyntax
-	}
-	i += 4
-	if !utf16.IsSurrogate(r) {
-		return r, i, nil
-	}
-	if i+6 <= len(d.b) && d.b[i] == '\\' && d.b[i+1] == 'u' {
-		if r2, ok := hex4(d.b, i+2); ok {
-			if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-				return dec, i + 6, nil
-			}
+			r = r<<4 | rune(c-'a'+10)
 		}
 	}
-	return utf8.RuneError, i, nil
-}
-
-func hex4(b []byte, i int) (rune, bool) {
-	if i+4 > len(b) {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(string(b[i:i+4]), 16, 32)
-	return rune(n), err == nil
+	return r
 }

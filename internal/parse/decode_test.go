@@ -68,8 +68,10 @@ func FuzzDecode(f *testing.F) {
 		if !json.Valid(line) {
 			return // invalid UTF-8 is the classifier's business
 		}
-		if want := stdDecode(t, line); !reflect.DeepEqual(got, want) {
+		want := stdDecode(t, line)
+		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("Decode(%q) = %#v, encoding/json %#v", line, got, want)
 		}
+		checkTape(t, line, want)
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 
 	"github.com/pisess/pisess/internal/finding"
 )
@@ -105,11 +106,14 @@ type Reader struct {
 	limits      Limits
 	cls         Classifier
 	line        Line
-	buf         []byte // holds lines longer than the bufio buffer
+	buf         []byte   // holds lines longer than the bufio buffer
+	pieces      [][]byte // a long line while it is read (see keep)
+	used, kept  int      // pieces used by the line; bytes in them
 	num         int
 	offset      int64
 	err         error
 	done        bool
+	deferred    bool // leave kept lines unclassified
 	tooLong     bool // the line being read exceeded MaxLineBytes
 	allZeroTail bool // every byte of the too-long line was NUL
 }
@@ -123,6 +127,38 @@ func NewReader(r io.Reader, limits Limits) *Reader {
 		limits.MaxLineBytes = DefaultLimits().MaxLineBytes
 	}
 	return &Reader{in: bufio.NewReaderSize(r, readBufferSize), limits: limits}
+}
+
+// Reset makes r read a new input from the start with the given limits,
+// as NewReader would, but reusing its buffers (the buffer of a long line
+// only up to keepLineBuffer bytes).
+func (r *Reader) Reset(in io.Reader, limits Limits) {
+	if limits.MaxLineBytes <= 0 {
+		limits.MaxLineBytes = DefaultLimits().MaxLineBytes
+	}
+	r.in.Reset(in)
+	buf := r.buf[:0]
+	if cap(buf) > keepLineBuffer {
+		buf = nil
+	}
+	*r = Reader{in: r.in, limits: limits, cls: r.cls, buf: buf}
+}
+
+// keepLineBuffer is the largest long-line buffer Reset keeps.
+const keepLineBuffer = 1 << 20
+
+// DeferClassify makes Next leave the lines it keeps unclassified (Class
+// Unclassified), for the caller to classify later, maybe on another
+// goroutine, with Line.Classify. A line over MaxLineBytes has no bytes to
+// look at and is still classified at once.
+func (r *Reader) DeferClassify() { r.deferred = true }
+
+// Classify classifies a line read with DeferClassify, with c (which must
+// not be in use by another goroutine); other lines are left as they are.
+func (l *Line) Classify(c *Classifier) {
+	if l.Class == Unclassified {
+		l.Verdict = c.Classify(l.Raw, !l.Newline)
+	}
 }
 
 // Next advances to the next line and reports whether there is one. After it
@@ -158,6 +194,10 @@ func (r *Reader) Next() bool {
 		return true
 	}
 	r.line.Raw = raw
+	if r.deferred {
+		r.line.Verdict = Verdict{Class: Unclassified}
+		return true
+	}
 	r.line.Verdict = r.cls.Classify(raw, !newline)
 	return true
 }
@@ -200,7 +240,7 @@ func (r *Reader) readLine() (raw []byte, size int64, newline bool, err error) {
 	if err != bufio.ErrBufferFull {
 		return nil, 0, false, err
 	}
-	r.buf = r.buf[:0]
+	r.used, r.kept = 0, 0
 	for {
 		size += int64(len(chunk))
 		r.keep(chunk)
@@ -222,11 +262,15 @@ func (r *Reader) readLine() (raw []byte, size int64, newline bool, err error) {
 	if r.tooLong {
 		return nil, size, newline, nil
 	}
-	return r.buf, size, newline, nil
+	return r.join(), size, newline, nil
 }
 
-// keep appends chunk to the long-line buffer while it stays within the
-// limit; past the limit it only notes whether the bytes were all NUL.
+// keep copies chunk into the long line's pieces while the line stays
+// within the limit; past the limit it lets them go and only notes whether
+// the bytes were all NUL. Pieces rather than one growing buffer: a line
+// over the limit costs the limit in memory, not the twice as much that
+// doubling a buffer leaves behind (a 1 GiB line at the default 256 MiB
+// limit peaked at over 850 MiB).
 func (r *Reader) keep(chunk []byte) {
 	if r.allZeroTail && !allZero(bytes.TrimSuffix(chunk, []byte{'\n'})) {
 		r.allZeroTail = false
@@ -234,10 +278,39 @@ func (r *Reader) keep(chunk []byte) {
 	if r.tooLong {
 		return
 	}
-	if len(r.buf)+len(chunk) > r.limits.MaxLineBytes+2 { // +2: the terminator
+	if r.kept+len(chunk) > r.limits.MaxLineBytes+2 { // +2: the terminator
 		r.tooLong = true
-		r.buf = r.buf[:0]
+		r.pieces, r.used, r.kept = nil, 0, 0
+		// Collect them now: left to the pacer, the garbage of one pass
+		// over such a line adds up with the next pass's (migrate reads a
+		// file three times) before a collection comes.
+		runtime.GC()
 		return
 	}
-	r.buf = append(r.buf, chunk...)
+	if r.used < len(r.pieces) {
+		r.pieces[r.used] = append(r.pieces[r.used][:0], chunk...)
+	} else {
+		r.pieces = append(r.pieces, bytes.Clone(chunk))
+	}
+	r.used++
+	r.kept += len(chunk)
+}
+
+// keptPiecesMax is the most piece memory kept for the next long line.
+const keptPiecesMax = 4 << 20
+
+// join returns the kept pieces as one line in r.buf (reused from line to
+// line; allocated at the exact size when it must grow).
+func (r *Reader) join() []byte {
+	if cap(r.buf) < r.kept {
+		r.buf = make([]byte, 0, r.kept)
+	}
+	r.buf = r.buf[:0]
+	for _, p := range r.pieces[:r.used] {
+		r.buf = append(r.buf, p...)
+	}
+	if r.kept > keptPiecesMax {
+		r.pieces = nil
+	}
+	return r.buf
 }

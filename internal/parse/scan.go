@@ -1,5 +1,7 @@
 package parse
 
+import "encoding/binary"
+
 // This file holds the incremental JSON recogniser: it tells a complete value
 // from a viable prefix (input that could still be completed into valid JSON)
 // and from input that can never become JSON. It never recurses, so nesting
@@ -165,12 +167,35 @@ var stringSpecial = func() (t [256]bool) {
 	return t
 }()
 
+// plainRun returns the index of the first byte at or after i that
+// stringSpecial marks, or len(b). It looks at eight bytes at a time.
+func plainRun(b []byte, i int) int {
+	for ; i+8 <= len(b); i += 8 {
+		if hasSpecial(binary.LittleEndian.Uint64(b[i:])) {
+			break
+		}
+	}
+	for i < len(b) && !stringSpecial[b[i]] {
+		i++
+	}
+	return i
+}
+
+// hasSpecial reports whether one of the eight bytes of x is a quote, a
+// backslash or a control character (exactly: no false negatives, and a
+// false positive would only cost time).
+func hasSpecial(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote := x ^ (ones * '"')
+	slash := x ^ (ones * '\\')
+	control := (x - ones*0x20) &^ x
+	return (control|((quote-ones)&^quote)|((slash-ones)&^slash))&highs != 0
+}
+
 // scanString scans the rest of a string whose opening quote is before b[i].
 func scanString(b []byte, i int) (int, outcome) {
 	for {
-		for i < len(b) && !stringSpecial[b[i]] {
-			i++
-		}
+		i = plainRun(b, i)
 		if i == len(b) {
 			return i, incomplete
 		}

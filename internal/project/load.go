@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/migrate"
@@ -54,7 +53,7 @@ type Session struct {
 
 // LoadFile opens and loads the session file at path.
 func LoadFile(path string, limits parse.Limits) (*Session, error) {
-	f, err := os.Open(path)
+	f, err := parse.OpenFile(path)
 	if err != nil {
 		return nil, err
 	}

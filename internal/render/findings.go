@@ -36,7 +36,7 @@ func GitHub(w io.Writer, file string, f finding.Finding) error {
 	if f.Severity == finding.Warning {
 		level = "warning"
 	}
-	props := "file=" + ghProperty(file)
+	props := "file=" + ghProperty(Safe(file))
 	if f.Line > 0 {
 		props += ",line=" + strconv.Itoa(f.Line)
 	}
@@ -45,7 +45,7 @@ func GitHub(w io.Writer, file string, f finding.Finding) error {
 	if f.Pointer != "" {
 		msg += " (at " + f.Pointer + ")"
 	}
-	_, err := fmt.Fprintf(w, "::%s %s::%s\n", level, props, ghData(msg))
+	_, err := fmt.Fprintf(w, "::%s %s::%s\n", level, props, ghData(Safe(msg)))
 	return err
 }
 
@@ -65,7 +65,7 @@ func JSONLine(w io.Writer, v any) error {
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
+	b = append(EscapeControls(b), '\n')
 	_, err = w.Write(b)
 	return err
 }

@@ -1,8 +1,10 @@
 package render
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/fatih/color"
 )
@@ -53,19 +55,21 @@ func (s Style) Label(t string) string { return s.paint(t, color.FgMagenta) }
 // escapes, so a crafted session cannot drive the terminal. Newlines and tabs
 // become spaces-free escapes too: output stays one line per item.
 func Safe(text string) string {
-	clean := true
+	clean := utf8.ValidString(text) // a byte that is not UTF-8 (0x9b is CSI) is escaped too
 	for _, r := range text {
-		if !unicode.IsPrint(r) && r != ' ' {
-			clean = false
+		if !clean {
 			break
 		}
+		clean = unicode.IsPrint(r) || r == ' '
 	}
 	if clean {
 		return text
 	}
 	var b strings.Builder
-	for _, r := range text {
+	for i, r := range text {
 		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(text[i:], "\uFFFD"):
+			fmt.Fprintf(&b, `\x%02x`, text[i])
 		case r == '\n':
 			b.WriteString(`\n`)
 		case r == '\t':

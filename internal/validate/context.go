@@ -1,8 +1,8 @@
 package validate
 
 import (
-	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"strings"
 
 	"github.com/pisess/pisess/internal/finding"
@@ -34,40 +34,20 @@ type special struct {
 func projectsMessage(e entry) bool {
 	switch e.typ {
 	case "message":
-		return obj(e.fields, "message") != nil
+		return e.msg.present
 	case "custom_message":
 		return true
 	case "branch_summary":
-		return truthy(e.fields["summary"])
+		return e.summary
 	}
 	return false
-}
-
-// truthy is JavaScript truthiness of a decoded JSON value.
-func truthy(v any) bool {
-	switch v := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return v
-	case string:
-		return v != ""
-	case json.Number:
-		f, err := v.Float64()
-		return err == nil && f != 0
-	}
-	return true // objects and arrays
 }
 
 // remember keeps what the projection will need of an entry.
 func (k *linker) remember(e entry, ord int32) {
 	switch {
-	case e.typ == "message" && k.name(k.nodes[ord].role) == "toolResult":
-		msg := obj(e.fields, "message")
-		id, _ := str(msg, "toolCallId")
-		name, _ := str(msg, "toolName")
-		k.nodes[ord].aux = int32(len(k.results))
-		k.results = append(k.results, project.ToolCall{ID: strings.Clone(id), Name: k.intern(name)})
+	case e.typ == "message" && k.name(k.node(ord).role) == "toolResult":
+		k.node(ord).aux = k.results.add(resultRef{id: k.callIDRef(e.msg.toolCallID), name: k.intern(e.msg.toolName)})
 	case e.typ == "compaction":
 		k.specials[ord] = k.compaction(e, ord)
 	case e.typ == "context_edit":
@@ -77,24 +57,34 @@ func (k *linker) remember(e entry, ord int32) {
 	}
 }
 
+// callIDRef keeps a toolResult's call id: the newest call with that id
+// kept it already, in the common case.
+func (k *linker) callIDRef(id string) textRef {
+	if site, ok := k.calls[maphash.String(k.seed, id)]; ok {
+		if ref := k.sites.at(site).id; k.texts.get(ref) == id {
+			return ref
+		}
+	}
+	return k.texts.add(id)
+}
+
 // compaction resolves a compaction's kept range and its retainedTail turns.
 func (k *linker) compaction(e entry, ord int32) *special {
 	sp := &special{firstKept: -1, target: -1}
-	if tail, ok := e.fields["retainedTail"].([]any); ok {
+	if e.hasTail {
 		sp.hasTail = true
-		for _, m := range tail {
-			msg, _ := m.(map[string]any)
+		for _, msg := range e.tail {
 			sp.tail = append(sp.tail, k.turnOfMessage(msg, e.id, e.line))
 		}
 		return sp
 	}
 	if e.linear { // version 1: the index counts records, the header is 0
-		if n, err := asInt(e.fields["firstKeptEntryIndex"]); err == nil && n >= 1 && n <= int64(ord)+1 {
-			sp.firstKept = int32(n - 1)
+		if idx := e.firstKeptIndex; idx.present && idx.isInt && idx.n >= 1 && idx.n <= int64(ord)+1 {
+			sp.firstKept = int32(idx.n - 1)
 		}
 		return sp
 	}
-	if first, ok := str(e.fields, "firstKeptEntryId"); ok {
+	if first, ok := e.firstKeptID, e.hasFirstKeptID; ok {
 		if target, found := k.ids.get(first); found {
 			sp.firstKept = target
 		}
@@ -105,46 +95,36 @@ func (k *linker) compaction(e entry, ord int32) *special {
 // contextEdit reads a well-formed context edit: replacement null, or an
 // object with a content; anything else is ignored, as pi would.
 func (k *linker) contextEdit(e entry) (*special, bool) {
-	targetID, ok := str(e.fields, "targetId")
-	repl, has := e.fields["replacement"]
-	if !ok || !has {
+	if !e.hasTargetID || e.repl.kind == replacementIgnored {
 		return nil, false
 	}
-	target, found := k.ids.get(targetID)
+	target, found := k.ids.get(e.targetID)
 	if !found {
 		return nil, false
 	}
-	if repl == nil {
+	if e.repl.kind == replacementOmit {
 		return &special{firstKept: -1, target: target, omit: true}, true
 	}
-	r, _ := repl.(map[string]any)
-	content, hasContent := r["content"]
-	if r == nil || !hasContent || content == nil {
-		return nil, false
-	}
 	sp := &special{firstKept: -1, target: target}
-	for _, c := range toolCalls(map[string]any{"content": content}) {
-		sp.calls = append(sp.calls, project.ToolCall{ID: strings.Clone(c.id), Name: k.intern(c.name)})
+	for _, c := range e.repl.calls {
+		sp.calls = append(sp.calls, project.ToolCall{ID: strings.Clone(c.id), Name: k.internString(c.name)})
 	}
 	return sp, true
 }
 
-// turnOfMessage is the turn of a decoded message (a retainedTail element).
-func (k *linker) turnOfMessage(msg map[string]any, entryID string, line int) project.ToolTurn {
-	if msg == nil {
+// turnOfMessage is the turn of a message (a retainedTail element).
+func (k *linker) turnOfMessage(msg message, entryID string, line int) project.ToolTurn {
+	if !msg.present {
 		return project.ToolTurn{}
 	}
-	role, _ := str(msg, "role")
+	role := msg.role
 	t := project.ToolTurn{Role: strings.Clone(role), EntryID: strings.Clone(entryID), Line: line}
-	t.StopReason, _ = str(msg, "stopReason")
-	t.StopReason = strings.Clone(t.StopReason)
-	t.ToolCallID, _ = str(msg, "toolCallId")
-	t.ToolCallID = strings.Clone(t.ToolCallID)
-	t.ToolName, _ = str(msg, "toolName")
-	t.ToolName = k.intern(t.ToolName)
+	t.StopReason = strings.Clone(msg.stopReason)
+	t.ToolCallID = strings.Clone(msg.toolCallID)
+	t.ToolName = k.internString(msg.toolName)
 	if role == "assistant" {
-		for _, c := range toolCalls(msg) {
-			t.Calls = append(t.Calls, project.ToolCall{ID: strings.Clone(c.id), Name: k.intern(c.name)})
+		for _, c := range msg.calls {
+			t.Calls = append(t.Calls, project.ToolCall{ID: strings.Clone(c.id), Name: k.internString(c.name)})
 		}
 	}
 	return t
@@ -163,13 +143,13 @@ func (k *linker) contextTurns() []project.ToolTurn {
 	entries := k.contextEntries(k.defaultPath())
 	edits := map[int32]*special{}
 	for _, ord := range entries {
-		if sp := k.specials[ord]; sp != nil && k.name(k.nodes[ord].typ) == "context_edit" {
+		if sp := k.specials[ord]; sp != nil && k.name(k.node(ord).typ) == "context_edit" {
 			edits[sp.target] = sp
 		}
 	}
 	var turns []project.ToolTurn
 	for i, ord := range entries {
-		n := k.nodes[ord]
+		n := *k.node(ord)
 		if i == 0 && k.name(n.typ) == "compaction" {
 			turns = append(turns, project.ToolTurn{Role: "compactionSummary", EntryID: k.entryID(n), Line: int(n.line)})
 			turns = append(turns, k.specials[ord].tail...)
@@ -195,7 +175,7 @@ func (k *linker) contextTurns() []project.ToolTurn {
 // defaultPath is the path from a root to the last entry, by ordinals.
 func (k *linker) defaultPath() []int32 {
 	var path []int32
-	for x := int32(len(k.nodes)) - 1; x >= 0; x = k.nodes[x].parent {
+	for x := k.nodes.len() - 1; x >= 0; x = k.node(x).parent {
 		path = append(path, x)
 	}
 	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
@@ -208,7 +188,7 @@ func (k *linker) defaultPath() []int32 {
 func (k *linker) contextEntries(path []int32) []int32 {
 	ci := -1
 	for i, ord := range path {
-		if k.name(k.nodes[ord].typ) == "compaction" {
+		if k.name(k.node(ord).typ) == "compaction" {
 			ci = i
 		}
 	}
@@ -230,7 +210,7 @@ func (k *linker) contextEntries(path []int32) []int32 {
 
 // turnOf is the turn of an entry that projects a message.
 func (k *linker) turnOf(ord int32) project.ToolTurn {
-	n := k.nodes[ord]
+	n := *k.node(ord)
 	t := project.ToolTurn{EntryID: k.entryID(n), Line: int(n.line)}
 	switch k.name(n.typ) {
 	case "custom_message":
@@ -245,13 +225,14 @@ func (k *linker) turnOf(ord int32) project.ToolTurn {
 		if n.flags&flagExempt != 0 {
 			t.StopReason = "aborted"
 		}
-		for s := n.aux; s >= 0 && int(s) < len(k.sites) && k.sites[s].node == ord; s++ {
-			t.Calls = append(t.Calls, project.ToolCall{ID: k.sites[s].id, Name: k.sites[s].name})
+		for s := n.aux; s >= 0 && s < k.sites.len() && k.sites.at(s).node == ord; s++ {
+			site := k.sites.at(s)
+			t.Calls = append(t.Calls, project.ToolCall{ID: k.texts.get(site.id), Name: k.texts.get(site.name)})
 		}
 	case "toolResult":
 		if n.aux >= 0 {
-			r := k.results[n.aux]
-			t.ToolCallID, t.ToolName = r.ID, r.Name
+			r := k.results.at(n.aux)
+			t.ToolCallID, t.ToolName = k.texts.get(r.id), k.texts.get(r.name)
 		}
 	}
 	return t

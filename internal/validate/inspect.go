@@ -2,14 +2,17 @@ package validate
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
 )
 
-// Batching: entries are copied into a batch's arena and inspected a batch
-// at a time, so the per-entry work (decoding, schemas) runs on several
-// goroutines while the reader goes on.
+// Batching: once the header is read, lines are copied into a batch's arena
+// and a batch at a time is classified, decoded and checked against the
+// schemas on Workers goroutines while the reader goes on. Only reading and
+// the checks that need the entries before (linkage) stay on the reader's
+// goroutine.
 const (
 	batchBytes   = 256 << 10
 	batchRecords = 256
@@ -18,39 +21,64 @@ const (
 // inspected is one entry after the checks that need only the entry itself.
 type inspected struct {
 	entry    entry
-	fields   map[string]any
+	fields   map[string]any // the decoded entry, for the Observer only
 	findings []finding.Finding
 	linkable bool // the entry goes on to the linkage checks
 }
 
-// batch is a run of consecutive entries and, once done, their results.
+// item is one unit of a batch: a physical line, classified by the worker,
+// or (object set) one more object of the header's line, which the reader
+// has classified already.
+type item struct {
+	line       parse.Line // the bytes are arena[start:end]; the worker sets Raw
+	start, end int
+	object     bool
+}
+
+// lineResult is what the worker found out about one item.
+type lineResult struct {
+	num        int
+	class      parse.Class
+	finding    finding.Finding // the line's parse-level finding, if hasFinding
+	hasFinding bool
+	objects    int  // the complete objects on the line
+	inspected  bool // results holds one inspected per object
+}
+
+// batch is a run of consecutive items and, once done, their results.
 type batch struct {
 	arena   []byte
-	spans   []span
-	results []inspected
+	items   []item
+	lines   []lineResult // one per item
+	results []inspected  // per object, in order, for the lines inspected
+	tape    parse.Tape
+	cls     parse.Classifier
 	done    chan struct{}
 }
 
-type span struct {
-	line       int
-	start, end int
+// settler receives the results in file order.
+type settler interface {
+	settleLine(r *lineResult, objs []inspected)
+	settleObject(r *inspected)
 }
 
-// inspector inspects entries in file order on Workers goroutines and hands
-// each result to settle in file order.
+// inspector inspects items in file order on Workers goroutines and hands
+// each result to the settler in file order.
 type inspector struct {
-	opts    Options
-	version int
-	settle  func(*inspected)
-	cur     *batch
-	queue   []*batch // submitted, not yet settled, in file order
-	free    []*batch
-	work    chan *batch
-	wg      sync.WaitGroup
+	opts      Options
+	version   int
+	to        settler
+	cur       *batch
+	queue     []*batch // submitted, not yet settled, in file order
+	free      []*batch
+	work      chan *batch
+	wg        sync.WaitGroup
+	untrusted atomic.Int64 // line of the first fatal corruption, 0 for none
+	closed    bool
 }
 
-func newInspector(opts Options, version int, settle func(*inspected)) *inspector {
-	in := &inspector{opts: opts, version: version, settle: settle}
+func newInspector(opts Options, version int, to settler) *inspector {
+	in := &inspector{opts: opts, version: version, to: to}
 	if opts.Workers > 1 {
 		in.work = make(chan *batch, opts.Workers)
 		for w := 0; w < opts.Workers; w++ {
@@ -62,15 +90,34 @@ func newInspector(opts Options, version int, settle func(*inspected)) *inspector
 	return in
 }
 
+// batches keeps batches, with their arenas and tapes, for the next file.
+var batches = sync.Pool{New: func() any { return &batch{arena: make([]byte, 0, batchBytes)} }}
+
+// keepBatchBytes bounds the arena of a batch kept for the next file.
+const keepBatchBytes = 4 * batchBytes
+
 func (in *inspector) newBatch() *batch {
+	var b *batch
 	if n := len(in.free); n > 0 {
-		b := in.free[n-1]
+		b = in.free[n-1]
 		in.free = in.free[:n-1]
-		b.arena, b.spans, b.results = b.arena[:0], b.spans[:0], b.results[:0]
-		b.done = make(chan struct{})
-		return b
+	} else {
+		b = batches.Get().(*batch)
 	}
-	return &batch{arena: make([]byte, 0, batchBytes), done: make(chan struct{})}
+	b.arena, b.items, b.lines, b.results = b.arena[:0], b.items[:0], b.lines[:0], b.results[:0]
+	b.done = make(chan struct{})
+	return b
+}
+
+// release gives the batches back for the next file; one that grew for a
+// long line is left to the garbage collector.
+func (in *inspector) release() {
+	for _, b := range append(in.free, in.cur) {
+		if cap(b.arena) <= keepBatchBytes {
+			batches.Put(b)
+		}
+	}
+	in.free, in.cur = nil, nil
 }
 
 func (in *inspector) worker() {
@@ -81,13 +128,35 @@ func (in *inspector) worker() {
 	}
 }
 
-// submit queues one entry; raw is copied.
-func (in *inspector) submit(line int, raw []byte) {
+// distrust tells the workers that entries after line n are not checked.
+func (in *inspector) distrust(n int) {
+	if in.untrusted.Load() == 0 {
+		in.untrusted.Store(int64(n))
+	}
+}
+
+// submitLine queues one physical line; its bytes are copied.
+func (in *inspector) submitLine(l *parse.Line) {
+	b := in.cur
+	start := len(b.arena)
+	b.arena = append(b.arena, l.Raw...)
+	it := item{line: *l, start: start, end: len(b.arena)}
+	it.line.Raw = nil
+	b.items = append(b.items, it)
+	in.maybeFlush()
+}
+
+// submitObject queues one object of the header's line; raw is copied.
+func (in *inspector) submitObject(line int, raw []byte) {
 	b := in.cur
 	start := len(b.arena)
 	b.arena = append(b.arena, raw...)
-	b.spans = append(b.spans, span{line: line, start: start, end: len(b.arena)})
-	if len(b.arena) >= batchBytes || len(b.spans) >= batchRecords {
+	b.items = append(b.items, item{line: parse.Line{Num: line}, start: start, end: len(b.arena), object: true})
+	in.maybeFlush()
+}
+
+func (in *inspector) maybeFlush() {
+	if b := in.cur; len(b.arena) >= batchBytes || len(b.items) >= batchRecords {
 		in.flush()
 	}
 }
@@ -95,7 +164,7 @@ func (in *inspector) submit(line int, raw []byte) {
 // flush sends the current batch off and settles what is ready.
 func (in *inspector) flush() {
 	b := in.cur
-	if len(b.spans) == 0 {
+	if len(b.items) == 0 {
 		return
 	}
 	in.cur = in.newBatch()
@@ -122,63 +191,120 @@ func (in *inspector) flush() {
 	}
 }
 
-// close inspects and settles everything still pending.
+// close inspects and settles everything still pending; it may be called
+// more than once.
 func (in *inspector) close() {
-	in.flush()
-	if in.work == nil {
+	if in.closed {
 		return
 	}
-	close(in.work)
-	for _, b := range in.queue {
-		<-b.done
-		in.settleBatch(b)
+	in.closed = true
+	in.flush()
+	if in.work != nil {
+		close(in.work)
+		for _, b := range in.queue {
+			<-b.done
+			in.settleBatch(b)
+		}
+		in.queue = nil
+		in.wg.Wait()
 	}
-	in.queue = nil
-	in.wg.Wait()
+	in.release()
 }
 
 func (in *inspector) settleBatch(b *batch) {
-	for i := range b.results {
-		in.settle(&b.results[i])
+	next := 0
+	for i := range b.items {
+		r := &b.lines[i]
+		var objs []inspected
+		if r.inspected {
+			objs = b.results[next : next+r.objects]
+			next += r.objects
+		}
+		if b.items[i].object {
+			in.to.settleObject(&objs[0])
+			continue
+		}
+		in.to.settleLine(r, objs)
 	}
-	for i := range b.results {
-		b.results[i] = inspected{} // drop references to the arena
-	}
+	clear(b.results) // drop references to the arena
+	b.results = b.results[:0]
 	in.free = append(in.free, b)
 }
 
-// inspectBatch runs the per-entry checks of every entry of b.
+// inspectBatch classifies and inspects every item of b.
 func (in *inspector) inspectBatch(b *batch) {
-	alias := in.opts.Observer == nil // the arena outlives the results
-	for _, sp := range b.spans {
-		b.results = append(b.results, in.inspect(sp.line, b.arena[sp.start:sp.end], alias))
+	for i := range b.items {
+		b.lines = append(b.lines, in.inspectItem(b, &b.items[i]))
 	}
 }
 
-// inspect decodes one entry and runs the checks that need only the entry:
-// its type, its JSON Schema.
-func (in *inspector) inspect(line int, raw []byte, alias bool) inspected {
-	fields, err := parse.Decode(raw, alias)
+// inspectItem classifies one line, or takes the object it holds, and
+// inspects the entries on it. Lines after a fatal corruption are only
+// classified: their entries are not checked.
+func (in *inspector) inspectItem(b *batch, it *item) lineResult {
+	raw := b.arena[it.start:it.end]
+	if it.object {
+		b.results = append(b.results, in.buildAndInspect(b, it.line.Num, raw))
+		return lineResult{num: it.line.Num, class: parse.Object, objects: 1, inspected: true}
+	}
+	l := &it.line
+	if l.Class == parse.Unclassified {
+		l.Raw = raw
+	}
+	check := true
+	if n := in.untrusted.Load(); n != 0 && int64(l.Num) > n {
+		check = false
+	}
+	if check && l.Class == parse.Unclassified {
+		if span, ok := b.tape.Line(raw); ok {
+			l.Verdict = parse.Verdict{Class: parse.Object}
+			r := lineResult{num: l.Num, class: parse.Object, objects: 1, inspected: true}
+			r.finding, r.hasFinding = l.Finding()
+			b.results = append(b.results, in.inspect(&b.tape, l.Num, raw[span[0]:span[1]]))
+			return r
+		}
+	}
+	l.Classify(&b.cls)
+	r := lineResult{num: l.Num, class: l.Class, objects: len(l.Objects)}
+	r.finding, r.hasFinding = l.Finding()
+	if check && (l.Class == parse.Object || l.Class == parse.Concatenated) {
+		r.inspected = true
+		for k := range l.Objects {
+			b.results = append(b.results, in.buildAndInspect(b, l.Num, l.Object(k)))
+		}
+	}
+	return r
+}
+
+// buildAndInspect builds the tape of one entry and inspects it.
+func (in *inspector) buildAndInspect(b *batch, line int, raw []byte) inspected {
+	err := b.tape.Build(raw)
 	if f, bad := decodeFinding(line, err); bad {
 		return inspected{findings: []finding.Finding{f}}
 	}
-	typ, _ := str(fields, "type")
-	id, hasID := str(fields, "id")
+	return in.inspect(&b.tape, line, raw)
+}
+
+// inspect runs the checks that need only the entry on tape t (whose
+// bytes are raw): its type, its JSON Schema; and reads what the linkage
+// checks need.
+func (in *inspector) inspect(t *parse.Tape, line int, raw []byte) inspected {
+	typ, _ := t.Str(t.Get(0, "type"))
 	if typ == "session" {
+		id, _ := t.Str(t.Get(0, "id"))
 		return inspected{findings: []finding.Finding{finding.Errorf(finding.MisplacedHeader, line, "a session header after the first record").WithEntry(id)}}
 	}
-	r := inspected{fields: fields, linkable: true}
+	linear := in.version == 1
+	r := inspected{entry: entryOf(t, line, linear), linkable: true}
 	switch {
 	case !IsEntryType(typ):
 		// Still a tree node (pi indexes every entry): later entries may name it.
-		r.findings = []finding.Finding{finding.Errorf(finding.UnknownEntryType, line, "unknown entry type %q", fields["type"]).WithEntry(id).WithPointer("/type")}
+		r.findings = []finding.Finding{finding.Errorf(finding.UnknownEntryType, line, "unknown entry type %q", t.Value(t.Get(0, "type"))).WithEntry(r.entry.id).WithPointer("/type")}
 	case in.opts.Schemas != nil:
-		r.findings = in.opts.Schemas.Check(in.version, line, fields)
+		r.findings = in.opts.Schemas.CheckTape(in.version, line, t)
 	}
-	linear := in.version == 1
-	r.entry = entry{line: line, id: id, hasID: hasID && !linear, typ: typ, fields: fields, linear: linear}
-	if pid, ok := str(fields, "parentId"); ok && !linear {
-		r.entry.parentID = &pid
+	if in.opts.Observer != nil {
+		r.fields, _ = parse.Decode(raw, false) // copies: the Observer may keep strings
 	}
 	return r
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/project"
 )
 
 // node is the compact per-entry record the linkage checks keep: a few
@@ -35,8 +34,14 @@ const (
 type callSite struct {
 	node int32
 	prev int32 // the previous site with the same call id, or -1
-	id   string
-	name string // interned
+	id   textRef
+	name textRef // interned
+}
+
+// resultRef is the call a toolResult answers.
+type resultRef struct {
+	id   textRef
+	name textRef // interned
 }
 
 // parentRef is an entry whose parentId was not (yet) known when it was read.
@@ -49,16 +54,17 @@ type parentRef struct {
 // Decoded strings may share the reader's line buffer: whatever the linker
 // keeps beyond one line is cloned.
 type linker struct {
-	nodes    []node
+	nodes    chunks[node]
 	ids      idIndex
 	calls    map[uint64]int32 // hash of a call id -> newest site
-	sites    []callSite
-	results  []project.ToolCall // the call each toolResult answers
+	sites    chunks[callSite]
+	results  chunks[resultRef]  // the call each toolResult answers
+	texts    texts              // the strings of sites and results
 	specials map[int32]*special // compactions and context edits
 	seed     maphash.Seed
 	names    []string         // interned types and roles, by code
 	codes    map[string]uint8 // the reverse of names
-	strs     map[string]string
+	strs     map[string]textRef
 	pending  map[string][]parentRef
 	add      func(finding.Finding)
 }
@@ -71,7 +77,7 @@ func newLinker(add func(finding.Finding)) *linker {
 		seed:     maphash.MakeSeed(),
 		names:    []string{""},
 		codes:    map[string]uint8{"": 0},
-		strs:     make(map[string]string),
+		strs:     make(map[string]textRef),
 		pending:  make(map[string][]parentRef),
 		add:      add,
 	}
@@ -104,37 +110,31 @@ func (k *linker) name(c uint8) string {
 	return "(other)"
 }
 
-// intern returns a kept copy of s shared by every equal string (tool names).
-func (k *linker) intern(s string) string {
+// intern keeps s once for every equal string (tool names).
+func (k *linker) intern(s string) textRef {
 	if kept, ok := k.strs[s]; ok {
 		return kept
 	}
-	if len(k.strs) > 4096 { // hostile input: stop growing the table
-		return strings.Clone(s)
+	ref := k.texts.add(s)
+	if len(k.strs) <= 4096 { // hostile input: stop growing the table
+		k.strs[k.texts.get(ref)] = ref
 	}
-	kept := strings.Clone(s)
-	k.strs[kept] = kept
-	return kept
+	return ref
 }
 
-// entry is what the linker needs of one entry.
-type entry struct {
-	line     int
-	id       string
-	hasID    bool
-	parentID *string // nil: null or absent
-	linear   bool    // version 1: the parent is the previous entry
-	typ      string
-	fields   map[string]any
-}
+// internString is intern for a string that is kept as a string.
+func (k *linker) internString(s string) string { return k.texts.get(k.intern(s)) }
+
+// node returns the node of ordinal i.
+func (k *linker) node(i int32) *node { return k.nodes.at(i) }
 
 // enter checks one entry against the entries before it and records it.
 func (k *linker) enter(e entry) int32 {
-	ord := int32(len(k.nodes))
+	ord := k.nodes.len()
 	parent := k.resolveParent(e, ord)
 	n := node{parent: parent, jump: -1, aux: -1, line: int32(e.line), typ: k.code(e.typ)}
 	if parent >= 0 {
-		p := k.nodes[parent]
+		p := k.node(parent)
 		n.depth = p.depth + 1
 		n.jump = k.jumpFor(parent)
 	}
@@ -142,17 +142,15 @@ func (k *linker) enter(e entry) int32 {
 		n.id, n.flags = h, n.flags|flagHexID
 	}
 	if e.typ == "message" {
-		msg := obj(e.fields, "message")
-		role, _ := str(msg, "role")
-		n.role = k.code(role)
-		if stop, _ := str(msg, "stopReason"); stop == "aborted" || stop == "error" {
+		n.role = k.code(e.msg.role)
+		if stop := e.msg.stopReason; stop == "aborted" || stop == "error" {
 			n.flags |= flagExempt
 		}
 	}
 	if projectsMessage(e) {
 		n.flags |= flagMessage
 	}
-	k.nodes = append(k.nodes, n)
+	k.nodes.add(n)
 	k.checkReferences(e, ord) // before register: an entry cannot name itself
 	k.register(e, ord)
 	k.remember(e, ord)
@@ -164,10 +162,10 @@ func (k *linker) resolveParent(e entry, ord int32) int32 {
 	if e.linear {
 		return ord - 1
 	}
-	if e.parentID == nil {
+	if !e.hasParent {
 		return -1
 	}
-	pid := *e.parentID
+	pid := e.parentID
 	if e.hasID && pid == e.id {
 		k.add(finding.Errorf(finding.SelfParent, e.line, "entry %q is its own parent", e.id).WithEntry(e.id).WithPointer("/parentId"))
 		return -1
@@ -183,10 +181,10 @@ func (k *linker) resolveParent(e entry, ord int32) int32 {
 // jumpFor computes the skip pointer of a new child of parent (Myers' jump
 // pointers: ancestor queries in O(log depth) with one pointer per node).
 func (k *linker) jumpFor(parent int32) int32 {
-	p := k.nodes[parent]
+	p := k.node(parent)
 	if p.jump >= 0 {
-		j := k.nodes[p.jump]
-		if j.jump >= 0 && p.depth-j.depth == j.depth-k.nodes[j.jump].depth {
+		j := k.node(p.jump)
+		if j.jump >= 0 && p.depth-j.depth == j.depth-k.node(j.jump).depth {
 			return j.jump
 		}
 	}
@@ -198,12 +196,12 @@ func (k *linker) isAncestor(a, x int32) bool {
 	if a < 0 || x < 0 {
 		return false
 	}
-	d := k.nodes[a].depth
-	for x >= 0 && k.nodes[x].depth > d {
-		if j := k.nodes[x].jump; j >= 0 && k.nodes[j].depth >= d {
+	d := k.node(a).depth
+	for x >= 0 && k.node(x).depth > d {
+		if j := k.node(x).jump; j >= 0 && k.node(j).depth >= d {
 			x = j
 		} else {
-			x = k.nodes[x].parent
+			x = k.node(x).parent
 		}
 	}
 	return x == a
@@ -213,7 +211,7 @@ func (k *linker) isAncestor(a, x int32) bool {
 func (k *linker) register(e entry, ord int32) {
 	if e.hasID {
 		if prev, dup := k.ids.get(e.id); dup {
-			k.add(finding.Errorf(finding.DuplicateID, e.line, "id %q is already used on line %d", e.id, k.nodes[prev].line).WithEntry(e.id).WithPointer("/id"))
+			k.add(finding.Errorf(finding.DuplicateID, e.line, "id %q is already used on line %d", e.id, k.node(prev).line).WithEntry(e.id).WithPointer("/id"))
 		} else {
 			k.ids.put(e.id, ord)
 		}
@@ -222,10 +220,10 @@ func (k *linker) register(e entry, ord int32) {
 		}
 		delete(k.pending, e.id)
 	}
-	if k.name(k.nodes[ord].role) == "assistant" {
-		calls := toolCalls(obj(e.fields, "message"))
+	if k.name(k.node(ord).role) == "assistant" {
+		calls := e.msg.calls
 		if len(calls) > 0 {
-			k.nodes[ord].aux = int32(len(k.sites))
+			k.node(ord).aux = k.sites.len()
 		}
 		for _, c := range calls {
 			h := maphash.String(k.seed, c.id)
@@ -233,8 +231,8 @@ func (k *linker) register(e entry, ord int32) {
 			if !seen {
 				prev = -1
 			}
-			k.calls[h] = int32(len(k.sites))
-			k.sites = append(k.sites, callSite{node: ord, prev: prev, id: strings.Clone(c.id), name: k.intern(c.name)})
+			k.calls[h] = k.sites.len()
+			k.sites.add(callSite{node: ord, prev: prev, id: k.texts.add(c.id), name: k.intern(c.name)})
 		}
 	}
 }
@@ -243,13 +241,13 @@ func (k *linker) register(e entry, ord int32) {
 func (k *linker) checkReferences(e entry, ord int32) {
 	switch e.typ {
 	case "message":
-		if k.name(k.nodes[ord].role) == "toolResult" {
+		if k.name(k.node(ord).role) == "toolResult" {
 			k.checkToolResult(e, ord)
 		}
 	case "label":
-		k.checkExists(e, "targetId", "")
+		k.checkExists(e, "targetId", e.targetID, e.hasTargetID, "")
 	case "branch_summary":
-		k.checkExists(e, "fromId", "root")
+		k.checkExists(e, "fromId", e.fromID, e.hasFromID, "root")
 	case "context_edit":
 		k.checkContextEdit(e, ord)
 	case "compaction":
@@ -259,20 +257,19 @@ func (k *linker) checkReferences(e entry, ord int32) {
 
 // checkToolResult: a result answers a call on its ancestor chain, by name.
 func (k *linker) checkToolResult(e entry, ord int32) {
-	msg := obj(e.fields, "message")
-	callID, ok := str(msg, "toolCallId")
+	callID, ok := e.msg.toolCallID, e.msg.hasToolCallID
 	if !ok {
 		return // the schema reports it
 	}
-	name, _ := str(msg, "toolName")
+	name := e.msg.toolName
 	site, seen := k.calls[maphash.String(k.seed, callID)]
-	for ; seen && site >= 0; site = k.sites[site].prev {
-		c := k.sites[site]
+	for ; seen && site >= 0; site = k.sites.at(site).prev {
+		c := k.sites.at(site)
 		if !k.isAncestor(c.node, ord) {
 			continue
 		}
-		if c.name != name {
-			k.add(finding.Errorf(finding.ToolNameMismatch, e.line, "toolName %q differs from the call's name %q (line %d)", name, c.name, k.nodes[c.node].line).WithEntry(e.id).WithPointer("/message/toolName"))
+		if callName := k.texts.get(c.name); callName != name {
+			k.add(finding.Errorf(finding.ToolNameMismatch, e.line, "toolName %q differs from the call's name %q (line %d)", name, callName, k.node(c.node).line).WithEntry(e.id).WithPointer("/message/toolName"))
 		}
 		return
 	}
@@ -283,9 +280,9 @@ func (k *linker) checkToolResult(e entry, ord int32) {
 	k.add(finding.Errorf(finding.OrphanToolResult, e.line, "toolResult answers call %q, but no toolCall with that id is %s", callID, where).WithEntry(e.id).WithPointer("/message/toolCallId"))
 }
 
-// checkExists: the entry named by key exists earlier in the file.
-func (k *linker) checkExists(e entry, key, allowed string) (int32, bool) {
-	target, ok := str(e.fields, key)
+// checkExists: the entry named by key (its value target, when ok) exists
+// earlier in the file.
+func (k *linker) checkExists(e entry, key, target string, ok bool, allowed string) (int32, bool) {
 	if !ok || (allowed != "" && target == allowed) {
 		return -1, false
 	}
@@ -299,11 +296,11 @@ func (k *linker) checkExists(e entry, key, allowed string) (int32, bool) {
 
 // checkContextEdit: the target is on the edit's ancestor chain and editable.
 func (k *linker) checkContextEdit(e entry, ord int32) {
-	target, ok := k.checkExists(e, "targetId", "")
+	target, ok := k.checkExists(e, "targetId", e.targetID, e.hasTargetID, "")
 	if !ok {
 		return
 	}
-	t := k.nodes[target]
+	t := *k.node(target)
 	typ, role := k.name(t.typ), k.name(t.role)
 	editable := typ == "custom_message" ||
 		(typ == "message" && (role == "user" || role == "assistant" || role == "toolResult"))
@@ -328,7 +325,7 @@ func (k *linker) checkFirstKept(e entry, ord int32) {
 		k.checkFirstKeptIndex(e, ord)
 		return
 	}
-	first, ok := str(e.fields, "firstKeptEntryId")
+	first, ok := e.firstKeptID, e.hasFirstKeptID
 	if !ok || (e.hasID && first == e.id) {
 		return
 	}
@@ -341,14 +338,13 @@ func (k *linker) checkFirstKept(e entry, ord int32) {
 // checkFirstKeptIndex: a version-1 index is a record before or at the
 // compaction, and not the header (record 0).
 func (k *linker) checkFirstKeptIndex(e entry, ord int32) {
-	idx, ok := e.fields["firstKeptEntryIndex"]
-	if !ok {
+	idx := e.firstKeptIndex
+	if !idx.present {
 		return
 	}
-	n, err := asInt(idx)
 	record := int64(ord) + 1 // the header is record 0
-	if err != nil || n < 1 || n > record {
-		k.add(finding.Warnf(finding.DanglingFirstKept, e.line, "firstKeptEntryIndex %v is not an entry at or before this compaction (records 1..%d)", idx, record).WithPointer("/firstKeptEntryIndex"))
+	if !idx.isInt || idx.n < 1 || idx.n > record {
+		k.add(finding.Warnf(finding.DanglingFirstKept, e.line, "firstKeptEntryIndex %s is not an entry at or before this compaction (records 1..%d)", idx.text, record).WithPointer("/firstKeptEntryIndex"))
 	}
 }
 

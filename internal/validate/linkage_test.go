@@ -26,22 +26,22 @@ func TestIsAncestorMatchesNaiveWalk(t *testing.T) {
 			}
 			node := node{parent: parent, jump: -1, line: int32(i + 2)}
 			if parent >= 0 {
-				node.depth = k.nodes[parent].depth + 1
+				node.depth = k.node(parent).depth + 1
 				node.jump = k.jumpFor(parent)
 			}
-			k.nodes = append(k.nodes, node)
+			k.nodes.add(node)
 		}
 		for q := 0; q < 2000; q++ {
 			a, x := int32(rng.Intn(n)), int32(rng.Intn(n))
-			if got, want := k.isAncestor(a, x), naiveAncestor(k.nodes, a, x); got != want {
+			if got, want := k.isAncestor(a, x), naiveAncestor(k, a, x); got != want {
 				t.Fatalf("trial %d: isAncestor(%d, %d) = %v, want %v", trial, a, x, got, want)
 			}
 		}
 	}
 }
 
-func naiveAncestor(nodes []node, a, x int32) bool {
-	for ; x >= 0; x = nodes[x].parent {
+func naiveAncestor(k *linker, a, x int32) bool {
+	for ; x >= 0; x = k.node(x).parent {
 		if x == a {
 			return true
 		}
@@ -55,17 +55,17 @@ func TestDeepChainAncestorIsFast(t *testing.T) {
 	for i := 0; i < n; i++ {
 		node := node{parent: int32(i - 1), jump: -1}
 		if i > 0 {
-			node.depth = k.nodes[i-1].depth + 1
+			node.depth = k.node(int32(i-1)).depth + 1
 			node.jump = k.jumpFor(int32(i - 1))
 		}
-		k.nodes = append(k.nodes, node)
+		k.nodes.add(node)
 	}
 	steps := 0
 	for x := int32(n - 1); x > 0; {
-		if j := k.nodes[x].jump; j >= 0 {
+		if j := k.node(x).jump; j >= 0 {
 			x = j
 		} else {
-			x = k.nodes[x].parent
+			x = k.node(x).parent
 		}
 		steps++
 	}

@@ -11,11 +11,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/pisess/pisess/internal/finding"
+	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/schema"
 )
 
@@ -62,7 +64,44 @@ type versionSchemas struct {
 // allocating; full (jsonschema) explains a line that quick rejects.
 type check struct {
 	quick *quickSchema
-	full  *jsonschema.Schema
+	full  *lazySchema
+}
+
+// lazySchema is a jsonschema schema compiled when it is first needed:
+// most runs never explain a line, and compiling them all up front cost
+// more than validating a few megabytes (24 ms, 7 MB of garbage).
+type lazySchema struct {
+	url    string
+	shared *sharedCompiler
+	once   sync.Once
+	schema *jsonschema.Schema
+	err    error
+}
+
+// sharedCompiler is the jsonschema compiler the lazy schemas share; it is
+// not safe for concurrent use, hence the lock.
+type sharedCompiler struct {
+	mu sync.Mutex
+	c  *jsonschema.Compiler
+}
+
+// get compiles the schema, once.
+func (l *lazySchema) get() (*jsonschema.Schema, error) {
+	l.once.Do(func() {
+		l.shared.mu.Lock()
+		defer l.shared.mu.Unlock()
+		l.schema, l.err = l.shared.c.Compile(l.url)
+	})
+	return l.schema, l.err
+}
+
+// validate validates v with the full schema.
+func (l *lazySchema) validate(v any) error {
+	s, err := l.get()
+	if err != nil {
+		return fmt.Errorf("compiling %s: %w", l.url, err)
+	}
+	return s.Validate(v)
 }
 
 // CompileSchemas compiles every embedded schema, for file versions 1 to 3.
@@ -87,12 +126,14 @@ func CompileSchemas() (*Schemas, error) {
 type checkCompiler struct {
 	full  *jsonschema.Compiler
 	quick *quickCompiler
+	lazy  *sharedCompiler // full, for the checks compiled later
 }
 
 // newCheckCompiler returns a compiler holding the embedded files: draft
 // 2020-12, no loader, so nothing is ever fetched.
 func newCheckCompiler() (*checkCompiler, error) {
 	c := &checkCompiler{full: jsonschema.NewCompiler(), quick: newQuickCompiler()}
+	c.lazy = &sharedCompiler{c: c.full}
 	c.full.Draft = jsonschema.Draft2020
 	c.full.LoadURL = func(u string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("schema %s is not embedded (no network access)", u)
@@ -117,21 +158,18 @@ func (c *checkCompiler) add(file string, src []byte) error {
 	return c.quick.add(file, src)
 }
 
-// compile compiles the schema at pointer ptr ("" = root) of file.
+// compile compiles the schema at pointer ptr ("" = root) of file: the
+// quick check now, jsonschema's when a line first needs it.
 func (c *checkCompiler) compile(file, ptr string) (check, error) {
 	u := schemaBase + file
 	if ptr != "" {
 		u += "#" + ptr
 	}
-	full, err := c.full.Compile(u)
-	if err != nil {
-		return check{}, err
-	}
 	quick, err := c.quick.compile(file, ptr)
 	if err != nil {
 		return check{}, fmt.Errorf("quick check: %w", err)
 	}
-	return check{quick: quick, full: full}, nil
+	return check{quick: quick, full: &lazySchema{url: u, shared: c.lazy}}, nil
 }
 
 // compileVersion compiles the entry checks of one file version. Version 1
@@ -242,6 +280,53 @@ func (s *Schemas) Check(version int, line int, v map[string]any) []finding.Findi
 	return report(c, line, v, entryID, extra)
 }
 
+// CheckTape is Check for the record on tape t (built from a line of a
+// file of the given version): the same findings, but a valid record, the
+// common case, is cleared on the tape without being decoded. Only a record
+// the quick check rejects is decoded, for jsonschema to explain.
+func (s *Schemas) CheckTape(version int, line int, t *parse.Tape) []finding.Finding {
+	c, clear, ok := s.dispatchTape(version, t)
+	if !ok {
+		return nil
+	}
+	if clear && c.quick.validAt(t, 0) {
+		return nil
+	}
+	v, _ := t.Value(0).(map[string]any)
+	return s.Check(version, line, v)
+}
+
+// dispatchTape is dispatch on a tape: the check of the record; clear is
+// false when the record has a finding no schema makes (Check reports it).
+func (s *Schemas) dispatchTape(version int, t *parse.Tape) (c check, clear, ok bool) {
+	if version < 1 || version > 3 {
+		return check{}, false, false
+	}
+	typ, typed := t.Str(t.Get(0, "type"))
+	vs := s.versions[version]
+	switch {
+	case typ == "session":
+		return s.header, true, true
+	case !typed:
+		return vs.untyped, true, true
+	case typ == "message":
+		msg := t.Get(0, "message")
+		if t.Kind(msg) != parse.KindObject {
+			return vs.message, true, true
+		}
+		role, ok := t.Str(t.Get(msg, "role"))
+		if !ok {
+			return vs.message, true, true
+		}
+		if c, ok := vs.roles[role]; ok {
+			return c, true, true
+		}
+		return vs.message, false, true
+	}
+	c, ok = vs.entries[typ]
+	return c, true, ok
+}
+
 // dispatch picks the check for record v, plus findings that no schema can
 // make (a role illegal in this version); ok is false when the record is
 // not ours to check.
@@ -306,7 +391,7 @@ func report(c check, line int, v map[string]any, entryID string, extra []finding
 	if len(extra) == 0 && c.quick.valid(v) {
 		return nil
 	}
-	err := c.full.Validate(v)
+	err := c.full.validate(v)
 	if err == nil && len(extra) == 0 {
 		return nil
 	}

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/pisess/pisess/internal/parse"
 )
 
 // quickSchema is one of our JSON Schemas compiled for a yes/no answer:
@@ -34,6 +36,66 @@ type quickSchema struct {
 	minLength int // -1 = none
 	minimum   *big.Rat
 	pattern   *regexp.Regexp
+	keys      map[string]keyRule // props and required by name, for validAt
+	few       []string           // the names in keys when there are few: compared, not hashed
+	fewRules  []keyRule          // their rules
+	requires  uint64             // the bits of every required key in keys
+}
+
+// keyRule is what s says about one key of an object: its property
+// schema (or nil) and its bit among the required keys (or 0).
+type keyRule struct {
+	schema *quickSchema
+	bit    uint64
+}
+
+// index builds keys from props and required, once they are compiled. With
+// more than 64 required keys validAt looks them up one by one instead.
+func (s *quickSchema) index() {
+	if len(s.props) == 0 && len(s.required) == 0 {
+		return
+	}
+	s.keys = make(map[string]keyRule, len(s.props)+len(s.required))
+	for _, p := range s.props {
+		s.keys[p.name] = keyRule{schema: p.schema}
+	}
+	if len(s.required) > 64 {
+		return
+	}
+	for i, k := range s.required {
+		r := s.keys[k]
+		r.bit = 1 << i
+		s.keys[k] = r
+		s.requires |= r.bit
+	}
+	if len(s.keys) <= fewKeys {
+		for k, r := range s.keys {
+			s.few, s.fewRules = append(s.few, k), append(s.fewRules, r)
+		}
+	}
+}
+
+// fewKeys is the most keys looked up by comparison rather than hashing.
+const fewKeys = 4
+
+// rule returns what s says about the key of member k of a tape.
+func (s *quickSchema) rule(t *parse.Tape, k int) (keyRule, bool) {
+	if t.Escaped(k) {
+		key, _ := t.Str(k)
+		r, ok := s.keys[key]
+		return r, ok
+	}
+	text := t.Text(k)
+	if s.few != nil {
+		for i, name := range s.few {
+			if name == string(text) {
+				return s.fewRules[i], true
+			}
+		}
+		return keyRule{}, false
+	}
+	r, ok := s.keys[string(text)]
+	return r, ok
 }
 
 type quickProp struct {
@@ -122,6 +184,167 @@ func (s *quickSchema) valid(v any) bool {
 		}
 	}
 	return true
+}
+
+// validAt reports whether the value at node n of tape t satisfies s: the
+// same verdict as valid on the decoded value, without decoding it.
+func (s *quickSchema) validAt(t *parse.Tape, n int) bool {
+	if s.kinds != 0 && !s.kinds.admitsAt(t, n) {
+		return false
+	}
+	if s.enum != nil && !inEnumAt(t, n, s.enum) {
+		return false
+	}
+	switch t.Kind(n) {
+	case parse.KindObject:
+		if s.keys != nil && !s.objectValidAt(t, n) {
+			return false
+		}
+	case parse.KindArray:
+		if s.items != nil {
+			for e := n + 1; e < t.Skip(n); e = t.Skip(e) {
+				if !s.items.validAt(t, e) {
+					return false
+				}
+			}
+		}
+	case parse.KindString:
+		if s.minLength > 0 || s.pattern != nil {
+			if !s.validString(t, n) {
+				return false
+			}
+		}
+	case parse.KindNumber:
+		if s.minimum != nil {
+			r, ok := ratOf(json.Number(t.Text(n)))
+			if !ok || r.Cmp(s.minimum) < 0 {
+				return false
+			}
+		}
+	}
+	for _, a := range s.allOf {
+		if !a.validAt(t, n) {
+			return false
+		}
+	}
+	if s.ifS != nil {
+		switch {
+		case s.ifS.validAt(t, n):
+			return s.thenS == nil || s.thenS.validAt(t, n)
+		case s.elseS != nil:
+			return s.elseS.validAt(t, n)
+		}
+	}
+	return true
+}
+
+// objectValidAt checks required and properties on object node n in one
+// pass over its members. Every member with a property schema is checked;
+// a failure counts only for the last member with that key, the one a
+// decoder keeps.
+func (s *quickSchema) objectValidAt(t *parse.Tape, n int) bool {
+	var seen uint64
+	for k := n + 1; k < t.Skip(n); k = t.Skip(k + 1) {
+		rule, ok := s.rule(t, k)
+		if !ok {
+			continue
+		}
+		seen |= rule.bit
+		if rule.schema != nil && !rule.schema.validAt(t, k+1) {
+			if key, _ := t.Str(k); t.Get(n, key) == k+1 {
+				return false
+			}
+		}
+	}
+	if len(s.required) > 64 {
+		for _, k := range s.required {
+			if t.Get(n, k) < 0 {
+				return false
+			}
+		}
+		return true
+	}
+	return seen == s.requires
+}
+
+// validString checks minLength and pattern on string node n.
+func (s *quickSchema) validString(t *parse.Tape, n int) bool {
+	if !t.Escaped(n) {
+		text := t.Text(n)
+		if s.minLength > 0 && utf8.RuneCount(text) < s.minLength {
+			return false
+		}
+		return s.pattern == nil || s.pattern.Match(text)
+	}
+	x, _ := t.Str(n)
+	if s.minLength > 0 && utf8.RuneCountInString(x) < s.minLength {
+		return false
+	}
+	return s.pattern == nil || s.pattern.MatchString(x)
+}
+
+// admitsAt is admits for node n of tape t.
+func (k kindSet) admitsAt(t *parse.Tape, n int) bool {
+	switch t.Kind(n) {
+	case parse.KindNull:
+		return k&kindNull != 0
+	case parse.KindTrue, parse.KindFalse:
+		return k&kindBoolean != 0
+	case parse.KindString:
+		return k&kindString != 0
+	case parse.KindArray:
+		return k&kindArray != 0
+	case parse.KindObject:
+		return k&kindObject != 0
+	case parse.KindNumber:
+		if k&kindNumber != 0 {
+			return true
+		}
+		if k&kindInteger == 0 {
+			return false
+		}
+		return integerLiteral(t.Text(n))
+	}
+	return false
+}
+
+// integerLiteral reports whether a JSON number is an integer, as
+// ratOf(...).IsInt() does, without big.Rat for plain integers.
+func integerLiteral(lit []byte) bool {
+	for _, c := range lit {
+		if c == '.' || c == 'e' || c == 'E' {
+			r, ok := ratOf(json.Number(lit))
+			return ok && r.IsInt()
+		}
+	}
+	return true
+}
+
+// inEnumAt is inEnum for node n of tape t.
+func inEnumAt(t *parse.Tape, n int, values []any) bool {
+	switch t.Kind(n) {
+	case parse.KindString:
+		if t.Escaped(n) {
+			x, _ := t.Str(n)
+			return inEnum(x, values)
+		}
+		text := t.Text(n)
+		for _, e := range values {
+			if s, ok := e.(string); ok && s == string(text) {
+				return true
+			}
+		}
+		return false
+	case parse.KindNumber:
+		return inEnum(json.Number(t.Text(n)), values)
+	case parse.KindTrue:
+		return inEnum(true, values)
+	case parse.KindFalse:
+		return inEnum(false, values)
+	case parse.KindNull:
+		return inEnum(nil, values)
+	}
+	return false // objects and arrays are never in our scalar enums
 }
 
 // admits reports whether v's JSON type is in the set. A value that
@@ -227,6 +450,7 @@ func (c *quickCompiler) compile(file, ptr string) (*quickSchema, error) {
 	if err := c.fill(n, file, ptr, sub); err != nil {
 		return nil, fmt.Errorf("%s#%s: %w", file, ptr, err)
 	}
+	n.index()
 	return n, nil
 }
 

@@ -488,7 +488,7 @@ func quickAgrees(t *testing.T, s *Schemas, version int, v map[string]any) bool {
 	if !ok {
 		return true
 	}
-	return c.quick.valid(v) == (c.full.Validate(v) == nil)
+	return c.quick.valid(v) == (c.full.validate(v) == nil)
 }
 
 // TestSchemaQuickAgreesOnExamples: the quick check never differs from
@@ -581,6 +581,27 @@ func mutate(c any, ptr string, depth int, try func(ptr, what string)) {
 	}
 }
 
+// TestSchemaChecksCompile: jsonschema compiles every check CompileSchemas
+// made (it does so lazily, when a line is first rejected).
+func TestSchemaChecksCompile(t *testing.T) {
+	s := compileForTest(t)
+	checks := []check{s.header}
+	for _, vs := range s.versions[1:] {
+		checks = append(checks, vs.untyped, vs.message)
+		for _, c := range vs.entries {
+			checks = append(checks, c)
+		}
+		for _, c := range vs.roles {
+			checks = append(checks, c)
+		}
+	}
+	for _, c := range checks {
+		if _, err := c.full.get(); err != nil {
+			t.Errorf("%s: %v", c.full.url, err)
+		}
+	}
+}
+
 // TestSchemaFilesCompile: every embedded file compiles on its own with
 // both compilers (what `pisess schema` prints must be usable), and the
 // quick compiler refuses keywords it does not understand.
@@ -590,7 +611,11 @@ func TestSchemaFilesCompile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range schema.Names() {
-		if _, err := c.compile(name+".json", ""); err != nil {
+		ch, err := c.compile(name+".json", "")
+		if err == nil {
+			_, err = ch.full.get() // jsonschema compiles lazily
+		}
+		if err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
+	"sync"
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
@@ -104,7 +104,7 @@ func (e *IOError) Unwrap() error { return e.Err }
 // File validates the file at path. The error is an *IOError when the file
 // cannot be read; findings about its content are in the report.
 func File(path string, opts Options) (*Report, error) {
-	f, err := os.Open(path)
+	f, err := parse.OpenFile(path)
 	if err != nil {
 		return nil, &IOError{Path: path, Err: err}
 	}
@@ -131,9 +131,21 @@ func File(path string, opts Options) (*Report, error) {
 // Stream validates a session read from r; name is used in the report.
 func Stream(name string, r io.Reader, opts Options) (*Report, error) {
 	p := newPass(name, opts)
-	rd := parse.NewReader(r, opts.Limits)
+	rd := getReader(r, opts.Limits)
+	defer putReader(rd)
+	rd.DeferClassify()
 	for rd.Next() {
-		p.line(rd.Line())
+		l := rd.Line()
+		p.lastLine = l.Num
+		if p.insp != nil {
+			p.insp.submitLine(l) // classified and inspected in a batch
+			continue
+		}
+		l.Classify(&p.cls)
+		p.line(l)
+	}
+	if p.insp != nil {
+		p.insp.close()
 	}
 	switch err := rd.Err(); {
 	case errors.Is(err, parse.ErrFileTooLarge):
@@ -145,18 +157,36 @@ func Stream(name string, r io.Reader, opts Options) (*Report, error) {
 	return p.finish(), nil
 }
 
+// readers keeps Readers, with their 256 KiB buffers, for the next file.
+var readers sync.Pool
+
+func getReader(r io.Reader, limits parse.Limits) *parse.Reader {
+	if rd, ok := readers.Get().(*parse.Reader); ok {
+		rd.Reset(r, limits)
+		return rd
+	}
+	return parse.NewReader(r, limits)
+}
+
+func putReader(rd *parse.Reader) {
+	rd.Reset(nil, parse.Limits{}) // let the input go
+	readers.Put(rd)
+}
+
 // pass is the state of one validation pass over one file. The reader
-// goroutine classifies lines and handles the header; entries go in batches
-// to the inspector (on Workers goroutines), and their results come back in
-// order to the sequential checks (linkage, observer).
+// goroutine classifies the lines up to the header and handles it; the
+// lines after it go in batches to the inspector (on Workers goroutines),
+// and their results come back in order to the sequential checks (trust,
+// linkage, observer).
 type pass struct {
 	opts     Options
 	rep      *Report
 	links    *linker
 	insp     *inspector
-	records  int  // complete objects seen (the header is record 0)
-	trusted  bool // no fatal corruption yet: entries are still checked
-	checking bool // the header allows entry checks
+	cls      parse.Classifier // for the lines up to the header
+	records  int              // complete objects seen (the header is record 0)
+	trusted  bool             // no fatal corruption yet: entries are still checked
+	checking bool             // the header allows entry checks
 	lastLine int
 	tail     bool // a partial tail was seen
 }
@@ -170,9 +200,8 @@ func newPass(name string, opts Options) *pass {
 
 func (p *pass) add(f finding.Finding) { p.rep.Findings = append(p.rep.Findings, f) }
 
-// line handles one physical line.
+// line handles one physical line up to and including the header's.
 func (p *pass) line(l *parse.Line) {
-	p.lastLine = l.Num
 	if f, ok := l.Finding(); ok {
 		p.add(f)
 	}
@@ -200,7 +229,7 @@ func (p *pass) record(line int, raw []byte) {
 	case index == 0:
 		p.headerRecord(line, raw)
 	case p.checking:
-		p.insp.submit(line, raw)
+		p.insp.submitObject(line, raw)
 	}
 }
 
@@ -215,7 +244,7 @@ func (p *pass) headerRecord(line int, raw []byte) {
 	}
 	p.header(line, fields)
 	if p.checking {
-		p.insp = newInspector(p.opts, p.rep.Version, p.settle)
+		p.insp = newInspector(p.opts, p.rep.Version, p)
 	}
 }
 
@@ -289,6 +318,35 @@ func (p *pass) versionFinding(line, v int) {
 	p.add(finding.Warnf(finding.NeedsMigration, line, msg, v))
 }
 
+// settleLine takes one line after the header's, in file order, as the
+// inspector classified it; objs are its inspected entries, when the
+// inspector checked them.
+func (p *pass) settleLine(r *lineResult, objs []inspected) {
+	if r.hasFinding {
+		p.add(r.finding)
+	}
+	switch r.class {
+	case parse.Object, parse.Concatenated:
+		for k := 0; k < r.objects; k++ {
+			p.records++
+			p.rep.Entries++
+			if p.trusted {
+				p.settle(&objs[k])
+			}
+		}
+	case parse.PartialTail:
+		p.tail = true
+	case parse.Corrupt:
+		if p.trusted {
+			p.trusted = false
+			p.insp.distrust(r.num)
+		}
+	}
+}
+
+// settleObject takes one more entry of the header's line.
+func (p *pass) settleObject(r *inspected) { p.settle(r) }
+
 // settle takes one inspected entry, in file order: its own findings, then
 // the checks that need the entries before it.
 func (p *pass) settle(r *inspected) {
@@ -304,9 +362,6 @@ func (p *pass) settle(r *inspected) {
 
 // finish closes the pass and computes the status.
 func (p *pass) finish() *Report {
-	if p.insp != nil {
-		p.insp.close()
-	}
 	if p.records == 0 && p.trusted {
 		p.add(finding.Errorf(finding.MissingHeader, 1, "the file has no session header (it is empty or holds no complete record)"))
 	}

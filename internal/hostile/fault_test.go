@@ -1,0 +1,233 @@
+package hostile
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// renames and links are the rename and hard-link system calls.
+const (
+	renames = "?rename,renameat,?renameat2"
+	links   = "?link,linkat"
+)
+
+// faultSets are the system calls failed under strace, by group (a "?"
+// name is skipped where the architecture lacks it), with EIO and, where a
+// full disk shows (writes, fsync, close), also ENOSPC; in the long run
+// every group gets both. always, when set, is
+// failed on every call too: unlink only runs to clean up after a failure,
+// so its faults are injected while every rename fails; the "backup copy"
+// groups fail every link, so the backup is a copy, and fault its writes.
+var faultSets = []struct {
+	name, set, always string
+	diskFull          bool
+}{
+	{"write", "write,?pwrite64", "", true},
+	{"fsync", "fsync,fdatasync", "", true},
+	{"rename", renames, "", false},
+	{"link", "?link,linkat", "", false},
+	{"openat", "?open,openat", "", false},
+	{"close", "close", "", true},
+	{"chmod", "?chmod,fchmodat,fchmod", "", false},
+	{"unlink", "?unlink,unlinkat", renames, false},
+	{"write (backup copy)", "write,?pwrite64", links, true},
+	{"fsync (backup copy)", "fsync,fdatasync", links, true},
+	{"openat (backup copy)", "?open,openat", links, false},
+}
+
+// TestFaultInjection runs `migrate --backup` and `repair --backup` under
+// strace with EIO and ENOSPC injected into each system call of each group,
+// one invocation number at a time (when=K counts per thread, so a run may
+// see more than one fault), then into every call at once. After each run
+// the session is the old bytes or the complete new generation, a backup
+// is byte-identical to the original, no temp file is left unless the run
+// said its cleanup failed, and running again succeeds.
+func TestFaultInjection(t *testing.T) {
+	t.Parallel()
+	strace := straceBin()
+	if strace == "" {
+		t.Skip("strace not found: install it (.ci/run does) to inject faults into the real binary")
+	}
+	long := envInt(envLong, 0) == 1
+	cases := rewriteCases(t, 200_000)
+	for _, c := range cases {
+		for _, fs := range faultSets {
+			for _, errno := range []string{"EIO", "ENOSPC"} {
+				if errno == "ENOSPC" && !fs.diskFull && !long {
+					continue
+				}
+				c, fs, errno := c, fs, errno
+				t.Run(c.cmd+"/"+fs.name+"/"+errno, func(t *testing.T) {
+					t.Parallel()
+					n := countCalls(t, strace, c, fs.set, fs.always, errno)
+					for k := 0; k <= n; k++ { // 0: every call
+						when := fmt.Sprint(k)
+						if k == 0 {
+							when = "1+"
+						}
+						c.injectOnce(t, strace, fs.name, fs.set, fs.always, errno, when)
+					}
+				})
+			}
+		}
+	}
+}
+
+// straceArgs is the strace command line that writes the trace of set
+// and always to log, failing every call of always with errno.
+func straceArgs(strace, log, set, always, errno string, extra ...string) []string {
+	args := []string{strace, "-f", "-qq", "-y", "-s", "256", "-o", log}
+	if always == "" {
+		return append(append(args, "-e", "trace="+set), extra...)
+	}
+	args = append(args, "-e", "trace="+set+","+always, "-e", "inject="+always+":error="+errno)
+	return append(args, extra...)
+}
+
+// inSet reports whether the system call name is one of set's.
+func inSet(name, set string) bool {
+	for _, s := range strings.Split(set, ",") {
+		if strings.TrimPrefix(s, "?") == name {
+			return true
+		}
+	}
+	return false
+}
+
+var traceCall = regexp.MustCompile(`^\d+ +(\w+)\(`)
+
+// countCalls counts the calls of set in a run disturbed only by always.
+func countCalls(t *testing.T, strace string, c *rewriteCase, set, always, errno string) int {
+	t.Helper()
+	dir := t.TempDir()
+	file := write(t, dir, "s.jsonl", c.old)
+	log := filepath.Join(t.TempDir(), "trace")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r := the.execPrefix(ctx, nil, straceArgs(strace, log, set, always, errno), append(append([]string{c.cmd, "--backup", "--format", "json"}, c.flags...), file)...)
+	the.sane(t, r, []int{0, 2})
+	trace, _ := os.ReadFile(log)
+	n := 0
+	for _, l := range strings.Split(string(trace), "\n") {
+		if m := traceCall.FindStringSubmatch(l); m != nil && inSet(m[1], set) {
+			n++
+		}
+	}
+	return n
+}
+
+// injectOnce runs c with errno injected into the when-th call of set.
+func (c *rewriteCase) injectOnce(t *testing.T, strace, name, set, always, errno, when string) {
+	t.Helper()
+	dir := t.TempDir()
+	file := write(t, dir, "s.jsonl", c.old)
+	log := filepath.Join(t.TempDir(), "trace")
+	prefix := straceArgs(strace, log, set, always, errno, "-e", "inject="+set+":error="+errno+":when="+when)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r := the.execPrefix(ctx, nil, prefix, append(append([]string{c.cmd, "--backup", "--format", "json"}, c.flags...), file)...)
+	trace, _ := os.ReadFile(log)
+	hits := injected(string(trace), dir, set)
+	the.tally.faultRun(name)
+	for _, where := range hits {
+		the.tally.fault(name, where)
+	}
+	desc := fmt.Sprintf("%s: %s %s when=%s (faults: %v)", c.cmd, name, errno, when, hits)
+	runtimeHit := false
+	for _, h := range hits {
+		runtimeHit = runtimeHit || h == "runtime"
+	}
+	if runtimeHit && (crashed(r.stderr) || r.code == 2 && len(r.stdout)+len(r.stderr) == 0) {
+		// A fault in the Go runtime's own calls (the netpoller's eventfd
+		// write) makes it abort, silently when every write fails: a
+		// crash like a kill, so the kill guarantees must hold.
+		the.tally.fault(name, "Go runtime aborted")
+		t.Logf("%s: the fault hit the Go runtime, which aborted: checked like a kill", desc)
+		c.inspect(t, dir)
+		c.rerun(t, dir)
+		return
+	}
+	if !the.sane(t, r, []int{0, 1, 2}) {
+		t.Errorf("%s\ntrace:\n%s", desc, tail(trace, 3000))
+		return
+	}
+	st := c.inspect(t, dir)
+	cleanupFailed := bytes.Contains(r.stdout, []byte("cleanup")) || bytes.Contains(r.stderr, []byte("cleanup"))
+	switch {
+	case r.code == 0 && !st.replaced:
+		t.Errorf("%s: exit 0 but the file was not rewritten\n%s", desc, r)
+	case r.code == 0 && !st.backup:
+		t.Errorf("%s: exit 0 but no backup\n%s", desc, r)
+	case st.replaced && !st.backup:
+		t.Errorf("%s: the file was replaced without its backup\n%s", desc, r)
+	case st.replaced && r.code != 0 && !bytes.Contains(r.stdout, []byte("sync_failed")) && !bytes.Contains(r.stderr, []byte("writing the output")):
+		t.Errorf("%s: the file was replaced but the run failed with something else than a directory fsync failure or a failed report\n%s", desc, r)
+	case !st.replaced && st.backup && !cleanupFailed:
+		t.Errorf("%s: the run failed but left its backup (and did not say its cleanup failed)\n%s", desc, r)
+	case len(st.temps) > 0 && !cleanupFailed:
+		t.Errorf("%s: temp files left without a cleanup error: %v\n%s", desc, st.temps, r)
+	case r.code != 0 && len(bytes.TrimSpace(r.stdout)) > 0 && !bytes.Contains(r.stdout, []byte(`"action":"refused"`)):
+		t.Errorf("%s: exit %d but the report does not say refused\n%s", desc, r.code, r)
+	}
+	if st.replaced {
+		validates(t, filepath.Join(dir, "s.jsonl"))
+	}
+	for _, tmp := range st.temps {
+		os.Remove(tmp) // a reported cleanup failure: the user deletes it
+	}
+	if st.backup && !st.replaced {
+		os.Remove(filepath.Join(dir, "s.jsonl"+c.backupName)) // likewise
+	}
+	c.rerun(t, dir)
+}
+
+// injectedLine matches a call strace failed on purpose.
+var injectedLine = regexp.MustCompile(`^\d+ +(\w+)\((.*)\) += -1 \w+ .*\(INJECTED\)$`)
+
+// injected lists where each injected fault landed: the temp file, the
+// backup, the original, the directory, standard output or error, the Go
+// runtime's own calls, or elsewhere.
+func injected(trace, dir, set string) []string {
+	var out []string
+	for _, l := range strings.Split(trace, "\n") {
+		m := injectedLine.FindStringSubmatch(l)
+		if m == nil || !inSet(m[1], set) {
+			continue
+		}
+		args := m[2]
+		if m[1] == "write" || m[1] == "pwrite64" {
+			args, _, _ = strings.Cut(args, ", ") // the descriptor, not the data
+		}
+		switch {
+		case strings.Contains(args, ".pisess-tmp-"):
+			out = append(out, "temp file")
+		case strings.Contains(args, ".bak"):
+			out = append(out, "backup")
+		case strings.Contains(args, "s.jsonl"):
+			out = append(out, "original")
+		case strings.HasPrefix(args, "1<") || strings.HasPrefix(args, "2<"):
+			out = append(out, "stdout/stderr")
+		case strings.Contains(args, "<"+dir+">") || strings.Contains(args, `"."`) || strings.Contains(args, `"`+dir+`"`):
+			out = append(out, "directory")
+		case strings.Contains(args, "eventfd") || strings.Contains(args, "/sys/") || strings.Contains(args, "/proc/") || strings.Contains(args, "anon_inode"):
+			out = append(out, "runtime") // the Go runtime's own calls
+		default:
+			out = append(out, "other: "+m[1]+"("+clipString(args, 60)+")")
+		}
+	}
+	return out
+}
+
+func clipString(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}

@@ -1,0 +1,79 @@
+package render
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/pisess/pisess/internal/finding"
+)
+
+// A file name or text from a session may hold bytes that are not UTF-8:
+// 0x9b alone is CSI to a terminal in 8-bit mode, and Safe let it through
+// because ranging over a string reads it as U+FFFD, which is printable.
+func TestSafeEscapesBytesThatAreNotUTF8(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain", "plain"},
+		{"a\x9bb", `a\x9bb`},
+		{"\xe2\x82", `\xe2\x82`},
+		{"\x1b[31m", `\x1b[31m`},
+		{"\u009b1m", `\u009b1m`},
+		{"real \uFFFD stays", "real \uFFFD stays"},
+		{"tab\tnl\n", `tab\tnl\n`},
+	}
+	for _, tt := range tests {
+		if got := Safe(tt.in); got != tt.want {
+			t.Errorf("Safe(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// encoding/json leaves DEL and the C1 controls (U+009B is CSI) raw in its
+// output; EscapeControls escapes them and the document still decodes to
+// the same text.
+func TestEscapeControls(t *testing.T) {
+	text := "A\u009b31m\u009d0;t\u0007\u007fZ é ✓"
+	raw, err := json.Marshal(map[string]string{"text": text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := EscapeControls(raw)
+	for _, b := range got {
+		if b == 0x7f || b == 0x9b || b == 0x9d {
+			t.Fatalf("EscapeControls left a control byte: %q", got)
+		}
+	}
+	var back map[string]string
+	if err := json.Unmarshal(got, &back); err != nil || back["text"] != text {
+		t.Errorf("EscapeControls(%s) = %s: decodes to %q (%v)", raw, got, back["text"], err)
+	}
+	clean := []byte(`{"text":"é ✓ \u00c2"}`)
+	if got := EscapeControls(clean); &got[0] != &clean[0] {
+		t.Errorf("output without controls was copied")
+	}
+}
+
+// A file name or message with ESC went raw into `validate --format github`
+// (workflow commands are printed to a terminal too), and JSON Lines kept
+// C1 controls raw.
+func TestGitHubAndJSONLineEscapeControls(t *testing.T) {
+	var b strings.Builder
+	f := finding.Errorf(finding.Schema, 3, "bad \x1b]0;title\x07 value")
+	if err := GitHub(&b, "evil\x1b[31m\x9b.jsonl", f); err != nil {
+		t.Fatal(err)
+	}
+	if err := JSONLine(&b, map[string]string{"text": "csi \u009b1m del \x7f"}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, c := range []string{"\x1b", "\x07", "\x9b", "\u009b", "\x7f"} {
+		if strings.Contains(out, c) {
+			t.Errorf("output holds %q: %q", c, out)
+		}
+	}
+	for _, want := range []string{`file=evil\x1b[31m\x9b.jsonl`, `bad \x1b]0;title\a value`, `csi \u009b1m del \u007f`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q: %q", want, out)
+		}
+	}
+}

@@ -1,0 +1,258 @@
+package validate
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/pisess/pisess/internal/parse"
+)
+
+// Validation reads entries from parse.Tape: the schema dispatch, the quick
+// check (validAt) and the linkage facts (entryOf). These tests hold each to
+// its reading of the decoded map, the reference, on the schema examples,
+// on their mutants and on the real corpus, written plainly and with escapes.
+
+// tapesOf returns tapes of v's JSON: as encoding/json writes it, and with
+// escapes in keys and values (`"\u0074ype"` for `"type"`).
+func tapesOf(t *testing.T, v map[string]any) []*parse.Tape {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tapes []*parse.Tape
+	for _, r := range [][]byte{raw, bytes.ReplaceAll(raw, []byte(`"t`), []byte(`"\u0074`))} {
+		tape := new(parse.Tape)
+		if err := tape.Build(r); err != nil {
+			t.Fatalf("%s: %v", r, err)
+		}
+		tapes = append(tapes, tape)
+	}
+	return tapes
+}
+
+// checkTapeAgrees compares the tape path with the map path on v.
+func checkTapeAgrees(t *testing.T, s *Schemas, version, line int, v map[string]any, what string) {
+	t.Helper()
+	for _, tape := range tapesOf(t, v) {
+		c, extra, ok := s.dispatch(version, v)
+		ct, clear, okt := s.dispatchTape(version, tape)
+		if ok != okt || ok && (c.quick != ct.quick || (len(extra) == 0) != clear) {
+			t.Fatalf("%s: dispatch differs: map (%v, %d extra), tape (%v, clear %v)", what, ok, len(extra), okt, clear)
+		}
+		if ok && c.quick.valid(v) != ct.quick.validAt(tape, 0) {
+			t.Fatalf("%s: quick check: map %v, tape %v", what, c.quick.valid(v), ct.quick.validAt(tape, 0))
+		}
+		if got, want := s.CheckTape(version, line, tape), s.Check(version, line, v); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: CheckTape = %v, Check = %v", what, got, want)
+		}
+		for _, linear := range []bool{false, true} {
+			if got, want := entryOf(tape, line, linear), entryFromMap(v, line, linear); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: entryOf (linear %v)\n got %+v\nwant %+v", what, linear, got, want)
+			}
+		}
+	}
+}
+
+func TestTapeAgreesOnExamples(t *testing.T) {
+	s := compileForTest(t)
+	for _, tc := range schemaCases(t) {
+		checkTapeAgrees(t, s, tc.version, 7, decodeForTest(t, []byte(tc.line)), tc.name)
+	}
+}
+
+func TestTapeAgreesOnMutants(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: -short")
+	}
+	s := compileForTest(t)
+	mutants := 0
+	for _, tc := range schemaCases(t) {
+		if tc.want != nil {
+			continue
+		}
+		v := decodeForTest(t, []byte(tc.line))
+		mutate(v, "", 0, func(ptr, what string) {
+			mutants++
+			checkTapeAgrees(t, s, tc.version, 3, v, fmt.Sprintf("%s: %s at %s", tc.name, what, ptr))
+		})
+	}
+	corpus, _ := filepath.Glob(filepath.Join(schemaRealCorpus, "*.jsonl")) // absent: examples only
+	for _, path := range corpus {
+		n := 0
+		realRecords(t, path, func(version, line int, raw []byte) {
+			n++
+			v := decodeForTest(t, raw)
+			checkTapeAgrees(t, s, version, line, v, fmt.Sprintf("%s line %d", filepath.Base(path), line))
+			if n > 4 && n%200 != 0 { // mutants of a sample
+				return
+			}
+			mutate(v, "", 0, func(ptr, what string) {
+				mutants++
+				checkTapeAgrees(t, s, version, line, v, fmt.Sprintf("%s line %d: %s at %s", filepath.Base(path), line, what, ptr))
+			})
+		})
+	}
+	t.Logf("%d mutants", mutants)
+}
+
+// TestTapeDuplicateKeys: the last of duplicate keys counts, as in the map.
+func TestTapeDuplicateKeys(t *testing.T) {
+	s := compileForTest(t)
+	for _, line := range []string{
+		`{"type":"message","type":"label","id":"a1b2c3d4","parentId":null,"timestamp":"2026-01-05T10:00:00.000Z","targetId":"x","label":"y"}`,
+		`{"type":"label","id":"a1b2c3d4","parentId":null,"timestamp":"2026-01-05T10:00:00.000Z","targetId":7,"targetId":"x"}`,
+		`{"type":"message",` + baseV3 + `,"message":{"role":"user","role":"assistant","content":[{"type":"toolCall","type":"text","text":"x"}]}}`,
+		`{"type":"message",` + baseV3 + `,"message":` + assistantMsg + `,"message":` + toolResultMsg + `}`,
+		`{"type":"message",` + baseV3 + `,"message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"n","arguments":{},"arguments":null}],"api":"a","provider":"p","model":"m","usage":` + usageJSON + `,"stopReason":"stop","timestamp":1}}`,
+	} {
+		v := decodeForTest(t, []byte(line))
+		tape := new(parse.Tape)
+		if err := tape.Build([]byte(line)); err != nil {
+			t.Fatal(err)
+		}
+		c, _, ok := s.dispatch(3, v)
+		if ok && c.quick.valid(v) != c.quick.validAt(tape, 0) {
+			t.Errorf("%s: quick check: map %v, tape %v", line, c.quick.valid(v), c.quick.validAt(tape, 0))
+		}
+		if got, want := s.CheckTape(3, 1, tape), s.Check(3, 1, v); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: CheckTape = %v, Check = %v", line, got, want)
+		}
+		if got, want := entryOf(tape, 1, false), entryFromMap(v, 1, false); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: entryOf\n got %+v\nwant %+v", line, got, want)
+		}
+	}
+}
+
+// entryFromMap is entryOf on the decoded entry: the reading the linker did
+// before it read tapes, kept as the reference.
+func entryFromMap(v map[string]any, line int, linear bool) entry {
+	e := entry{line: line, linear: linear}
+	e.typ, _ = str(v, "type")
+	var hasID bool
+	e.id, hasID = str(v, "id")
+	e.hasID = hasID && !linear
+	if !linear {
+		e.parentID, e.hasParent = str(v, "parentId")
+	}
+	obj := func(m map[string]any, key string) map[string]any { o, _ := m[key].(map[string]any); return o }
+	switch e.typ {
+	case "message":
+		e.msg = messageFromMap(obj(v, "message"))
+	case "label", "context_edit":
+		e.targetID, e.hasTargetID = str(v, "targetId")
+		if e.typ == "context_edit" {
+			if repl, has := v["replacement"]; has {
+				r, _ := repl.(map[string]any)
+				content, hasContent := r["content"]
+				switch {
+				case repl == nil:
+					e.repl = replacement{kind: replacementOmit}
+				case r != nil && hasContent && content != nil:
+					e.repl = replacement{kind: replacementContent, calls: callsFromMap(content)}
+				}
+			}
+		}
+	case "branch_summary":
+		e.fromID, e.hasFromID = str(v, "fromId")
+		e.summary = truthyValue(v["summary"])
+	case "compaction":
+		e.firstKeptID, e.hasFirstKeptID = str(v, "firstKeptEntryId")
+		if idx, ok := v["firstKeptEntryIndex"]; ok && linear {
+			n, err := asInt(idx)
+			e.firstKeptIndex = keptIndex{present: true, n: n, isInt: err == nil, text: fmt.Sprint(idx)}
+		}
+		if tail, ok := v["retainedTail"].([]any); ok {
+			e.hasTail, e.tail = true, []message{}
+			for _, m := range tail {
+				msg, _ := m.(map[string]any)
+				e.tail = append(e.tail, messageFromMap(msg))
+			}
+		}
+	}
+	return e
+}
+
+func messageFromMap(msg map[string]any) message {
+	if msg == nil {
+		return message{}
+	}
+	m := message{present: true}
+	m.role, _ = str(msg, "role")
+	m.stopReason, _ = str(msg, "stopReason")
+	m.toolCallID, m.hasToolCallID = str(msg, "toolCallId")
+	m.toolName, _ = str(msg, "toolName")
+	if m.role == "assistant" {
+		m.calls = callsFromMap(msg["content"])
+	}
+	return m
+}
+
+func callsFromMap(content any) []toolCall {
+	blocks, _ := content.([]any)
+	var calls []toolCall
+	for _, b := range blocks {
+		block, _ := b.(map[string]any)
+		if typ, _ := str(block, "type"); typ != "toolCall" {
+			continue
+		}
+		id, _ := str(block, "id")
+		name, _ := str(block, "name")
+		calls = append(calls, toolCall{id: id, name: name})
+	}
+	return calls
+}
+
+func truthyValue(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return v
+	case string:
+		return v != ""
+	case json.Number:
+		f, err := v.Float64()
+		return err == nil && f != 0
+	}
+	return true
+}
+
+// FuzzTapeAgrees: on any line that is one JSON object, the tape path gives
+// the findings and linkage facts of the map path.
+func FuzzTapeAgrees(f *testing.F) {
+	s := compileForTest(f)
+	for _, line := range []string{
+		msgEntry(userMsg), msgEntry(assistantMsg), msgEntry(toolResultMsg),
+		`{"type":"label",` + baseV3 + `,"targetId":"00000000","label":"x"}`,
+		`{"type":"compaction",` + baseV3 + `,"summary":"s","firstKeptEntryId":"00000000","firstKeptEntryIndex":3,"tokensBefore":1,"retainedTail":[` + toolResultMsg + `]}`,
+		`{"type":"context_edit",` + baseV3 + `,"targetId":"00000000","replacement":{"content":[{"type":"toolCall","id":"c","name":"n"}]}}`,
+		`{"type":"branch_summary",` + baseV3 + `,"fromId":"root","summary":"s"}`,
+		`{"type":"session","version":3,"id":"x","timestamp":"2026-01-05T10:00:00.000Z","cwd":"/"}`,
+	} {
+		f.Add([]byte(line), uint8(2))
+		f.Add([]byte(line), uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, line []byte, version uint8) {
+		var tape parse.Tape
+		if _, ok := tape.Line(line); !ok {
+			return
+		}
+		v, err := parse.Decode(line, false)
+		if err != nil {
+			t.Fatalf("Tape.Line accepted %q, Decode: %v", line, err)
+		}
+		ver := int(version%4) + 1 // 1..4: 4 is not checked
+		if got, want := s.CheckTape(ver, 1, &tape), s.Check(ver, 1, v); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: CheckTape = %v, Check = %v", line, got, want)
+		}
+		linear := ver == 1
+		if got, want := entryOf(&tape, 1, linear), entryFromMap(v, 1, linear); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: entryOf\n got %+v\nwant %+v", line, got, want)
+		}
+	})
+}
