@@ -481,14 +481,17 @@ func (t *tally) markdown() string {
 		fmt.Fprintf(&b, "| `%s` | %d |\n", c, t.inputs[c])
 	}
 	b.WriteString("\n| syscall | runs | faults injected | where they landed |\n|---|---:|---:|---|\n")
+	allRuns, allFaults := 0, 0
 	for _, sc := range sortedKeys(t.runs) {
 		total, where := 0, []string{}
 		for _, w := range sortedKeys(t.faults[sc]) {
 			total += t.faults[sc][w]
 			where = append(where, fmt.Sprintf("%s %d", w, t.faults[sc][w]))
 		}
+		allRuns, allFaults = allRuns+t.runs[sc], allFaults+total
 		fmt.Fprintf(&b, "| `%s` | %d | %d | %s |\n", sc, t.runs[sc], total, strings.Join(where, ", "))
 	}
+	fmt.Fprintf(&b, "| all | %d | %d | |\n", allRuns, allFaults)
 	b.WriteString("\n| command | SIGKILLs | state the kill left |\n|---|---:|---|\n")
 	for _, c := range sortedKeys(t.kills) {
 		total, states := 0, []string{}
