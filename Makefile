@@ -52,7 +52,8 @@ demo: build
 
 # Benchmarks side by side with pi's own loader, ajv and jq (installs the
 # pinned Node.js side with npm ci; data in bench/out). BENCH=quick takes
-# about 2 minutes, the full run about 15. See docs/performance.md.
+# about 1.5 minutes, the full run 10-13 (2 cores) plus 1 minute to generate
+# its data the first time. See docs/performance.md.
 BENCH ?= full
 bench:
 	BENCH=$(BENCH) GO=$(GO) bench/run.sh

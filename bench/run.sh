@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# bench/run.sh: `make bench` (full, about 15 minutes on 2 cores) and
-# `make bench BENCH=quick` (about 2 minutes). Method, machine and results:
+# bench/run.sh: `make bench` (full: 10-13 minutes on 2 cores, plus about
+# 1 minute to generate the data the first time) and `make bench
+# BENCH=quick` (about 1.5 minutes). Method, machine and results:
 # docs/performance.md.
 #
 # 1. installs the pinned Node.js side (bench/node: npm ci), builds pisess
