@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -63,7 +64,18 @@ func New() *CLI {
 }
 
 // Run runs pisess with the process's arguments and returns the exit code.
-func Run() int { return New().Run(os.Args) }
+func Run() int {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// A soft limit makes the collector free one pass's line buffer
+		// before the next pass grows its own (repair and migrate read a
+		// file twice): peak memory stays near one --max-line-bytes line.
+		debug.SetMemoryLimit(softMemoryLimit)
+	}
+	return New().Run(os.Args)
+}
+
+// softMemoryLimit is above the default line limit plus the working set.
+const softMemoryLimit = 320 << 20
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
