@@ -26,6 +26,7 @@ unit:
 fuzz:
 	$(GO) test ./internal/parse -run '^$$' -fuzz '^FuzzClassify$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./internal/parse -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./internal/validate -run '^$$' -fuzz '^FuzzTapeAgrees$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./internal/hostile -run '^$$' -fuzz '^FuzzRepair$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./internal/hostile -run '^$$' -fuzz '^FuzzMigrate$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
