@@ -121,19 +121,10 @@ func (d *decoder) object() (map[string]any, error) {
 			return nil, err
 		}
 		m[key] = v
-		d.space()
-		if d.i >= len(d.b) {
-			return nil, errSyntax
-		}
-		switch d.b[d.i] {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
-			d.depth--
+		if done, err := d.separator('}'); err != nil {
+			return nil, err
+		} else if done {
 			return m, nil
-		default:
-			return nil, errSyntax
 		}
 	}
 }
@@ -155,19 +146,10 @@ func (d *decoder) array() (any, error) {
 			return nil, err
 		}
 		a = append(a, v)
-		d.space()
-		if d.i >= len(d.b) {
-			return nil, errSyntax
-		}
-		switch d.b[d.i] {
-		case ',':
-			d.i++
-		case ']':
-			d.i++
-			d.depth--
+		if done, err := d.separator(']'); err != nil {
+			return nil, err
+		} else if done {
 			return a, nil
-		default:
-			return nil, errSyntax
 		}
 	}
 }
@@ -287,4 +269,23 @@ func hex4(b []byte) rune {
 		}
 	}
 	return r
+}
+
+// separator reads what follows a member of a container: a comma (more to
+// come) or the container's closer (done, and the container is left).
+func (d *decoder) separator(closer byte) (done bool, err error) {
+	d.space()
+	if d.i >= len(d.b) {
+		return false, errSyntax
+	}
+	switch d.b[d.i] {
+	case ',':
+		d.i++
+		return false, nil
+	case closer:
+		d.i++
+		d.depth--
+		return true, nil
+	}
+	return false, errSyntax
 }

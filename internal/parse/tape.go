@@ -208,18 +208,11 @@ func (t *Tape) object() error {
 		if err := t.value(); err != nil {
 			return err
 		}
-		t.space()
-		if t.i >= len(t.raw) {
-			return errSyntax
-		}
-		switch t.raw[t.i] {
-		case ',':
-			t.i++
-		case '}':
-			t.close(n)
-			return nil
-		default:
-			return errSyntax
+		if done, err := t.separator('}'); done || err != nil {
+			if err == nil {
+				t.close(n)
+			}
+			return err
 		}
 	}
 }
@@ -239,18 +232,11 @@ func (t *Tape) array() error {
 		if err := t.value(); err != nil {
 			return err
 		}
-		t.space()
-		if t.i >= len(t.raw) {
-			return errSyntax
-		}
-		switch t.raw[t.i] {
-		case ',':
-			t.i++
-		case ']':
-			t.close(n)
-			return nil
-		default:
-			return errSyntax
+		if done, err := t.separator(']'); done || err != nil {
+			if err == nil {
+				t.close(n)
+			}
+			return err
 		}
 	}
 }
@@ -361,4 +347,21 @@ func (t *Tape) Value(n int) any {
 		return nil
 	}
 	return v
+}
+
+// separator reads what follows a member of a container: a comma (more to
+// come) or the container's closer (done).
+func (t *Tape) separator(closer byte) (done bool, err error) {
+	t.space()
+	if t.i >= len(t.raw) {
+		return false, errSyntax
+	}
+	switch t.raw[t.i] {
+	case ',':
+		t.i++
+		return false, nil
+	case closer:
+		return true, nil
+	}
+	return false, errSyntax
 }
