@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // faultFS is the real file system with a failure injectable at every
@@ -108,6 +109,45 @@ func (f *faultFS) SyncDir(dir string) error {
 	return f.FS.SyncDir(dir)
 }
 
+func (f *faultFS) Lock(file File) error {
+	if err := f.check("Lock", nameOf(file)); err != nil {
+		return err
+	}
+	return f.FS.Lock(file)
+}
+
+func (f *faultFS) Chtimes(name string, atime, mtime time.Time) error {
+	if err := f.check("Chtimes", name); err != nil {
+		return err
+	}
+	return f.FS.Chtimes(name, atime, mtime)
+}
+
+func (f *faultFS) CopyXattrs(src, dst File) error {
+	if err := f.check("CopyXattrs", nameOf(dst)); err != nil {
+		return err
+	}
+	return f.FS.CopyXattrs(src, dst)
+}
+
+func (f *faultFS) OpenAppend(name string) (File, error) {
+	if err := f.check("OpenAppend", name); err != nil {
+		return nil, err
+	}
+	file, err := f.FS.OpenAppend(name)
+	if err != nil {
+		return nil, err
+	}
+	return &faultFile{File: file, fs: f, name: name, limit: f.limit}, nil
+}
+
+func nameOf(file File) string {
+	if ff, ok := file.(*faultFile); ok {
+		return ff.name
+	}
+	return ""
+}
+
 // faultFile injects failures into an open file.
 type faultFile struct {
 	File
@@ -115,6 +155,14 @@ type faultFile struct {
 	name    string
 	limit   int64
 	written int64
+}
+
+// Fd gives the real descriptor (for flock and extended attributes).
+func (f *faultFile) Fd() uintptr { return f.File.(interface{ Fd() uintptr }).Fd() }
+
+// Chmod changes the mode through the descriptor.
+func (f *faultFile) Chmod(mode fs.FileMode) error {
+	return f.File.(interface{ Chmod(fs.FileMode) error }).Chmod(mode)
 }
 
 func (f *faultFile) Read(p []byte) (int, error) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
@@ -32,6 +33,7 @@ type Options struct {
 	FollowSymlinks bool // --follow-symlinks
 	ZeroTail       bool // --zero-tail (repair)
 	Limits         parse.Limits
+	LockWait       time.Duration // how long to wait for another run's lock (0: DefaultLockWait)
 	// Verify validates a whole session (strict parse, schemas, linkage) and
 	// fails on any error finding. MigrateFile applies it to the original
 	// first (an invalid file is refused untouched) and to the new
@@ -49,6 +51,9 @@ type Report struct {
 	Fixes        []Fix             // repair: what was (or would be) repaired
 	Notes        []finding.Finding // migrate: decisions worth knowing
 	Diff         string            // dry run with Diff
+	ReadOnly     bool              // the file had no write permission and was replaced anyway
+	Carried      int64             // bytes appended by another program during the rename, carried over
+	Rescued      string            // file keeping the old generation as another program left it
 }
 
 // BackupSuffixMigrate is the backup suffix for a migration from version n.
@@ -61,8 +66,24 @@ const BackupSuffixRepair = ".bak"
 // safe rewrite protocol. A version-3 file is left byte-identical
 // (Unchanged); a file that is invalid, corrupt, not a session or of an
 // unknown version is refused untouched. On error the report's Action is
-// Refused and the error is an *Error.
+// Refused and the error is an *Error, except after the rename: then the
+// report says what was written and the error what went wrong afterwards.
 func MigrateFile(fsys FS, path string, opts Options) (Report, error) {
+	return again(func() (Report, error) { return migrateFile(fsys, path, opts) })
+}
+
+// again runs op a second time when it was refused because another run
+// replaced the file while this one waited for its lock: the second run
+// sees the new file (usually unchanged by then).
+func again(op func() (Report, error)) (Report, error) {
+	rep, err := op()
+	if errors.Is(err, errReplacedWhileWaiting) {
+		rep, err = op()
+	}
+	return rep, err
+}
+
+func migrateFile(fsys FS, path string, opts Options) (Report, error) {
 	rep := Report{File: path, Action: Refused}
 	target, err := resolveTarget(fsys, path, opts.FollowSymlinks)
 	if err != nil {
@@ -90,20 +111,25 @@ func MigrateFile(fsys FS, path string, opts Options) (Report, error) {
 	}
 	ropts := rewriteOptions(opts, BackupSuffixMigrate(version))
 	out, err := Rewrite(fsys, path, ropts, gen)
-	if err != nil {
+	if err != nil && !out.Written {
 		return rep, err
 	}
 	rep.To, rep.Notes = res.To, res.Notes
 	rep.fill(out, Migrated, WouldMigrate)
-	return rep, nil
+	return rep, err
 }
 
 // RepairFile repairs the session file at path in place with the safe
 // rewrite protocol (see Repair for what is repaired). A file that needs no
 // repair is left byte-identical (Unchanged); one with corruption Repair
 // does not fix is refused untouched. On error the report's Action is
-// Refused and the error is an *Error.
+// Refused and the error is an *Error, except after the rename (see
+// MigrateFile).
 func RepairFile(fsys FS, path string, opts Options) (Report, error) {
+	return again(func() (Report, error) { return repairFile(fsys, path, opts) })
+}
+
+func repairFile(fsys FS, path string, opts Options) (Report, error) {
 	rep := Report{File: path, Action: Refused}
 	target, err := resolveTarget(fsys, path, opts.FollowSymlinks)
 	if err != nil {
@@ -125,17 +151,17 @@ func RepairFile(fsys FS, path string, opts Options) (Report, error) {
 		return err
 	}
 	out, err := Rewrite(fsys, path, rewriteOptions(opts, BackupSuffixRepair), gen)
-	if err != nil {
+	if err != nil && !out.Written {
 		return rep, err
 	}
 	rep.Fixes = res.Fixes
 	rep.fill(out, Repaired, WouldRepair)
-	return rep, nil
+	return rep, err
 }
 
 func rewriteOptions(opts Options, suffix string) RewriteOptions {
 	ro := RewriteOptions{DryRun: opts.DryRun, Diff: opts.Diff,
-		FollowSymlinks: opts.FollowSymlinks, Verify: opts.Verify}
+		FollowSymlinks: opts.FollowSymlinks, Verify: opts.Verify, LockWait: opts.LockWait}
 	if opts.Backup {
 		ro.BackupSuffix = suffix
 	}
@@ -145,6 +171,7 @@ func rewriteOptions(opts Options, suffix string) RewriteOptions {
 // fill records a Rewrite outcome in the report.
 func (rep *Report) fill(out Outcome, done, would Action) {
 	rep.Backup, rep.BackupReused, rep.Diff = out.Backup, out.BackupReused, out.Diff
+	rep.ReadOnly, rep.Carried, rep.Rescued = out.ReadOnly, out.Carried, out.Rescued
 	switch {
 	case !out.Changed:
 		rep.Action = Unchanged

@@ -1,10 +1,12 @@
 package migrate
 
 import (
+	"errors"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // FS is the file-system seam of the rewrite protocol: everything Rewrite
@@ -28,7 +30,25 @@ type FS interface {
 	Chown(name string, like fs.FileInfo) error
 	// SyncDir makes the entries of directory dir durable (fsync).
 	SyncDir(dir string) error
+	// Lock takes an exclusive advisory lock (flock) on the open file f
+	// without waiting: ErrLocked when another open file holds one. Closing
+	// f releases it. Platforms without flock lock nothing.
+	Lock(f File) error
+	// Chtimes sets the access and modification times of name.
+	Chtimes(name string, atime, mtime time.Time) error
+	// CopyXattrs copies the extended attributes of src to dst, those the
+	// platform and file system allow (a file system without them, or a
+	// namespace only root may write, is skipped, not an error).
+	CopyXattrs(src, dst File) error
+	// OpenAppend opens an existing file for appending (O_APPEND), never
+	// through a symbolic link.
+	OpenAppend(name string) (File, error)
+	// ReadDir lists a directory.
+	ReadDir(name string) ([]fs.DirEntry, error)
 }
+
+// ErrLocked is Lock's answer when another open file holds the lock.
+var ErrLocked = errors.New("locked by another process")
 
 // File is an open file of an FS.
 type File interface {
@@ -61,6 +81,14 @@ func (osFS) CreateExcl(name string, perm fs.FileMode) (File, error) {
 	return f, nil
 }
 
+func (osFS) OpenAppend(name string) (File, error) {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|oNoFollow, 0)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
 func (osFS) Lstat(name string) (fs.FileInfo, error)    { return os.Lstat(name) }
 func (osFS) EvalSymlinks(name string) (string, error)  { return filepath.EvalSymlinks(name) }
 func (osFS) Link(oldname, newname string) error        { return os.Link(oldname, newname) }
@@ -69,3 +97,14 @@ func (osFS) Remove(name string) error                  { return os.Remove(name) 
 func (osFS) Chmod(name string, mode fs.FileMode) error { return os.Chmod(name, mode) }
 func (osFS) Chown(name string, like fs.FileInfo) error { return chownLike(name, like) }
 func (osFS) SyncDir(dir string) error                  { return syncDir(dir) }
+func (osFS) Lock(f File) error                         { return lockFile(f) }
+func (osFS) CopyXattrs(src, dst File) error            { return copyXattrs(src, dst) }
+func (osFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	return os.ReadDir(name)
+}
+func (osFS) Chtimes(name string, atime, mtime time.Time) error {
+	return os.Chtimes(name, atime, mtime)
+}
+
+// fder is an open file of the operating system.
+type fder interface{ Fd() uintptr }

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // Generator writes the new generation of a file to out, reading the
@@ -40,7 +41,15 @@ type RewriteOptions struct {
 	FollowSymlinks bool
 	// Verify checks the new generation; nil skips the check.
 	Verify VerifyFunc
+	// LockWait is how long to wait for another process's lock on the file
+	// (another pisess run rewriting it) before refusing; 0 means
+	// DefaultLockWait.
+	LockWait time.Duration
 }
+
+// DefaultLockWait is how long a rewrite waits for another one on the same
+// file to finish.
+const DefaultLockWait = 30 * time.Second
 
 // Outcome is what a Rewrite did.
 type Outcome struct {
@@ -51,6 +60,15 @@ type Outcome struct {
 	BackupReused bool   // the backup was left by an earlier run and is identical
 	Generated    []byte // dry run: the would-be bytes (when Changed)
 	Diff         string // dry run with Diff: unified diff of the change
+	ReadOnly     bool   // the original had no write permission (it is replaced anyway, as the directory allows)
+	// Carried is how many bytes another program (pi) appended to the old
+	// generation between the last check and the rename; they were
+	// appended to the new file.
+	Carried int64
+	// Rescued names a file holding the old generation as another program
+	// left it, when it changed in a way that could not be carried over
+	// (the error says so).
+	Rescued string
 }
 
 // Rewrite replaces the file at path with the generation that generate
@@ -58,22 +76,30 @@ type Outcome struct {
 // docs/migration.md):
 //
 //  1. open the original (refusing a symlink unless FollowSymlinks, and
-//     anything but a regular file), remembering its identity, size and
-//     mtime and hashing every byte generate reads;
-//  2. write the new generation to `.<base>.pisess-tmp-<random>` created
-//     exclusively in the same directory with the original's permission
-//     bits (never wider), fsync and close it; if it equals the original,
-//     remove it and stop (Changed false);
-//  3. give it the original's mode and owner, then verify it (re-read from
-//     disk);
-//  4. make the backup, if asked: hard link, else copy + fsync; an existing
-//     backup is reused only when byte-identical to the original;
+//     anything but a regular file) and take an exclusive advisory lock
+//     (flock) on it, so two pisess runs on one file take turns; remember
+//     its identity, size and mtime and hash every byte generate reads;
+//  2. write the new generation to `.pisess-tmp-<12 hex>` (short, whatever
+//     the file's name) created exclusively in the same directory with the
+//     original's permission bits (never wider) and locked while the run
+//     lasts; copy the extended attributes, fsync and close it; if it
+//     equals the original, remove it and stop (Changed false);
+//  3. give it the original's mode, owner, access and modification times,
+//     then verify it (re-read from disk);
+//  4. make the backup, if asked: hard link, else copy + fsync (with the
+//     original's times); an existing backup is reused only when
+//     byte-identical to the original;
 //  5. re-check that the original did not change since it was read (same
 //     file, size, mtime and content hash);
-//  6. rename the temp file over the original and fsync the directory.
+//  6. rename the temp file over the original and fsync the directory;
+//  7. look at the old generation, still open: bytes another program (pi)
+//     appended to it after the re-check are appended to the new file and
+//     fsynced; anything else it did is kept in a rescue file (an error).
 //
-// On any failure before the rename, everything this run created (temp
-// file, new backup) is removed and the original is untouched, so running
+// On any failure before the rename, the temp file is removed, and so is a
+// backup this run created, unless the original was replaced meanwhile (the
+// backup may then be the only copy of the old generation, or another run
+// may have reported it as its own): the original is untouched, so running
 // again just works. Errors are *Error.
 func Rewrite(fsys FS, path string, opts RewriteOptions, generate Generator) (Outcome, error) {
 	r := &rewrite{fsys: fsys, opts: opts}
@@ -97,7 +123,11 @@ type rewrite struct {
 	sum    []byte      // sha256 of the original as read
 	size   int64       // bytes of the original as read
 	temp   string      // temp file created by this run and not yet renamed
+	tempID fs.FileInfo // the temp file, as created
 	backup string      // backup created by this run (removed on failure)
+	bakID  fs.FileInfo // the backup, as created
+	held   File        // a second descriptor of the temp file, holding its lock
+	waited bool        // the run waited for another's lock
 }
 
 func (r *rewrite) pathOr(path string) string {
@@ -116,6 +146,12 @@ func (r *rewrite) run(path string, generate Generator) (Outcome, error) {
 		return Outcome{}, &Error{Code: ReadFailed, Err: err}
 	}
 	defer f.Close()
+	if !r.opts.DryRun {
+		defer r.unlock()
+		if err := r.lock(f); err != nil {
+			return Outcome{}, err
+		}
+	}
 	if err := r.identify(f); err != nil {
 		return Outcome{}, err
 	}
@@ -123,11 +159,11 @@ func (r *rewrite) run(path string, generate Generator) (Outcome, error) {
 	if r.opts.DryRun {
 		return r.dryRun(snap, f, generate)
 	}
-	changed, err := r.writeTemp(snap, generate)
+	changed, err := r.writeTemp(snap, f, generate)
 	if err != nil || !changed {
 		return Outcome{Path: r.path}, err
 	}
-	out := Outcome{Path: r.path, Changed: true}
+	out := Outcome{Path: r.path, Changed: true, ReadOnly: r.info.Mode().Perm()&0o222 == 0}
 	if err := r.verifyTemp(); err != nil {
 		return out, err
 	}
@@ -144,7 +180,45 @@ func (r *rewrite) run(path string, generate Generator) (Outcome, error) {
 	if err := r.fsys.SyncDir(filepath.Dir(r.path)); err != nil {
 		return out, &Error{Code: SyncFailed, Err: fmt.Errorf("the file was replaced, but the directory could not be synced: %w", err)}
 	}
-	return out, nil
+	err = r.carryOver(f, &out)
+	return out, err
+}
+
+// errReplacedWhileWaiting: the file was replaced (most likely by the run
+// whose lock this one waited for); starting again sees the new file.
+var errReplacedWhileWaiting = errors.New("another process replaced the file while this run waited for its lock")
+
+// lock takes the exclusive advisory lock on the opened original, waiting
+// up to LockWait for another holder (another pisess run) to finish.
+func (r *rewrite) lock(f File) error {
+	wait := r.opts.LockWait
+	if wait <= 0 {
+		wait = DefaultLockWait
+	}
+	deadline := time.Now().Add(wait)
+	for pause := time.Millisecond; ; pause = min(2*pause, 100*time.Millisecond) {
+		err := r.fsys.Lock(f)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, ErrLocked) {
+			return nil // no flock on this file system: the checks below still hold
+		}
+		if time.Now().After(deadline) {
+			return &Error{Code: ChangedDuringRewrite, Err: fmt.Errorf("another process has held a lock on the file for %v (another pisess run?): left untouched; run again later", wait)}
+		}
+		r.waited = true
+		time.Sleep(pause)
+	}
+}
+
+// unlock releases the lock on the temp file (the original's is released
+// when it is closed).
+func (r *rewrite) unlock() {
+	if r.held != nil {
+		r.held.Close()
+		r.held = nil
+	}
 }
 
 // resolve applies the symlink policy and settles which file is rewritten.
@@ -180,6 +254,9 @@ func (r *rewrite) identify(f File) error {
 	}
 	named, err := r.fsys.Lstat(r.path)
 	if err != nil || !os.SameFile(info, named) {
+		if r.waited {
+			return &Error{Code: ChangedDuringRewrite, Err: errReplacedWhileWaiting}
+		}
 		return &Error{Code: ChangedDuringRewrite, Err: errors.New("the file was replaced while it was being opened")}
 	}
 	r.info = info
@@ -271,10 +348,10 @@ func (r *rewrite) finishRead(snap *snapshot) error {
 }
 
 // writeTemp writes the new generation to a fresh temp file, fsyncs it and
-// gives it the original's mode and owner. It reports whether the new
-// generation differs from the original; when it does not, the temp file
-// is already gone.
-func (r *rewrite) writeTemp(snap *snapshot, generate Generator) (bool, error) {
+// gives it the original's mode, owner, extended attributes and times. It
+// reports whether the new generation differs from the original; when it
+// does not, the temp file is already gone.
+func (r *rewrite) writeTemp(snap *snapshot, orig File, generate Generator) (bool, error) {
 	tf, err := r.createTemp()
 	if err != nil {
 		return false, err
@@ -286,6 +363,11 @@ func (r *rewrite) writeTemp(snap *snapshot, generate Generator) (bool, error) {
 		err = r.finishRead(snap)
 	}
 	changed := err == nil && (cw.n != r.size || !bytes.Equal(h.Sum(nil), r.sum))
+	if err == nil && changed {
+		if xerr := r.fsys.CopyXattrs(orig, tf); xerr != nil {
+			err = &Error{Code: ChmodFailed, Err: fmt.Errorf("cannot give the new file the original's extended attributes: %w", xerr)}
+		}
+	}
 	if err == nil && changed {
 		if serr := tf.Sync(); serr != nil {
 			err = &Error{Code: SyncFailed, Err: serr}
@@ -306,26 +388,65 @@ func (r *rewrite) writeTemp(snap *snapshot, generate Generator) (bool, error) {
 	if err := r.fsys.Chown(r.temp, r.info); err != nil {
 		return false, &Error{Code: ChmodFailed, Err: fmt.Errorf("cannot give the new file the original's owner: %w", err)}
 	}
+	if err := r.setTimes(r.temp); err != nil {
+		return false, err
+	}
 	return true, nil
 }
 
-// createTemp creates `.<base>.pisess-tmp-<random>` beside the original,
-// exclusively, with the original's permission bits.
+// setTimes gives name the original's access and modification times: pi
+// resumes the session with the newest mtime (--continue), so a rewrite
+// must not make a file look recently used.
+func (r *rewrite) setTimes(name string) error {
+	if err := r.fsys.Chtimes(name, atimeOf(r.info), r.info.ModTime()); err != nil {
+		return &Error{Code: ChmodFailed, Path: name, Err: fmt.Errorf("cannot give the original's modification time: %w", err)}
+	}
+	return nil
+}
+
+// TempPrefix starts the name of every temp file of the rewrite protocol:
+// `.pisess-tmp-` and 12 random hex digits, short enough beside any file
+// name the directory can hold.
+const TempPrefix = ".pisess-tmp-"
+
+// createTemp creates `.pisess-tmp-<12 hex>` beside the original,
+// exclusively, with the original's permission bits, and locks it for as
+// long as the run lasts (so `repair --clean-temps` never takes it for a
+// killed run's leftover).
 func (r *rewrite) createTemp() (File, error) {
-	dir, base := filepath.Split(r.path)
+	dir := filepath.Dir(r.path)
 	var err error
 	for attempt := 0; attempt < 8; attempt++ {
-		name := filepath.Join(dir, "."+base+".pisess-tmp-"+randomHex(6))
+		name := filepath.Join(dir, TempPrefix+randomHex(6))
 		var f File
 		if f, err = r.fsys.CreateExcl(name, r.info.Mode().Perm()); err == nil {
 			r.temp = name
-			return f, nil
+			return f, r.holdTemp(f)
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			break
 		}
 	}
 	return nil, &Error{Code: CreateFailed, Err: err}
+}
+
+// holdTemp records the new temp file's identity and locks it through a
+// second descriptor, kept open until the run ends.
+func (r *rewrite) holdTemp(f File) error {
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return &Error{Code: CreateFailed, Err: err}
+	}
+	r.tempID = info
+	if lf, err := r.fsys.Open(r.temp); err == nil {
+		if r.fsys.Lock(lf) == nil {
+			r.held = lf
+		} else {
+			lf.Close()
+		}
+	}
+	return nil
 }
 
 func (r *rewrite) removeTemp() error {
@@ -368,8 +489,7 @@ func (r *rewrite) makeBackup() (path string, reused bool, err error) {
 	lerr := r.fsys.Link(r.path, path)
 	switch {
 	case lerr == nil:
-		r.backup = path
-		return path, false, nil
+		return path, false, r.ownBackup(path)
 	case errors.Is(lerr, fs.ErrExist):
 		return path, true, r.reuseBackup(path)
 	case errors.Is(lerr, fs.ErrNotExist):
@@ -431,6 +551,10 @@ func (r *rewrite) copyBackup(path string) (reused bool, err error) {
 		return false, &Error{Code: BackupFailed, Path: path, Err: err}
 	}
 	r.backup = path
+	if r.bakID, err = bf.Stat(); err != nil {
+		bf.Close()
+		return false, &Error{Code: BackupFailed, Path: path, Err: err}
+	}
 	err = r.copyOriginal(bf)
 	if cerr := bf.Close(); cerr != nil && err == nil {
 		err = &Error{Code: BackupFailed, Path: path, Err: cerr}
@@ -444,7 +568,21 @@ func (r *rewrite) copyBackup(path string) (reused bool, err error) {
 	if err := r.fsys.Chown(path, r.info); err != nil {
 		return false, &Error{Code: ChmodFailed, Path: path, Err: fmt.Errorf("cannot give the backup the original's owner: %w", err)}
 	}
-	return false, nil
+	return false, r.setTimes(path)
+}
+
+// ownBackup records the hard link this run just made as its own: the
+// file it names must be the original as opened.
+func (r *rewrite) ownBackup(path string) error {
+	info, err := r.fsys.Lstat(path)
+	if err != nil {
+		return &Error{Code: BackupFailed, Path: path, Err: err}
+	}
+	r.backup, r.bakID = path, info
+	if !os.SameFile(info, r.info) {
+		return &Error{Code: ChangedDuringRewrite, Err: errors.New("the file was replaced while its backup was being made")}
+	}
+	return nil
 }
 
 func (r *rewrite) copyOriginal(bf File) error {
@@ -463,6 +601,9 @@ func (r *rewrite) copyOriginal(bf File) error {
 	}
 	if !bytes.Equal(h.Sum(nil), r.sum) {
 		return &Error{Code: ChangedDuringRewrite, Err: errors.New("the file changed while its backup was being copied")}
+	}
+	if err := r.fsys.CopyXattrs(src, bf); err != nil {
+		return &Error{Code: ChmodFailed, Path: r.path + r.opts.BackupSuffix, Err: fmt.Errorf("cannot give the backup the original's extended attributes: %w", err)}
 	}
 	if err := bf.Sync(); err != nil {
 		return &Error{Code: SyncFailed, Path: r.path + r.opts.BackupSuffix, Err: err}
@@ -523,7 +664,9 @@ func (r *rewrite) cleanup(err error) error {
 		r.temp = ""
 	}
 	if r.backup != "" {
-		if rerr := r.fsys.Remove(r.backup); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+		if keep := r.keepBackup(); keep != "" {
+			problems = append(problems, fmt.Errorf("kept the backup %s: %s", r.backup, keep))
+		} else if rerr := r.fsys.Remove(r.backup); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
 			problems = append(problems, fmt.Errorf("cleanup: cannot remove the new backup: %w", rerr))
 		}
 		r.backup = ""
@@ -537,6 +680,25 @@ func (r *rewrite) cleanup(err error) error {
 		return err
 	}
 	return errors.Join(append([]error{err}, problems...)...)
+}
+
+// keepBackup says why the backup this run created must stay ("" when it
+// may go): it is no longer the file this run made, or the original is no
+// longer at its name, so the backup may be the only copy of the old
+// generation, one another run has already reported as its own.
+func (r *rewrite) keepBackup() string {
+	cur, err := r.fsys.Lstat(r.backup)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return ""
+	case err != nil || !os.SameFile(cur, r.bakID):
+		return "it is not the file this run made any more"
+	}
+	orig, err := r.fsys.Lstat(r.path)
+	if err != nil || !os.SameFile(orig, r.info) {
+		return "the original was replaced or removed meanwhile, so it may be the only copy of the old generation"
+	}
+	return ""
 }
 
 // snapshot reads the original for the generator and hashes each byte the

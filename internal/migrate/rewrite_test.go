@@ -119,6 +119,7 @@ func TestRewriteFailuresLeaveOriginalUntouched(t *testing.T) {
 		prepare    func(t *testing.T, path string) // before the run
 		mutate     func(t *testing.T, path string) // during generate, after reading
 		backupWant string                          // content of a pre-existing backup that must survive
+		backupKept bool                            // the run's backup must stay: the original was replaced
 		noBackup   bool                            // run without BackupSuffix
 		wantCode   Code
 		wantExit   int
@@ -225,7 +226,7 @@ func TestRewriteFailuresLeaveOriginalUntouched(t *testing.T) {
 					t.Fatal(err)
 				}
 			},
-			wantCode: ChangedDuringRewrite, wantExit: 1},
+			backupKept: true, wantCode: ChangedDuringRewrite, wantExit: 1},
 		{name: "the file was removed",
 			mutate: func(t *testing.T, path string) {
 				if err := os.Remove(path); err != nil {
@@ -309,11 +310,16 @@ func TestRewriteFailuresLeaveOriginalUntouched(t *testing.T) {
 			if tt.mutate == nil && strings.Join(after, ",") != strings.Join(before, ",") {
 				t.Errorf("directory changed: before %v, after %v", before, after)
 			}
-			if tt.backupWant != "" {
+			switch {
+			case tt.backupWant != "":
 				if b, _ := os.ReadFile(path + ".v1.bak"); string(b) != tt.backupWant {
 					t.Errorf("the pre-existing backup was touched: %q", b)
 				}
-			} else if tt.prepare == nil {
+			case tt.backupKept:
+				if b, _ := os.ReadFile(path + ".v1.bak"); string(b) != content || !strings.Contains(err.Error(), "kept the backup") {
+					t.Errorf("the backup of a replaced original must stay, and be named: %v", err)
+				}
+			case tt.prepare == nil:
 				if _, err := os.Lstat(path + ".v1.bak"); !errors.Is(err, fs.ErrNotExist) {
 					t.Errorf("a backup created by the failed run was left behind")
 				}
