@@ -47,8 +47,9 @@ type TempVerdict struct {
 // owned by this user, older than StaleAge, on which no running rewrite
 // holds a lock. Each is removed while this process holds its lock. A temp
 // file is never the only copy of anything: the original is replaced only
-// by renaming it.
-func CleanTemps(fsys FS, dir string, now time.Time) ([]TempVerdict, error) {
+// by renaming it. A dry run removes nothing and reports Removed for what
+// it would remove.
+func CleanTemps(fsys FS, dir string, now time.Time, dryRun bool) ([]TempVerdict, error) {
 	entries, err := fsys.ReadDir(dir)
 	if err != nil {
 		return nil, &Error{Code: ReadFailed, Path: dir, Err: err}
@@ -60,13 +61,13 @@ func CleanTemps(fsys FS, dir string, now time.Time) ([]TempVerdict, error) {
 		}
 		path := filepath.Join(dir, e.Name())
 		v := TempVerdict{Path: path}
-		v.Removed, v.Why = cleanTemp(fsys, path, now)
+		v.Removed, v.Why = cleanTemp(fsys, path, now, dryRun)
 		verdicts = append(verdicts, v)
 	}
 	return verdicts, nil
 }
 
-func cleanTemp(fsys FS, path string, now time.Time) (bool, string) {
+func cleanTemp(fsys FS, path string, now time.Time, dryRun bool) (bool, string) {
 	info, err := fsys.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -90,6 +91,9 @@ func cleanTemp(fsys FS, path string, now time.Time) (bool, string) {
 	}
 	if cur, err := f.Stat(); err != nil || !os.SameFile(cur, info) {
 		return false, "replaced meanwhile"
+	}
+	if dryRun {
+		return true, ""
 	}
 	if err := fsys.Remove(path); err != nil {
 		return false, err.Error()
