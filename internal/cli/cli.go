@@ -10,15 +10,13 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
 	"github.com/pisess/pisess/internal/render"
 )
-
-// Version is the pisess version, set at build time with -ldflags.
-var version = "dev"
 
 // Exit codes (cli.md).
 const (
@@ -56,6 +54,9 @@ type CLI struct {
 	Getenv func(string) string
 	// IsTerminal reports whether w is a terminal (colour, progress bars).
 	IsTerminal func(w io.Writer) bool
+
+	line    *commandLine // the command line being run, read in full
+	targets []target     // the files its paths name (resolveTargets)
 }
 
 // New returns a CLI on the process's own streams and environment.
@@ -65,10 +66,12 @@ func New() *CLI {
 
 // Run runs pisess with the process's arguments and returns the exit code.
 func Run() int {
-	if os.Getenv("GOMEMLIMIT") == "" {
+	if os.Getenv("GOMEMLIMIT") == "" && rewrites(os.Args) {
 		// A soft limit makes the collector free one pass's line buffer
 		// before the next pass grows its own (repair and migrate read a
 		// file twice): peak memory stays near one --max-line-bytes line.
+		// Only there: the views keep a working set of their own, and a
+		// limit below it makes the collector run without end.
 		debug.SetMemoryLimit(softMemoryLimit)
 	}
 	return New().Run(os.Args)
@@ -76,6 +79,13 @@ func Run() int {
 
 // softMemoryLimit is above the default line limit plus the working set.
 const softMemoryLimit = 320 << 20
+
+// rewrites reports whether args run a command that rewrites files, whose
+// working set is one line at a time.
+func rewrites(args []string) bool {
+	line, err := readCommandLine(New().app(), args)
+	return err == nil && (line.command == "migrate" || line.command == "repair")
+}
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
@@ -104,8 +114,24 @@ func (c *CLI) Run(args []string) int {
 }
 
 func (c *CLI) run(args []string) int {
+	if len(args) == 0 {
+		args = []string{"pisess"}
+	}
 	app := c.app()
-	err := app.Run(args)
+	if args[len(args)-1] == completionFlag {
+		// A completion request: urfave/cli answers it from the partial line.
+		return c.exitCode(app.Run(args))
+	}
+	line, err := readCommandLine(app, args)
+	if err != nil {
+		return c.exitCode(err)
+	}
+	c.line = line
+	return c.exitCode(app.Run(line.args()))
+}
+
+// exitCode reports err on stderr and returns its exit code.
+func (c *CLI) exitCode(err error) int {
 	if err == nil {
 		return ExitOK
 	}
@@ -152,21 +178,39 @@ func globalFlags() []cli.Flag {
 	}
 }
 
+// appFlags are the flags of pisess itself: the global flags and --version.
+func appFlags() []cli.Flag {
+	return append(globalFlags(), &cli.BoolFlag{Name: "version", Aliases: []string{"v"}, Usage: "print the version"})
+}
+
 func (c *CLI) app() *cli.App {
+	app := c.newApp()
+	for _, cmd := range app.Commands {
+		if cmd.ArgsUsage == "[PATH...]" {
+			cmd.Flags = append(cmd.Flags, pathFlags()...)
+			cmd.Before = c.resolveTargets
+		}
+	}
+	return app
+}
+
+func (c *CLI) newApp() *cli.App {
 	return &cli.App{
 		Name:                 "pisess",
 		Usage:                "validate, migrate, repair and inspect pi coding-agent session files",
-		Version:              version,
-		Flags:                globalFlags(),
+		Version:              versionString(),
+		HideVersion:          true, // --version is one of appFlags
+		Flags:                appFlags(),
 		Reader:               c.Stdin,
 		Writer:               c.Stdout,
 		ErrWriter:            c.Stderr,
 		HideHelpCommand:      true,
-		EnableBashCompletion: false,
+		EnableBashCompletion: true,
 		ExitErrHandler:       func(*cli.Context, error) {}, // Run maps errors to codes
 		OnUsageError: func(ctx *cli.Context, err error, _ bool) error {
-			return usageErrorf("%v (see `pisess %s --help`)", err, ctx.Command.Name)
+			return usageErrorf("%s (see `pisess --help`)", flagWording(err))
 		},
+		Action: c.runApp,
 		Commands: []*cli.Command{
 			c.validateCommand(),
 			c.migrateCommand(),
@@ -176,9 +220,9 @@ func (c *CLI) app() *cli.App {
 			c.contextCommand(),
 			c.auditCommand(),
 			c.schemaCommand(),
-		},
-		CommandNotFound: func(ctx *cli.Context, name string) {
-			fmt.Fprintf(c.Stderr, "pisess: unknown command %q (see `pisess --help`)\n", name)
+			c.helpCommand(),
+			c.versionCommand(),
+			c.completionCommand(),
 		},
 	}
 }
@@ -187,15 +231,22 @@ func (c *CLI) app() *cli.App {
 // work after the command name too.
 func command(name, usage, argsUsage string, flags []cli.Flag, action cli.ActionFunc) *cli.Command {
 	return &cli.Command{
-		Name:      name,
-		Usage:     usage,
-		ArgsUsage: argsUsage,
-		Flags:     append(flags, globalFlags()...),
-		Action:    action,
+		Name:            name,
+		Usage:           usage,
+		ArgsUsage:       argsUsage,
+		Flags:           append(flags, globalFlags()...),
+		Action:          action,
+		HideHelpCommand: true, // `pisess validate help` is a file named help
 		OnUsageError: func(ctx *cli.Context, err error, _ bool) error {
-			return usageErrorf("%v (see `pisess %s --help`)", err, name)
+			return usageErrorf("%s (see `pisess %s --help`)", flagWording(err), name)
 		},
 	}
+}
+
+// flagWording spells flags in a parse error as users type them: the flag
+// package writes -format for --format.
+func flagWording(err error) string {
+	return strings.ReplaceAll(err.Error(), "for flag -", "for --")
 }
 
 // style returns the colour style for w under the context's flags.

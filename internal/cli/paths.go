@@ -1,74 +1,271 @@
 package cli
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pisess/pisess/internal/render"
 )
 
-// sessionsDir is the default directory: $PI_CODING_AGENT_DIR/sessions, else
-// ~/.pi/agent/sessions.
-func (c *CLI) sessionsDir() string {
-	if dir := c.Getenv("PI_CODING_AGENT_DIR"); dir != "" {
-		return filepath.Join(dir, "sessions")
-	}
-	home := c.Getenv("HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	return filepath.Join(home, ".pi", "agent", "sessions")
-}
+// stdinName is how standard input ("-") is named in reports.
+const stdinName = "<stdin>"
 
 // target is one file to process, or a path that could not be listed.
 type target struct {
-	Path string
-	Err  error // the path could not be read (exit 2)
+	Path  string
+	Stdin bool  // the session is read from standard input ("-")
+	Err   error // the path could not be read (exit 2)
 }
 
-// expand turns path arguments into files: a file stands for itself, a
-// directory for every *.jsonl below it (sorted; symbolic links to
-// directories are not followed, so a link loop cannot trap the walk).
-// No arguments means the sessions directory.
-func (c *CLI) expand(args []string) []target {
-	if len(args) == 0 {
-		args = []string{c.sessionsDir()}
+// pathFlags are the flags of the commands that take many paths.
+func pathFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "allow-empty", Usage: "a directory with no session files is not an error"},
+		&cli.StringFlag{Name: "sessions-dir", Usage: "the sessions `DIR` read when no PATH is given", DefaultText: "as pi: PI_CODING_AGENT_SESSION_DIR, else sessionDir in settings.json, else <agent dir>/sessions"},
 	}
+}
+
+// readsStdin are the commands that take "-" for standard input.
+var readsStdin = map[string]bool{"validate": true, "tree": true, "path": true, "context": true}
+
+// resolveTargets expands the command's path arguments before the command
+// does anything, so that a usage error (standard input where it cannot be
+// read, a directory with no sessions) leaves everything as it was.
+func (c *CLI) resolveTargets(ctx *cli.Context) error {
+	args := ctx.Args().Slice()
+	name := ctx.Command.Name
+	stdin := 0
+	for _, a := range args {
+		if a != "-" {
+			continue
+		}
+		if !readsStdin[name] {
+			return usageErrorf("%s cannot read standard input (-): give it session files or directories", name)
+		}
+		if stdin++; stdin > 1 {
+			return usageErrorf("standard input (-) can be read only once")
+		}
+	}
+	if len(args) == 0 {
+		dir, err := c.sessionsDir(ctx.String("sessions-dir"))
+		if err != nil {
+			return &ExitError{Code: ExitUsage, Err: err}
+		}
+		if !globalBool(ctx, "quiet") {
+			fmt.Fprintf(c.Stderr, "pisess: reading %s (%s)\n", render.Safe(dir.path), dir.source)
+		}
+		args = []string{dir.path}
+	}
+	targets, err := expandPaths(args, ctx.Bool("allow-empty"))
+	if err != nil {
+		return err
+	}
+	c.targets = targets
+	return nil
+}
+
+// expand returns the targets resolveTargets found for args.
+func (c *CLI) expand(args []string) []target {
+	if c.targets == nil && len(args) > 0 {
+		// Not resolved (a command without resolveTargets): each path as given.
+		ts, _ := expandPaths(args, true)
+		return ts
+	}
+	return c.targets
+}
+
+// expandPaths turns path arguments into files: a file stands for itself, a
+// directory for every *.jsonl below it (sorted; links to directories are
+// followed, each directory read once, so a loop cannot trap the walk). A
+// file named twice, under any name, is processed once. A directory with no
+// session file is a usage error unless allowEmpty.
+func expandPaths(args []string, allowEmpty bool) ([]target, error) {
 	var out []target
+	seen := map[fileID]bool{}
 	for _, arg := range args {
+		if arg == "-" {
+			out = append(out, target{Path: stdinName, Stdin: true})
+			continue
+		}
 		info, err := os.Stat(arg)
 		switch {
 		case err != nil:
 			out = append(out, target{Path: arg, Err: err})
 		case info.IsDir():
-			out = append(out, walk(arg)...)
+			w := walker{seenFiles: seen, seenDirs: map[fileID]bool{}}
+			w.walk(arg, info)
+			if w.sessions == 0 && !allowEmpty {
+				return nil, usageErrorf("no pi session files (*.jsonl) under %s (--allow-empty accepts that)", arg)
+			}
+			out = append(out, w.out...)
 		default:
+			if id, ok := idOf(info); ok {
+				if seen[id] {
+					continue
+				}
+				seen[id] = true
+			}
 			out = append(out, target{Path: arg})
 		}
 	}
-	return out
+	return out, nil
 }
 
-// walk lists the *.jsonl files below dir in lexical order.
-func walk(dir string) []target {
-	var out []target
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			out = append(out, target{Path: path, Err: err})
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.IsDir() && strings.HasSuffix(d.Name(), ".jsonl") {
-			out = append(out, target{Path: path})
-		}
-		return nil
-	})
-	if err != nil {
-		out = append(out, target{Path: dir, Err: err})
+// fileID identifies a file whatever its name: device and inode.
+type fileID struct{ dev, ino uint64 }
+
+func idOf(info fs.FileInfo) (fileID, bool) {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileID{}, false
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out
+	return fileID{uint64(st.Dev), uint64(st.Ino)}, true
+}
+
+// walker lists the session files below a directory.
+type walker struct {
+	seenFiles, seenDirs map[fileID]bool
+	out                 []target
+	sessions            int
+}
+
+// walk adds the *.jsonl regular files below dir (whose information is
+// info, links followed) in lexical order. Other files named *.jsonl
+// (devices, pipes, sockets) would block or never end: they are reported,
+// not read.
+func (w *walker) walk(dir string, info fs.FileInfo) {
+	if id, ok := idOf(info); ok {
+		if w.seenDirs[id] {
+			return
+		}
+		w.seenDirs[id] = true
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		w.out = append(w.out, target{Path: dir, Err: err})
+		return
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		info, err := os.Stat(path) // follows links
+		switch {
+		case err != nil && e.Type()&fs.ModeSymlink != 0:
+			continue // a dangling link is not a session
+		case err != nil:
+			w.out = append(w.out, target{Path: path, Err: err})
+		case info.IsDir():
+			w.walk(path, info)
+		case !strings.HasSuffix(e.Name(), ".jsonl"):
+		case !info.Mode().IsRegular():
+			w.out = append(w.out, target{Path: path, Err: fmt.Errorf("%s: not a regular file (%s), not read", path, info.Mode().Type())})
+		default:
+			w.sessions++
+			if id, ok := idOf(info); ok {
+				if w.seenFiles[id] {
+					continue
+				}
+				w.seenFiles[id] = true
+			}
+			w.out = append(w.out, target{Path: path})
+		}
+	}
+}
+
+// sessionsDir is the directory pi keeps its sessions in, and where that
+// was read from, resolved as pi 1.6.0 does: --sessions-dir, else
+// PI_CODING_AGENT_SESSION_DIR, else sessionDir in settings.json (the
+// project's .pi/settings.json over the agent directory's), else
+// <agent dir>/sessions, where the agent directory is PI_CODING_AGENT_DIR,
+// else ~/.pi/agent.
+type sessionsDir struct {
+	path, source string
+}
+
+func (c *CLI) sessionsDir(flag string) (sessionsDir, error) {
+	if flag != "" {
+		return sessionsDir{c.expandTilde(flag), "--sessions-dir"}, nil
+	}
+	if env := c.Getenv("PI_CODING_AGENT_SESSION_DIR"); env != "" {
+		return c.existing(sessionsDir{c.expandTilde(env), "PI_CODING_AGENT_SESSION_DIR"})
+	}
+	agent := filepath.Join(c.home(), ".pi", "agent")
+	if env := c.Getenv("PI_CODING_AGENT_DIR"); env != "" {
+		agent = c.expandTilde(env)
+	}
+	tried := []string{"PI_CODING_AGENT_SESSION_DIR (not set)"}
+	for _, settings := range []string{filepath.Join(".pi", "settings.json"), filepath.Join(agent, "settings.json")} {
+		dir, err := settingsSessionDir(settings)
+		switch {
+		case err != nil:
+			// pi reads such a file as empty settings, and so do we.
+			fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s (read as no settings, as pi does)\n", render.Safe(settings), render.Safe(err.Error()))
+		case dir != "":
+			return c.existing(sessionsDir{c.expandTilde(dir), "sessionDir in " + settings})
+		}
+		tried = append(tried, "sessionDir in "+settings+" (not set)")
+	}
+	dir := sessionsDir{filepath.Join(agent, "sessions"), "the agent directory's sessions"}
+	if _, err := os.Stat(dir.path); err != nil {
+		tried = append(tried, dir.path+" (does not exist)")
+		return dir, fmt.Errorf("no sessions directory found; tried %s. Name one with PATH or --sessions-dir", strings.Join(tried, ", "))
+	}
+	return dir, nil
+}
+
+// existing returns dir if it exists, else an error saying where its name
+// came from.
+func (c *CLI) existing(dir sessionsDir) (sessionsDir, error) {
+	if _, err := os.Stat(dir.path); err != nil {
+		return dir, fmt.Errorf("the sessions directory %s (from %s) cannot be read: %w", dir.path, dir.source, errors.Unwrap(err))
+	}
+	return dir, nil
+}
+
+// settingsSessionDir reads sessionDir from a pi settings file; a missing
+// file or field is "".
+func settingsSessionDir(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	var settings struct {
+		SessionDir string `json:"sessionDir"`
+	}
+	if err := json.Unmarshal(data, &settings); err != nil {
+		return "", fmt.Errorf("not valid JSON: %w", err)
+	}
+	return settings.SessionDir, nil
+}
+
+// home is the user's home directory.
+func (c *CLI) home() string {
+	if home := c.Getenv("HOME"); home != "" {
+		return home
+	}
+	home, _ := os.UserHomeDir()
+	return home
+}
+
+// expandTilde expands a leading ~ as pi does.
+func (c *CLI) expandTilde(path string) string {
+	if path == "~" {
+		return c.home()
+	}
+	if rest, ok := strings.CutPrefix(path, "~/"); ok {
+		return filepath.Join(c.home(), rest)
+	}
+	return path
 }

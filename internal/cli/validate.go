@@ -3,6 +3,9 @@ package cli
 import (
 	"fmt"
 	"io"
+	"math"
+	"sort"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -27,16 +30,16 @@ func (c *CLI) validateCommand() *cli.Command {
 func limitFlags() []cli.Flag {
 	def := parse.DefaultLimits()
 	return []cli.Flag{
-		&cli.Int64Flag{Name: "max-line-bytes", Value: int64(def.MaxLineBytes), Usage: "longest line accepted"},
-		&cli.Int64Flag{Name: "max-file-bytes", Value: def.MaxFileBytes, Usage: "largest file accepted (0 = no limit)"},
+		sizeFlag("max-line-bytes", int64(def.MaxLineBytes), "longest line accepted"),
+		sizeFlag("max-file-bytes", def.MaxFileBytes, "largest file accepted, 0 for no limit"),
 	}
 }
 
 // limits reads the limit flags.
 func limits(ctx *cli.Context) (parse.Limits, error) {
-	line, file := ctx.Int64("max-line-bytes"), ctx.Int64("max-file-bytes")
-	if line <= 0 || file < 0 {
-		return parse.Limits{}, usageErrorf("--max-line-bytes must be positive and --max-file-bytes not negative")
+	line, file := sizeOf(ctx, "max-line-bytes"), sizeOf(ctx, "max-file-bytes")
+	if line <= 0 || line > math.MaxInt32 {
+		return parse.Limits{}, usageErrorf("--max-line-bytes must be from 1 byte to 2GiB")
 	}
 	return parse.Limits{MaxLineBytes: int(line), MaxFileBytes: file}, nil
 }
@@ -86,6 +89,7 @@ type validator struct {
 // tally counts results for the summary and the exit code.
 type tally struct {
 	files, valid, tolerated, invalid, unreadable, errors, warnings int
+	warningCodes                                                   map[finding.Code]int
 }
 
 func (c *CLI) runValidate(ctx *cli.Context) error {
@@ -104,6 +108,10 @@ func (c *CLI) runValidate(ctx *cli.Context) error {
 		t := targets[i]
 		if t.Err != nil {
 			return outcome{err: t.Err}
+		}
+		if t.Stdin {
+			rep, err := validate.Stream(t.Path, c.Stdin, opts)
+			return outcome{rep: rep, err: err}
 		}
 		rep, err := validate.File(t.Path, opts)
 		return outcome{rep: rep, err: err}
@@ -142,6 +150,14 @@ func (v *validator) emit(path string, o outcome) {
 func (v *validator) count(rep *validate.Report) {
 	v.tally.errors += rep.Errors()
 	v.tally.warnings += rep.Warnings()
+	for _, f := range rep.Findings {
+		if f.Severity == finding.Warning {
+			if v.tally.warningCodes == nil {
+				v.tally.warningCodes = map[finding.Code]int{}
+			}
+			v.tally.warningCodes[f.Code]++
+		}
+	}
 	switch rep.Status {
 	case validate.Valid:
 		v.tally.valid++
@@ -152,24 +168,55 @@ func (v *validator) count(rep *validate.Report) {
 	}
 }
 
-// summary writes the one-line summary of the text format.
+// summary writes the one-line summary of the text format, and under
+// --strict which warnings failed the run.
 func (v *validator) summary() {
 	if v.format != "text" || v.quiet {
 		return
 	}
 	t := v.tally
-	line := fmt.Sprintf("%d files: %d valid, %d tolerated, %d invalid", t.files, t.valid, t.tolerated, t.invalid)
+	line := fmt.Sprintf("%s: %d valid, %d tolerated, %d invalid", render.Plural(t.files, "file", "files"), t.valid, t.tolerated, t.invalid)
 	if t.unreadable > 0 {
 		line += fmt.Sprintf(", %d unreadable", t.unreadable)
 	}
-	line += fmt.Sprintf(" (%d errors, %d warnings)", t.errors, t.warnings)
+	line += fmt.Sprintf(" (%s, %s)", render.Plural(t.errors, "error", "errors"), render.Plural(t.warnings, "warning", "warnings"))
 	switch {
 	case t.invalid > 0 || t.unreadable > 0:
 		line = v.style.Error("✗") + " " + line
+	case v.strictFails():
+		line = v.style.Error("✗") + " " + line + "; --strict fails on " + warningList(t.warningCodes)
 	default:
 		line = v.style.OK("✓") + " " + line
 	}
 	fmt.Fprintln(v.out, line)
+}
+
+// strictFails reports whether --strict fails a run that has no error.
+func (v *validator) strictFails() bool {
+	return v.strict && (v.tally.warnings > 0 || v.tally.tolerated > 0)
+}
+
+// warningList names the warning codes with their counts, most first:
+// "needs_migration ×3, partial_tail".
+func warningList(codes map[finding.Code]int) string {
+	names := make([]finding.Code, 0, len(codes))
+	for c := range codes {
+		names = append(names, c)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if codes[names[i]] != codes[names[j]] {
+			return codes[names[i]] > codes[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	parts := make([]string, len(names))
+	for i, c := range names {
+		parts[i] = string(c)
+		if n := codes[c]; n > 1 {
+			parts[i] += fmt.Sprintf(" ×%d", n)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // exit maps the tally to the exit code.
@@ -178,7 +225,7 @@ func (v *validator) exit() error {
 	switch {
 	case t.unreadable > 0:
 		return &ExitError{Code: ExitUsage}
-	case t.invalid > 0, v.strict && (t.warnings > 0 || t.tolerated > 0):
+	case t.invalid > 0, v.strictFails():
 		return &ExitError{Code: ExitInvalid}
 	}
 	return nil

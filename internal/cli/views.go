@@ -164,8 +164,6 @@ func (c *CLI) openView(ctx *cli.Context) (*view, error) {
 	switch {
 	case len(args) == 0:
 		return nil, usageErrorf("%s needs a session FILE (see `pisess %s --help`)", ctx.Command.Name, ctx.Command.Name)
-	case len(args) > 1 && strings.HasPrefix(args[1], "-"):
-		return nil, usageErrorf("flags go before FILE: pisess %s %s %s", ctx.Command.Name, strings.Join(args[1:], " "), args[0])
 	case len(args) > 1:
 		return nil, usageErrorf("%s takes one FILE, not %d", ctx.Command.Name, len(args))
 	}
@@ -181,7 +179,12 @@ func (c *CLI) openView(ctx *cli.Context) (*view, error) {
 	if err != nil {
 		return nil, err
 	}
-	v.session, err = project.LoadFile(v.file, lim)
+	if v.file == "-" {
+		v.file = stdinName
+		v.session, err = project.Load(c.Stdin, lim)
+	} else {
+		v.session, err = project.LoadFile(v.file, lim)
+	}
 	if err != nil {
 		return nil, v.loadError(err)
 	}

@@ -37,7 +37,7 @@ func Context(w io.Writer, c *project.Context, opt ViewOptions) error {
 	tw.messageLines(c, msgs)
 	if n := len(c.Unpaired); n > 0 && !opt.Quiet {
 		tw.line()
-		tw.line(cell{text: warnMark + " " + plural(n, "tool call/result problem", "tool call/result problems") +
+		tw.line(cell{text: warnMark + " " + Plural(n, "tool call/result problem", "tool call/result problems") +
 			" (rule 6): a provider rejects the next request built from this context", paint: opt.Style.Warn})
 	}
 	return tw.flush()
@@ -115,7 +115,7 @@ func cutNote(c *project.Context) string {
 	}
 	left := len(c.Path) - len(c.Entries)
 	note := fmt.Sprintf("at compaction %s (line %d): %s dropped, ", shortID(comp.ID), comp.Line,
-		plural(left, "earlier entry", "earlier entries"))
+		Plural(left, "earlier entry", "earlier entries"))
 	switch kept := at - left; {
 	case isJSONArray(comp):
 		tail := 0
@@ -124,7 +124,7 @@ func cutNote(c *project.Context) string {
 				tail++
 			}
 		}
-		return note + plural(tail, "message", "messages") + " retained"
+		return note + Plural(tail, "message", "messages") + " retained"
 	case kept > 0:
 		return note + fmt.Sprintf("%d kept from %s", kept, shortID(comp.StringField("firstKeptEntryId")))
 	}
@@ -153,10 +153,10 @@ func editNote(c *project.Context) string {
 	}
 	var parts []string
 	if replaced > 0 {
-		parts = append(parts, plural(replaced, "message", "messages")+" replaced")
+		parts = append(parts, Plural(replaced, "message", "messages")+" replaced")
 	}
 	if omitted > 0 {
-		parts = append(parts, plural(omitted, "message", "messages")+" omitted")
+		parts = append(parts, Plural(omitted, "message", "messages")+" omitted")
 	}
 	if len(parts) == 0 {
 		return ""
@@ -322,7 +322,7 @@ func sectionsOf(c *project.Context) []string {
 		case src == comp && i == 0:
 			out[i] = "summary"
 		case src == comp:
-			out[i] = "retained tail of compaction " + shortID(comp.ID) + ": " + plural(tail, "message", "messages")
+			out[i] = "retained tail of compaction " + shortID(comp.ID) + ": " + Plural(tail, "message", "messages")
 		case pos[src] < pos[comp]:
 			out[i] = "kept from before compaction " + shortID(comp.ID)
 		default:

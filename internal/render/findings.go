@@ -1,7 +1,7 @@
 package render
 
 import (
-	"encoding/json"
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
@@ -59,13 +59,13 @@ func ghProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }
 
-// JSONLine writes v as one line of JSON.
+// JSONLine writes v as one line of JSON without HTML escaping, control
+// characters escaped for the terminal.
 func JSONLine(w io.Writer, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b bytes.Buffer
+	if err := encodeJSON(&b, v); err != nil {
 		return err
 	}
-	b = append(EscapeControls(b), '\n')
-	_, err = w.Write(b)
+	_, err := w.Write(append(EscapeControls(b.Bytes()), '\n'))
 	return err
 }

@@ -96,10 +96,10 @@ func treeStats(t *project.Tree) stats {
 }
 
 func treeHeader(v *project.TreeView, st stats, opt ViewOptions) []cell {
-	parts := []string{plural(st.entries, "entry", "entries"), plural(st.leaves, "leaf", "leaves"),
-		plural(st.branchPoints, "branch point", "branch points")}
+	parts := []string{Plural(st.entries, "entry", "entries"), Plural(st.leaves, "leaf", "leaves"),
+		Plural(st.branchPoints, "branch point", "branch points")}
 	if st.roots > 1 {
-		parts = append(parts, plural(st.roots, "root", "roots"))
+		parts = append(parts, Plural(st.roots, "root", "roots"))
 	}
 	cells := []cell{fileCell(opt.File, opt.Style), {text: ": " + strings.Join(parts, ", ")}}
 	if v.Leaf != nil {
@@ -253,7 +253,7 @@ func (tw *textWriter) detached(v *project.TreeView) {
 	tw.line()
 	if !tw.opt.Quiet {
 		tw.line(cell{text: warnMark + " ", paint: st.Warn},
-			cell{text: plural(n, "detached entry", "detached entries") + ": a parentId cycle cuts them off from every root (pi ignores them)", paint: st.Warn})
+			cell{text: Plural(n, "detached entry", "detached entries") + ": a parentId cycle cuts them off from every root (pi ignores them)", paint: st.Warn})
 	}
 	for _, e := range v.Tree.Detached {
 		cells := []cell{{text: "  "}, {text: shortID(e.ID), paint: st.Dim}, {text: " "},
@@ -279,7 +279,7 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 			h = append(h, cell{text: ": no entries"})
 		} else {
 			h = append(h, cell{text: ": path to leaf "}, cell{text: shortID(path[len(path)-1].ID), paint: st.Accent},
-				cell{text: ", " + plural(len(path), "entry", "entries") + " from the root"},
+				cell{text: ", " + Plural(len(path), "entry", "entries") + " from the root"},
 				cell{text: " (times UTC)", paint: st.Dim, optional: true})
 		}
 		tw.header(h)
@@ -506,8 +506,8 @@ func cut(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// plural formats a count with its noun.
-func plural(n int, one, many string) string {
+// Plural formats a count with its noun.
+func Plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
@@ -620,7 +620,7 @@ func describeCompaction(e *project.Entry) entryView {
 		var tail []json.RawMessage
 		raw, _ := e.Field("retainedTail")
 		_ = json.Unmarshal(raw, &tail)
-		meta = append(meta, "retains "+plural(len(tail), "message", "messages"))
+		meta = append(meta, "retains "+Plural(len(tail), "message", "messages"))
 	} else if kept := e.StringField("firstKeptEntryId"); kept != "" {
 		meta = append(meta, "keeps from "+shortID(kept))
 	}

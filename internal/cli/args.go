@@ -1,0 +1,219 @@
+package cli
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+	"github.com/xrash/smetrics"
+)
+
+// commandLine is a command line read in full before any command runs:
+// urfave/cli, like the flag package, stops at the first positional
+// argument, so flags typed after a path would be taken for paths. The
+// whole line is read here against the command's flag set, and handed to
+// urfave/cli in the order it expects.
+type commandLine struct {
+	prog        string
+	globals     []string // flags before the command name
+	command     string   // "" when none was given
+	flags       []string // the command's flags, values attached
+	positionals []string
+	set         map[string]string // every flag given, by canonical name ("true" for booleans)
+}
+
+// args is the line in urfave/cli's order: flags first, then "--" so that
+// no positional argument is ever read as a flag.
+func (l *commandLine) args() []string {
+	out := append([]string{l.prog}, l.globals...)
+	if l.command == "" {
+		return out
+	}
+	out = append(out, l.command)
+	out = append(out, l.flags...)
+	out = append(out, "--")
+	return append(out, l.positionals...)
+}
+
+// has reports whether the flag with this canonical name was given.
+func (l *commandLine) has(name string) bool {
+	_, ok := l.set[name]
+	return ok
+}
+
+// completionFlag is urfave/cli's shell-completion request, always last.
+const completionFlag = "--generate-bash-completion"
+
+// readCommandLine reads args against the application's commands and flags.
+// An unknown command or flag, or a flag without its value, is a usage
+// error that names the nearest valid spelling.
+func readCommandLine(app *cli.App, args []string) (*commandLine, error) {
+	l := &commandLine{prog: args[0], set: map[string]string{}}
+	rest := args[1:]
+	global := flagTable(app.Flags, true)
+	for len(rest) > 0 && isFlag(rest[0]) {
+		n, err := l.take(rest, global, "pisess", &l.globals)
+		if err != nil {
+			return nil, err
+		}
+		rest = rest[n:]
+	}
+	if len(rest) == 0 {
+		return l, nil
+	}
+	if rest[0] == "--" {
+		return nil, usageErrorf("a command must come before `--` (see `pisess --help`)")
+	}
+	cmd := findCommand(app.Commands, rest[0])
+	if cmd == nil {
+		return nil, unknownCommand(app.Commands, rest[0])
+	}
+	l.command = cmd.Name
+	local := flagTable(cmd.Flags, true)
+	for i := 1; i < len(rest); {
+		arg := rest[i]
+		switch {
+		case arg == "--":
+			l.positionals = append(l.positionals, rest[i+1:]...)
+			return l, nil
+		case isFlag(arg):
+			n, err := l.take(rest[i:], local, "pisess "+cmd.Name, &l.flags)
+			if err != nil {
+				return nil, err
+			}
+			i += n
+		default:
+			l.positionals = append(l.positionals, arg)
+			i++
+		}
+	}
+	return l, nil
+}
+
+// isFlag reports whether arg is spelt as a flag ("-" alone is standard
+// input, "--" ends the flags).
+func isFlag(arg string) bool {
+	return len(arg) > 1 && arg[0] == '-' && arg != "--"
+}
+
+// flagInfo is what reading the line needs to know of a flag.
+type flagInfo struct {
+	canonical  string // the flag's first name
+	takesValue bool
+}
+
+// flagTable maps every name and alias of flags (and of --help) to its flag.
+func flagTable(flags []cli.Flag, withHelp bool) map[string]flagInfo {
+	table := map[string]flagInfo{}
+	add := func(f cli.Flag) {
+		names := f.Names()
+		info := flagInfo{canonical: names[0]}
+		if v, ok := f.(cli.DocGenerationFlag); ok {
+			info.takesValue = v.TakesValue()
+		}
+		for _, n := range names {
+			table[n] = info
+		}
+	}
+	for _, f := range flags {
+		add(f)
+	}
+	if withHelp {
+		add(cli.HelpFlag)
+	}
+	return table
+}
+
+// take reads the flag at args[0] (and its value from args[1] when it needs
+// one and has no "="), appends it to into and returns how many arguments
+// it used.
+func (l *commandLine) take(args []string, table map[string]flagInfo, where string, into *[]string) (int, error) {
+	arg := args[0]
+	name, value, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+	info, ok := table[name]
+	if !ok {
+		return 0, unknownFlag(table, arg, name, where)
+	}
+	if !info.takesValue || hasValue {
+		*into = append(*into, arg)
+		if !hasValue {
+			value = "true"
+		}
+		l.set[info.canonical] = value
+		return 1, nil
+	}
+	if len(args) < 2 {
+		return 0, usageErrorf("flag %s needs a value (see `%s --help`)", arg, where)
+	}
+	*into = append(*into, arg, args[1])
+	l.set[info.canonical] = args[1]
+	return 2, nil
+}
+
+// findCommand returns the command with this name or alias.
+func findCommand(cmds []*cli.Command, name string) *cli.Command {
+	for _, c := range cmds {
+		if c.HasName(name) && !c.Hidden {
+			return c
+		}
+	}
+	return nil
+}
+
+// unknownCommand is the usage error for a command that does not exist.
+func unknownCommand(cmds []*cli.Command, name string) error {
+	var names []string
+	for _, c := range cmds {
+		if !c.Hidden {
+			names = append(names, c.Names()...)
+		}
+	}
+	msg := fmt.Sprintf("unknown command %q", name)
+	if s := suggest(name, names); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
+	}
+	return usageErrorf("%s (see `pisess --help`)", msg)
+}
+
+// unknownFlag is the usage error for a flag the command does not have.
+func unknownFlag(table map[string]flagInfo, arg, name, where string) error {
+	names := make([]string, 0, len(table))
+	for n := range table {
+		if len(n) > 1 {
+			names = append(names, n)
+		}
+	}
+	msg := fmt.Sprintf("unknown flag %s", arg)
+	if s := suggest(name, names); s != "" {
+		msg += fmt.Sprintf("; did you mean --%s?", s)
+	}
+	return usageErrorf("%s (see `%s --help`)", msg, where)
+}
+
+// suggest returns the candidate nearest to word by edit distance, or ""
+// when none is near: within two edits (a third for long words), or a
+// candidate that word is a prefix of.
+func suggest(word string, candidates []string) string {
+	sort.Strings(candidates)
+	best, bestDist := "", 0
+	for _, c := range candidates {
+		d := smetrics.WagnerFischer(strings.ToLower(word), c, 1, 1, 1)
+		if best == "" || d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	limit := 2
+	if len(word) >= 8 {
+		limit = 3
+	}
+	if best != "" && bestDist <= limit {
+		return best
+	}
+	for _, c := range candidates {
+		if len(word) >= 2 && strings.HasPrefix(c, word) {
+			return c
+		}
+	}
+	return ""
+}

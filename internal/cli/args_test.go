@@ -1,0 +1,237 @@
+package cli
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urfave/cli/v2"
+)
+
+// invocation is one in-process run's outcome.
+type invocation struct {
+	code           int
+	stdout, stderr string
+}
+
+// runIn runs pisess in-process with no terminal and the environment env.
+func runIn(env map[string]string, stdin string, args ...string) invocation {
+	var stdout, stderr bytes.Buffer
+	c := &CLI{Stdin: strings.NewReader(stdin), Stdout: &stdout, Stderr: &stderr,
+		Getenv:     func(k string) string { return env[k] },
+		IsTerminal: func(io.Writer) bool { return false }}
+	code := c.Run(append([]string{"pisess"}, args...))
+	return invocation{code, stdout.String(), stderr.String()}
+}
+
+// flagValues is a valid value for every flag that takes one, by command
+// ("" for any command). A flag missing here fails TestFlagsAnywhere: a new
+// flag must be tried in both positions too.
+var flagValues = map[string]map[string]string{
+	"": {
+		"max-line-bytes": "64MiB", "max-file-bytes": "1GiB", "jobs": "1", "leaf": "8e39d05e",
+		"width": "80", "require-version": "3", "sessions-dir": ".",
+	},
+	"validate": {"format": "json"},
+	"migrate":  {"format": "json"},
+	"repair":   {"format": "json"},
+	"tree":     {"format": "json"},
+	"path":     {"format": "json"},
+	"context":  {"format": "json"},
+	"audit":    {"format": "json", "by": "model", "sort": "size"},
+}
+
+// valueFor returns the test value of a flag of cmd, and whether it has one.
+func valueFor(cmd, flag string) (string, bool) {
+	if v, ok := flagValues[cmd][flag]; ok {
+		return v, true
+	}
+	v, ok := flagValues[""][flag]
+	return v, ok
+}
+
+// session is the file every command of the test works on.
+const session = "../../testdata/corpus/valid/v3-everything.jsonl"
+
+// A flag means the same before and after the positional arguments: same
+// exit code, same output, same file afterwards. Before this test,
+// `migrate FILE --dry-run` took --dry-run for a second path and rewrote
+// the file.
+func TestFlagsAnywhere(t *testing.T) {
+	original, err := os.ReadFile(session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.jsonl")
+	t.Chdir(dir)
+	for _, cmd := range (&CLI{}).app().Commands {
+		if cmd.Name == "help" || cmd.Name == "version" || cmd.Name == "completion" || cmd.Name == "schema" {
+			continue // no FILE to put a flag after; covered by testdata/script
+		}
+		for _, f := range cmd.Flags {
+			name := f.Names()[0]
+			if name == "help" {
+				continue
+			}
+			flag := []string{"--" + name}
+			if df, ok := f.(cli.DocGenerationFlag); ok && df.TakesValue() {
+				v, ok := valueFor(cmd.Name, name)
+				if !ok {
+					t.Errorf("%s --%s: no test value in flagValues", cmd.Name, name)
+					continue
+				}
+				flag = append(flag, v)
+			}
+			t.Run(cmd.Name+"/"+name, func(t *testing.T) {
+				before := runOnCopy(t, file, original, append(append([]string{cmd.Name}, flag...), "s.jsonl"))
+				after := runOnCopy(t, file, original, append([]string{cmd.Name, "s.jsonl"}, flag...))
+				if before != after {
+					t.Errorf("flag before FILE: exit %d, stderr %q, stdout %.300q\nflag after FILE: exit %d, stderr %q, stdout %.300q\nfile the same after both: %v",
+						before.code, before.stderr, before.stdout, after.code, after.stderr, after.stdout, before.file == after.file)
+				}
+			})
+		}
+	}
+}
+
+// outcome of runOnCopy: the invocation and the file's bytes afterwards.
+type fileOutcome struct {
+	invocation
+	file string
+}
+
+// runOnCopy writes original to file, runs args and returns what happened.
+func runOnCopy(t *testing.T, file string, original []byte, args []string) fileOutcome {
+	t.Helper()
+	if err := os.WriteFile(file, original, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stamp := time.Date(2026, 2, 16, 9, 12, 15, 0, time.UTC) // audit shows the time
+	if err := os.Chtimes(file, stamp, stamp); err != nil {
+		t.Fatal(err)
+	}
+	for _, bak := range []string{file + ".v3.bak", file + ".bak"} {
+		os.Remove(bak)
+	}
+	inv := runIn(map[string]string{"HOME": t.TempDir()}, "", args...)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fileOutcome{inv, string(data)}
+}
+
+// A usage error anywhere on the line stops everything before it starts:
+// exit 2, nothing on stdout, the files as they were.
+func TestUsageErrorWritesNothing(t *testing.T) {
+	const torn = `{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}` + "\n" +
+		`{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}` + "\n" +
+		`{"type":"message","id":"a2","par`
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, args := range [][]string{
+		{"repair", "s.jsonl", "--bogus"},
+		{"repair", "s.jsonl", "--format", "xml"},
+		{"repair", "s.jsonl", "--jobs", "many"},
+		{"repair", "s.jsonl", "--max-line-bytes", "lots"},
+		{"repair", "s.jsonl", "-"},
+		{"repair", "s.jsonl", "empty"},
+		{"repair", "s.jsonl", "--dry-run=maybe"},
+		{"migrate", "s.jsonl", "--backup", "--bogus"},
+		{"repair", "--format"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			if err := os.WriteFile("s.jsonl", []byte(torn), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			os.MkdirAll("empty", 0o755)
+			got := runIn(nil, "", args...)
+			data, _ := os.ReadFile("s.jsonl")
+			entries, _ := os.ReadDir(".")
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			if got.code != ExitUsage || got.stdout != "" {
+				t.Errorf("exit %d, stdout %q; want exit 2 and no output", got.code, got.stdout)
+			}
+			if !strings.HasPrefix(got.stderr, "pisess: ") || strings.Count(got.stderr, "\n") != 1 {
+				t.Errorf("stderr is not one pisess: line: %q", got.stderr)
+			}
+			if string(data) != torn {
+				t.Errorf("the file changed on a usage error")
+			}
+			if !slices.Equal(names, []string{"empty", "s.jsonl"}) {
+				t.Errorf("files left behind: %v", names)
+			}
+		})
+	}
+}
+
+func TestReadCommandLine(t *testing.T) {
+	app := (&CLI{}).app()
+	for _, tc := range []struct {
+		args []string
+		want []string // urfave/cli's order; nil for a usage error
+	}{
+		{[]string{"validate", "f", "--format", "json"}, []string{"validate", "--format", "json", "--", "f"}},
+		{[]string{"validate", "f", "--format=json"}, []string{"validate", "--format=json", "--", "f"}},
+		{[]string{"--no-color", "tree", "f", "-q"}, []string{"--no-color", "tree", "-q", "--", "f"}},
+		{[]string{"validate", "--", "-x.jsonl", "--strict"}, []string{"validate", "--", "-x.jsonl", "--strict"}},
+		{[]string{"validate", "-", "--strict"}, []string{"validate", "--strict", "--", "-"}},
+		{[]string{"context", "f", "--leaf", "-abc"}, []string{"context", "--leaf", "-abc", "--", "f"}},
+		{[]string{"migrate", "f", "-n"}, []string{"migrate", "-n", "--", "f"}},
+		{[]string{"valdate", "f"}, nil},
+		{[]string{"validate", "f", "--formt", "json"}, nil},
+		{[]string{"validate", "f", "--format"}, nil},
+		{[]string{"--bogus"}, nil},
+		{[]string{"--", "validate"}, nil},
+		{[]string{}, []string{}},
+	} {
+		line, err := readCommandLine(app, append([]string{"pisess"}, tc.args...))
+		switch {
+		case tc.want == nil && err == nil:
+			t.Errorf("%q: no usage error, read as %q", tc.args, line.args()[1:])
+		case tc.want != nil && err != nil:
+			t.Errorf("%q: %v", tc.args, err)
+		case tc.want != nil && !slices.Equal(line.args()[1:], tc.want):
+			t.Errorf("%q: read as %q, want %q", tc.args, line.args()[1:], tc.want)
+		}
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	cmds := []string{"audit", "context", "migrate", "path", "repair", "tree", "validate"}
+	for word, want := range map[string]string{
+		"valdate": "validate", "VALIDATE": "validate", "migrat": "migrate", "tre": "tree",
+		"aud": "audit", "xyzzy": "", "contxt": "context", "reapir": "repair", "completely-different": "",
+	} {
+		if got := suggest(word, slices.Clone(cmds)); got != want {
+			t.Errorf("suggest(%q) = %q, want %q", word, got, want)
+		}
+	}
+}
+
+func TestByteSize(t *testing.T) {
+	for in, want := range map[string]int64{
+		"64MiB": 64 << 20, "1GiB": 1 << 30, "500KB": 500_000, "1kib": 1024, "2 MB": 2_000_000,
+		"1048576": 1 << 20, "0": 0, "1.5GiB": 3 << 29,
+	} {
+		var b byteSize
+		if err := b.Set(in); err != nil || int64(b) != want {
+			t.Errorf("Set(%q) = %d, %v; want %d", in, b, err, want)
+		}
+	}
+	for _, bad := range []string{"", "lots", "64XB", "-1", "1e30"} {
+		var b byteSize
+		if err := b.Set(bad); err == nil {
+			t.Errorf("Set(%q) accepted: %d", bad, b)
+		}
+	}
+}

@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dustin/go-humanize"
+	"github.com/urfave/cli/v2"
+)
+
+// byteSize is a flag value in bytes that takes the units people write:
+// 64MiB, 1.5GiB, 500KB, 1e6, 1048576 (IEC units are powers of 1024, SI
+// units powers of 1000). go-humanize parses them, as du and docker do.
+type byteSize int64
+
+func (b *byteSize) Set(s string) error {
+	n, err := humanize.ParseBytes(s)
+	if err != nil || n > math.MaxInt64 {
+		return fmt.Errorf("%q is not a size: write bytes, or a number with KiB, MiB, GiB, KB, MB or GB", s)
+	}
+	*b = byteSize(n)
+	return nil
+}
+
+func (b *byteSize) String() string {
+	if *b == 0 {
+		return "0"
+	}
+	return humanize.IBytes(uint64(*b))
+}
+
+// sizeFlag is a byte-size flag with a default.
+func sizeFlag(name string, def int64, usage string) cli.Flag {
+	v := byteSize(def)
+	return &cli.GenericFlag{Name: name, Value: &v, Usage: usage + " (bytes, or with KiB, MiB, GiB, KB, MB, GB)"}
+}
+
+// sizeOf reads a sizeFlag.
+func sizeOf(ctx *cli.Context, name string) int64 {
+	if v, ok := ctx.Generic(name).(*byteSize); ok && v != nil {
+		return int64(*v)
+	}
+	return 0
+}
