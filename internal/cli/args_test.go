@@ -235,3 +235,15 @@ func TestByteSize(t *testing.T) {
 		}
 	}
 }
+
+// Every command says what it does and shows how to use it.
+func TestEveryCommandHasHelp(t *testing.T) {
+	for _, cmd := range (&CLI{}).app().Commands {
+		if cmd.Usage == "" || cmd.Description == "" {
+			t.Errorf("%s: no usage line or description", cmd.Name)
+		}
+		if cmd.Name != "version" && cmd.Name != "help" && !strings.Contains(cmd.Description, "Examples:\n   pisess ") && !strings.Contains(cmd.Description, "Examples:\n   source ") {
+			t.Errorf("%s --help has no examples", cmd.Name)
+		}
+	}
+}

@@ -185,6 +185,7 @@ func appFlags() []cli.Flag {
 
 func (c *CLI) app() *cli.App {
 	app := c.newApp()
+	addExamples(app.Commands)
 	for _, cmd := range app.Commands {
 		if cmd.ArgsUsage == "[PATH...]" {
 			cmd.Flags = append(cmd.Flags, pathFlags()...)
