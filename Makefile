@@ -12,7 +12,7 @@ DEMO_FILE ?= testdata/corpus/valid/v3-everything.jsonl
 all: build
 
 build:
-	$(GO) build -o $(BIN) ./cmd/pisess
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/pisess
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
