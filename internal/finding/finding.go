@@ -26,6 +26,8 @@ type Code string
 // Parse-level codes (internal/parse).
 const (
 	PartialTail         Code = "partial_tail"
+	TornLine            Code = "torn_line" // a torn write that pi resumed after: mid-file
+	BOM                 Code = "bom"       // the file starts with a UTF-8 byte order mark
 	InvalidJSON         Code = "invalid_json"
 	InvalidUTF8         Code = "invalid_utf8"
 	TrailingData        Code = "trailing_data"

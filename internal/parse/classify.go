@@ -17,6 +17,7 @@ const (
 	Concatenated              // two or more complete objects back to back (an error, repairable)
 	Corrupt                   // anything else; Line.Code says what
 	Unclassified              // not classified yet (Reader.DeferClassify)
+	TornLine                  // a viable prefix of an object, with a newline: a torn write resumed after (a warning)
 )
 
 // String names the class.
@@ -32,6 +33,8 @@ func (c Class) String() string {
 		return "concatenated"
 	case Unclassified:
 		return "unclassified"
+	case TornLine:
+		return "torn_line"
 	default:
 		return "corrupt"
 	}
@@ -53,7 +56,9 @@ type Classifier struct {
 
 // Classify classifies one line (without its line terminator). atEOF says the
 // line is the last of the file and has no final newline: only such a line
-// may be a partial tail.
+// may be a partial tail. The same viable prefix with a newline after it is
+// a torn line: pi 1.6.0 ends a torn last line with "\n" when it loads the
+// file and appends its new entries after it.
 func (c *Classifier) Classify(line []byte, atEOF bool) Verdict {
 	start := skipSpace(line, 0)
 	if start == len(line) {
@@ -82,17 +87,23 @@ func (c *Classifier) Classify(line []byte, atEOF bool) Verdict {
 	return c.classifyRest(line, objects)
 }
 
-// classifyIncomplete decides between a tolerated partial tail and corruption
-// for a line whose JSON value did not end.
+// classifyIncomplete decides between a torn write (a partial tail at the
+// end of the file, a torn line before a newline) and corruption for a line
+// whose JSON value did not end. Either way the line must be a viable prefix
+// of an object whose only invalid UTF-8, if any, is a character cut off by
+// the tear.
 func (c *Classifier) classifyIncomplete(line []byte, start int, atEOF bool, where scanState) Verdict {
 	bad := firstInvalidUTF8(line)
-	if bad >= 0 && !(atEOF && where == insideString && tornCharacterAt(line, bad)) {
+	if bad >= 0 && !(where == insideString && tornCharacterAt(line, bad)) {
 		return Verdict{Class: Corrupt, Code: finding.InvalidUTF8, Offset: bad}
 	}
-	if !atEOF || line[start] != '{' {
+	switch {
+	case line[start] != '{':
 		return Verdict{Class: Corrupt, Code: finding.InvalidJSON, Offset: len(line)}
+	case atEOF:
+		return Verdict{Class: PartialTail, Code: finding.PartialTail}
 	}
-	return Verdict{Class: PartialTail, Code: finding.PartialTail}
+	return Verdict{Class: TornLine, Code: finding.TornLine}
 }
 
 // classifyRest looks at what follows the first object: nothing, more

@@ -37,7 +37,8 @@ func TestDeepNestingDoesNotRecurse(t *testing.T) {
 }
 
 // TestEveryPrefixIsATail cuts real-looking objects at every byte: each
-// strict prefix is a tolerated tail at the end of a file.
+// strict prefix is a tolerated tail at the end of a file, and a torn line
+// before a newline.
 func TestEveryPrefixIsATail(t *testing.T) {
 	var c Classifier
 	objects := []string{
@@ -49,6 +50,9 @@ func TestEveryPrefixIsATail(t *testing.T) {
 			got := c.Classify([]byte(obj[:i]), true)
 			if got.Class != PartialTail {
 				t.Errorf("prefix %q = %s/%s, want partial tail", obj[:i], got.Class, got.Code)
+			}
+			if got := c.Classify([]byte(obj[:i]), false); got.Class != TornLine {
+				t.Errorf("prefix %q with a newline = %s/%s, want torn line", obj[:i], got.Class, got.Code)
 			}
 		}
 	}
@@ -105,6 +109,9 @@ func FuzzClassify(f *testing.F) {
 			for i := 1; i < len(trimmed); i++ {
 				if p := c.Classify(trimmed[:i], true); p.Class != PartialTail {
 					t.Fatalf("strict prefix %q of a valid object = %s/%s, want partial tail", trimmed[:i], p.Class, p.Code)
+				}
+				if p := c.Classify(trimmed[:i], false); p.Class != TornLine {
+					t.Fatalf("strict prefix %q of a valid object with a newline = %s/%s, want torn line", trimmed[:i], p.Class, p.Code)
 				}
 			}
 		}

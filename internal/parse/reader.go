@@ -33,7 +33,23 @@ type Line struct {
 	Newline bool   // the line was terminated by "\n"
 	CRLF    bool   // the terminator was "\r\n"
 	Size    int64  // bytes the line occupies in the file, terminator included
+	BOM     bool   // line 1 began with a UTF-8 byte order mark, which Raw leaves out
 	Verdict
+}
+
+// byteOrderMark is U+FEFF in UTF-8. Some editors and Windows tools put it
+// at the start of a text file.
+const byteOrderMark = "\xef\xbb\xbf"
+
+// BOMFinding returns the finding for a byte order mark at the start of the
+// file (only line 1 can have one). Raw is the line without it, so the rest
+// of the file is checked as if it were absent.
+func (l *Line) BOMFinding() (finding.Finding, bool) {
+	if !l.BOM {
+		return finding.Finding{}, false
+	}
+	return finding.Errorf(finding.BOM, l.Num,
+		"the file starts with a UTF-8 byte order mark (EF BB BF): pi 1.6.0 cannot parse line 1 with it and refuses the whole file as not a pi session (pi 0.73.1 ignored it); the rest of the file is checked as if it were absent; `pisess repair` removes it"), true
 }
 
 // Object returns the bytes of the k-th complete object on the line.
@@ -56,6 +72,9 @@ func (l *Line) Finding() (finding.Finding, bool) {
 	case PartialTail:
 		return finding.Warnf(finding.PartialTail, l.Num,
 			"torn last line (%d bytes, no newline): an incomplete object from an interrupted write; the entries before it are intact", len(l.Raw)), true
+	case TornLine:
+		return finding.Warnf(finding.TornLine, l.Num,
+			"torn line (%d bytes): an incomplete object from an interrupted write that was later continued on the next line (pi 1.6.0 does so when it resumes the session); pi skips it; `pisess repair` removes it", len(l.Raw)), true
 	case Concatenated:
 		return finding.Errorf(finding.ConcatenatedObjects, l.Num,
 			"%d complete objects on one line (a lost newline); `pisess repair` splits them", len(l.Objects)), true
@@ -192,6 +211,9 @@ func (r *Reader) Next() bool {
 	if r.tooLong {
 		r.line.Verdict = r.longLineVerdict(newline)
 		return true
+	}
+	if r.num == 1 && len(raw) >= len(byteOrderMark) && string(raw[:len(byteOrderMark)]) == byteOrderMark {
+		raw, r.line.BOM = raw[len(byteOrderMark):], true
 	}
 	r.line.Raw = raw
 	if r.deferred {

@@ -42,7 +42,11 @@ func TestReader(t *testing.T) {
 		{"no final newline", "{}\n{}", DefaultLimits(), []lineResult{{1, Object, ""}, {2, Object, ""}}},
 		{"blank in middle", "{}\n\n{}\n", DefaultLimits(), []lineResult{{1, Object, ""}, {2, Blank, finding.BlankLine}, {3, Object, ""}}},
 		{"partial tail", "{}\n{\"ty", DefaultLimits(), []lineResult{{1, Object, ""}, {2, PartialTail, finding.PartialTail}}},
-		{"torn line in middle", "{\"ty\n{}\n", DefaultLimits(), []lineResult{{1, Corrupt, finding.InvalidJSON}, {2, Object, ""}}},
+		{"torn line in middle", "{}\n{\"ty\n{}\n", DefaultLimits(), []lineResult{{1, Object, ""}, {2, TornLine, finding.TornLine}, {3, Object, ""}}},
+		{"torn line last, with newline", "{}\n{\"ty\n", DefaultLimits(), []lineResult{{1, Object, ""}, {2, TornLine, finding.TornLine}}},
+		{"garbage in middle", "{}\nnot-json\n{}\n", DefaultLimits(), []lineResult{{1, Object, ""}, {2, Corrupt, finding.InvalidJSON}, {3, Object, ""}}},
+		{"bom", "\xef\xbb\xbf{}\n{}\n", DefaultLimits(), []lineResult{{1, Object, ""}, {2, Object, ""}}},
+		{"bom only on line 1", "{}\n\xef\xbb\xbf{}\n", DefaultLimits(), []lineResult{{1, Object, ""}, {2, Corrupt, finding.InvalidJSON}}},
 		{"zero fill", "{}\n\x00\x00\x00", DefaultLimits(), []lineResult{{1, Object, ""}, {2, Corrupt, finding.ZeroFill}}},
 		{"line too long", "{}\n{\"a\":\"" + strings.Repeat("x", 40) + "\"}\n{}\n", small, []lineResult{{1, Object, ""}, {2, Corrupt, finding.LineTooLong}, {3, Object, ""}}},
 		{"line at the limit", "{\"a\":\"" + strings.Repeat("x", 24) + "\"}\n", small, []lineResult{{1, Object, ""}}},
@@ -127,5 +131,40 @@ func BenchmarkReader(b *testing.B) {
 		r := NewReader(bytes.NewReader(data), DefaultLimits())
 		for r.Next() {
 		}
+	}
+}
+
+func TestReaderBOM(t *testing.T) {
+	tests := []struct {
+		name  string
+		input string
+		bom   bool
+		raw   string // line 1
+	}{
+		{"none", "{}\n", false, "{}"},
+		{"bom", "\xef\xbb\xbf{}\n", true, "{}"},
+		{"bom crlf", "\xef\xbb\xbf{\"a\":1}\r\n", true, `{"a":1}`},
+		{"bom only", "\xef\xbb\xbf", true, ""},
+		{"half a bom", "\xef\xbb{}\n", false, "\xef\xbb{}"},
+		{"two boms", "\xef\xbb\xbf\xef\xbb\xbf{}\n", true, "\xef\xbb\xbf{}"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewReader(iotest.OneByteReader(strings.NewReader(tt.input)), DefaultLimits())
+			if !r.Next() {
+				t.Fatalf("no line: %v", r.Err())
+			}
+			l := r.Line()
+			if l.BOM != tt.bom || string(l.Raw) != tt.raw {
+				t.Errorf("BOM %v raw %q, want %v %q", l.BOM, l.Raw, tt.bom, tt.raw)
+			}
+			if l.Size != int64(len(tt.input)) {
+				t.Errorf("Size %d, want %d (the mark is part of the line)", l.Size, len(tt.input))
+			}
+			f, ok := l.BOMFinding()
+			if ok != tt.bom || (ok && (f.Code != finding.BOM || f.Severity != finding.Error || f.Line != 1)) {
+				t.Errorf("BOMFinding = %+v %v", f, ok)
+			}
+		})
 	}
 }

@@ -49,9 +49,25 @@ var vectors = []vector{
 	{"tail in multibyte char", "{\"a\":\"caf\xc3", true, PartialTail, finding.PartialTail},
 	{"tail in 4-byte char", "{\"a\":\"\xf0\x9f\x98", true, PartialTail, finding.PartialTail},
 
-	// the same cuts are fatal when the line has a newline
-	{"cut with newline", `{"type":"message","id":"cu`, false, Corrupt, finding.InvalidJSON},
-	{"cut multibyte with newline", "{\"a\":\"caf\xc3", false, Corrupt, finding.InvalidUTF8},
+	// the same cuts with a newline after them: a torn line that a later
+	// write continued after (pi 1.6.0 resumes a torn file so)
+	{"torn open brace", `{`, false, TornLine, finding.TornLine},
+	{"torn in string", `{"type":"message","id":"cu`, false, TornLine, finding.TornLine},
+	{"torn after id", `{"type":"message","id":"a1b2c3d4","parentId":`, false, TornLine, finding.TornLine},
+	{"torn in number", `{"a":12`, false, TornLine, finding.TornLine},
+	{"torn in literal", `{"a":tr`, false, TornLine, finding.TornLine},
+	{"torn in nested array", `{"a":[1,{"b":[`, false, TornLine, finding.TornLine},
+	{"torn in escape", `{"a":"x\`, false, TornLine, finding.TornLine},
+	{"torn multibyte char", "{\"a\":\"caf\xc3", false, TornLine, finding.TornLine},
+	{"torn 4-byte char", "{\"a\":\"\xf0\x9f\x98", false, TornLine, finding.TornLine},
+
+	// a cut is never an excuse for garbage: these stay fatal with a newline
+	{"impossible prefix with newline", `{"a":x`, false, Corrupt, finding.InvalidJSON},
+	{"array prefix with newline", `[1,2`, false, Corrupt, finding.InvalidJSON},
+	{"string prefix with newline", `"abc`, false, Corrupt, finding.InvalidJSON},
+	{"invalid utf8 mid torn line", "{\"a\":\"\xffabc", false, Corrupt, finding.InvalidUTF8},
+	{"cut character outside a string", "{\"a\":1\xc3", false, Corrupt, finding.InvalidUTF8},
+	{"torn character not at the cut", "{\"a\":\"\xc3\"", false, Corrupt, finding.InvalidUTF8},
 
 	// fatal corruption
 	{"not json", `not-json`, false, Corrupt, finding.InvalidJSON},

@@ -50,7 +50,8 @@ func (k key) String() string {
 //
 //   - valid/: status valid, no errors; no findings besides its .want (the
 //     needs_migration warning of v1/v2 files); no .want = no findings.
-//   - tolerated/: a torn tail or a missing final newline, warnings only.
+//   - tolerated/: a torn tail, a torn line or a missing final newline,
+//     warnings only.
 //   - other/: files that are not v1-v3 sessions; .want names the kind.
 //   - invalid/: one file per finding code.
 func TestCorpus(t *testing.T) {
@@ -141,6 +142,7 @@ func compareFindings(t *testing.T, rep *Report, expected []key) {
 // code is an error. needs_migration is an error only under --require-version.
 var warningCodes = map[finding.Code]bool{
 	finding.PartialTail:           true,
+	finding.TornLine:              true,
 	finding.BlankLine:             true,
 	finding.MissingFinalNewline:   true,
 	finding.NeedsMigration:        true,
@@ -175,7 +177,7 @@ func expectedStatus(expected []key, opts Options, version int) Status {
 		if expectedSeverity(k.code, opts, version) == finding.Error {
 			return Invalid
 		}
-		if k.code == finding.PartialTail {
+		if k.code == finding.PartialTail || k.code == finding.TornLine {
 			status = Tolerated
 		}
 	}
@@ -292,7 +294,7 @@ func (w *want) parseFlags(args []string) error {
 // can produce is expected by at least one corpus file.
 func TestCorpusCoversEveryCode(t *testing.T) {
 	codes := []finding.Code{
-		finding.PartialTail, finding.InvalidJSON, finding.InvalidUTF8, finding.TrailingData,
+		finding.PartialTail, finding.TornLine, finding.BOM, finding.InvalidJSON, finding.InvalidUTF8, finding.TrailingData,
 		finding.ConcatenatedObjects, finding.NotObject, finding.BlankLine, finding.MissingFinalNewline,
 		finding.ZeroFill, finding.LineTooLong, finding.FileTooLarge,
 		finding.MissingHeader, finding.MisplacedHeader, finding.UnsupportedVersion, finding.NeedsMigration,

@@ -41,8 +41,10 @@ type lineResult struct {
 	class      parse.Class
 	finding    finding.Finding // the line's parse-level finding, if hasFinding
 	hasFinding bool
-	objects    int  // the complete objects on the line
-	inspected  bool // results holds one inspected per object
+	objects    int    // the complete objects on the line
+	inspected  bool   // results holds one inspected per object
+	tornID     string // a torn line's id, when the cut left it whole
+	hasTornID  bool
 }
 
 // batch is a run of consecutive items and, once done, their results.
@@ -267,6 +269,9 @@ func (in *inspector) inspectItem(b *batch, it *item) lineResult {
 	l.Classify(&b.cls)
 	r := lineResult{num: l.Num, class: l.Class, objects: len(l.Objects)}
 	r.finding, r.hasFinding = l.Finding()
+	if check && l.Class == parse.TornLine {
+		r.tornID, r.hasTornID = parse.PrefixString(l.Raw, "id") // a copy
+	}
 	if check && (l.Class == parse.Object || l.Class == parse.Concatenated) {
 		r.inspected = true
 		for k := range l.Objects {

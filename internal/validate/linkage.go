@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"fmt"
 	"hash/maphash"
 	"sort"
 	"strings"
@@ -66,6 +67,7 @@ type linker struct {
 	codes    map[string]uint8 // the reverse of names
 	strs     map[string]textRef
 	pending  map[string][]parentRef
+	tornIDs  map[string]int // id read from a torn line -> its line
 	add      func(finding.Finding)
 }
 
@@ -79,6 +81,7 @@ func newLinker(add func(finding.Finding)) *linker {
 		codes:    map[string]uint8{"": 0},
 		strs:     make(map[string]textRef),
 		pending:  make(map[string][]parentRef),
+		tornIDs:  make(map[string]int),
 		add:      add,
 	}
 }
@@ -124,6 +127,25 @@ func (k *linker) intern(s string) textRef {
 
 // internString is intern for a string that is kept as a string.
 func (k *linker) internString(s string) string { return k.texts.get(k.intern(s)) }
+
+// torn notes the id read from a torn line: pi never loads that entry, so
+// an entry after it that names the id names nothing, and the finding says
+// where the entry was lost.
+func (k *linker) torn(id string, line int) {
+	if _, seen := k.tornIDs[id]; !seen && len(k.tornIDs) < 4096 { // hostile input: bounded
+		k.tornIDs[strings.Clone(id)] = line
+	}
+}
+
+// lostIn says where an id that names no entry was lost, when a torn line
+// held it ("" otherwise).
+func (k *linker) lostIn(id string) string {
+	line, ok := k.tornIDs[id]
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf(": that entry was torn on line %d by an interrupted write, and pi skips it", line)
+}
 
 // node returns the node of ordinal i.
 func (k *linker) node(i int32) *node { return k.nodes.at(i) }
@@ -288,7 +310,7 @@ func (k *linker) checkExists(e entry, key, target string, ok bool, allowed strin
 	}
 	ord, found := k.ids.get(target)
 	if !found {
-		k.add(finding.Errorf(finding.DanglingReference, e.line, "%s %q names no earlier entry", key, target).WithEntry(e.id).WithPointer("/" + key))
+		k.add(finding.Errorf(finding.DanglingReference, e.line, "%s %q names no earlier entry%s", key, target, k.lostIn(target)).WithEntry(e.id).WithPointer("/" + key))
 		return -1, false
 	}
 	return ord, true
@@ -332,7 +354,7 @@ func (k *linker) checkFirstKept(e entry, ord int32) {
 	if target, found := k.ids.get(first); found && k.isAncestor(target, ord) {
 		return
 	}
-	k.add(finding.Warnf(finding.DanglingFirstKept, e.line, "firstKeptEntryId %q is not on this compaction's path: pi keeps nothing from before it", first).WithEntry(e.id).WithPointer("/firstKeptEntryId"))
+	k.add(finding.Warnf(finding.DanglingFirstKept, e.line, "firstKeptEntryId %q is not on this compaction's path: pi keeps nothing from before it%s", first, k.lostIn(first)).WithEntry(e.id).WithPointer("/firstKeptEntryId"))
 }
 
 // checkFirstKeptIndex: a version-1 index is a record before or at the
@@ -357,6 +379,10 @@ func (k *linker) finish() {
 	sort.Strings(ids)
 	for _, id := range ids {
 		for _, ref := range k.pending[id] {
+			if lost := k.lostIn(id); lost != "" {
+				k.add(finding.Errorf(finding.MissingParent, ref.line, "parentId %q names an entry pi never loads%s; this entry and its descendants are cut off from the tree", id, lost).WithEntry(ref.entryID).WithPointer("/parentId"))
+				continue
+			}
 			k.add(finding.Errorf(finding.MissingParent, ref.line, "parentId %q names no entry in this file", id).WithEntry(ref.entryID).WithPointer("/parentId"))
 		}
 	}

@@ -188,7 +188,7 @@ type pass struct {
 	trusted  bool             // no fatal corruption yet: entries are still checked
 	checking bool             // the header allows entry checks
 	lastLine int
-	tail     bool // a partial tail was seen
+	tail     bool // a torn write was seen: a partial tail or a torn line (status tolerated)
 }
 
 func newPass(name string, opts Options) *pass {
@@ -200,8 +200,16 @@ func newPass(name string, opts Options) *pass {
 
 func (p *pass) add(f finding.Finding) { p.rep.Findings = append(p.rep.Findings, f) }
 
-// line handles one physical line up to and including the header's.
+// line handles one physical line up to and including the header's (and
+// every line of a file whose entries are not checked).
 func (p *pass) line(l *parse.Line) {
+	if f, ok := l.BOMFinding(); ok {
+		p.add(f)
+	}
+	if l.Class == parse.TornLine && p.records == 0 {
+		p.tornHeader(l)
+		return
+	}
 	if f, ok := l.Finding(); ok {
 		p.add(f)
 	}
@@ -210,11 +218,19 @@ func (p *pass) line(l *parse.Line) {
 		for k := range l.Objects {
 			p.record(l.Num, l.Object(k))
 		}
-	case parse.PartialTail:
+	case parse.PartialTail, parse.TornLine:
 		p.tail = true
 	case parse.Corrupt:
 		p.trusted = false
 	}
+}
+
+// tornHeader reports a torn line before any record: the header was torn,
+// and pi, which skips the line, finds no header and refuses the file.
+func (p *pass) tornHeader(l *parse.Line) {
+	p.add(finding.Errorf(finding.InvalidJSON, l.Num,
+		"the line ends inside a JSON value (%d bytes) and more lines follow: a torn write before any session header, which pi cannot load the file without", len(l.Raw)))
+	p.trusted = false
 }
 
 // record handles one complete object: the header here, entries in batches.
@@ -336,6 +352,11 @@ func (p *pass) settleLine(r *lineResult, objs []inspected) {
 		}
 	case parse.PartialTail:
 		p.tail = true
+	case parse.TornLine:
+		p.tail = true
+		if r.hasTornID {
+			p.links.torn(r.tornID, r.num)
+		}
 	case parse.Corrupt:
 		if p.trusted {
 			p.trusted = false
@@ -383,10 +404,11 @@ func (p *pass) finish() *Report {
 	return rep
 }
 
-// headerVersion reads the header's version: absent is 1; 2 and 3 are known.
+// headerVersion reads the header's version: absent or null is 1 (pi reads
+// `version ?? 1`); 2 and 3 are known.
 func headerVersion(fields map[string]any) (int, bool) {
 	raw, present := fields["version"]
-	if !present {
+	if !present || raw == nil {
 		return 1, true
 	}
 	n, err := asInt(raw)
