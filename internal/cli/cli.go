@@ -55,8 +55,7 @@ type CLI struct {
 	// IsTerminal reports whether w is a terminal (colour, progress bars).
 	IsTerminal func(w io.Writer) bool
 
-	line    *commandLine // the command line being run, read in full
-	targets []target     // the files its paths name (resolveTargets)
+	targets []target // the files the command's paths name (resolveTargets)
 }
 
 // New returns a CLI on the process's own streams and environment.
@@ -126,7 +125,6 @@ func (c *CLI) run(args []string) int {
 	if err != nil {
 		return c.exitCode(err)
 	}
-	c.line = line
 	return c.exitCode(app.Run(line.args()))
 }
 
