@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -31,7 +33,9 @@ func (c *CLI) migrateCommand() *cli.Command {
 }
 
 func (c *CLI) repairCommand() *cli.Command {
-	flags := append(rewriteFlags(), &cli.BoolFlag{Name: "zero-tail", Usage: "also cut a trailing run of NUL bytes (zero_fill)"})
+	flags := append(rewriteFlags(),
+		&cli.BoolFlag{Name: "zero-tail", Usage: "also cut a trailing run of NUL bytes (zero_fill)"},
+		&cli.BoolFlag{Name: "clean-temps", Usage: "first remove temp files a killed pisess run left beside the files (.pisess-tmp-*: only unlocked ones older than a minute)"})
 	return command("repair", "safe repairs only: torn tails, missing final newline, lost newlines between objects", "[PATH...]",
 		flags, func(ctx *cli.Context) error { return c.runRewrite(ctx, migrate.RepairFile, repairVerifier) })
 }
@@ -95,7 +99,28 @@ type rewriteResult struct {
 	Code   string        `json:"code,omitempty"`
 	Fixes  []migrate.Fix `json:"fixes,omitempty"`
 	Diff   string        `json:"diff,omitempty"`
-	exit   int
+	// ReadOnly: the file had no write permission; it was replaced anyway
+	// (the directory allows it) and the new file is read-only too.
+	ReadOnly bool `json:"readOnly,omitempty"`
+	// Carried: bytes another program (pi) appended during the rename,
+	// appended to the new file.
+	Carried int64 `json:"carriedBytes,omitempty"`
+	// Rescued: the old generation as another program left it.
+	Rescued string `json:"rescued,omitempty"`
+	exit    int
+}
+
+// tempResult is the `--format json` object of one temp file --clean-temps
+// looked at (action "temp-removed", "temp-would-remove" or "temp-kept").
+type tempResult struct {
+	File   string `json:"file"`
+	Action string `json:"action"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// rewriteTally counts the results for the summary line.
+type rewriteTally struct {
+	files, done, unchanged, refused, tempsRemoved int
 }
 
 func (c *CLI) runRewrite(ctx *cli.Context, op fileOp, verify verifier) error {
@@ -114,6 +139,11 @@ func (c *CLI) runRewrite(ctx *cli.Context, op fileOp, verify verifier) error {
 	}
 	targets := c.expand(ctx.Args().Slice())
 	style := c.style(ctx, c.Stdout)
+	quiet := globalBool(ctx, "quiet")
+	var tally rewriteTally
+	if ctx.Bool("clean-temps") {
+		tally.tempsRemoved = c.cleanTemps(targets, format, style, opts.DryRun)
+	}
 	worst := ExitOK
 	ordered(len(targets), jobs(ctx), func(i int) rewriteResult {
 		t := targets[i]
@@ -124,24 +154,107 @@ func (c *CLI) runRewrite(ctx *cli.Context, op fileOp, verify verifier) error {
 		return toResult(rep, err)
 	}, func(i int, r rewriteResult) {
 		worst = max(worst, r.exit)
-		c.emitRewrite(format, style, globalBool(ctx, "quiet"), r)
+		tally.count(r)
+		c.emitRewrite(format, style, quiet, r)
 	})
+	if format == "text" && !quiet {
+		fmt.Fprintln(c.Stdout, tally.line(style, ctx.Command.Name, opts.DryRun))
+	}
 	if worst != ExitOK {
 		return &ExitError{Code: worst}
 	}
 	return nil
 }
 
+// cleanTemps removes the stale temp files beside the targets
+// (--clean-temps), reports each, and returns how many went.
+func (c *CLI) cleanTemps(targets []target, format string, s render.Style, dryRun bool) int {
+	seen := map[string]bool{}
+	removed := 0
+	for _, t := range targets {
+		dir := filepath.Dir(t.Path)
+		if t.Err != nil || t.Stdin || seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		verdicts, err := migrate.CleanTemps(migrate.OS(), dir, time.Now(), dryRun)
+		if err != nil {
+			fmt.Fprintf(c.Stderr, "%s %s\n", s.Error("clean-temps:"), render.Safe(err.Error()))
+			continue
+		}
+		for _, v := range verdicts {
+			r := tempResult{File: v.Path, Action: "temp-kept", Reason: v.Why}
+			switch {
+			case v.Removed && dryRun:
+				r.Action = "temp-would-remove"
+			case v.Removed:
+				r.Action, removed = "temp-removed", removed+1
+			}
+			c.emitTemp(format, s, r)
+		}
+	}
+	return removed
+}
+
+func (c *CLI) emitTemp(format string, s render.Style, r tempResult) {
+	switch {
+	case format == "json":
+		render.JSONLine(c.Stdout, r)
+	case r.Action == "temp-removed":
+		fmt.Fprintf(c.Stdout, "%s: %s\n", render.Safe(r.File), s.OK("stale temp file removed"))
+	case r.Action == "temp-would-remove":
+		fmt.Fprintf(c.Stdout, "%s: %s\n", render.Safe(r.File), s.OK("stale temp file, would be removed"))
+	default:
+		fmt.Fprintf(c.Stdout, "%s: %s (%s)\n", render.Safe(r.File), s.Dim("temp file kept"), render.Safe(r.Reason))
+	}
+}
+
+// count adds one result to the tally.
+func (t *rewriteTally) count(r rewriteResult) {
+	t.files++
+	switch r.Action {
+	case "refused":
+		t.refused++
+	case "unchanged":
+		t.unchanged++
+	default:
+		t.done++
+	}
+}
+
+// line is the summary line of the text format: "✓ 3 files: 2 migrated,
+// 1 unchanged, 0 refused".
+func (t rewriteTally) line(s render.Style, command string, dryRun bool) string {
+	done := map[string]string{"migrate": "migrated", "repair": "repaired"}[command]
+	if dryRun {
+		done = "would " + command
+	}
+	line := fmt.Sprintf("%s: %d %s, %d unchanged, %d refused", render.Plural(t.files, "file", "files"), t.done, done, t.unchanged, t.refused)
+	if t.tempsRemoved > 0 {
+		line += ", " + render.Plural(t.tempsRemoved, "stale temp file", "stale temp files") + " removed"
+	}
+	if t.refused > 0 {
+		return s.Error("✗") + " " + line
+	}
+	return s.OK("✓") + " " + line
+}
+
 // toResult turns a file operation's report and error into its result.
+// After the rename an error does not undo what was written: the action
+// stays, with the error's reason and code.
 func toResult(rep migrate.Report, err error) rewriteResult {
-	r := rewriteResult{File: rep.File, Action: string(rep.Action), From: rep.From, To: rep.To, Fixes: rep.Fixes, Diff: rep.Diff}
+	r := rewriteResult{File: rep.File, Action: string(rep.Action), From: rep.From, To: rep.To, Fixes: rep.Fixes, Diff: rep.Diff,
+		ReadOnly: rep.ReadOnly, Carried: rep.Carried, Rescued: rep.Rescued}
 	if rep.Backup != "" {
 		r.Backup = &rep.Backup
 	}
 	if err == nil {
 		return r
 	}
-	r.Action, r.Reason, r.exit = "refused", err.Error(), ExitUsage
+	if rep.Action != migrate.Migrated && rep.Action != migrate.Repaired {
+		r.Action = "refused"
+	}
+	r.Reason, r.exit = err.Error(), ExitUsage
 	var merr *migrate.Error
 	if errors.As(err, &merr) {
 		r.Code, r.exit = string(merr.Code), merr.ExitCode()
@@ -162,6 +275,24 @@ func (c *CLI) emitRewrite(format string, s render.Style, quiet bool, r rewriteRe
 	if quiet && (r.Action == "unchanged") {
 		return
 	}
+	line := render.Safe(r.File) + ": " + s.OK(strings.ReplaceAll(r.Action, "-", " "))
+	if r.Action == "unchanged" {
+		line = render.Safe(r.File) + ": " + s.Dim(r.Action)
+	}
+	if detail := r.details(); len(detail) > 0 {
+		line += " (" + strings.Join(detail, ", ") + ")"
+	}
+	fmt.Fprintln(c.Stdout, line)
+	if r.Reason != "" { // an error after the rename: written, but not all is well
+		fmt.Fprintf(c.Stderr, "%s %s\n", s.Error("error:"), render.Safe(r.Reason))
+	}
+	if r.Diff != "" {
+		io.WriteString(c.Stdout, safeLines(r.Diff))
+	}
+}
+
+// details are the parenthesised facts of a result's text line.
+func (r rewriteResult) details() []string {
 	var detail []string
 	if r.From != 0 && r.To != 0 && r.From != r.To {
 		detail = append(detail, fmt.Sprintf("v%d → v%d", r.From, r.To))
@@ -172,17 +303,16 @@ func (c *CLI) emitRewrite(format string, s render.Style, quiet bool, r rewriteRe
 	if r.Backup != nil {
 		detail = append(detail, "backup "+render.Safe(*r.Backup))
 	}
-	line := render.Safe(r.File) + ": " + s.OK(r.Action)
-	if r.Action == "unchanged" {
-		line = render.Safe(r.File) + ": " + s.Dim(r.Action)
+	if r.ReadOnly {
+		detail = append(detail, "the file was read-only: replaced anyway, as its directory allows; still read-only")
 	}
-	if len(detail) > 0 {
-		line += " (" + strings.Join(detail, ", ") + ")"
+	if r.Carried > 0 {
+		detail = append(detail, fmt.Sprintf("%s appended by another program during the rename carried over", render.Plural(int(r.Carried), "byte", "bytes")))
 	}
-	fmt.Fprintln(c.Stdout, line)
-	if r.Diff != "" {
-		io.WriteString(c.Stdout, safeLines(r.Diff))
+	if r.Rescued != "" {
+		detail = append(detail, "old generation as another program left it kept in "+render.Safe(r.Rescued))
 	}
+	return detail
 }
 
 // safeLines makes each line of a diff safe for a terminal (render.Safe),
