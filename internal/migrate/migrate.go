@@ -29,7 +29,8 @@ type Result struct {
 // (session-format.md section 8) by editing raw line bytes: keys are added at
 // the end of their object, a changed value is replaced where it stands, and
 // every other byte (key order, number formatting, escapes, whitespace, line
-// terminators, blank lines, a torn last line) is copied unchanged. Ids for
+// terminators, blank lines, a torn last line, a torn line mid-file) is
+// copied unchanged. Ids for
 // version-1 entries come from NewIDs, so the same input gives the same
 // output. A version-3 file is copied byte for byte with Changed false.
 //
@@ -74,6 +75,9 @@ func PeekVersion(r io.Reader, limits parse.Limits) (int, error) {
 	var members []member
 	for rd.Next() {
 		l := rd.Line()
+		if f, ok := l.BOMFinding(); ok {
+			return 0, refuse(RefusedCorrupt, f)
+		}
 		if l.Class == parse.Blank {
 			continue
 		}
@@ -112,9 +116,17 @@ func scanSession(in io.Reader, limits parse.Limits) (*session, error) {
 	for rd.Next() {
 		l := rd.Line()
 		s.lines = l.Num
+		if f, ok := l.BOMFinding(); ok {
+			return nil, refuse(RefusedCorrupt, f)
+		}
 		switch l.Class {
 		case parse.Blank, parse.PartialTail:
 			continue // not records: pi's loader skips them
+		case parse.TornLine:
+			if len(s.recLine) == 0 {
+				return nil, refuse(RefusedCorrupt, tornHeader(l))
+			}
+			continue // not a record: pi's loader skips it
 		case parse.Object:
 		default:
 			return nil, lineRefusal(l)
@@ -245,8 +257,11 @@ func (w *rewriter) run(in io.Reader, out io.Writer) error {
 	for rd.Next() {
 		l := rd.Line()
 		w.ed.reset()
+		if l.BOM {
+			return changedBetweenPasses(l.Num) // the first pass refused a BOM
+		}
 		switch l.Class {
-		case parse.Blank, parse.PartialTail:
+		case parse.Blank, parse.PartialTail, parse.TornLine:
 		case parse.Object:
 			if rec >= len(w.recLine) || w.recLine[rec] != l.Num {
 				return changedBetweenPasses(l.Num)
@@ -456,6 +471,13 @@ func writeTerminator(w *bufio.Writer, l *parse.Line) error {
 		return &Error{Code: WriteFailed, Err: err}
 	}
 	return nil
+}
+
+// tornHeader is the finding for a torn line before any record: the
+// header was torn, and no session is left to migrate or repair.
+func tornHeader(l *parse.Line) finding.Finding {
+	return finding.Errorf(finding.InvalidJSON, l.Num,
+		"a torn line (%d bytes) before any session header, with more lines after it: the header is lost", len(l.Raw))
 }
 
 // lineRefusal refuses a line that is not one complete object.

@@ -141,6 +141,14 @@ func TestMigrate(t *testing.T) {
 			records: []int{2}, from: 1,
 		},
 		{
+			name: "v1: a torn line is copied unchanged and is not a record",
+			in: h1 + "\n" + `{"type":"a"}` + "\n" + `{"type":"b","x":"cu` + "\n" + `{"type":"c"}` + "\n" +
+				`{"type":"compaction","firstKeptEntryIndex":2}` + "\n",
+			want: h1v3 + "\n" + `{"type":"a","id":"{L2}","parentId":null}` + "\n" + `{"type":"b","x":"cu` + "\n" +
+				`{"type":"c","id":"{L4}","parentId":"{L2}"}` + "\n" + `{"type":"compaction","id":"{L5}","parentId":"{L4}","firstKeptEntryId":"{L4}"}` + "\n",
+			records: []int{2, 4, 5}, from: 1,
+		},
+		{
 			name:    "missing final newline stays missing",
 			in:      h1 + "\n" + `{"type":"a"}`,
 			want:    h1v3 + "\n" + `{"type":"a","id":"{L2}","parentId":null}`,
@@ -221,6 +229,8 @@ func TestMigrateRefuses(t *testing.T) {
 		{"duplicate parentId key", h1 + "\n" + `{"type":"a","parentId":null,"parentId":null}` + "\n", RefusedCorrupt, finding.Schema, 2},
 		{"duplicate firstKeptEntryIndex key", h1 + "\n" + `{"type":"compaction","firstKeptEntryIndex":1,"firstKeptEntryIndex":1}` + "\n", RefusedCorrupt, finding.Schema, 2},
 		{"duplicate version key", `{"type":"session","version":2,"version":3,"id":"s1"}` + "\n", RefusedCorrupt, finding.Schema, 1},
+		{"byte order mark", "\xef\xbb\xbf" + h1 + "\n", RefusedCorrupt, finding.BOM, 1},
+		{"torn header", `{"type":"sess` + "\n" + `{"type":"a"}` + "\n", RefusedCorrupt, finding.InvalidJSON, 1},
 		{"firstKeptEntryIndex not a number", h1 + "\n" + `{"type":"compaction","firstKeptEntryIndex":"1"}` + "\n", RefusedCorrupt, finding.Schema, 2},
 	}
 	for _, tt := range tests {
@@ -305,5 +315,9 @@ func TestPeekVersion(t *testing.T) {
 	}
 	if _, err := PeekVersion(strings.NewReader(`{"kind":"header","version":4}`), parse.Limits{}); err == nil {
 		t.Error("v4 header: no error")
+	}
+	var e *Error
+	if _, err := PeekVersion(strings.NewReader("\xef\xbb\xbf"+`{"type":"session","id":"s"}`), parse.Limits{}); !errors.As(err, &e) || e.Finding == nil || e.Finding.Code != finding.BOM {
+		t.Errorf("byte order mark: got %v, want a bom refusal", err)
 	}
 }

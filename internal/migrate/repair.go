@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
@@ -36,6 +37,12 @@ type RepairResult struct {
 //
 //   - a tolerated partial tail (torn last line) is dropped, so the file ends
 //     with the newline of the last complete line;
+//   - a torn line (a torn write that later lines continued after, as pi
+//     1.6.0 does when it resumes a torn file) is removed with its newline,
+//     unless a later entry names the torn entry's id (parentId, targetId,
+//     fromId): that is refused, since removing the line would not give
+//     those entries their parent back; so is a torn line before any record;
+//   - a UTF-8 byte order mark before line 1 is removed;
 //   - a missing final newline is added;
 //   - a line of concatenated complete objects becomes one line per object
 //     (whitespace between the objects is dropped);
@@ -54,9 +61,16 @@ func Repair(in io.Reader, out io.Writer, opts RepairOptions) (RepairResult, erro
 	bw := bufio.NewWriterSize(out, 64<<10)
 	rd := parse.NewReader(in, opts.Limits)
 	prevCRLF, objects := false, 0
+	torn := tornEntries{}
 	for rd.Next() {
 		l := rd.Line()
 		res.Lines = l.Num
+		if l.BOM {
+			res.Fixes = append(res.Fixes, Fix{l.Num, finding.BOM, "removed the UTF-8 byte order mark (3 bytes) at the start of the file"})
+		}
+		if err := torn.check(l, objects); err != nil {
+			return RepairResult{}, err
+		}
 		fix, err := repairLine(bw, l, prevCRLF, opts, &res)
 		if err != nil {
 			return RepairResult{}, err
@@ -100,6 +114,8 @@ func repairLine(w *bufio.Writer, l *parse.Line, prevCRLF bool, opts RepairOption
 			writeRaw(w, l.Raw, term)
 	case parse.PartialTail:
 		return &Fix{l.Num, finding.PartialTail, plural(len(l.Raw), "dropped the torn last line (%d byte%s)")}, nil
+	case parse.TornLine:
+		return &Fix{l.Num, finding.TornLine, plural(len(l.Raw), "removed the torn line (%d byte%s and its newline)")}, nil
 	case parse.Concatenated:
 		for k := range l.Objects {
 			res.LinesOut++
@@ -140,4 +156,67 @@ func plural(n int, format string) string {
 		s = ""
 	}
 	return fmt.Sprintf(format, n, s)
+}
+
+// tornEntries maps the ids read from torn lines to their lines, so that
+// Repair can refuse to remove a torn line that later entries depend on.
+type tornEntries map[string]int
+
+// referenceKeys are the keys by which an entry names another one, where
+// naming a missing entry is an error (a compaction's firstKeptEntryId is
+// only a warning, and does not stop a repair).
+var referenceKeys = []string{"parentId", "targetId", "fromId"}
+
+// check notes a torn line's id, refuses a torn line before any record
+// (records is the count so far), and refuses an entry that names a torn
+// entry.
+func (t tornEntries) check(l *parse.Line, records int) error {
+	switch l.Class {
+	case parse.TornLine:
+		if records == 0 {
+			return refuse(RefusedCorrupt, tornHeader(l))
+		}
+		if id, ok := parse.PrefixString(l.Raw, "id"); ok && len(t) < 4096 {
+			if _, seen := t[id]; !seen {
+				t[id] = l.Num
+			}
+		}
+	case parse.Object, parse.Concatenated:
+		if len(t) == 0 {
+			return nil
+		}
+		for k := range l.Objects {
+			if err := t.checkObject(l, k); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkObject refuses object k of line l when it names a torn entry.
+func (t tornEntries) checkObject(l *parse.Line, k int) error {
+	obj, err := locate(l.Raw, l.Objects[k][0], nil)
+	if err != nil {
+		return nil // not this check's business; validate reports it
+	}
+	for _, key := range referenceKeys {
+		i, err := obj.index(l.Raw, key)
+		if err != nil || i < 0 {
+			continue
+		}
+		id, ok := stringValue(l.Raw, obj.members[i])
+		line, torn := t[id]
+		if !ok || !torn {
+			continue
+		}
+		code := finding.DanglingReference
+		if key == "parentId" {
+			code = finding.MissingParent
+		}
+		return refuse(RefusedCorrupt, finding.Errorf(code, l.Num,
+			"%s %q names the entry torn on line %d: pi never loads it, and removing the torn line would not give this entry its %s back; the file is left as it is",
+			key, id, line, strings.TrimSuffix(key, "Id")).WithPointer("/"+key))
+	}
+	return nil
 }

@@ -44,6 +44,22 @@ func TestRepair(t *testing.T) {
 			[]finding.Code{finding.ZeroFill}, 2},
 		{"several repairs at once", h + "\n" + a + b + "\n" + `{"type":`, h + "\n" + a + "\n" + b + "\n", false,
 			[]finding.Code{finding.ConcatenatedObjects, finding.PartialTail}, 3},
+		{"torn line mid-file is removed, every other byte kept", h + "\n" + a + "\n" + `{"type":"b","id":"9","parentId":"1","x":"cu` + "\n  \n" + b + "\r\n",
+			h + "\n" + a + "\n  \n" + b + "\r\n", false, []finding.Code{finding.TornLine}, 4},
+		{"torn line last, with its newline, is removed", h + "\n" + a + "\n" + `{"type":"b","id":"9` + "\n", h + "\n" + a + "\n", false,
+			[]finding.Code{finding.TornLine}, 2},
+		{"torn line with a cut character", h + "\n" + a + "\n" + "{\"type\":\"b\",\"x\":\"caf\xc3\r\n" + b + "\n", h + "\n" + a + "\n" + b + "\n", false,
+			[]finding.Code{finding.TornLine}, 3},
+		{"torn line whose id is cut off", h + "\n" + a + "\n" + `{"type":"b","id":"9` + "\n" + `{"type":"c","id":"3","parentId":"9"}` + "\n",
+			h + "\n" + a + "\n" + `{"type":"c","id":"3","parentId":"9"}` + "\n", false, []finding.Code{finding.TornLine}, 3},
+		{"a compaction keeping from the torn entry does not stop it", h + "\n" + a + "\n" + `{"type":"b","id":"9","x` + "\n" + `{"type":"compaction","id":"3","parentId":"1","firstKeptEntryId":"9"}` + "\n",
+			h + "\n" + a + "\n" + `{"type":"compaction","id":"3","parentId":"1","firstKeptEntryId":"9"}` + "\n", false, []finding.Code{finding.TornLine}, 3},
+		{"torn line and torn tail", h + "\n" + a + "\n" + `{"type":"b"` + "\n" + b + "\n" + `{"ty`, h + "\n" + a + "\n" + b + "\n", false,
+			[]finding.Code{finding.TornLine, finding.PartialTail}, 3},
+		{"byte order mark is removed", "\xef\xbb\xbf" + h + "\r\n" + a + "\r\n", h + "\r\n" + a + "\r\n", false,
+			[]finding.Code{finding.BOM}, 2},
+		{"byte order mark on a one-line file without newline", "\xef\xbb\xbf" + h, h + "\n", false,
+			[]finding.Code{finding.BOM, finding.MissingFinalNewline}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,6 +107,13 @@ func TestRepairRefuses(t *testing.T) {
 		{"line too long", h + "\n{\"a\":\"" + strings.Repeat("x", 64) + "\"}\n", parse.Limits{MaxLineBytes: 48}, finding.LineTooLong, 2},
 		{"file too large", h + "\n" + h + "\n", parse.Limits{MaxFileBytes: 50}, finding.FileTooLarge, 2},
 		{"nothing would remain", `{"type":"sess`, parse.Limits{}, finding.MissingHeader, 1},
+		{"torn entry with a child", h + "\n" + `{"type":"a","id":"1","parentId":null}` + "\n" + `{"type":"b","id":"2","parentId":"1","x":"cu` + "\n" +
+			`{"type":"c","id":"3","parentId":"2"}` + "\n", parse.Limits{}, finding.MissingParent, 4},
+		{"torn entry named by a label", h + "\n" + `{"type":"a","id":"1","parentId":null}` + "\n" + `{"type":"b","id":"2","x` + "\n" +
+			`{"type":"label","id":"3","parentId":"1","targetId":"2"}` + "\n", parse.Limits{}, finding.DanglingReference, 4},
+		{"torn entry named on a concatenated line", h + "\n" + `{"type":"a","id":"1","parentId":null}` + "\n" + `{"type":"b","id":"2","x` + "\n" +
+			`{"type":"c","id":"3","parentId":"1"}{"type":"c","id":"4","parentId":"2"}` + "\n", parse.Limits{}, finding.MissingParent, 4},
+		{"byte order mark before garbage", "\xef\xbb\xbfnot-json\n" + h + "\n", parse.Limits{}, finding.InvalidJSON, 1},
 		{"empty file", ``, parse.Limits{}, finding.MissingHeader, 1},
 	}
 	for _, tt := range tests {
