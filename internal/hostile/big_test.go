@@ -37,7 +37,7 @@ func writeBig(t testing.TB, dir, name string, gen func(io.Writer, int) error) st
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := gen(f, Deep); err != nil {
+	if err := gen(f, deep()); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
@@ -84,8 +84,8 @@ func TestBigStructures(t *testing.T) {
 					r := the.checkView(t, view, format, nil, path)
 					// A linear run stays at one indentation: output grows
 					// linearly with the entries, never quadratically.
-					if max := 400 * (Deep + 1); len(r.stdout) > max {
-						t.Errorf("%s --format %s: %d bytes of output for %d entries", view, format, len(r.stdout), Deep)
+					if max := 400 * (deep() + 1); len(r.stdout) > max {
+						t.Errorf("%s --format %s: %d bytes of output for %d entries", view, format, len(r.stdout), deep())
 					}
 				}
 				the.tally.input(view, 1)
@@ -110,6 +110,9 @@ const smallStack = 8 << 20
 // to 1 GiB, so recursion over 100,000 levels would pass the binary runs;
 // here it is a fatal "stack exceeds limit" of the helper process.
 func TestDeepInputsNeedNoDeepStack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the 100,000-deep inputs run in the default and long runs")
+	}
 	t.Parallel()
 	dir := t.TempDir()
 	var files []string

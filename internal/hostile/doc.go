@@ -1,7 +1,10 @@
-// Package hostile generates adversarial pi session files, and its tests run
-// every pisess command on them through the real binary.
+// Package hostile is the adversarial test suite: its tests generate
+// hostile pi session files and run every pisess command on them through
+// the real binary. Everything is test code (nothing here is built into
+// pisess); this file only documents the package.
 //
-// The generator (this package) makes the inputs: truncations of a real
+// The generator (gen_test.go, bigdata_test.go, sessiondata_test.go,
+// escapedata_test.go) makes the inputs: truncations of a real
 // session at every byte offset, random byte flips, invalid UTF-8 of every
 // kind (overlong forms, encoded surrogates, lone continuation bytes), NUL
 // bytes, lines one byte over the limit and a 1 GiB line with no newline
@@ -12,7 +15,8 @@
 // 100,000-deep chain, and sessions whose every displayed field carries
 // terminal escape sequences.
 //
-// The tests (go test ./internal/hostile) build pisess once and check, for
+// The tests (go test ./internal/hostile; -v shows progress) build pisess
+// once and check, for
 // validate, migrate, repair, tree, path, context and audit alike: no panic,
 // no hang (every run has a deadline), bounded memory (the child's peak RSS,
 // from its rusage), only finding and refusal codes the packages declare, and

@@ -45,7 +45,9 @@ func TestCatalogue(t *testing.T) {
 	for i, b := range newBatches("catalogue", Catalogue()) {
 		t.Run(fmt.Sprintf("flags%d", i), func(t *testing.T) {
 			t.Parallel()
-			the.checkBatch(t, b, depth{viewStride: 1, formats: true})
+			start := time.Now()
+			the.checkBatch(t, b, depth{viewStride: size(4, 1, 1), formats: true})
+			progress(t, "catalogue %v: %d files, every command and format: %v", b.flags, len(b.files), time.Since(start).Round(time.Millisecond))
 		})
 	}
 }
@@ -57,7 +59,7 @@ func TestCatalogue(t *testing.T) {
 func TestTruncations(t *testing.T) {
 	t.Parallel()
 	long := envInt(envLong, 0) == 1
-	stride := envInt(envStride, map[bool]int{false: 8, true: 1}[long])
+	stride := envInt(envStride, size(64, 8, 1))
 	sources := []struct {
 		real, fallback string
 		size           int
@@ -74,11 +76,13 @@ func TestTruncations(t *testing.T) {
 			continue
 		}
 		name, data := source(t, src.real, src.fallback)
-		data = Prefix(data, src.size)
+		data = Prefix(data, size(src.size/5, src.size, src.size))
 		t.Run(filepath.Base(name), func(t *testing.T) {
 			t.Parallel()
-			for _, b := range newBatches("trunc", Truncations("t", data, 1)) {
+			for i, b := range newBatches("trunc", Truncations("t", data, 1)) {
+				start := time.Now()
 				the.checkBatch(t, b, depth{viewStride: stride})
+				progress(t, "truncations batch %d: %d files, every command, views on every %d-th: %v", i+1, len(b.files), stride, time.Since(start).Round(time.Millisecond))
 			}
 		})
 	}
@@ -89,8 +93,7 @@ func TestTruncations(t *testing.T) {
 // the long run).
 func TestFlips(t *testing.T) {
 	t.Parallel()
-	long := envInt(envLong, 0) == 1
-	n := envInt(envFlips, map[bool]int{false: 150, true: 2000}[long])
+	n := envInt(envFlips, size(20, 150, 2000))
 	sources := []struct {
 		real, fallback string
 		size           int
@@ -105,8 +108,10 @@ func TestFlips(t *testing.T) {
 		seed := uint64(i + 1)
 		t.Run(filepath.Base(name), func(t *testing.T) {
 			t.Parallel()
-			for _, b := range newBatches("flip", Flips("f", data, seed, n, 4)) {
+			for i, b := range newBatches("flip", Flips("f", data, seed, n, 4)) {
+				start := time.Now()
 				the.checkBatch(t, b, depth{viewStride: 10, formats: true})
+				progress(t, "flips batch %d: %d files, every command and format: %v", i+1, len(b.files), time.Since(start).Round(time.Millisecond))
 			}
 		})
 	}

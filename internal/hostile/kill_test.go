@@ -25,12 +25,11 @@ import (
 // new generation, and running again succeeds.
 func TestKillDuringRewrite(t *testing.T) {
 	t.Parallel()
-	long := envInt(envLong, 0) == 1
-	kills := envInt(envKills, map[bool]int{false: 100, true: 500}[long])
+	kills := envInt(envKills, size(10, 100, 500))
 	if kills == 0 {
 		t.Skip(envKills + "=0")
 	}
-	for _, c := range rewriteCases(t, map[bool]int{false: 1_500_000, true: 4_000_000}[long]) {
+	for _, c := range rewriteCases(t, size(300_000, 1_500_000, 4_000_000)) {
 		t.Run(c.cmd, func(t *testing.T) {
 			t.Parallel()
 			span := c.duration(t)
@@ -46,6 +45,9 @@ func TestKillDuringRewrite(t *testing.T) {
 				c.killOnce(t, delay)
 				if t.Failed() {
 					t.Fatalf("stopped after kill %d (at %v)", i+1, delay)
+				}
+				if (i+1)%25 == 0 || i+1 == kills {
+					progress(t, "%s: %d/%d kills, every state checked", c.cmd, i+1, kills)
 				}
 			}
 		})

@@ -3,6 +3,7 @@ package hostile
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -29,7 +30,47 @@ const (
 	envFlips  = "PISESS_HOSTILE_FLIPS"  // byte-flipped variants per source (default 150; long 2000)
 	envReport = "PISESS_HOSTILE_REPORT" // write the figures as Markdown to this file
 	envRSS    = "PISESS_HOSTILE_RSS_MIB"
+	envTmp    = "PISESS_HOSTILE_TMPDIR" // scratch directory (default /dev/shm when present)
 )
+
+// size picks a budget by the run's size: -short, the default, or the long
+// run (PISESS_HOSTILE_LONG=1).
+func size[T any](short, def, long T) T {
+	switch {
+	case envInt(envLong, 0) == 1:
+		return long
+	case testing.Short():
+		return short
+	}
+	return def
+}
+
+// useScratch points the temp directory (t.TempDir, os.MkdirTemp) at
+// PISESS_HOSTILE_TMPDIR, else at /dev/shm when it is a writable tmpfs.
+func useScratch() string {
+	dir := os.Getenv(envTmp)
+	if dir == "" {
+		if info, err := os.Stat("/dev/shm"); err != nil || !info.IsDir() {
+			return os.TempDir()
+		}
+		if probe, err := os.MkdirTemp("/dev/shm", "pisess-probe-"); err != nil {
+			return os.TempDir()
+		} else {
+			os.Remove(probe)
+		}
+		dir = "/dev/shm"
+	}
+	os.Setenv("TMPDIR", dir)
+	return dir
+}
+
+// progress logs a line a person watching `go test -v` can follow.
+func progress(t testing.TB, format string, a ...any) {
+	t.Helper()
+	if testing.Verbose() {
+		t.Logf(format, a...)
+	}
+}
 
 // rssCap is the most memory (peak RSS) any single run may use.
 func rssCap() int64 { return int64(envInt(envRSS, 512)) << 20 }
@@ -60,7 +101,8 @@ func TestMain(m *testing.M) {
 	if os.Getenv(measureEnv) != "" {
 		os.Exit(measure(os.Args[1:]))
 	}
-	if err := setup(); err != nil {
+	flag.Parse() // testing.Short and testing.Verbose need the flags
+	if err := setup(useScratch()); err != nil {
 		fmt.Fprintln(os.Stderr, "hostile:", err)
 		os.Exit(1)
 	}
@@ -151,7 +193,7 @@ func hwm() int64 {
 
 // setup builds pisess (static, so no loader opens show up under strace)
 // into a scratch directory every user can traverse (some runs drop root).
-func setup() error {
+func setup(scratch string) error {
 	work, err := os.MkdirTemp("", "pisess-hostile-")
 	if err != nil {
 		return err
@@ -161,6 +203,7 @@ func setup() error {
 	}
 	the = &suite{work: work, bin: filepath.Join(work, "pisess"), missing: map[string]string{}}
 	the.tally.init()
+	the.tally.note("scratch files in %s.", scratch)
 	if os.Getenv(stackHelperEnv) != "" || fuzzing() {
 		return nil // the in-process helper and the fuzzers need no binary
 	}

@@ -12,6 +12,10 @@ import (
 // siblings, length of the cycle, levels of nesting.
 const Deep = 100_000
 
+// deep is the size of the big structures in this run: Deep, or a tenth
+// of it with -short.
+func deep() int { return size(Deep/10, Deep, Deep) }
+
 // turn is the i-th entry of a generated session: users and assistants in
 // turn.
 func turn(i int, id, parent string) string {
