@@ -74,7 +74,7 @@ func (l *Line) Finding() (finding.Finding, bool) {
 			"torn last line (%d bytes, no newline): an incomplete object from an interrupted write; the entries before it are intact", len(l.Raw)), true
 	case TornLine:
 		return finding.Warnf(finding.TornLine, l.Num,
-			"torn line (%d bytes): an incomplete object from an interrupted write that was later continued on the next line (pi 1.6.0 does so when it resumes the session); pi skips it; `pisess repair` removes it", len(l.Raw)), true
+			"torn line (%d bytes): an incomplete object from an interrupted write, with a newline after it (pi 1.6.0 adds one when it resumes a torn session, and appends after it); pi skips the line; `pisess repair` removes it", len(l.Raw)), true
 	case Concatenated:
 		return finding.Errorf(finding.ConcatenatedObjects, l.Num,
 			"%d complete objects on one line (a lost newline); `pisess repair` splits them", len(l.Objects)), true
@@ -86,7 +86,7 @@ func (l *Line) corruptMessage() string {
 	switch l.Code {
 	case finding.InvalidJSON:
 		if l.Verdict.Offset >= len(l.Raw) {
-			return "the line ends inside a JSON value and is not a torn last line"
+			return "the line ends inside a JSON value that is not an object, so it is no torn record"
 		}
 		return fmt.Sprintf("not valid JSON at byte %d of the line (%s)", l.Verdict.Offset+1, excerpt(l.Raw, l.Verdict.Offset))
 	case finding.InvalidUTF8:
