@@ -3,6 +3,7 @@ module github.com/pisess/pisess
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/dustin/go-humanize v1.1.0
 	github.com/fatih/color v1.19.0
 	github.com/mattn/go-runewidth v0.0.19

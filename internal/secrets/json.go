@@ -1,0 +1,217 @@
+package secrets
+
+import (
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// errBadJSON: a span given as one JSON object is not one (it cannot be, as
+// the classifier accepted it; the walker checks anyway and gives up).
+var errBadJSON = errors.New("not a JSON object")
+
+// frame is one open object or array of the walk.
+type frame struct {
+	object   bool
+	wantKey  bool // object: the next string is a key
+	count    int  // array: values before the current one
+	key      [2]int
+	keyValid bool
+}
+
+// walker visits the string values of one JSON object without decoding the
+// rest. It is iterative, so nesting depth costs memory, not stack.
+type walker struct {
+	raw   []byte
+	stack []frame
+}
+
+// walk calls visit with the span [start,end) of the contents (between the
+// quotes) of every string value of raw, a complete JSON object. The
+// walker's pointer and key describe where the string is while visit runs.
+func (w *walker) walk(raw []byte, visit func(start, end int, escaped bool)) error {
+	w.raw, w.stack = raw, w.stack[:0]
+	for pos := 0; pos < len(raw); {
+		switch c := raw[pos]; c {
+		case ' ', '\t', '\n', '\r', ',', ':':
+			pos++
+		case '{', '[':
+			w.stack = append(w.stack, frame{object: c == '{', wantKey: c == '{'})
+			pos++
+		case '}', ']':
+			if len(w.stack) == 0 {
+				return errBadJSON
+			}
+			w.stack = w.stack[:len(w.stack)-1]
+			w.valueDone()
+			pos++
+		case '"':
+			end, escaped := stringEnd(raw, pos+1)
+			if end < 0 || len(w.stack) == 0 {
+				return errBadJSON
+			}
+			if top := &w.stack[len(w.stack)-1]; top.object && top.wantKey {
+				top.key, top.keyValid, top.wantKey = [2]int{pos + 1, end}, true, false
+			} else {
+				visit(pos+1, end, escaped)
+				w.valueDone()
+			}
+			pos = end + 1
+		default: // a number, true, false or null
+			for pos < len(raw) && !strings.ContainsRune(" \t\n\r,:]}", rune(raw[pos])) {
+				pos++
+			}
+			w.valueDone()
+		}
+	}
+	if len(w.stack) != 0 {
+		return errBadJSON
+	}
+	return nil
+}
+
+// valueDone moves the innermost open container past a value.
+func (w *walker) valueDone() {
+	if len(w.stack) == 0 {
+		return
+	}
+	top := &w.stack[len(w.stack)-1]
+	if top.object {
+		top.wantKey = true
+	} else {
+		top.count++
+	}
+}
+
+// key returns the (decoded) member name of the string being visited, or ""
+// in an array.
+func (w *walker) key() string {
+	if len(w.stack) == 0 {
+		return ""
+	}
+	top := w.stack[len(w.stack)-1]
+	if !top.object || !top.keyValid {
+		return ""
+	}
+	return w.keyString(top.key)
+}
+
+func (w *walker) keyString(span [2]int) string {
+	s := w.raw[span[0]:span[1]]
+	if !bytesContain(s, '\\') {
+		return string(s)
+	}
+	var out string
+	if json.Unmarshal(w.raw[span[0]-1:span[1]+1], &out) != nil {
+		return string(s)
+	}
+	return out
+}
+
+// pointer returns the RFC 6901 JSON pointer of the value being visited.
+func (w *walker) pointer() string {
+	var b strings.Builder
+	for _, f := range w.stack {
+		b.WriteByte('/')
+		if !f.object {
+			b.WriteString(strconv.Itoa(f.count))
+			continue
+		}
+		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(w.keyString(f.key)))
+	}
+	return b.String()
+}
+
+func bytesContain(s []byte, c byte) bool {
+	for _, b := range s {
+		if b == c {
+			return true
+		}
+	}
+	return false
+}
+
+// stringEnd returns the index of the closing quote of the string whose
+// contents start at i, and whether it has escapes; -1 if it is not closed.
+func stringEnd(raw []byte, i int) (int, bool) {
+	escaped := false
+	for ; i < len(raw); i++ {
+		switch raw[i] {
+		case '"':
+			return i, escaped
+		case '\\':
+			escaped = true
+			i++
+		}
+	}
+	return -1, escaped
+}
+
+// decodeString decodes the contents of a JSON string (between the quotes)
+// into dst, and records in offs, for each decoded byte and one past the
+// end, the offset in s of the escape or character it came from. A
+// boundary between decoded characters thus maps to a boundary between
+// escapes in s: replacing s[offs[i]:offs[j]] keeps the string valid.
+func decodeString(s []byte, dst []byte, offs []int) ([]byte, []int) {
+	dst, offs = dst[:0], offs[:0]
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c != '\\' {
+			dst = append(dst, c)
+			offs = append(offs, i)
+			i++
+			continue
+		}
+		if i+1 >= len(s) {
+			break
+		}
+		start := i
+		var r rune
+		switch s[i+1] {
+		case 'b':
+			r, i = '\b', i+2
+		case 'f':
+			r, i = '\f', i+2
+		case 'n':
+			r, i = '\n', i+2
+		case 'r':
+			r, i = '\r', i+2
+		case 't':
+			r, i = '\t', i+2
+		case 'u':
+			r, i = hexRune(s, i)
+			if utf16.IsSurrogate(r) {
+				if r2, j := hexRune(s, i); utf16.IsSurrogate(r2) {
+					if pair := utf16.DecodeRune(r, r2); pair != utf8.RuneError {
+						r, i = pair, j
+					}
+				}
+			}
+		default: // \" \\ \/
+			r, i = rune(s[i+1]), i+2
+		}
+		n := len(dst)
+		dst = utf8.AppendRune(dst, r)
+		for k := n; k < len(dst); k++ {
+			offs = append(offs, start)
+		}
+	}
+	offs = append(offs, len(s))
+	return dst, offs
+}
+
+// hexRune reads the \uXXXX escape at s[i:], returning the code unit and
+// the index after it (a bad escape reads as U+FFFD, two bytes on).
+func hexRune(s []byte, i int) (rune, int) {
+	if i+6 > len(s) || s[i] != '\\' || s[i+1] != 'u' {
+		return utf8.RuneError, i + 2
+	}
+	v, err := strconv.ParseUint(string(s[i+2:i+6]), 16, 32)
+	if err != nil {
+		return utf8.RuneError, i + 2
+	}
+	return rune(v), i + 6
+}

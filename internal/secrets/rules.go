@@ -1,0 +1,377 @@
+package secrets
+
+import (
+	"bytes"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+//go:embed rules.toml
+var defaultRules string
+
+// Rule is one kind of secret.
+type Rule struct {
+	ID          string // the kind reported, e.g. "aws-access-key-id"
+	Description string
+	re          *regexp.Regexp
+	group       int      // the submatch that is the secret (0: the whole match)
+	keywords    []string // lower case; the rule runs only on text holding one (none: always)
+	entropy     float64  // the secret's Shannon entropy (bits per byte) must reach this
+	allow       []allowlist
+}
+
+// allowlist says when a match is not a secret after all.
+type allowlist struct {
+	regexes   []*regexp.Regexp // matched against the secret
+	stopwords []string         // lower case; a secret containing one is not a secret
+}
+
+// allowed reports whether secret is allow-listed by the rule.
+func (r *Rule) allowed(secret string) bool {
+	lower := ""
+	for _, a := range r.allow {
+		for _, re := range a.regexes {
+			if re.MatchString(secret) {
+				return true
+			}
+		}
+		if len(a.stopwords) > 0 && lower == "" {
+			lower = strings.ToLower(secret)
+		}
+		for _, w := range a.stopwords {
+			if strings.Contains(lower, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// accepts reports whether secret, found by the rule, counts.
+func (r *Rule) accepts(secret string) bool {
+	return secret != "" && entropy(secret) >= r.entropy && !r.allowed(secret)
+}
+
+// Rules is a rule set.
+type Rules struct {
+	rules    []*Rule
+	keywords []string // every rule's keywords, lower case, deduplicated
+	always   bool     // a rule has no keyword: every text must be searched
+	assign   *Rule    // the rule for values of secret-named keys (secret-assignment), or nil
+}
+
+// assignmentRule is the rule whose value checks also apply to a JSON
+// string whose own key names a secret ("apiKey": "…").
+const assignmentRule = "secret-assignment"
+
+// Default returns the embedded rule set.
+func Default() (*Rules, error) {
+	rules, err := LoadRules(strings.NewReader(defaultRules), "rules.toml (embedded)")
+	if err != nil {
+		return nil, err
+	}
+	return NewRules(rules), nil
+}
+
+// NewRules builds a rule set. A later rule with the ID of an earlier one
+// replaces it.
+func NewRules(rules ...[]*Rule) *Rules {
+	rs := &Rules{}
+	byID := map[string]int{}
+	for _, list := range rules {
+		for _, r := range list {
+			if i, ok := byID[r.ID]; ok {
+				rs.rules[i] = r
+				continue
+			}
+			byID[r.ID] = len(rs.rules)
+			rs.rules = append(rs.rules, r)
+		}
+	}
+	seen := map[string]bool{}
+	for _, r := range rs.rules {
+		if len(r.keywords) == 0 {
+			rs.always = true
+		}
+		for _, k := range r.keywords {
+			if !seen[k] {
+				seen[k] = true
+				rs.keywords = append(rs.keywords, k)
+			}
+		}
+		if r.ID == assignmentRule {
+			rs.assign = r
+		}
+	}
+	return rs
+}
+
+// Kinds lists the rule IDs in order.
+func (rs *Rules) Kinds() []string {
+	ids := make([]string, len(rs.rules))
+	for i, r := range rs.rules {
+		ids[i] = r.ID
+	}
+	return ids
+}
+
+// fileFormat is the subset of gitleaks' configuration file that rules use.
+type fileFormat struct {
+	Rules []struct {
+		ID          string
+		Description string
+		Regex       string
+		SecretGroup *int
+		Entropy     float64
+		Keywords    []string
+		Path        string
+		Allowlist   *allowFormat  // gitleaks 8.0-8.20
+		Allowlists  []allowFormat // gitleaks 8.21 and later
+	}
+}
+
+type allowFormat struct {
+	Regexes     []string
+	RegexTarget string
+	Stopwords   []string
+}
+
+// RuleError is a rule file that cannot be used.
+type RuleError struct {
+	File string
+	Rule string // the rule's id, "" for the file as a whole
+	Err  error
+}
+
+func (e *RuleError) Error() string {
+	if e.Rule == "" {
+		return fmt.Sprintf("%s: %v", e.File, e.Err)
+	}
+	return fmt.Sprintf("%s: rule %q: %v", e.File, e.Rule, e.Err)
+}
+
+func (e *RuleError) Unwrap() error { return e.Err }
+
+// LoadRules reads rules in gitleaks' TOML format: [[rules]] tables with
+// id, description, regex, secretGroup, entropy, keywords and allowlists
+// (regexes matched against the secret, stopwords). Rules that match file
+// paths only (path without regex) do not apply to a session and are
+// skipped. name names the source in errors.
+func LoadRules(r io.Reader, name string) ([]*Rule, error) {
+	var f fileFormat
+	if _, err := toml.NewDecoder(r).Decode(&f); err != nil {
+		return nil, &RuleError{File: name, Err: err}
+	}
+	var rules []*Rule
+	for i, fr := range f.Rules {
+		if fr.Regex == "" && fr.Path != "" {
+			continue
+		}
+		id := fr.ID
+		if id == "" {
+			return nil, &RuleError{File: name, Rule: fmt.Sprintf("#%d", i+1), Err: errors.New("has no id")}
+		}
+		if !validKind(id) {
+			return nil, &RuleError{File: name, Rule: id, Err: errors.New("id must be letters, digits, '-', '_' or '.', at most 64")}
+		}
+		rule, err := compileRule(id, fr.Description, fr.Regex, fr.SecretGroup, fr.Entropy, fr.Keywords, fr.Allowlist, fr.Allowlists)
+		if err != nil {
+			return nil, &RuleError{File: name, Rule: id, Err: err}
+		}
+		rules = append(rules, rule)
+	}
+	if len(rules) == 0 {
+		return nil, &RuleError{File: name, Err: errors.New("holds no [[rules]] with a regex")}
+	}
+	return rules, nil
+}
+
+func compileRule(id, desc, regex string, group *int, minEntropy float64, keywords []string, one *allowFormat, many []allowFormat) (*Rule, error) {
+	if regex == "" {
+		return nil, errors.New("has no regex")
+	}
+	re, err := regexp.Compile(regex)
+	if err != nil {
+		return nil, err
+	}
+	r := &Rule{ID: id, Description: desc, re: re, entropy: minEntropy}
+	if re.NumSubexp() > 0 {
+		r.group = 1
+	}
+	if group != nil {
+		if *group < 0 || *group > re.NumSubexp() {
+			return nil, fmt.Errorf("secretGroup %d: the regex has %d groups", *group, re.NumSubexp())
+		}
+		r.group = *group
+	}
+	for _, k := range keywords {
+		if k = strings.ToLower(k); k != "" {
+			r.keywords = append(r.keywords, k)
+		}
+	}
+	if one != nil {
+		many = append(many, *one)
+	}
+	for _, a := range many {
+		if a.RegexTarget != "" && a.RegexTarget != "secret" {
+			return nil, fmt.Errorf("allowlist regexTarget %q: only \"secret\" applies to sessions", a.RegexTarget)
+		}
+		var al allowlist
+		for _, s := range a.Regexes {
+			are, err := regexp.Compile(s)
+			if err != nil {
+				return nil, fmt.Errorf("allowlist: %w", err)
+			}
+			al.regexes = append(al.regexes, are)
+		}
+		for _, w := range a.Stopwords {
+			al.stopwords = append(al.stopwords, strings.ToLower(w))
+		}
+		r.allow = append(r.allow, al)
+	}
+	return r, nil
+}
+
+// validKind reports whether id can be shown and written in
+// [REDACTED:<id>] without escaping.
+func validKind(id string) bool {
+	if len(id) > 64 {
+		return false
+	}
+	for _, c := range []byte(id) {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// Match is one secret in a decoded text: its kind and byte span.
+type Match struct {
+	Kind       string
+	Start, End int
+}
+
+// hasKeyword reports whether lower (lower-case text) holds a keyword of
+// any rule.
+func (rs *Rules) hasKeyword(lower []byte) bool {
+	if rs.always {
+		return true
+	}
+	for _, k := range rs.keywords {
+		if bytes.Contains(lower, []byte(k)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Find returns the secrets in text, sorted, overlapping matches merged.
+func (rs *Rules) Find(text string) []Match {
+	return rs.find([]byte(text), lowerASCII(nil, text), nil)
+}
+
+// find is Find with the lower-case text already made, appending to dst.
+func (rs *Rules) find(text, lower []byte, dst []Match) []Match {
+	if !rs.hasKeyword(lower) {
+		return dst
+	}
+	start := len(dst)
+	for _, r := range rs.rules {
+		if len(r.keywords) > 0 && !containsAny(lower, r.keywords) {
+			continue
+		}
+		for _, m := range r.re.FindAllSubmatchIndex(text, -1) {
+			s, e := m[2*r.group], m[2*r.group+1]
+			if s < 0 || !r.accepts(string(text[s:e])) {
+				continue
+			}
+			dst = append(dst, Match{Kind: r.ID, Start: s, End: e})
+		}
+	}
+	return append(dst[:start], merge(dst[start:])...)
+}
+
+// merge sorts matches and merges those that overlap (the first keeps its
+// kind).
+func merge(ms []Match) []Match {
+	if len(ms) < 2 {
+		return ms
+	}
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i].Start < ms[j].Start })
+	out := ms[:1]
+	for _, m := range ms[1:] {
+		last := &out[len(out)-1]
+		if m.Start < last.End {
+			last.End = max(last.End, m.End)
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// secretKeySuffixes end the (lower-case) JSON keys whose string value is
+// itself a secret when it looks like one: password, apiKey, access_token…
+var secretKeySuffixes = []string{"password", "passwd", "secret", "token", "apikey", "api_key", "api-key", "accesskey", "access_key", "privatekey", "private_key"}
+
+// keyedSecret reports whether value, the string of a member whose name is
+// keyLower (in lower case), is a secret by the secret-assignment rule's
+// checks.
+func (rs *Rules) keyedSecret(keyLower, value []byte) bool {
+	if rs.assign == nil || len(value) < 8 || len(value) > 200 {
+		return false
+	}
+	for _, s := range secretKeySuffixes {
+		if bytes.HasSuffix(keyLower, []byte(s)) {
+			return !bytes.ContainsAny(value, " \t\r\n\"'`;,(){}[]<>$\\") && rs.assign.accepts(string(value))
+		}
+	}
+	return false
+}
+
+func containsAny(lower []byte, words []string) bool {
+	for _, w := range words {
+		if bytes.Contains(lower, []byte(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// lowerASCII appends s with ASCII letters in lower case to dst.
+func lowerASCII[T string | []byte](dst []byte, s T) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// entropy is the Shannon entropy of s in bits per byte.
+func entropy(s string) float64 {
+	var counts [256]int
+	for i := 0; i < len(s); i++ {
+		counts[s[i]]++
+	}
+	h, n := 0.0, float64(len(s))
+	for _, c := range counts {
+		if c > 0 {
+			p := float64(c) / n
+			h -= p * math.Log2(p)
+		}
+	}
+	return h
+}

@@ -1,0 +1,161 @@
+package secrets
+
+import (
+	"strings"
+	"testing"
+)
+
+func mustDefault(t testing.TB) *Rules {
+	t.Helper()
+	rs, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
+// ruleCases has, for every rule, text that holds a secret of its kind
+// (and the secret) and text that comes close but holds none.
+var ruleCases = []struct {
+	kind     string
+	positive string
+	secret   string
+	negative string
+}{
+	{"aws-access-key-id", "export AWS_ACCESS_KEY_ID=" + fakeAWS + "\n", fakeAWS,
+		"AKIA" + "IOSFODNN7EXAMPLE (the documented example) and AKIA" + "Z7FAKE (too short)"},
+	{"anthropic-api-key", "ANTHROPIC_API_KEY=" + fakeAnthropic, fakeAnthropic,
+		"sk-ant-" + "api03-" + repeatTo(mixed, 40) + "AA is cut short"},
+	{"openai-api-key", `{"key": "` + fakeOpenAI + `"}`, fakeOpenAI,
+		"sk-" + "proj-" + repeatTo(mixed, 90) + " has no marker"},
+	{"gcp-api-key", "const key = '" + fakeGCP + "';", fakeGCP,
+		"AI" + "za" + repeatTo("a", 35) + " has too little entropy"},
+	{"github-pat", "git clone https://" + fakeGitHubPAT + "@github.com/x/y", fakeGitHubPAT,
+		"gh" + "p_" + repeatTo(mixed, 20) + " is too short"},
+	{"github-fine-grained-pat", "token " + fakeGitHubFine, fakeGitHubFine,
+		"github_" + "pat_" + repeatTo(mixed, 40) + " is too short"},
+	{"github-oauth", "gh auth token: " + fakeGitHubOAu, fakeGitHubOAu,
+		"gh" + "o_" + "short"},
+	{"github-app-token", "GITHUB_TOKEN=" + fakeGitHubApp, fakeGitHubApp,
+		"gh" + "x_" + repeatTo(mixed, 36) + " is no GitHub prefix"},
+	{"github-refresh-token", "refresh: " + fakeGitHubRef, fakeGitHubRef,
+		"gh" + "r_" + repeatTo(mixed, 35) + "!"},
+	{"slack-bot-token", "SLACK_BOT=" + fakeSlackBot, fakeSlackBot,
+		"xo" + "xb-" + "12345-" + "notatoken"},
+	{"slack-user-token", "user " + fakeSlackUser, fakeSlackUser,
+		"xo" + "xp-" + "1234567890-" + repeatTo(mixed, 32)},
+	{"slack-app-token", "app " + fakeSlackApp, fakeSlackApp,
+		"xa" + "pp-x-nothing"},
+	{"slack-webhook-url", "curl https://" + fakeSlackHook, fakeSlackHook,
+		"see hooks.slack" + ".com/services/ for details"},
+	{"stripe-access-token", "stripe.api_key = \"" + fakeStripe + "\"", fakeStripe,
+		"sk_" + "live_" + "short and pk_" + "live_" + repeatTo(mixed, 24)},
+	{"private-key", "$ cat id_rsa\n" + fakePrivateKey + "\n$ ", fakePrivateKey,
+		"-----BEGIN" + " RSA PRIVATE KEY-----\n(cut)\n-----END RSA PRIVATE KEY-----"},
+	{"jwt", "Authorization: Bearer " + fakeJWT + "\n", fakeJWT,
+		"ey" + "Jfoo.eyJbar.baz is too short"},
+	{"secret-assignment", "DB_PASS" + "WORD=" + fakePassword + "\n", fakePassword,
+		"password=process.env.DB_PASSWORD; token: tokenFromRequest; PASS" + "WORD=changeme123; max_tokens=4096; secret=abcdefgh"},
+}
+
+func TestRulesPositiveAndNegative(t *testing.T) {
+	rs := mustDefault(t)
+	covered := map[string]bool{}
+	for _, tc := range ruleCases {
+		t.Run(tc.kind, func(t *testing.T) {
+			covered[tc.kind] = true
+			ms := rs.Find(tc.positive)
+			if len(ms) != 1 {
+				t.Fatalf("positive: %d matches %+v, want 1", len(ms), ms)
+			}
+			m := ms[0]
+			if m.Kind != tc.kind || tc.positive[m.Start:m.End] != tc.secret {
+				t.Errorf("positive: %s %q, want %s %q", m.Kind, tc.positive[m.Start:m.End], tc.kind, tc.secret)
+			}
+			if ms := rs.Find(tc.negative); len(ms) != 0 {
+				t.Errorf("negative: %+v (%q)", ms, tc.negative[ms[0].Start:ms[0].End])
+			}
+		})
+	}
+	for _, kind := range rs.Kinds() {
+		if !covered[kind] {
+			t.Errorf("rule %s has no test case", kind)
+		}
+	}
+}
+
+func TestRedactedTextScansClean(t *testing.T) {
+	rs := mustDefault(t)
+	for _, tc := range ruleCases {
+		redacted := strings.ReplaceAll(tc.positive, tc.secret, Redacted(tc.kind))
+		if ms := rs.Find(redacted); len(ms) != 0 {
+			t.Errorf("%s: the redacted text still matches: %q", tc.kind, redacted[ms[0].Start:ms[0].End])
+		}
+	}
+}
+
+func TestLoadRules(t *testing.T) {
+	user := `
+[[rules]]
+id = "acme-key"
+description = "ACME internal key"
+regex = '''\b(acme_[0-9a-f]{16})\b'''
+keywords = ["acme_"]
+
+[[rules]]
+id = "path-only"
+path = '''\.pem$'''
+`
+	rules, err := LoadRules(strings.NewReader(user), "user.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rules) != 1 {
+		t.Fatalf("%d rules, want 1 (a path-only rule does not apply)", len(rules))
+	}
+	rs := NewRules(rules)
+	if ms := rs.Find("key acme_" + "0123456789abcdef here"); len(ms) != 1 || ms[0].Kind != "acme-key" {
+		t.Errorf("user rule: %+v", ms)
+	}
+	if ms := rs.Find("acme_" + "0123"); len(ms) != 0 {
+		t.Errorf("user rule negative: %+v", ms)
+	}
+
+	bad := []struct{ name, text, want string }{
+		{"syntax", "[[rules]\n", "user.toml"},
+		{"no id", "[[rules]]\nregex = 'x'\n", "has no id"},
+		{"bad id", "[[rules]]\nid = 'a\"b'\nregex = 'x'\n", "id must be"},
+		{"bad regex", "[[rules]]\nid = 'a'\nregex = '(x'\n", "missing closing )"},
+		{"bad group", "[[rules]]\nid = 'a'\nregex = '(x)'\nsecretGroup = 2\n", "secretGroup 2"},
+		{"empty", "title = 'x'\n", "holds no [[rules]]"},
+		{"line target", "[[rules]]\nid = 'a'\nregex = 'x'\n[[rules.allowlists]]\nregexTarget = 'line'\n", "regexTarget"},
+	}
+	for _, tc := range bad {
+		_, err := LoadRules(strings.NewReader(tc.text), "user.toml")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestUserRuleReplacesDefault(t *testing.T) {
+	user, err := LoadRules(strings.NewReader("[[rules]]\nid = 'aws-access-key-id'\nregex = '''never-(matches)'''\nkeywords=['never']\n"), "u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := mustDefault(t)
+	rs := NewRules(def.rules, user)
+	if ms := rs.Find(fakeAWS); len(ms) != 0 {
+		t.Errorf("the user's rule should replace the default one: %+v", ms)
+	}
+}
+
+func TestMask(t *testing.T) {
+	for secret, want := range map[string]string{
+		fakeAWS: "AKIA…", "abcdefgh": "ab…", "abc": "…", "ééééééééé": "éé…",
+	} {
+		if got := mask([]byte(secret)); got != want {
+			t.Errorf("mask(%q) = %q, want %q", secret, got, want)
+		}
+	}
+}

@@ -1,0 +1,198 @@
+package secrets
+
+import (
+	"bytes"
+	"io"
+	"unicode/utf8"
+
+	"github.com/pisess/pisess/internal/parse"
+)
+
+// Finding is one secret found: where it is and what kind it is, never the
+// secret itself.
+type Finding struct {
+	File string `json:"file"`
+	Line int    `json:"line"` // physical line
+	// EntryID is the id of the entry on the line ("" when it has none).
+	EntryID string `json:"entryId"`
+	// Pointer is the JSON pointer of the string holding the secret in the
+	// line's object ("" for a line that holds no object, searched as text).
+	Pointer string `json:"pointer"`
+	Kind    string `json:"kind"`
+	// Masked is at most the first 4 characters of the secret (fewer for a
+	// short one, a quarter of it at most) followed by "…".
+	Masked string `json:"masked"`
+	Length int    `json:"length"` // of the secret, in bytes
+}
+
+// Options configure a scan or a redaction.
+type Options struct {
+	Rules  *Rules
+	Limits parse.Limits
+}
+
+// Stats describe a scan.
+type Stats struct {
+	Lines int64 // physical lines read
+	Bytes int64
+	// TooLong are the lines over Limits.MaxLineBytes, which could not be
+	// searched.
+	TooLong []int
+}
+
+// hit is one secret on a line: its span in the line's raw bytes.
+type hit struct {
+	kind, entryID, pointer string
+	start, end             int
+	masked                 string
+	length                 int
+}
+
+// lineScanner finds the secrets of one line at a time, reusing its buffers.
+type lineScanner struct {
+	rules   *Rules
+	w       walker
+	lower   []byte
+	lowText []byte
+	text    []byte
+	offs    []int
+	matches []Match
+	hits    []hit
+}
+
+// scanLine returns the secrets on l (valid until the next call).
+func (ls *lineScanner) scanLine(l *parse.Line) []hit {
+	ls.hits = ls.hits[:0]
+	raw := l.Raw
+	ls.lower = lowerASCII(ls.lower[:0], raw)
+	if !ls.rules.hasKeyword(ls.lower) && !hasASCIIEscape(raw) {
+		return nil
+	}
+	switch l.Class {
+	case parse.Object, parse.Concatenated:
+		for _, span := range l.Objects {
+			n := len(ls.hits)
+			if ls.scanObject(raw, span[0], span[1]) != nil {
+				ls.hits = ls.hits[:n]
+				ls.scanText(raw[span[0]:span[1]], span[0])
+			}
+		}
+	default:
+		ls.scanText(raw, 0)
+	}
+	return ls.hits
+}
+
+// scanObject finds the secrets in the string values of the object
+// raw[from:to].
+func (ls *lineScanner) scanObject(raw []byte, from, to int) error {
+	obj, lowObj := raw[from:to], ls.lower[from:to]
+	id := ""
+	idDone := false
+	return ls.w.walk(obj, func(s, e int, escaped bool) {
+		text, low, offs := obj[s:e], lowObj[s:e], []int(nil)
+		if escaped {
+			ls.text, ls.offs = decodeString(text, ls.text, ls.offs)
+			ls.lowText = lowerASCII(ls.lowText[:0], ls.text)
+			text, low, offs = ls.text, ls.lowText, ls.offs
+		}
+		ms := ls.rules.find(text, low, ls.matches[:0])
+		if key := ls.keyLower(lowObj); key != nil && ls.rules.keyedSecret(key, text) {
+			ms = merge(append(ms, Match{Kind: assignmentRule, Start: 0, End: len(text)}))
+		}
+		ls.matches = ms
+		if len(ms) == 0 {
+			return
+		}
+		if !idDone {
+			id, _ = parse.PrefixString(obj, "id")
+			idDone = true
+		}
+		ptr := ls.w.pointer()
+		for _, m := range ms {
+			start, end := m.Start, m.End
+			if offs != nil {
+				start, end = offs[start], offs[end]
+			}
+			ls.hits = append(ls.hits, newHit(m, text, from+s+start, from+s+end, id, ptr))
+		}
+	})
+}
+
+// keyLower returns the lower-case raw name of the member being visited,
+// or nil in an array.
+func (ls *lineScanner) keyLower(lowObj []byte) []byte {
+	if len(ls.w.stack) == 0 {
+		return nil
+	}
+	top := ls.w.stack[len(ls.w.stack)-1]
+	if !top.object || !top.keyValid {
+		return nil
+	}
+	return lowObj[top.key[0]:top.key[1]]
+}
+
+// scanText searches text, at offset off of the line, as plain text: a
+// line that holds no object, or an object the walker could not follow.
+func (ls *lineScanner) scanText(text []byte, off int) {
+	low := ls.lower[off : off+len(text)]
+	id, _ := parse.PrefixString(text, "id")
+	for _, m := range ls.rules.find(text, low, ls.matches[:0]) {
+		ls.hits = append(ls.hits, newHit(m, text, off+m.Start, off+m.End, id, ""))
+	}
+}
+
+func newHit(m Match, text []byte, start, end int, id, ptr string) hit {
+	secret := text[m.Start:m.End]
+	return hit{kind: m.Kind, entryID: id, pointer: ptr, start: start, end: end, masked: mask(secret), length: len(secret)}
+}
+
+// mask returns at most the first 4 characters of secret, no more than a
+// quarter of it, followed by "…".
+func mask(secret []byte) string {
+	n := min(4, utf8.RuneCount(secret)/4)
+	i := 0
+	for k := 0; k < n; k++ {
+		_, size := utf8.DecodeRune(secret[i:])
+		i += size
+	}
+	return string(secret[:i]) + "…"
+}
+
+// hasASCIIEscape reports whether raw may hold a \u escape of a printable
+// ASCII character (\u0020-\u007f), which could spell a keyword the raw
+// bytes do not show. JSON.stringify never writes one.
+func hasASCIIEscape(raw []byte) bool {
+	for {
+		i := bytes.Index(raw, []byte(`\u00`))
+		if i < 0 || i+4 >= len(raw) {
+			return false
+		}
+		if c := raw[i+4]; c >= '2' && c <= '7' {
+			return true
+		}
+		raw = raw[i+4:]
+	}
+}
+
+// Scan reads the session from r and calls found for every secret, in file
+// order. name is the File of the findings. The error is an I/O error or
+// parse.ErrFileTooLarge.
+func Scan(name string, r io.Reader, opts Options, found func(Finding)) (Stats, error) {
+	var st Stats
+	ls := &lineScanner{rules: opts.Rules}
+	rd := parse.NewReader(r, opts.Limits)
+	for rd.Next() {
+		l := rd.Line()
+		st.Lines++
+		if l.Raw == nil && l.Size > 0 {
+			st.TooLong = append(st.TooLong, l.Num)
+			continue
+		}
+		for _, h := range ls.scanLine(l) {
+			found(Finding{File: name, Line: l.Num, EntryID: h.entryID, Pointer: h.pointer, Kind: h.kind, Masked: h.masked, Length: h.length})
+		}
+	}
+	st.Bytes = rd.BytesRead()
+	return st, rd.Err()
+}

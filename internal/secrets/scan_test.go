@@ -1,0 +1,220 @@
+package secrets
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/pisess/pisess/internal/parse"
+)
+
+// jsonString encodes s as JSON.stringify would.
+func jsonString(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+const header = `{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`
+
+func userLine(id, text string) string {
+	return `{"type":"message","id":"` + id + `","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":` + jsonString(text) + `}],"timestamp":1}}`
+}
+
+// hostileSession holds secrets in every place a session keeps text, and
+// lines of every shape.
+func hostileSession() (string, []Finding) {
+	lines := []string{
+		"\uFEFF" + header,
+		userLine("u1", "my key is "+fakeAWS+" ok"),
+		`{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"curl -H 'Authorization: Bearer ` + fakeJWT + `'","apiKey":"` + fakePassword + `"}}],"usage":{"totalTokens":5}}}`,
+		`{"type":"message","id":"t1","parentId":"a1","message":{"role":"toolResult","content":[{"type":"text","text":` + jsonString("é\u2028\"x\"\n"+fakePrivateKey+"\n😀 done") + `}]}}` + "\r",
+		`{"type":"custom","id":"e1","parentId":"t1","data":{"note":"\u0067h` + fakeGitHubPAT[2:] + `"}}`,
+		`{"type":"custom","id":"c2","parentId":"e1"}{"type":"custom","id":"c3","parentId":"c2","data":"` + fakeStripe + `"}`,
+		`{"type":"custom","id":"x1","data":"` + fakeSlackBot + `" broken`,
+		userLine("u2", "nothing here, just tokens and passwords"),
+		`{"type":"custom","id":"torn","data":"` + fakeGCP,
+	}
+	text := strings.Join(lines[:3], "\n") + "\n" + lines[3] + "\n" + strings.Join(lines[4:], "\n")
+	want := []Finding{
+		{Line: 2, EntryID: "u1", Pointer: "/message/content/0/text", Kind: "aws-access-key-id"},
+		{Line: 3, EntryID: "a1", Pointer: "/message/content/0/arguments/command", Kind: "jwt"},
+		{Line: 3, EntryID: "a1", Pointer: "/message/content/0/arguments/apiKey", Kind: "secret-assignment"},
+		{Line: 4, EntryID: "t1", Pointer: "/message/content/0/text", Kind: "private-key"},
+		{Line: 5, EntryID: "e1", Pointer: "/data/note", Kind: "github-pat"},
+		{Line: 6, EntryID: "c3", Pointer: "/data", Kind: "stripe-access-token"},
+		{Line: 7, EntryID: "x1", Pointer: "", Kind: "slack-bot-token"},
+		{Line: 9, EntryID: "torn", Pointer: "", Kind: "gcp-api-key"},
+	}
+	return text, want
+}
+
+var allFakes = []string{fakeAWS, fakeAnthropic, fakeOpenAI, fakeGCP, fakeGitHubPAT, fakeGitHubFine, fakeGitHubOAu,
+	fakeGitHubApp, fakeGitHubRef, fakeSlackBot, fakeSlackUser, fakeSlackApp, fakeSlackHook, fakeStripe, fakeKeyBody, fakeJWT, fakePassword}
+
+func scanAll(t *testing.T, text string) []Finding {
+	t.Helper()
+	var got []Finding
+	_, err := Scan("f.jsonl", strings.NewReader(text), Options{Rules: mustDefault(t), Limits: parse.DefaultLimits()}, func(f Finding) { got = append(got, f) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func TestScanFindsEverywhere(t *testing.T) {
+	text, want := hostileSession()
+	got := scanAll(t, text)
+	if len(got) != len(want) {
+		t.Fatalf("%d findings, want %d:\n%+v", len(got), len(want), got)
+	}
+	for i, f := range got {
+		w := want[i]
+		if f.File != "f.jsonl" || f.Line != w.Line || f.EntryID != w.EntryID || f.Pointer != w.Pointer || f.Kind != w.Kind {
+			t.Errorf("finding %d: %+v, want %+v", i, f, w)
+		}
+		for _, secret := range allFakes {
+			if strings.Contains(f.Masked, secret[:8]) {
+				t.Errorf("finding %d shows the secret: %q", i, f.Masked)
+			}
+		}
+	}
+}
+
+func TestScanCleanSession(t *testing.T) {
+	text := header + "\n" + userLine("u1", "the token budget is 4096; password fields are hashed") + "\n"
+	if got := scanAll(t, text); len(got) != 0 {
+		t.Errorf("findings in a clean session: %+v", got)
+	}
+}
+
+func redactAll(t *testing.T, text string) (string, RedactResult) {
+	t.Helper()
+	var out bytes.Buffer
+	res, err := Redact(strings.NewReader(text), &out, Options{Rules: mustDefault(t), Limits: parse.DefaultLimits()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), res
+}
+
+func TestRedactKeepsEverythingElse(t *testing.T) {
+	text, want := hostileSession()
+	out, res := redactAll(t, text)
+	if res.Count != len(want) {
+		t.Errorf("%d redacted, want %d", res.Count, len(want))
+	}
+	for _, secret := range allFakes {
+		if strings.Contains(out, secret) {
+			t.Errorf("the output still holds %.12s…", secret)
+		}
+	}
+	if got := scanAll(t, out); len(got) != 0 {
+		t.Errorf("the redacted file still has secrets: %+v", got)
+	}
+	inLines, outLines := strings.Split(text, "\n"), strings.Split(out, "\n")
+	if len(inLines) != len(outLines) {
+		t.Fatalf("%d lines became %d", len(inLines), len(outLines))
+	}
+	for i := range inLines {
+		in, o := inLines[i], outLines[i]
+		if json.Valid([]byte(strings.TrimSuffix(strings.TrimPrefix(in, "\uFEFF"), "\r"))) != json.Valid([]byte(strings.TrimSuffix(strings.TrimPrefix(o, "\uFEFF"), "\r"))) {
+			t.Errorf("line %d: JSON validity changed:\n%s", i+1, o)
+		}
+		// Outside the [REDACTED:…] markers, the bytes are the original's.
+		prefix := commonPrefix(in, o)
+		suffix := commonSuffix(in[len(prefix):], o[len(prefix):])
+		mid := o[len(prefix) : len(o)-len(suffix)]
+		if in != o && !strings.HasPrefix(mid, "[REDACTED:") {
+			t.Errorf("line %d: changed outside a secret: %q", i+1, mid)
+		}
+	}
+	if !strings.HasPrefix(out, "\uFEFF") || !strings.Contains(out, "}\r\n") || strings.HasSuffix(out, "\n") {
+		t.Errorf("BOM, CRLF or the missing final newline were not kept")
+	}
+	// The decoded JSON around the secret is unchanged.
+	var entry struct {
+		Message struct {
+			Content []struct{ Text string } `json:"content"`
+		} `json:"message"`
+	}
+	if err := json.Unmarshal([]byte(strings.TrimSuffix(outLines[3], "\r")), &entry); err != nil {
+		t.Fatal(err)
+	}
+	wantText := "é\u2028\"x\"\n" + Redacted("private-key") + "\n😀 done"
+	if entry.Message.Content[0].Text != wantText {
+		t.Errorf("decoded text %q, want %q", entry.Message.Content[0].Text, wantText)
+	}
+}
+
+func commonPrefix(a, b string) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	return a[:i]
+}
+
+func commonSuffix(a, b string) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[len(a)-1-i] == b[len(b)-1-i] {
+		i++
+	}
+	return a[len(a)-i:]
+}
+
+func TestRedactCleanIsIdentical(t *testing.T) {
+	text := header + "\r\n" + userLine("u1", "nothing secret \u00e9 \\u0041") + "\n\n"
+	out, res := redactAll(t, text)
+	if out != text || res.Count != 0 {
+		t.Errorf("a clean file changed: %q", out)
+	}
+}
+
+func TestRedactRefusesLongLine(t *testing.T) {
+	text := header + "\n" + userLine("u1", strings.Repeat("x", 200)) + "\n"
+	var out bytes.Buffer
+	_, err := Redact(strings.NewReader(text), &out, Options{Rules: mustDefault(t), Limits: parse.Limits{MaxLineBytes: 150}})
+	if _, ok := err.(*LineError); !ok {
+		t.Errorf("error %v, want a *LineError", err)
+	}
+}
+
+func TestDecodeStringOffsets(t *testing.T) {
+	raw := []byte(`a\n\u00e9\ud83d\ude00\"b`)
+	text, offs := decodeString(raw, nil, nil)
+	if string(text) != "a\né😀\"b" {
+		t.Fatalf("decoded %q", text)
+	}
+	wantOffs := []int{0, 1, 3, 3, 9, 9, 9, 9, 21, 23, 24}
+	if len(offs) != len(wantOffs) {
+		t.Fatalf("offsets %v, want %v", offs, wantOffs)
+	}
+	for i := range offs {
+		if offs[i] != wantOffs[i] {
+			t.Fatalf("offsets %v, want %v", offs, wantOffs)
+		}
+	}
+}
+
+func TestWalkerPointers(t *testing.T) {
+	raw := []byte(`{"a":[1,"x",{"b/c~":"y","n":null}],"d":{"":"z"},"e\u0041":"w"}`)
+	var w walker
+	var got []string
+	err := w.walk(raw, func(s, e int, _ bool) { got = append(got, w.pointer()+"="+string(raw[s:e])) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "/a/1=x /a/2/b~1c~0=y /d/=z /eA=w"
+	if strings.Join(got, " ") != want {
+		t.Errorf("got %s, want %s", strings.Join(got, " "), want)
+	}
+	for _, bad := range []string{`{"a":"x`, `{"a":1}}`, `{"a":[1}`} {
+		if err := w.walk([]byte(bad), func(int, int, bool) {}); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}
