@@ -60,7 +60,9 @@ func TestSpecialFiles(t *testing.T) {
 		many  []int // validate, audit, migrate, repair
 		views []int // tree, path, context
 	}{
-		{"directory", mk("dir.jsonl", func(p string) error { return os.Mkdir(p, 0o755) }), false, []int{0}, []int{2}},
+		// An empty directory: nothing to do, or (issue 11) a usage error
+		// without --allow-empty.
+		{"directory", mk("dir.jsonl", func(p string) error { return os.Mkdir(p, 0o755) }), false, []int{0, 2}, []int{2}},
 		{"fifo", mk("fifo.jsonl", func(p string) error { return syscall.Mkfifo(p, 0o644) }), false, []int{1, 2}, []int{1, 2}},
 		{"symlink-loop", mk("loop.jsonl", func(p string) error { return os.Symlink(filepath.Base(p), p) }), false, []int{2}, []int{2}},
 		{"dangling-symlink", mk("dangling.jsonl", func(p string) error { return os.Symlink("nowhere.jsonl", p) }), false, []int{2}, []int{2}},
