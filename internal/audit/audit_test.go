@@ -73,8 +73,8 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
 func checkUsage(t *testing.T, what string, got audit.Usage, records int, tokens int64, cost float64) {
 	t.Helper()
-	if got.Records != records || got.Tokens != tokens || !near(got.Cost, cost) {
-		t.Errorf("%s: %d records, %d tokens, $%v; want %d, %d, $%v", what, got.Records, got.Tokens, got.Cost, records, tokens, cost)
+	if got.Records != records || got.Tokens.Total != tokens || !near(got.Cost, cost) {
+		t.Errorf("%s: %d records, %d tokens, $%v; want %d, %d, $%v", what, got.Records, got.Tokens.Total, got.Cost, records, tokens, cost)
 	}
 }
 
@@ -92,7 +92,7 @@ func TestFileUsage(t *testing.T) {
 // Copied entries count once per lineage: B and C copy A's entries; D
 // shares an id with A but is no fork of it.
 func TestTotalDeduplicatesForks(t *testing.T) {
-	s := audit.Total(forkSet(t), audit.NoGrouping)
+	s := audit.Total(forkSet(t), audit.Options{})
 	if s.Files != 4 || s.Entries != 4+4+7+1-5 || s.Duplicates.Entries != 3+2 {
 		t.Errorf("files %d, entries %d, duplicate entries %d; want 4, 11, 5", s.Files, s.Entries, s.Duplicates.Entries)
 	}
@@ -106,7 +106,7 @@ func TestTotalDeduplicatesForks(t *testing.T) {
 // Without a link, the same ids in two files are two sessions' entries.
 func TestTotalWithoutLinks(t *testing.T) {
 	recs := forkSet(t)
-	s := audit.Total([]*audit.Record{recs[0], recs[3]}, audit.NoGrouping)
+	s := audit.Total([]*audit.Record{recs[0], recs[3]}, audit.Options{})
 	if s.Duplicates.Entries != 0 {
 		t.Errorf("%d duplicates between unrelated files", s.Duplicates.Entries)
 	}
@@ -116,7 +116,7 @@ func TestTotalWithoutLinks(t *testing.T) {
 // The copy left out is the later one, whichever file names the other.
 func TestTotalOrder(t *testing.T) {
 	recs := forkSet(t)
-	s := audit.Total([]*audit.Record{recs[1], recs[0]}, audit.NoGrouping)
+	s := audit.Total([]*audit.Record{recs[1], recs[0]}, audit.Options{})
 	checkUsage(t, "B then A", s.Usage, 3+1, 160+200, 0.76+1.0)
 	checkUsage(t, "duplicates", s.Duplicates.Usage, 2, 110, 0.51)
 }
@@ -126,34 +126,51 @@ func TestGroups(t *testing.T) {
 		by   audit.Grouping
 		want []audit.Group
 	}{
-		{audit.ByModel, []audit.Group{
-			{Key: "anthropic/claude", Files: 2, Usage: audit.Usage{Records: 4, Tokens: 410, Cost: 2.01}},
-			{Key: "openai/gpt", Files: 2, Usage: audit.Usage{Records: 4, Tokens: 127, Cost: 1.02}}, // b1; c1, compaction, branch_summary
-			{Key: "openai/gpt-mini", Files: 1, Usage: audit.Usage{Records: 1, Tokens: 5, Cost: 0.05}},
+		{audit.ByModel, []audit.Group{ // costliest last
+			{Key: "openai/gpt-mini", Files: 1, Usage: usageOf(1, 5, 0.05)},
+			{Key: "openai/gpt", Files: 2, Usage: usageOf(4, 127, 1.02)}, // b1; c1, compaction, branch_summary
+			{Key: "anthropic/claude", Files: 2, Usage: usageOf(4, 410, 2.01)},
 		}},
 		{audit.ByDay, []audit.Group{
-			{Key: "2026-01-01", Files: 3, Usage: audit.Usage{Records: 8, Tokens: 492, Cost: 2.83}},
-			{Key: "2026-01-02", Files: 1, Usage: audit.Usage{Records: 1, Tokens: 50, Cost: 0.25}},
+			{Key: "2026-01-01", Files: 3, Usage: usageOf(8, 492, 2.83)},
+			{Key: "2026-01-02", Files: 1, Usage: usageOf(1, 50, 0.25)},
+		}},
+		{audit.ByWeek, []audit.Group{
+			{Key: "2026-W01", Files: 4, Usage: usageOf(9, 542, 3.08)},
+		}},
+		{audit.ByMonth, []audit.Group{
+			{Key: "2026-01", Files: 4, Usage: usageOf(9, 542, 3.08)},
 		}},
 		{audit.ByProject, []audit.Group{
-			{Key: "/work/proj", Files: 3, Usage: audit.Usage{Records: 8, Tokens: 442, Cost: 2.58}},
-			{Key: "/other", Files: 1, Usage: audit.Usage{Records: 1, Tokens: 100, Cost: 0.5}},
+			{Key: "/other", Files: 1, Usage: usageOf(1, 100, 0.5)},
+			{Key: "/work/proj", Files: 3, Usage: usageOf(8, 442, 2.58)},
+		}},
+		{audit.BySession, []audit.Group{
+			{Key: "bbbb", Files: 1, Usage: usageOf(1, 50, 0.25)},
+			{Key: "dddd", Files: 1, Usage: usageOf(1, 100, 0.5)},
+			{Key: "cccc", Files: 1, Usage: usageOf(4, 82, 0.82)},
+			{Key: "aaaa", Files: 1, Usage: usageOf(3, 310, 1.51)},
 		}},
 	}
 	recs := forkSet(t)
 	for _, tt := range tests {
-		got := audit.Total(recs, tt.by).Groups
+		got := audit.Total(recs, audit.Options{By: tt.by}).Groups
 		if len(got) != len(tt.want) {
 			t.Errorf("by %s: %+v, want %+v", tt.by, got, tt.want)
 			continue
 		}
 		for i := range got {
 			g, w := got[i], tt.want[i]
-			if g.Key != w.Key || g.Files != w.Files || g.Usage.Records != w.Usage.Records || g.Usage.Tokens != w.Usage.Tokens || !near(g.Usage.Cost, w.Usage.Cost) {
+			if g.Key != w.Key || g.Files != w.Files || g.Usage.Records != w.Usage.Records || g.Usage.Tokens.Total != w.Usage.Tokens.Total || !near(g.Usage.Cost, w.Usage.Cost) {
 				t.Errorf("by %s, group %d: %+v, want %+v", tt.by, i, g, w)
 			}
 		}
 	}
+}
+
+// usageOf is a Usage with a total of tokens.
+func usageOf(records int, tokens int64, cost float64) audit.Usage {
+	return audit.Usage{Records: records, Tokens: audit.Tokens{Total: tokens}, Cost: cost}
 }
 
 func TestRecordFigures(t *testing.T) {
@@ -205,7 +222,7 @@ func TestVerdicts(t *testing.T) {
 			`{"type":"message","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"hi","timestamp":1}}` + "\n", audit.NeedsMigration, ""},
 		{"torn", ok + `{"type":"message","id":"x`, audit.Repairable, ""},
 		{"no final newline", strings.TrimSuffix(ok, "\n"), audit.Repairable, ""},
-		{"invalid json", header("s1", "/w", "") + "\n{\"bad\":\n" + u1 + "\n", audit.Corrupt, finding.InvalidJSON},
+		{"invalid json", header("s1", "/w", "") + "\nnot json\n" + u1 + "\n", audit.Corrupt, finding.InvalidJSON},
 		{"concatenated", header("s1", "/w", "") + "\n" + u1 + strings.Replace(u1, "10000001", "10000009", 1) + "\n", audit.Corrupt, finding.ConcatenatedObjects},
 		{"missing parent", header("s1", "/w", "") + "\n" + user("10000001", "ffffffff", 0, "x") + "\n", audit.Corrupt, finding.MissingParent},
 		{"too new", `{"kind":"header","version":4,"id":"x"}` + "\n", audit.TooNew, finding.UnsupportedVersion},
@@ -245,7 +262,7 @@ func TestVersion1Shape(t *testing.T) {
 		t.Errorf("%d leaves, %d branches, version %d", r.Leaves, r.Branches, r.Version)
 	}
 	checkUsage(t, "v1", r.Usage, 1, 10, 0.25)
-	s := audit.Total([]*audit.Record{r}, audit.ByModel)
+	s := audit.Total([]*audit.Record{r}, audit.Options{By: audit.ByModel})
 	if len(s.Groups) != 1 || s.Groups[0].Key != "anthropic/claude" {
 		t.Errorf("compaction usage attributed to %+v, want the header's model", s.Groups)
 	}
@@ -274,12 +291,14 @@ func TestUnreadable(t *testing.T) {
 }
 
 func TestParseGrouping(t *testing.T) {
-	for in, want := range map[string]audit.Grouping{"": audit.NoGrouping, "project": audit.ByProject, "model": audit.ByModel, "day": audit.ByDay} {
+	for in, want := range map[string]audit.Grouping{"": audit.NoGrouping, "project": audit.ByProject, "model": audit.ByModel,
+		"day": audit.ByDay, "week": audit.ByWeek, "month": audit.ByMonth, "session": audit.BySession} {
 		if got, err := audit.ParseGrouping(in); err != nil || got != want {
 			t.Errorf("ParseGrouping(%q) = %q, %v", in, got, err)
 		}
 	}
-	if _, err := audit.ParseGrouping("week"); err == nil {
-		t.Error("ParseGrouping(week) accepted")
+	_, err := audit.ParseGrouping("year")
+	if err == nil || err.Error() != `--by must be day, week, month, model, project or session, not "year"` {
+		t.Errorf("ParseGrouping(year): %v", err)
 	}
 }

@@ -58,7 +58,7 @@ func BenchmarkTotal(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		s := audit.Total(recs, audit.ByModel)
+		s := audit.Total(recs, audit.Options{By: audit.ByModel})
 		if s.Duplicates.Entries != 50*800 {
 			b.Fatalf("%d duplicates, want %d", s.Duplicates.Entries, 50*800)
 		}

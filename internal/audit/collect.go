@@ -10,8 +10,8 @@ import (
 	"github.com/pisess/pisess/internal/validate"
 )
 
-// noDay marks a charge whose entry has no usable timestamp.
-const noDay = math.MinInt32
+// noTime marks a charge whose entry has no usable timestamp.
+const noTime = math.MinInt64
 
 // firstMessageRunes is how long the first user message may get.
 const firstMessageRunes = 72
@@ -26,6 +26,7 @@ type collector struct {
 	models     map[string]struct{}
 	modelIndex map[string]int32
 	current    string // the model in use at this point of the file
+	earliest   time.Time
 	latest     time.Time
 }
 
@@ -69,6 +70,9 @@ func (c *collector) Entry(_ int, fields map[string]any) {
 	at := timestamp(fields["timestamp"])
 	if at.After(c.latest) {
 		c.latest = at
+	}
+	if !at.IsZero() && (c.earliest.IsZero() || at.Before(c.earliest)) {
+		c.earliest = at
 	}
 	key := c.tree(fields)
 	switch str(fields, "type") {
@@ -145,9 +149,12 @@ func (c *collector) charge(v any, key int32, at time.Time, model string) {
 	if !ok {
 		return
 	}
-	tokens, cost := usageOf(u)
-	c.rec.Usage.add(tokens, cost)
-	ch := charge{tokens: tokens, cost: cost, entry: key, day: dayOf(at), model: -1}
+	tokens, cost, price := usageOf(u)
+	c.rec.Usage.add(tokens, cost, price)
+	ch := charge{tokens: tokens, cost: cost, price: price, entry: key, at: noTime, model: -1}
+	if !at.IsZero() {
+		ch.at = at.UnixMilli()
+	}
 	if model != "" {
 		i, ok := c.modelIndex[model]
 		if !ok {
@@ -173,9 +180,9 @@ func (c *collector) record(path string, rep *validate.Report, modified time.Time
 	r.FirstError = firstError(rep)
 	r.Bytes = rep.Bytes
 	r.Modified = modified
-	r.LastActivity = c.latest
+	r.FirstActivity, r.LastActivity = c.earliest, c.latest
 	if r.LastActivity.IsZero() {
-		r.LastActivity = modified
+		r.FirstActivity, r.LastActivity = modified, modified
 	}
 	for m := range c.models {
 		r.Models = append(r.Models, m)
@@ -276,22 +283,6 @@ func unixMillis(v any) time.Time {
 		return time.Time{}
 	}
 	return time.UnixMilli(ms)
-}
-
-// dayOf is the UTC day of t, in days since 1970-01-01.
-func dayOf(t time.Time) int32 {
-	if t.IsZero() {
-		return noDay
-	}
-	return int32(math.Floor(float64(t.Unix()) / 86400))
-}
-
-// Day formats a day number as a UTC date.
-func Day(d int32) string {
-	if d == noDay {
-		return Unknown
-	}
-	return time.Unix(int64(d)*86400, 0).UTC().Format(time.DateOnly)
 }
 
 // keyOf turns an entry id into a compact dedup key: pi's usual 8

@@ -73,49 +73,63 @@ func TestUsageOf(t *testing.T) {
 	tests := []struct {
 		name   string
 		u      map[string]any
-		tokens int64
+		tokens Tokens
 		cost   float64
+		price  pricing
 	}{
-		{"totalTokens wins", map[string]any{"input": n("1"), "output": n("2"), "totalTokens": n("10"), "cost": map[string]any{"total": n("0.5")}}, 10, 0.5},
-		{"sum without totalTokens", map[string]any{"input": n("1"), "output": n("2"), "cacheRead": n("3"), "cacheWrite": n("4")}, 10, 0},
-		{"a fractional total", map[string]any{"totalTokens": n("7.6")}, 8, 0},
-		{"a string is no number", map[string]any{"totalTokens": "7", "input": n("2")}, 2, 0},
-		{"no cost total", map[string]any{"totalTokens": n("1"), "cost": map[string]any{"input": n("1")}}, 1, 0},
-		{"exponent cost", map[string]any{"cost": map[string]any{"total": n("1e-3")}}, 0, 0.001},
+		{"totalTokens wins", map[string]any{"input": n("1"), "output": n("2"), "totalTokens": n("10"), "cost": map[string]any{"total": n("0.5")}},
+			Tokens{Input: 1, Output: 2, Total: 10}, 0.5, costKnown},
+		{"sum without totalTokens", map[string]any{"input": n("1"), "output": n("2"), "cacheRead": n("3"), "cacheWrite": n("4")},
+			Tokens{1, 2, 3, 4, 10}, 0, costMissing},
+		{"a fractional total", map[string]any{"totalTokens": n("7.6")}, Tokens{Total: 8}, 0, costMissing},
+		{"a string is no number", map[string]any{"totalTokens": "7", "input": n("2")}, Tokens{Input: 2, Total: 2}, 0, costMissing},
+		{"no cost total", map[string]any{"totalTokens": n("1"), "cost": map[string]any{"input": n("1")}}, Tokens{Total: 1}, 0, costMissing},
+		{"cost total null", map[string]any{"totalTokens": n("1"), "cost": map[string]any{"total": nil}}, Tokens{Total: 1}, 0, costMissing},
+		{"zero cost for tokens", map[string]any{"input": n("5"), "cost": map[string]any{"total": n("0")}}, Tokens{Input: 5, Total: 5}, 0, costZero},
+		{"zero cost, zero tokens", map[string]any{"input": n("0"), "cost": map[string]any{"total": n("0")}}, Tokens{}, 0, costKnown},
+		{"exponent cost", map[string]any{"cost": map[string]any{"total": n("1e-3")}}, Tokens{}, 0.001, costKnown},
 	}
 	for _, tt := range tests {
-		tokens, cost := usageOf(tt.u)
-		if tokens != tt.tokens || cost != tt.cost {
-			t.Errorf("%s: %d tokens, $%v; want %d, $%v", tt.name, tokens, cost, tt.tokens, tt.cost)
+		tokens, cost, price := usageOf(tt.u)
+		if tokens != tt.tokens || cost != tt.cost || price != tt.price {
+			t.Errorf("%s: %+v, $%v, pricing %d; want %+v, $%v, %d", tt.name, tokens, cost, price, tt.tokens, tt.cost, tt.price)
 		}
 	}
 }
 
-func TestDay(t *testing.T) {
+func TestPeriodOf(t *testing.T) {
+	plus3 := time.FixedZone("+03", 3*3600)
 	tests := []struct {
+		by   Grouping
 		at   time.Time
+		loc  *time.Location
 		want string
 	}{
-		{time.Date(2026, 3, 4, 23, 59, 59, 0, time.UTC), "2026-03-04"},
-		{time.Date(2026, 3, 5, 1, 0, 0, 0, time.FixedZone("", 3*3600)), "2026-03-04"}, // UTC date
-		{time.Date(1969, 12, 31, 12, 0, 0, 0, time.UTC), "1969-12-31"},
-		{time.Time{}, Unknown},
+		{ByDay, time.Date(2026, 3, 4, 23, 59, 59, 0, time.UTC), time.UTC, "2026-03-04"},
+		{ByDay, time.Date(2026, 3, 4, 23, 0, 0, 0, time.UTC), plus3, "2026-03-05"}, // the date where the user is
+		{ByDay, time.Date(1969, 12, 31, 12, 0, 0, 0, time.UTC), time.UTC, "1969-12-31"},
+		{ByWeek, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.UTC, "2026-W01"},
+		{ByWeek, time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC), time.UTC, "2026-W53"}, // ISO year
+		{ByMonth, time.Date(2026, 1, 31, 22, 0, 0, 0, time.UTC), plus3, "2026-02"},
 	}
 	for _, tt := range tests {
-		if got := Day(dayOf(tt.at)); got != tt.want {
-			t.Errorf("Day(dayOf(%v)) = %s, want %s", tt.at, got, tt.want)
+		if got := PeriodOf(tt.by, tt.at.UnixMilli(), tt.loc); got != tt.want {
+			t.Errorf("PeriodOf(%s, %v, %v) = %s, want %s", tt.by, tt.at, tt.loc, got, tt.want)
 		}
+	}
+	if got := PeriodOf(ByDay, noTime, time.UTC); got != Unknown {
+		t.Errorf("no time: %s", got)
 	}
 }
 
 // A message entry without its own timestamp is dated by its message's.
-func TestChargeDayFallback(t *testing.T) {
+func TestChargeTimeFallback(t *testing.T) {
 	c := newCollector()
 	c.Header(1, map[string]any{"type": "session", "version": json.Number("3"), "cwd": "/w"})
 	c.Entry(2, map[string]any{"type": "message", "id": "00000001", "message": map[string]any{
 		"role": "assistant", "provider": "p", "model": "m", "timestamp": json.Number("1767225600000"),
 		"usage": map[string]any{"totalTokens": json.Number("5")}}})
-	if len(c.rec.charges) != 1 || Day(c.rec.charges[0].day) != "2026-01-01" {
+	if len(c.rec.charges) != 1 || PeriodOf(ByDay, c.rec.charges[0].at, time.UTC) != "2026-01-01" {
 		t.Errorf("charges %+v", c.rec.charges)
 	}
 }

@@ -6,19 +6,30 @@ import (
 )
 
 // lineages groups the records into lineages: a fork or clone is linked to
-// the audited file its header's parentSession (or branchedFrom) names.
-// The name is only compared, never opened: first as an absolute path, then
-// by base name, then by the session id in a pi file name
-// (<time>_<sessionId>.jsonl) or a header; a fallback that matches more than
-// one other file links nothing. It returns each record's lineage root.
+// the audited file its header's parentSession (or branchedFrom) names, and
+// snapshot copies of one session (files whose headers carry the same
+// session id) are linked to each other. A parent's name is only compared,
+// never opened: first as an absolute path, then by base name, then by the
+// session id in a pi file name (<time>_<sessionId>.jsonl) or a header; a
+// fallback that matches more than one other file links nothing. It
+// returns each record's lineage root.
 func lineages(recs []*Record) []int {
 	idx := newPathIndex(recs)
 	u := newUnion(len(recs))
+	snapshot := map[string]int{} // header session id → first file with it
 	for i, r := range recs {
 		for _, p := range r.parents {
 			if j := idx.resolve(p, i); j >= 0 {
 				u.join(i, j)
 			}
+		}
+		if r.SessionID == "" {
+			continue
+		}
+		if j, ok := snapshot[r.SessionID]; ok {
+			u.join(i, j)
+		} else {
+			snapshot[r.SessionID] = i
 		}
 	}
 	roots := make([]int, len(recs))

@@ -28,9 +28,9 @@ func TestUsageTotalsSaturate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var u Usage
 			for i := range tt.tokens {
-				u.add(tt.tokens[i], tt.costs[i])
+				u.add(Tokens{Input: tt.tokens[i], Total: tt.tokens[i]}, tt.costs[i], costKnown)
 			}
-			if u.Tokens != tt.wantTokens || u.Cost != tt.wantCost || u.Records != len(tt.tokens) {
+			if u.Tokens != (Tokens{Input: tt.wantTokens, Total: tt.wantTokens}) || u.Cost != tt.wantCost || u.Records != len(tt.tokens) {
 				t.Errorf("got %d tokens, cost %g, %d records; want %d, %g, %d", u.Tokens, u.Cost, u.Records, tt.wantTokens, tt.wantCost, len(tt.tokens))
 			}
 		})

@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"math"
 	"os"
 	"time"
 
@@ -28,42 +27,6 @@ const (
 // Verdicts lists every verdict, worst first.
 func Verdicts() []Verdict {
 	return []Verdict{Corrupt, TooNew, NotSession, Repairable, NeedsMigration, OK}
-}
-
-// Usage totals usage records.
-type Usage struct {
-	Records int     // usage records counted
-	Tokens  int64   // totalTokens, or input+output+cacheRead+cacheWrite
-	Cost    float64 // cost.total
-}
-
-func (u *Usage) add(tokens int64, cost float64) {
-	u.Records++
-	u.Tokens = saturatingAdd(u.Tokens, tokens)
-	u.Cost = finiteAdd(u.Cost, cost)
-}
-
-// saturatingAdd adds without wrapping around: hostile files may hold
-// token counts near the int64 limits.
-func saturatingAdd(a, b int64) int64 {
-	switch s := a + b; {
-	case a > 0 && b > 0 && s < 0:
-		return math.MaxInt64
-	case a < 0 && b < 0 && s >= 0:
-		return math.MinInt64
-	default:
-		return s
-	}
-}
-
-// finiteAdd adds, keeping the sum finite (JSON has no infinity): costs
-// near the float64 limits saturate at ±math.MaxFloat64.
-func finiteAdd(a, b float64) float64 {
-	s := a + b
-	if math.IsInf(s, 0) {
-		return math.Copysign(math.MaxFloat64, s)
-	}
-	return s
 }
 
 // Record is what the audit keeps of one file: small figures, plus compact
@@ -93,6 +56,7 @@ type Record struct {
 	Usage         Usage    // everything in this file, copies included
 	Bytes         int64
 	Modified      time.Time // file modification time
+	FirstActivity time.Time // earliest entry timestamp, else Modified
 	LastActivity  time.Time // latest entry timestamp, else Modified
 
 	parents []string // parentSession and branchedFrom values
@@ -112,11 +76,12 @@ func (r *Record) MessageCount() int {
 
 // charge is one usage record, tied to the entry that carries it.
 type charge struct {
-	tokens int64
+	tokens Tokens
 	cost   float64
-	entry  int32 // index into keys; -1 for an entry without an id
-	day    int32 // UTC days since 1970-01-01, or noDay
-	model  int32 // index into models; -1 when unknown
+	at     int64   // the entry's time in Unix milliseconds, or noTime
+	entry  int32   // index into keys; -1 for an entry without an id
+	model  int32   // index into models; -1 when unknown
+	price  pricing // whether cost is known
 }
 
 // File audits the file at path in its one validation pass with opts (the

@@ -3,6 +3,8 @@ package audit
 import (
 	"fmt"
 	"sort"
+	"strings"
+	"time"
 )
 
 // Grouping chooses grouped totals.
@@ -13,19 +15,37 @@ const (
 	NoGrouping Grouping = ""
 	ByProject  Grouping = "project" // the header's cwd
 	ByModel    Grouping = "model"   // provider/model of each usage record
-	ByDay      Grouping = "day"     // UTC date of each usage record's entry
+	ByDay      Grouping = "day"     // date of each usage record's entry
+	ByWeek     Grouping = "week"    // ISO 8601 week of each usage record's entry
+	ByMonth    Grouping = "month"   // month of each usage record's entry
+	BySession  Grouping = "session" // the header's session id: snapshots of one session together
 )
+
+// Groupings lists the groupings a --by flag accepts.
+func Groupings() []Grouping {
+	return []Grouping{ByDay, ByWeek, ByMonth, ByModel, ByProject, BySession}
+}
 
 // ParseGrouping reads a --by value.
 func ParseGrouping(s string) (Grouping, error) {
-	switch g := Grouping(s); g {
-	case NoGrouping, ByProject, ByModel, ByDay:
-		return g, nil
+	if s == "" {
+		return NoGrouping, nil
 	}
-	return NoGrouping, fmt.Errorf("--by must be project, model or day, not %q", s)
+	names := make([]string, 0, 6)
+	for _, g := range Groupings() {
+		if Grouping(s) == g {
+			return g, nil
+		}
+		names = append(names, string(g))
+	}
+	return NoGrouping, fmt.Errorf("--by must be %s or %s, not %q",
+		strings.Join(names[:len(names)-1], ", "), names[len(names)-1], s)
 }
 
-// Unknown is the group key of usage without a project, model or day.
+// ByTime reports whether the groups are periods of time (ordered by date).
+func (g Grouping) ByTime() bool { return g == ByDay || g == ByWeek || g == ByMonth }
+
+// Unknown is the group key of usage without a project, model or date.
 const Unknown = "(unknown)"
 
 // Group is the total of one group.
@@ -33,19 +53,57 @@ type Group struct {
 	Key   string
 	Files int // files with something counted in the group
 	Usage Usage
+	// Project and Title describe a session group (BySession): the cwd and
+	// the name (else first user message) of its first file.
+	Project, Title string
+}
+
+// Window is the time range [From, To) that usage is counted in; a zero
+// bound is open.
+type Window struct{ From, To time.Time }
+
+// Open reports whether the window has no bounds.
+func (w Window) Open() bool { return w.From.IsZero() && w.To.IsZero() }
+
+// holds reports whether a charge's time falls in the window. A charge
+// without a time is in an open window only.
+func (w Window) holds(ms int64) bool {
+	if w.Open() {
+		return true
+	}
+	if ms == noTime {
+		return false
+	}
+	return (w.From.IsZero() || ms >= w.From.UnixMilli()) && (w.To.IsZero() || ms < w.To.UnixMilli())
+}
+
+// Overlaps reports whether a file's activity (its earliest to its latest
+// entry timestamp, else its modification time) meets the window: such a
+// file is listed and counted.
+func (w Window) Overlaps(r *Record) bool {
+	return (w.From.IsZero() || !r.LastActivity.Before(w.From)) && (w.To.IsZero() || r.FirstActivity.Before(w.To))
+}
+
+// Options chooses what Total adds up.
+type Options struct {
+	By     Grouping
+	Window Window
+	// Location dates the day, week and month groups; nil is UTC.
+	Location *time.Location
 }
 
 // Summary totals the records. Entries and Usage count each copied
-// (forked or cloned) entry once; Duplicates is what was left out.
+// (forked, cloned or snapshot) entry once; Duplicates is what was left
+// out.
 type Summary struct {
-	Files      int
+	Files      int // files in the window
 	Verdicts   map[Verdict]int
 	Versions   map[int]int
 	Entries    int
 	Bytes      int64
 	Usage      Usage
 	Duplicates Duplicates
-	Groups     []Group // empty without a grouping
+	Groups     []Group // empty without a grouping; ordered by Less
 }
 
 // Duplicates is what deduplication left out of the totals.
@@ -54,29 +112,53 @@ type Duplicates struct {
 	Usage   Usage
 }
 
-// Total adds up the records, in their order: within a lineage, an entry
-// whose id an earlier file of the lineage already holds is a copy and
-// counts once; usage that copies carry is left out with them.
-func Total(recs []*Record, by Grouping) Summary {
+// UsageIn is the file's usage within the window: all of it when the
+// window is open, copies included.
+func (r *Record) UsageIn(w Window) Usage {
+	if w.Open() {
+		return r.Usage
+	}
+	var u Usage
+	for _, ch := range r.charges {
+		if w.holds(ch.at) {
+			u.add(ch.tokens, ch.cost, ch.price)
+		}
+	}
+	return u
+}
+
+// Total adds up the records, in their order: within a lineage (forks and
+// clones linked by their headers, snapshots sharing a session id), an
+// entry whose id an earlier file of the lineage already holds is a copy
+// and counts once; usage that copies carry is left out with them. Only
+// files that overlap the window are counted, and only their usage in it;
+// a file outside still claims its entries, so that copies of them stay
+// copies.
+func Total(recs []*Record, opts Options) Summary {
 	s := Summary{Verdicts: map[Verdict]int{}, Versions: map[int]int{}}
-	g := newGrouper(by)
+	g := newGrouper(opts)
 	seen := newDedup(recs)
 	for i, r := range recs {
+		copies := seen.copies(i, r)
+		if !opts.Window.Overlaps(r) {
+			continue
+		}
 		s.Files++
 		s.Verdicts[r.Verdict]++
 		s.Versions[r.Version]++
 		s.Bytes += r.Bytes
-		copies := seen.copies(i, r)
 		s.Entries += r.Entries - copies.count
 		s.Duplicates.Entries += copies.count
 		g.file(i, r)
 		for _, ch := range r.charges {
-			if copies.has(ch.entry) {
-				s.Duplicates.Usage.add(ch.tokens, ch.cost)
-				continue
+			switch {
+			case !opts.Window.holds(ch.at):
+			case copies.has(ch.entry):
+				s.Duplicates.Usage.add(ch.tokens, ch.cost, ch.price)
+			default:
+				s.Usage.add(ch.tokens, ch.cost, ch.price)
+				g.charge(i, r, ch)
 			}
-			s.Usage.add(ch.tokens, ch.cost)
-			g.charge(i, r, ch)
 		}
 	}
 	s.Groups = g.groups()
@@ -140,49 +222,81 @@ func (d *dedup) copies(i int, r *Record) copySet {
 
 // grouper adds usage into groups.
 type grouper struct {
-	by     Grouping
+	opts   Options
 	totals map[string]*Group
 	last   map[string]int // group key → last file counted in it
 }
 
-func newGrouper(by Grouping) *grouper {
-	return &grouper{by: by, totals: map[string]*Group{}, last: map[string]int{}}
+func newGrouper(opts Options) *grouper {
+	if opts.Location == nil {
+		opts.Location = time.UTC
+	}
+	return &grouper{opts: opts, totals: map[string]*Group{}, last: map[string]int{}}
 }
 
-// file counts a file in its project.
+// file counts a file in its project or session.
 func (g *grouper) file(i int, r *Record) {
-	if g.by == ByProject {
-		g.group(orUnknown(r.CWD), i)
+	switch g.opts.By {
+	case ByProject, BySession:
+		g.group(g.fileKey(r), i, r)
 	}
+}
+
+// fileKey is the key of a file's project or session.
+func (g *grouper) fileKey(r *Record) string {
+	if g.opts.By == BySession {
+		if r.SessionID != "" {
+			return r.SessionID
+		}
+		return r.Path // no id: a session of its own
+	}
+	return orUnknown(r.CWD)
 }
 
 // charge adds one counted usage record.
 func (g *grouper) charge(i int, r *Record, ch charge) {
 	var key string
-	switch g.by {
-	case ByProject:
-		key = orUnknown(r.CWD)
-	case ByModel:
+	switch by := g.opts.By; {
+	case by == NoGrouping:
+		return
+	case by == ByProject || by == BySession:
+		key = g.fileKey(r)
+	case by == ByModel:
 		key = Unknown
 		if ch.model >= 0 {
 			key = r.models[ch.model]
 		}
-	case ByDay:
-		key = Unknown
-		if ch.day != noDay {
-			key = Day(ch.day)
-		}
 	default:
-		return
+		key = PeriodOf(by, ch.at, g.opts.Location)
 	}
-	g.group(key, i).Usage.add(ch.tokens, ch.cost)
+	g.group(key, i, r).Usage.add(ch.tokens, ch.cost, ch.price)
+}
+
+// PeriodOf names the day (2026-01-31), ISO week (2026-W05) or month
+// (2026-01) of a time in Unix milliseconds, in loc; Unknown for noTime.
+func PeriodOf(by Grouping, ms int64, loc *time.Location) string {
+	if ms == noTime {
+		return Unknown
+	}
+	t := time.UnixMilli(ms).In(loc)
+	switch by {
+	case ByWeek:
+		year, week := t.ISOWeek()
+		return fmt.Sprintf("%04d-W%02d", year, week)
+	case ByMonth:
+		return t.Format("2006-01")
+	}
+	return t.Format(time.DateOnly)
 }
 
 // group returns the group, counting file i in it once.
-func (g *grouper) group(key string, i int) *Group {
+func (g *grouper) group(key string, i int, r *Record) *Group {
 	t := g.totals[key]
 	if t == nil {
 		t = &Group{Key: key}
+		if g.opts.By == BySession {
+			t.Project, t.Title = r.CWD, r.Title()
+		}
 		g.totals[key] = t
 		g.last[key] = -1
 	}
@@ -193,26 +307,36 @@ func (g *grouper) group(key string, i int) *Group {
 	return t
 }
 
-// groups lists the groups: days in date order, others by cost, highest
-// first (then tokens, then key).
+// groups lists the groups in ascending order (see Less).
 func (g *grouper) groups() []Group {
 	out := make([]Group, 0, len(g.totals))
 	for _, t := range g.totals {
 		out = append(out, *t)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if g.by != ByDay {
-			if a.Usage.Cost != b.Usage.Cost {
-				return a.Usage.Cost > b.Usage.Cost
-			}
-			if a.Usage.Tokens != b.Usage.Tokens {
-				return a.Usage.Tokens > b.Usage.Tokens
-			}
-		}
-		return a.Key < b.Key
-	})
+	sort.Slice(out, func(i, j int) bool { return Less(g.opts.By, out[i], out[j]) })
 	return out
+}
+
+// Less orders groups ascending: periods by date, others by cost, then
+// tokens, then key, so that the costliest comes last, next to the total.
+func Less(by Grouping, a, b Group) bool {
+	if !by.ByTime() {
+		if a.Usage.Cost != b.Usage.Cost {
+			return a.Usage.Cost < b.Usage.Cost
+		}
+		if a.Usage.Tokens.Total != b.Usage.Tokens.Total {
+			return a.Usage.Tokens.Total < b.Usage.Tokens.Total
+		}
+	}
+	return a.Key < b.Key
+}
+
+// Title is the session's name, else its first user message.
+func (r *Record) Title() string {
+	if r.Name != "" {
+		return r.Name
+	}
+	return r.FirstMessage
 }
 
 func orUnknown(s string) string {

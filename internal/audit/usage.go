@@ -5,22 +5,120 @@ import (
 	"math"
 )
 
-// usageOf reads one usage record: tokens are totalTokens, or the sum of
-// input, output, cacheRead and cacheWrite when totalTokens is absent; the
-// cost is cost.total (0 when absent).
-func usageOf(u map[string]any) (tokens int64, cost float64) {
+// Tokens splits a token count the way pi's usage records do.
+type Tokens struct {
+	Input      int64
+	Output     int64
+	CacheRead  int64
+	CacheWrite int64
+	// Total is the records' totalTokens, or input+output+cacheRead+
+	// cacheWrite for a record without one: it need not equal the sum of
+	// the four fields above when a file's totalTokens disagree.
+	Total int64
+}
+
+func (t *Tokens) add(u Tokens) {
+	t.Input = saturatingAdd(t.Input, u.Input)
+	t.Output = saturatingAdd(t.Output, u.Output)
+	t.CacheRead = saturatingAdd(t.CacheRead, u.CacheRead)
+	t.CacheWrite = saturatingAdd(t.CacheWrite, u.CacheWrite)
+	t.Total = saturatingAdd(t.Total, u.Total)
+}
+
+// Usage totals usage records.
+type Usage struct {
+	Records int     // usage records counted
+	Tokens  Tokens  // their tokens
+	Cost    float64 // the sum of the cost.total they record
+	// CostMissing counts records without a numeric cost.total, CostZero
+	// those with tokens whose cost.total is 0: their cost is not known,
+	// and Cost leaves them out.
+	CostMissing int
+	CostZero    int
+}
+
+// Unpriced is the number of records whose cost is not known.
+func (u Usage) Unpriced() int { return u.CostMissing + u.CostZero }
+
+// Priced is the number of records whose cost is known.
+func (u Usage) Priced() int { return u.Records - u.Unpriced() }
+
+func (u *Usage) add(tokens Tokens, cost float64, price pricing) {
+	u.Records++
+	u.Tokens.add(tokens)
+	u.Cost = finiteAdd(u.Cost, cost)
+	switch price {
+	case costMissing:
+		u.CostMissing++
+	case costZero:
+		u.CostZero++
+	}
+}
+
+// Add adds another total to u.
+func (u *Usage) Add(v Usage) {
+	u.Records += v.Records
+	u.Tokens.add(v.Tokens)
+	u.Cost = finiteAdd(u.Cost, v.Cost)
+	u.CostMissing += v.CostMissing
+	u.CostZero += v.CostZero
+}
+
+// pricing says whether a usage record's cost is known.
+type pricing uint8
+
+const (
+	costKnown   pricing = iota
+	costMissing         // no numeric cost.total
+	costZero            // cost.total is 0 although the record has tokens
+)
+
+// saturatingAdd adds without wrapping around: hostile files may hold
+// token counts near the int64 limits.
+func saturatingAdd(a, b int64) int64 {
+	switch s := a + b; {
+	case a > 0 && b > 0 && s < 0:
+		return math.MaxInt64
+	case a < 0 && b < 0 && s >= 0:
+		return math.MinInt64
+	default:
+		return s
+	}
+}
+
+// finiteAdd adds, keeping the sum finite (JSON has no infinity): costs
+// near the float64 limits saturate at ±math.MaxFloat64.
+func finiteAdd(a, b float64) float64 {
+	s := a + b
+	if math.IsInf(s, 0) {
+		return math.Copysign(math.MaxFloat64, s)
+	}
+	return s
+}
+
+// usageOf reads one usage record: input, output, cacheRead and cacheWrite
+// as recorded; the total is totalTokens, or the sum of the four when
+// totalTokens is absent; the cost is cost.total, and whether it is known.
+func usageOf(u map[string]any) (Tokens, float64, pricing) {
+	var t Tokens
+	t.Input, _ = integer(u["input"])
+	t.Output, _ = integer(u["output"])
+	t.CacheRead, _ = integer(u["cacheRead"])
+	t.CacheWrite, _ = integer(u["cacheWrite"])
 	if total, ok := integer(u["totalTokens"]); ok {
-		tokens = total
+		t.Total = total
 	} else {
-		for _, key := range []string{"input", "output", "cacheRead", "cacheWrite"} {
-			n, _ := integer(u[key])
-			tokens += n
-		}
+		t.Total = saturatingAdd(saturatingAdd(t.Input, t.Output), saturatingAdd(t.CacheRead, t.CacheWrite))
 	}
-	if c, ok := u["cost"].(map[string]any); ok {
-		cost, _ = number(c["total"])
+	c, _ := u["cost"].(map[string]any)
+	cost, ok := number(c["total"])
+	switch {
+	case !ok:
+		return t, 0, costMissing
+	case cost == 0 && t.Total != 0:
+		return t, 0, costZero
 	}
-	return tokens, cost
+	return t, cost, costKnown
 }
 
 // integer reads a JSON number as an integer (rounding a fraction).

@@ -2,18 +2,14 @@ package cli
 
 import (
 	"cmp"
-	"encoding/csv"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"path/filepath"
-	"sort"
-	"strconv"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
+	_ "time/tzdata" // --tz works where the system has no zone database
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
@@ -24,11 +20,17 @@ import (
 )
 
 func (c *CLI) auditCommand() *cli.Command {
-	return command("audit", "verdict, size, tokens and cost of every session, with totals that count forked copies once", "[PATH...]",
+	return command("audit", "verdict, size, tokens and cost of every session, with totals that count forked and snapshot copies once", "[PATH...]",
 		append(limitFlags(),
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "table, json (one object per file, then a summary line) or csv"},
-			&cli.StringFlag{Name: "sort", Usage: "order of the table or csv rows: activity, size, cost, tokens or file, ascending (default: activity for the table, the order given for csv)"},
-			&cli.StringFlag{Name: "by", Usage: "grouped totals by project (header cwd), model (provider/model of each usage) or day (UTC)"},
+			&cli.StringFlag{Name: "sort", Usage: "order of the table or csv rows: activity, size, cost, tokens or file (default: activity for the table, the order given for csv)"},
+			&cli.StringFlag{Name: "order", Value: "asc", Usage: "asc (the newest, largest, costliest last, next to the totals) or desc"},
+			&cli.StringFlag{Name: "by", Usage: "grouped totals by day, week (ISO), month, model (provider/model of each usage), project (header cwd) or session (header id)"},
+			&cli.StringFlag{Name: "since", Usage: "count usage from this `DATE` on (YYYY-MM-DD, in --tz, or RFC 3339)"},
+			&cli.StringFlag{Name: "until", Usage: "count usage up to this `DATE`, inclusive (YYYY-MM-DD, in --tz, or RFC 3339)"},
+			&cli.StringFlag{Name: "tz", Usage: "time `ZONE` of dates, days, weeks and months (IANA name such as Europe/Berlin, or UTC)", DefaultText: "local"},
+			&cli.BoolFlag{Name: "summary", Usage: "totals only: no row per file"},
+			&cli.BoolFlag{Name: "wide", Usage: "show every table column, however wide (default: fit the terminal, COLUMNS, else 100)"},
 			&cli.BoolFlag{Name: "no-schema", Usage: "parse, structure and linkage checks only (faster)"},
 			jobsFlag(),
 		), c.runAudit)
@@ -39,12 +41,22 @@ type auditRun struct {
 	out, errw io.Writer
 	style     render.Style
 	format    string
-	order     string
-	by        audit.Grouping
+	sortKey   string
+	desc      bool
+	totals    audit.Options // grouping, window, time zone
+	summary   bool          // --summary: no row per file
+	width     int           // of the table and text; 0: no limit
 	quiet     bool
 
+	rows       []fileRow
 	records    []*audit.Record
 	unreadable int
+}
+
+// fileRow is one file as shown: its record and its usage in the window.
+type fileRow struct {
+	rec   *audit.Record
+	usage audit.Usage
 }
 
 func (c *CLI) runAudit(ctx *cli.Context) error {
@@ -65,7 +77,7 @@ func (c *CLI) runAudit(ctx *cli.Context) error {
 		return o
 	}, a.emit)
 	bar.finish()
-	sum := audit.Total(a.records, a.by)
+	sum := audit.Total(a.records, a.totals)
 	if err := a.write(sum); err != nil {
 		return err
 	}
@@ -75,29 +87,99 @@ func (c *CLI) runAudit(ctx *cli.Context) error {
 // newAuditRun reads and checks the flags.
 func (c *CLI) newAuditRun(ctx *cli.Context) (*auditRun, error) {
 	a := &auditRun{out: c.Stdout, errw: c.Stderr, style: c.style(ctx, c.Stdout),
-		format: ctx.String("format"), order: ctx.String("sort"), quiet: globalBool(ctx, "quiet")}
+		format: ctx.String("format"), sortKey: ctx.String("sort"), summary: ctx.Bool("summary"),
+		quiet: globalBool(ctx, "quiet")}
 	switch a.format {
 	case "table", "json", "csv":
 	default:
 		return nil, usageErrorf("--format must be table, json or csv, not %q", a.format)
 	}
-	switch a.order {
+	switch a.sortKey {
 	case "", "activity", "size", "cost", "tokens", "file":
 	default:
-		return nil, usageErrorf("--sort must be activity, size, cost, tokens or file, not %q", a.order)
+		return nil, usageErrorf("--sort must be activity, size, cost, tokens or file, not %q", a.sortKey)
 	}
-	if a.order != "" && a.format == "json" {
+	if a.sortKey != "" && a.format == "json" {
 		return nil, usageErrorf("--sort orders the table and csv formats; json lines come in the order given")
+	}
+	if a.sortKey == "" && a.format == "table" {
+		a.sortKey = "activity"
+	}
+	switch order := ctx.String("order"); order {
+	case "asc", "desc":
+		a.desc = order == "desc"
+	default:
+		return nil, usageErrorf("--order must be asc or desc, not %q", order)
 	}
 	by, err := audit.ParseGrouping(ctx.String("by"))
 	if err != nil {
 		return nil, usageErrorf("%v", err)
 	}
-	a.by = by
-	if a.order == "" && a.format == "table" {
-		a.order = "activity"
+	a.totals.By = by
+	if a.totals.Location, err = location(ctx.String("tz")); err != nil {
+		return nil, err
+	}
+	if a.totals.Window, err = window(ctx.String("since"), ctx.String("until"), a.totals.Location); err != nil {
+		return nil, err
+	}
+	if !ctx.Bool("wide") {
+		if a.width, err = c.width(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return a, nil
+}
+
+// location reads --tz: an IANA zone name, UTC, or empty for local time.
+func location(name string) (*time.Location, error) {
+	if name == "" {
+		return time.Local, nil
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, usageErrorf("--tz must be a time zone such as UTC or Europe/Berlin, not %q", name)
+	}
+	return loc, nil
+}
+
+// window reads --since and --until: dates are whole days in loc (until
+// inclusive), RFC 3339 times are instants.
+func window(since, until string, loc *time.Location) (audit.Window, error) {
+	var w audit.Window
+	var err error
+	if since != "" {
+		if w.From, _, err = bound("since", since, loc); err != nil {
+			return w, err
+		}
+	}
+	if until != "" {
+		t, day, err := bound("until", until, loc)
+		if err != nil {
+			return w, err
+		}
+		if day {
+			w.To = t.AddDate(0, 0, 1) // the whole day
+		} else {
+			w.To = t.Add(time.Millisecond) // inclusive, to the millisecond entries carry
+		}
+	}
+	if !w.From.IsZero() && !w.To.IsZero() && !w.From.Before(w.To) {
+		return w, usageErrorf("--since %s is after --until %s", since, until)
+	}
+	return w, nil
+}
+
+// bound reads one --since or --until value; day says it was a date.
+func bound(flag, s string, loc *time.Location) (t time.Time, day bool, err error) {
+	for _, layout := range []string{time.DateOnly, "20060102"} {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			return t, true, nil
+		}
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, false, nil
+	}
+	return time.Time{}, false, usageErrorf("--%s must be a date (YYYY-MM-DD) or an RFC 3339 time (2026-01-31T18:00:00Z), not %q", flag, s)
 }
 
 // auditOutcome is one file's record or the error that prevented it.
@@ -116,7 +198,9 @@ func auditOne(t target, opts validate.Options) auditOutcome {
 }
 
 // emit takes one file's outcome in the order given: JSON is written at
-// once, the record is kept (without its findings) for the totals.
+// once, the record is kept (without its findings) for the totals. A file
+// outside --since/--until is kept for the totals (its entries may be
+// copied by others) but not shown.
 func (a *auditRun) emit(_ int, o auditOutcome) {
 	if o.err != nil {
 		a.unreadable++
@@ -124,37 +208,48 @@ func (a *auditRun) emit(_ int, o auditOutcome) {
 		return
 	}
 	rec := o.rec
-	if a.format == "json" {
-		render.JSONLine(a.out, fileJSON(rec))
+	a.records = append(a.records, rec)
+	if a.totals.Window.Overlaps(rec) {
+		row := fileRow{rec: rec, usage: rec.UsageIn(a.totals.Window)}
+		if a.format == "json" && !a.summary {
+			render.JSONLine(a.out, fileJSON(row))
+		}
+		a.rows = append(a.rows, row)
 	}
 	rec.Report = nil
-	a.records = append(a.records, rec)
 }
 
 // write writes everything that follows the files.
 func (a *auditRun) write(sum audit.Summary) error {
-	a.sort()
+	a.sortRows()
+	if a.desc {
+		slices.Reverse(sum.Groups)
+	}
 	switch a.format {
 	case "json":
-		return render.JSONLine(a.out, summaryJSON(sum, a.by, a.unreadable))
+		return render.JSONLine(a.out, summaryJSON(sum, a.totals, a.unreadable))
 	case "csv":
-		if a.by != audit.NoGrouping {
-			return groupCSV(a.out, a.by, sum.Groups)
+		switch {
+		case a.totals.By != audit.NoGrouping:
+			return groupCSV(a.out, a.totals.By, sum.Groups)
+		case a.summary:
+			return summaryCSV(a.out, sum)
 		}
-		return fileCSV(a.out, a.records)
+		return fileCSV(a.out, a.rows)
 	}
 	if !a.quiet {
 		var err error
-		if a.by != audit.NoGrouping {
-			err = groupTable(a.out, a.by, sum)
-		} else {
+		switch {
+		case a.totals.By != audit.NoGrouping:
+			err = a.groupTable(sum)
+		case !a.summary:
 			err = a.fileTable()
 		}
 		if err != nil {
 			return err
 		}
 	}
-	a.summary(sum)
+	a.summaryText(sum)
 	return nil
 }
 
@@ -169,399 +264,25 @@ func (a *auditRun) exit(sum audit.Summary) error {
 	return nil
 }
 
-// sort orders the records by --sort, ascending: the newest, largest and
-// costliest come last, next to the summary. Ties keep the order given.
-func (a *auditRun) sort() {
-	key := map[string]func(x, y *audit.Record) int{
-		"activity": func(x, y *audit.Record) int { return x.LastActivity.Compare(y.LastActivity) },
-		"size":     func(x, y *audit.Record) int { return cmp.Compare(x.Bytes, y.Bytes) },
-		"tokens":   func(x, y *audit.Record) int { return cmp.Compare(x.Usage.Tokens, y.Usage.Tokens) },
-		"cost":     func(x, y *audit.Record) int { return cmp.Compare(x.Usage.Cost, y.Usage.Cost) },
-		"file":     func(x, y *audit.Record) int { return strings.Compare(x.Path, y.Path) },
-	}[a.order]
-	if key == nil {
-		return
+// sortRows orders the rows by --sort and --order. Ascending, the newest,
+// largest and costliest come last, next to the summary; ties keep the
+// order given either way.
+func (a *auditRun) sortRows() {
+	key := map[string]func(x, y fileRow) int{
+		"activity": func(x, y fileRow) int { return x.rec.LastActivity.Compare(y.rec.LastActivity) },
+		"size":     func(x, y fileRow) int { return cmp.Compare(x.rec.Bytes, y.rec.Bytes) },
+		"tokens":   func(x, y fileRow) int { return cmp.Compare(x.usage.Tokens.Total, y.usage.Tokens.Total) },
+		"cost":     func(x, y fileRow) int { return cmp.Compare(x.usage.Cost, y.usage.Cost) },
+		"file":     func(x, y fileRow) int { return strings.Compare(x.rec.Path, y.rec.Path) },
+	}[a.sortKey]
+	switch {
+	case key == nil && a.desc:
+		slices.Reverse(a.rows)
+	case key != nil && a.desc:
+		slices.SortStableFunc(a.rows, func(x, y fileRow) int { return key(y, x) })
+	case key != nil:
+		slices.SortStableFunc(a.rows, key)
 	}
-	sort.SliceStable(a.records, func(i, j int) bool { return key(a.records[i], a.records[j]) < 0 })
-}
-
-// ---- JSON ----
-
-// auditFile is one file's `audit --format json` object: validate's report
-// fields, then the audit's.
-type auditFile struct {
-	*validate.Report
-	Verdict       audit.Verdict  `json:"verdict"`
-	CWD           string         `json:"cwd"`
-	Name          string         `json:"name"`
-	Messages      map[string]int `json:"messages"`
-	Branches      int            `json:"branches"`
-	LeafCount     int            `json:"leafCount"`
-	Tokens        int64          `json:"tokens"`
-	Cost          float64        `json:"cost"`
-	Models        []string       `json:"models"`
-	Bytes         int64          `json:"bytes"`
-	Modified      string         `json:"modified"`
-	LastActivity  string         `json:"lastActivity"`
-	Compactions   int            `json:"compactions"`
-	UsageRecords  int            `json:"usageRecords"`
-	ParentSession *string        `json:"parentSession"`
-	FirstMessage  string         `json:"firstMessage"`
-}
-
-func fileJSON(r *audit.Record) auditFile {
-	f := auditFile{
-		Report: r.Report, Verdict: r.Verdict, CWD: r.CWD, Name: r.Name,
-		Messages: r.Messages, Branches: r.Branches, LeafCount: r.Leaves,
-		Tokens: r.Usage.Tokens, Cost: money(r.Usage.Cost), Models: r.Models,
-		Bytes: r.Bytes, Modified: isoTime(r.Modified), LastActivity: isoTime(r.LastActivity),
-		Compactions: r.Compactions, UsageRecords: r.Usage.Records, FirstMessage: r.FirstMessage,
-	}
-	if f.Models == nil {
-		f.Models = []string{}
-	}
-	if r.ParentSession != "" {
-		f.ParentSession = &r.ParentSession
-	}
-	return f
-}
-
-// auditSummary is the last line of `audit --format json`.
-type auditSummary struct {
-	Summary auditTotals `json:"summary"`
-}
-
-type auditTotals struct {
-	Files            int            `json:"files"`
-	Verdicts         verdictCounts  `json:"verdicts"`
-	Entries          int            `json:"entries"`
-	Tokens           int64          `json:"tokens"`
-	Cost             float64        `json:"cost"`
-	DuplicateEntries int            `json:"duplicateEntries"`
-	DuplicateTokens  int64          `json:"duplicateTokens"`
-	DuplicateCost    float64        `json:"duplicateCost"`
-	Versions         map[string]int `json:"versions"`
-	Bytes            int64          `json:"bytes"`
-	Unreadable       int            `json:"unreadable"`
-	By               string         `json:"by,omitempty"`
-	Groups           []groupTotals  `json:"groups,omitempty"`
-}
-
-// verdictCounts keeps the verdicts in a fixed order, all present.
-type verdictCounts struct {
-	OK             int `json:"ok"`
-	NeedsMigration int `json:"needs-migration"`
-	Repairable     int `json:"repairable"`
-	Corrupt        int `json:"corrupt"`
-	TooNew         int `json:"too-new"`
-	NotSession     int `json:"not-a-session"`
-}
-
-type groupTotals struct {
-	Key    string  `json:"key"`
-	Files  int     `json:"files"`
-	Usages int     `json:"usages"`
-	Tokens int64   `json:"tokens"`
-	Cost   float64 `json:"cost"`
-}
-
-func summaryJSON(s audit.Summary, by audit.Grouping, unreadable int) auditSummary {
-	v := s.Verdicts
-	t := auditTotals{
-		Files: s.Files,
-		Verdicts: verdictCounts{OK: v[audit.OK], NeedsMigration: v[audit.NeedsMigration], Repairable: v[audit.Repairable],
-			Corrupt: v[audit.Corrupt], TooNew: v[audit.TooNew], NotSession: v[audit.NotSession]},
-		Entries: s.Entries, Tokens: s.Usage.Tokens, Cost: money(s.Usage.Cost),
-		DuplicateEntries: s.Duplicates.Entries, DuplicateTokens: s.Duplicates.Usage.Tokens,
-		DuplicateCost: money(s.Duplicates.Usage.Cost),
-		Versions:      map[string]int{}, Bytes: s.Bytes, Unreadable: unreadable, By: string(by),
-	}
-	for ver, n := range s.Versions {
-		t.Versions[strconv.Itoa(ver)] = n
-	}
-	for _, g := range s.Groups {
-		t.Groups = append(t.Groups, groupTotals{Key: g.Key, Files: g.Files, Usages: g.Usage.Records, Tokens: g.Usage.Tokens, Cost: money(g.Usage.Cost)})
-	}
-	return auditSummary{Summary: t}
-}
-
-// money rounds a sum of dollars to nano-dollars, dropping float noise
-// (0.30000000000000004 → 0.3).
-func money(x float64) float64 {
-	if r := math.Round(x*1e9) / 1e9; !math.IsInf(r, 0) {
-		return r
-	}
-	return x // too large to have nano-dollar noise (x*1e9 overflows)
-}
-
-// isoTime formats a time in UTC, RFC 3339 with milliseconds; "" for zero.
-func isoTime(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
-}
-
-// ---- CSV ----
-
-// fileCSV writes one row per file under a header row.
-func fileCSV(w io.Writer, recs []*audit.Record) error {
-	cw := csv.NewWriter(w)
-	cw.Write([]string{"file", "verdict", "status", "version", "sessionId", "cwd", "name",
-		"entries", "messages", "user", "assistant", "toolResult", "branches", "leafCount", "compactions",
-		"usageRecords", "tokens", "cost", "models", "bytes", "modified", "lastActivity", "parentSession",
-		"firstError", "firstMessage"})
-	for _, r := range recs {
-		cw.Write(safeRow(r.Path, string(r.Verdict), string(r.Status), strconv.Itoa(r.Version), r.SessionID, r.CWD, r.Name,
-			strconv.Itoa(r.Entries), strconv.Itoa(r.MessageCount()), strconv.Itoa(r.Messages["user"]),
-			strconv.Itoa(r.Messages["assistant"]), strconv.Itoa(r.Messages["toolResult"]),
-			strconv.Itoa(r.Branches), strconv.Itoa(r.Leaves), strconv.Itoa(r.Compactions),
-			strconv.Itoa(r.Usage.Records), strconv.FormatInt(r.Usage.Tokens, 10), moneyText(r.Usage.Cost),
-			strings.Join(r.Models, ";"), strconv.FormatInt(r.Bytes, 10), isoTime(r.Modified), isoTime(r.LastActivity),
-			r.ParentSession, firstErrorText(r), r.FirstMessage))
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-// groupCSV writes the grouped totals under a header row.
-func groupCSV(w io.Writer, by audit.Grouping, groups []audit.Group) error {
-	cw := csv.NewWriter(w)
-	cw.Write([]string{string(by), "files", "usages", "tokens", "cost"})
-	for _, g := range groups {
-		cw.Write(safeRow(g.Key, strconv.Itoa(g.Files), strconv.Itoa(g.Usage.Records),
-			strconv.FormatInt(g.Usage.Tokens, 10), moneyText(g.Usage.Cost)))
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-// safeRow escapes the control characters of CSV cells that come from the
-// files (paths, names, texts), as every text output does.
-func safeRow(cells ...string) []string {
-	for i, c := range cells {
-		cells[i] = render.Safe(c)
-	}
-	return cells
-}
-
-func moneyText(x float64) string { return strconv.FormatFloat(money(x), 'f', -1, 64) }
-
-// firstErrorText is "line code", or "".
-func firstErrorText(r *audit.Record) string {
-	if r.FirstError == nil {
-		return ""
-	}
-	return fmt.Sprintf("%d %s", r.FirstError.Line, r.FirstError.Code)
-}
-
-// ---- table ----
-
-// fileTable writes one row per file.
-func (a *auditRun) fileTable() error {
-	cols := []render.Column{{Title: "FILE"}, {Title: "PROJECT"}, {Title: "VER", Right: true}, {Title: "VERDICT"},
-		{Title: "ENTRIES", Right: true}, {Title: "BRANCHES", Right: true}, {Title: "MSGS", Right: true},
-		{Title: "TOKENS", Right: true}, {Title: "COST", Right: true}, {Title: "SIZE", Right: true},
-		{Title: "LAST ACTIVITY (UTC)"}, {Title: "TITLE"}}
-	dir := commonDir(a.records)
-	if dir != "" {
-		cols[0].Title = "FILE (in " + render.Safe(dir) + ")"
-	}
-	rows := make([][]string, 0, len(a.records))
-	for _, r := range a.records {
-		rows = append(rows, []string{
-			render.Safe(strings.TrimPrefix(r.Path, dir)), render.Safe(clip(lastElement(r.CWD), 24)), versionText(r.Version), a.verdictText(r.Verdict),
-			render.Count(int64(r.Entries)), render.Count(int64(r.Branches)), render.Count(int64(r.MessageCount())),
-			render.Count(r.Usage.Tokens), render.Money(r.Usage.Cost), render.Bytes(r.Bytes),
-			r.LastActivity.UTC().Format("2006-01-02 15:04"), render.Safe(clip(title(r), 40)),
-		})
-	}
-	if len(rows) == 0 {
-		return nil
-	}
-	return render.Table(a.out, cols, rows, nil)
-}
-
-// commonDir is the directory prefix (ending in a separator) that every
-// record's path shares, or "": the table shows paths below it.
-func commonDir(recs []*audit.Record) string {
-	if len(recs) == 0 {
-		return ""
-	}
-	prefix := recs[0].Path
-	for _, r := range recs[1:] {
-		for !strings.HasPrefix(r.Path, prefix) {
-			prefix = prefix[:len(prefix)-1]
-		}
-	}
-	i := strings.LastIndexByte(prefix, filepath.Separator)
-	if i < 0 {
-		return ""
-	}
-	return prefix[:i+1]
-}
-
-// groupTable writes the grouped totals with a total row.
-func groupTable(w io.Writer, by audit.Grouping, sum audit.Summary) error {
-	cols := []render.Column{{Title: strings.ToUpper(string(by))}, {Title: "FILES", Right: true},
-		{Title: "USAGES", Right: true}, {Title: "TOKENS", Right: true}, {Title: "COST", Right: true}}
-	rows := make([][]string, 0, len(sum.Groups))
-	for _, g := range sum.Groups {
-		rows = append(rows, []string{render.Safe(g.Key), render.Count(int64(g.Files)), render.Count(int64(g.Usage.Records)),
-			render.Count(g.Usage.Tokens), render.Money(g.Usage.Cost)})
-	}
-	foot := []string{"total", render.Count(int64(sum.Files)), render.Count(int64(sum.Usage.Records)),
-		render.Count(sum.Usage.Tokens), render.Money(sum.Usage.Cost)}
-	return render.Table(w, cols, rows, foot)
-}
-
-func (a *auditRun) verdictText(v audit.Verdict) string {
-	switch v {
-	case audit.OK:
-		return a.style.OK(string(v))
-	case audit.Corrupt:
-		return a.style.Error(string(v))
-	case audit.NotSession:
-		return a.style.Dim(string(v))
-	}
-	return a.style.Warn(string(v))
-}
-
-func versionText(v int) string {
-	if v == 0 {
-		return "-"
-	}
-	return strconv.Itoa(v)
-}
-
-// title is the session's name, else its first user message.
-func title(r *audit.Record) string {
-	if r.Name != "" {
-		return r.Name
-	}
-	return r.FirstMessage
-}
-
-// lastElement is the last element of a path with / or \ separators.
-func lastElement(p string) string {
-	p = strings.TrimRight(p, `/\`)
-	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
-		return p[i+1:]
-	}
-	return p
-}
-
-// clip cuts s to at most n runes, ending in … when cut.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
-}
-
-// ---- summary ----
-
-// problemsShown caps each kind of problem listed in the summary.
-const problemsShown = 20
-
-// summary writes the text summary: files by verdict and version, totals,
-// then the problems, worst first. --quiet keeps only the corrupt files.
-func (a *auditRun) summary(s audit.Summary) {
-	if !a.quiet {
-		fmt.Fprintln(a.out, a.verdictLine(s))
-		fmt.Fprintln(a.out, versionLine(s))
-		fmt.Fprintf(a.out, "total: %s entries, %s tokens, %s, %s\n", render.Count(int64(s.Entries)),
-			render.Count(s.Usage.Tokens), render.Money(s.Usage.Cost), render.Bytes(s.Bytes))
-		if d := s.Duplicates; d.Entries > 0 {
-			fmt.Fprintf(a.out, "forks: %s copied entries counted once (%s tokens, %s left out)\n",
-				render.Count(int64(d.Entries)), render.Count(d.Usage.Tokens), render.Money(d.Usage.Cost))
-		}
-	}
-	a.problems()
-}
-
-func (a *auditRun) verdictLine(s audit.Summary) string {
-	var parts []string
-	for _, v := range audit.Verdicts() {
-		if n := s.Verdicts[v]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, v))
-		}
-	}
-	line := fmt.Sprintf("%d files", s.Files)
-	if len(parts) > 0 {
-		line += ": " + strings.Join(parts, ", ")
-	}
-	if a.unreadable > 0 {
-		line += fmt.Sprintf(" (%d unreadable)", a.unreadable)
-	}
-	mark := a.style.OK("✓")
-	if s.Verdicts[audit.Corrupt] > 0 || a.unreadable > 0 {
-		mark = a.style.Error("✗")
-	}
-	return mark + " " + line
-}
-
-func versionLine(s audit.Summary) string {
-	vers := make([]int, 0, len(s.Versions))
-	for v := range s.Versions {
-		vers = append(vers, v)
-	}
-	sort.Ints(vers)
-	parts := make([]string, 0, len(vers))
-	for _, v := range vers {
-		name := "v" + strconv.Itoa(v)
-		if v == 0 {
-			name = "no version"
-		}
-		parts = append(parts, fmt.Sprintf("%s: %d", name, s.Versions[v]))
-	}
-	return "versions: " + strings.Join(parts, ", ")
-}
-
-// problems lists the files that need something, worst verdict first.
-func (a *auditRun) problems() {
-	byVerdict := map[audit.Verdict][]*audit.Record{}
-	for _, r := range a.records {
-		byVerdict[r.Verdict] = append(byVerdict[r.Verdict], r)
-	}
-	for _, v := range audit.Verdicts() {
-		recs := byVerdict[v]
-		if v == audit.OK || len(recs) == 0 || (a.quiet && v != audit.Corrupt) {
-			continue
-		}
-		fmt.Fprintf(a.out, "%s (%d):\n", v, len(recs))
-		for i, r := range recs {
-			if i == problemsShown {
-				fmt.Fprintf(a.out, "  … and %d more (see --format json)\n", len(recs)-i)
-				break
-			}
-			fmt.Fprintln(a.out, "  "+a.problem(r))
-		}
-	}
-}
-
-// problem describes one file's problem on one line.
-func (a *auditRun) problem(r *audit.Record) string {
-	file := render.Safe(r.Path)
-	switch r.Verdict {
-	case audit.Corrupt:
-		f := r.FirstError
-		if f == nil {
-			return a.style.Error("✗") + " " + file
-		}
-		loc := file
-		if f.Line > 0 {
-			loc += ":" + strconv.Itoa(f.Line)
-		}
-		return fmt.Sprintf("%s %s %s: %s", a.style.Error("✗"), loc, f.Code, render.Safe(clip(f.Message, 160)))
-	case audit.Repairable:
-		return a.style.Warn("!") + " " + file + a.style.Dim(" (pisess repair)")
-	case audit.NeedsMigration:
-		return a.style.Warn("!") + " " + file + a.style.Dim(fmt.Sprintf(" (version %d: pisess migrate)", r.Version))
-	case audit.TooNew:
-		return a.style.Warn("!") + " " + file + a.style.Dim(fmt.Sprintf(" (version %d)", r.Version))
-	}
-	return a.style.Dim("·") + " " + file
 }
 
 // ---- progress ----

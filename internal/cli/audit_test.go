@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The progress bar goes to stderr, only when stderr is a terminal and not
@@ -56,4 +57,61 @@ func TestAuditProgress(t *testing.T) {
 			}
 		})
 	}
+}
+
+// --since and --until: dates are whole days in the zone (until inclusive),
+// RFC 3339 times are instants.
+func TestAuditWindow(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		since, until string
+		loc          *time.Location
+		from, to     string // RFC 3339 in UTC; "" for open
+		err          string
+	}{
+		{"", "", time.UTC, "", "", ""},
+		{"2026-01-02", "", time.UTC, "2026-01-02T00:00:00Z", "", ""},
+		{"", "2026-01-02", time.UTC, "", "2026-01-03T00:00:00Z", ""},
+		{"2026-01-02", "2026-01-02", berlin, "2026-01-01T23:00:00Z", "2026-01-02T23:00:00Z", ""},
+		{"20260102", "", time.UTC, "2026-01-02T00:00:00Z", "", ""},
+		{"2026-01-02T10:00:00+02:00", "2026-01-02T10:00:00Z", berlin, "2026-01-02T08:00:00Z", "2026-01-02T10:00:00.001Z", ""},
+		{"2026-01-03", "2026-01-02", time.UTC, "", "", "--since 2026-01-03 is after --until 2026-01-02"},
+		{"yesterday", "", time.UTC, "", "", "--since must be a date"},
+		{"", "2026-13-01", time.UTC, "", "", "--until must be a date"},
+	}
+	for _, tt := range tests {
+		w, err := window(tt.since, tt.until, tt.loc)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("window(%q, %q): error %v, want %q", tt.since, tt.until, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("window(%q, %q): %v", tt.since, tt.until, err)
+			continue
+		}
+		if got := utcText(w.From); got != tt.from {
+			t.Errorf("window(%q, %q) from %s, want %s", tt.since, tt.until, got, tt.from)
+		}
+		if got := utcText(w.To); got != tt.to {
+			t.Errorf("window(%q, %q) to %s, want %s", tt.since, tt.until, got, tt.to)
+		}
+	}
+	if _, err := location("Mars/Olympus"); err == nil {
+		t.Error("--tz Mars/Olympus accepted")
+	}
+	if loc, err := location(""); err != nil || loc != time.Local {
+		t.Errorf("default zone %v, %v; want local", loc, err)
+	}
+}
+
+func utcText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math"
 	"testing"
+
+	"github.com/pisess/pisess/internal/audit"
 )
 
 // money rounded x*1e9, which overflows to +Inf for costs above ~1.8e299:
@@ -21,5 +23,59 @@ func TestMoneyStaysFinite(t *testing.T) {
 	}
 	if got := money(0.1 + 0.2); got != 0.3 {
 		t.Errorf("money(0.1+0.2) = %v, want 0.3", got)
+	}
+}
+
+// A cost is shown as known only when every usage record says what it cost.
+func TestCostText(t *testing.T) {
+	tests := []struct {
+		u    audit.Usage
+		want string
+	}{
+		{audit.Usage{}, "-"},
+		{audit.Usage{Records: 2, Cost: 1.5}, "$1.50"},
+		{audit.Usage{Records: 2, Cost: 0.25}, "$0.2500"},
+		{audit.Usage{Records: 1}, "$0.0000"}, // priced at $0 with no tokens: known
+		{audit.Usage{Records: 2, CostZero: 2}, "n/a"},
+		{audit.Usage{Records: 2, CostMissing: 1, CostZero: 1}, "n/a"},
+		{audit.Usage{Records: 3, Cost: 2, CostMissing: 1}, "≥$2.00"},
+	}
+	for _, tt := range tests {
+		if got := costText(tt.u); got != tt.want {
+			t.Errorf("costText(%+v) = %q, want %q", tt.u, got, tt.want)
+		}
+	}
+}
+
+// CSV cells from the files never start a formula (OWASP, CSV injection).
+func TestCSVText(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain", "plain"},
+		{"", ""},
+		{"=HYPERLINK(\"x\")", "'=HYPERLINK(\"x\")"},
+		{"+cmd|' /C calc'!A0", "'+cmd|' /C calc'!A0"},
+		{"-2+3", "'-2+3"},
+		{"@SUM(1+1)", "'@SUM(1+1)"},
+		{"\tTAB", `'\tTAB`},
+		{"\r=1", `'\r=1`},
+		{"a=1", "a=1"},
+		{"/home/u/x", "/home/u/x"},
+	}
+	for _, tt := range tests {
+		if got := csvText(tt.in); got != tt.want {
+			t.Errorf("csvText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestEncodedDir(t *testing.T) {
+	for cwd, want := range map[string]string{
+		"/home/u/app":           "--home-u-app--",
+		`C:\Projects\github\pi`: "--C--Projects-github-pi--",
+		"relative/dir":          "--relative-dir--",
+	} {
+		if got := encodedDir(cwd); got != want {
+			t.Errorf("encodedDir(%q) = %q, want %q", cwd, got, want)
+		}
 	}
 }

@@ -6,11 +6,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/pisess/pisess/internal/cli"
+	"github.com/pisess/pisess/internal/render"
 )
 
 func TestMain(m *testing.M) {
@@ -43,8 +45,9 @@ func TestScripts(t *testing.T) {
 			return false, errors.New("unknown condition " + cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits": exits,
-			"chop":  chop,
+			"exits":    exits,
+			"chop":     chop,
+			"maxwidth": maxwidth,
 		},
 	})
 }
@@ -85,4 +88,25 @@ func chop(ts *testscript.TestScript, neg bool, args []string) {
 		data = data[:n-1]
 	}
 	ts.Check(os.WriteFile(path, data, 0o644))
+}
+
+// maxwidth N FILE asserts that no line of FILE (stdout or stderr for the
+// last command's output) is wider than N terminal columns.
+func maxwidth(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: maxwidth N FILE")
+	}
+	limit, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("maxwidth: bad width %q", args[0])
+	}
+	text := ts.ReadFile(args[1])
+	if text == "" {
+		ts.Fatalf("maxwidth: %s is empty", args[1]) // nothing to measure: a test that cannot fail
+	}
+	for i, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		if w := render.Width(line); w > limit {
+			ts.Fatalf("%s:%d is %d columns wide, more than %d: %q", args[1], i+1, w, limit, line)
+		}
+	}
 }

@@ -1,119 +1,187 @@
 package render
 
 import (
-	"fmt"
+	"bufio"
 	"io"
-	"math"
-	"strconv"
+	"slices"
 	"strings"
-
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
 )
 
-// Column is one column of a table.
+// Column is one column of a table, and how it gives way when the table is
+// wider than its width.
 type Column struct {
 	Title string
 	Right bool // right-aligned (numbers)
+	// Drop > 0 lets the column go when even the shortest form of the table
+	// is too wide: the lowest Drop goes first. 0 keeps it.
+	Drop int
+	// Min > 0 lets the column shrink down to Min columns, its cells cut
+	// with "…": from the middle when Middle (paths keep their start and
+	// their name), else at the end.
+	Min    int
+	Middle bool
 }
 
-// Table writes rows under a header of columns as a bordered table. Cells
-// are written as given: pass text from files through Safe first. A non-nil
-// footer is a last row set apart from the others (totals). Cells never wrap,
-// so every row stays one line.
-func Table(w io.Writer, cols []Column, rows [][]string, footer []string) error {
-	titles := make([]string, len(cols))
-	aligns := make([]tw.Align, len(cols))
-	for i, c := range cols {
-		titles[i] = c.Title
-		aligns[i] = tw.AlignLeft
-		if c.Right {
-			aligns[i] = tw.AlignRight
-		}
-	}
-	section := func(format tw.State) tw.CellConfig {
-		return tw.CellConfig{
-			Formatting: tw.CellFormatting{AutoWrap: tw.WrapNone, AutoFormat: format},
-			Padding:    tw.CellPadding{Global: tw.PaddingDefault},
-			Alignment:  tw.CellAlignment{Global: tw.AlignLeft, PerColumn: aligns},
-		}
-	}
-	t := tablewriter.NewTable(w,
-		tablewriter.WithHeaderConfig(section(tw.Off)),
-		tablewriter.WithRowConfig(section(tw.Off)),
-		tablewriter.WithFooterConfig(section(tw.Off)),
-	)
-	t.Header(titles)
-	for _, r := range rows {
-		if err := t.Append(r); err != nil {
-			return err
-		}
-	}
+// Table writes rows under a header of columns as a bordered table, one line
+// per row. A non-nil footer is a last row set apart (totals). With width > 0
+// no line is wider than width: columns are first dropped (by Drop) until
+// the table fits with every shrinkable column at its Min, then the
+// shrinkable ones give up what is still too much, the most expendable
+// first. Cells are written as given: pass text from files through Safe
+// first, and keep colour out of shrinkable columns.
+func Table(w io.Writer, cols []Column, rows [][]string, footer []string, width int) error {
+	all := make([][]string, 0, len(rows)+2)
+	all = append(all, titles(cols))
+	all = append(all, rows...)
 	if footer != nil {
-		t.Footer(footer)
+		all = append(all, footer)
 	}
-	return t.Render()
-}
-
-// Count formats an integer with thousands separators: 1234567 → 1,234,567.
-func Count(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
+	keep, sizes := layout(cols, all, width)
+	bw := bufio.NewWriter(w)
+	line := func(s string) {
+		if width > 0 && Width(s) > width { // only when nothing else could fit
+			s = CutEnd(stripSGR(s), width)
 		}
-		b.WriteRune(r)
+		bw.WriteString(s)
+		bw.WriteByte('\n')
 	}
-	return b.String()
+	line(rule("┌", "┬", "┐", keep, sizes))
+	for i, r := range all {
+		switch {
+		case i == 1:
+			line(rule("├", "┼", "┤", keep, sizes))
+		case footer != nil && i == len(all)-1:
+			line(rule("├", "┼", "┤", keep, sizes))
+		}
+		line(row(cols, r, keep, sizes))
+	}
+	line(rule("└", "┴", "┘", keep, sizes))
+	return bw.Flush()
 }
 
-// Bytes formats a size in binary units: 1536 → 1.5 KiB.
-func Bytes(n int64) string {
-	if n < 1024 {
-		return strconv.FormatInt(n, 10) + " B"
+func titles(cols []Column) []string {
+	t := make([]string, len(cols))
+	for i, c := range cols {
+		t[i] = c.Title
 	}
-	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB"}
-	v := float64(n)
-	i := -1
-	for v >= 1024 && i < len(units)-1 {
-		v /= 1024
-		i++
-	}
-	return fmt.Sprintf("%.1f %s", v, units[i])
+	return t
 }
 
-// Money formats a cost in dollars: cents, or four decimals below a cent so
-// that small amounts do not read as zero.
-func Money(x float64) string {
-	switch a := math.Abs(x); {
-	case a == 0 || a >= 0.01:
-		return "$" + commaFloat(x, 2)
-	case a < 0.00005:
-		return "<$0.0001"
+// layout chooses the columns kept, in order, and the width of each
+// column (indexed like cols).
+func layout(cols []Column, cells [][]string, width int) (keep []int, sizes []int) {
+	natural := make([]int, len(cols))
+	for _, r := range cells {
+		for i := range cols {
+			if i < len(r) {
+				natural[i] = max(natural[i], Width(r[i]))
+			}
+		}
 	}
-	return fmt.Sprintf("$%.4f", x)
+	least := slices.Clone(natural)
+	for i, c := range cols {
+		if c.Min > 0 {
+			least[i] = min(least[i], c.Min)
+		}
+	}
+	keep = make([]int, len(cols))
+	for i := range cols {
+		keep[i] = i
+	}
+	sizes = slices.Clone(natural)
+	if width <= 0 {
+		return keep, sizes
+	}
+	for tableWidth(keep, least) > width {
+		victim := -1
+		for k, i := range keep {
+			if d := cols[i].Drop; d > 0 && (victim < 0 || d < cols[keep[victim]].Drop) {
+				victim = k
+			}
+		}
+		if victim < 0 {
+			break
+		}
+		keep = slices.Delete(keep, victim, victim+1)
+	}
+	excess := tableWidth(keep, sizes) - width
+	order := shrinkOrder(cols, keep)
+	for _, floor := range [][]int{least, nil} { // to Min, then, if need be, to one column
+		for _, i := range order {
+			lowest := 1
+			if floor != nil {
+				lowest = floor[i]
+			}
+			give := max(0, min(excess, sizes[i]-lowest))
+			sizes[i] -= give
+			excess -= give
+		}
+	}
+	return keep, sizes
 }
 
-// commaFloat formats x with prec decimals and thousands separators.
-func commaFloat(x float64, prec int) string {
-	s := strconv.FormatFloat(x, 'f', prec, 64)
-	whole, frac, _ := strings.Cut(s, ".")
-	n, err := strconv.ParseInt(whole, 10, 64)
-	if err != nil {
-		return s
+// shrinkOrder lists the kept shrinkable columns, the most expendable
+// (lowest Drop, never-dropped ones last) first.
+func shrinkOrder(cols []Column, keep []int) []int {
+	var out []int
+	for _, i := range keep {
+		if cols[i].Min > 0 {
+			out = append(out, i)
+		}
 	}
-	out := Count(n)
-	if n == 0 && strings.HasPrefix(whole, "-") {
-		out = "-" + out
+	rank := func(i int) int {
+		if cols[i].Drop == 0 {
+			return int(^uint(0) >> 1)
+		}
+		return cols[i].Drop
 	}
-	if frac != "" {
-		out += "." + frac
-	}
+	slices.SortStableFunc(out, func(a, b int) int { return rank(a) - rank(b) })
 	return out
+}
+
+// tableWidth is the width of a table of these columns: "│ cell " each,
+// and a closing "│".
+func tableWidth(keep, sizes []int) int {
+	w := 1
+	for _, i := range keep {
+		w += sizes[i] + 3
+	}
+	return w
+}
+
+// rule is a border line.
+func rule(left, mid, right string, keep, sizes []int) string {
+	parts := make([]string, len(keep))
+	for k, i := range keep {
+		parts[k] = strings.Repeat("─", sizes[i]+2)
+	}
+	return left + strings.Join(parts, mid) + right
+}
+
+// row is one line of cells, each cut to its column's width and padded.
+func row(cols []Column, r []string, keep, sizes []int) string {
+	var b strings.Builder
+	for _, i := range keep {
+		cell := ""
+		if i < len(r) {
+			cell = r[i]
+		}
+		if Width(cell) > sizes[i] {
+			if cols[i].Middle {
+				cell = CutMiddle(cell, sizes[i])
+			} else {
+				cell = CutEnd(cell, sizes[i])
+			}
+		}
+		pad := strings.Repeat(" ", sizes[i]-Width(cell))
+		b.WriteString("│ ")
+		if cols[i].Right {
+			b.WriteString(pad + cell)
+		} else {
+			b.WriteString(cell + pad)
+		}
+		b.WriteByte(' ')
+	}
+	b.WriteString("│")
+	return b.String()
 }
