@@ -38,11 +38,17 @@ reliability:
 	mkdir -p bin
 	PISESS_HOSTILE_LONG=1 PISESS_HOSTILE_REPORT=$(CURDIR)/bin/reliability.md $(GO) test ./internal/hostile -count=1 -timeout 90m -v
 
-# Our projection against pi's own buildSessionContext (installs the pinned
-# pi package with npm ci).
-conformance:
+# Our projection and migration against pi's own code, two pinned pis side
+# by side: pi 1.6.0 (the reference for projection) and pi 0.73.1 (installed
+# with npm ci, again only when the lockfile changed). Prints the pairs
+# compared per pi (bin/conformance.txt).
+conformance/node_modules/.package-lock.json: conformance/package-lock.json
 	cd conformance && npm ci --ignore-scripts --no-audit --no-fund
-	PISESS_CONFORMANCE=1 $(GO) test ./internal/project -run Conformance -count=1
+
+conformance: conformance/node_modules/.package-lock.json
+	mkdir -p bin
+	PISESS_CONFORMANCE=1 PISESS_CONFORMANCE_REPORT=$(CURDIR)/bin/conformance.txt $(GO) test ./internal/project -run '^TestConformance$$' -count=1
+	@cat bin/conformance.txt
 
 test: vet unit conformance fuzz
 

@@ -1,36 +1,44 @@
 #!/usr/bin/env node
 // pi-context.mjs: what pi itself makes of session files, for pisess's
-// conformance test (internal/project/conformance_test.go).
+// conformance test (internal/project/conformance_test.go). Two pinned pis
+// are asked side by side: pi 1.6.0 (@earendil-works/pi-coding-agent), the
+// reference for projection, and pi 0.73.1 (@mariozechner/pi-coding-agent),
+// the last of the old package.
 //
 // Usage: node pi-context.mjs FILE...   (run with TZ=UTC)
 //
 // For every FILE it prints JSON Lines:
-//   {"kind":"file","file":F,"session":true,"entries":N,"tree":{"roots":[i…],"children":[[i…]|null…],"labels":[string|null…]}}
-//   {"kind":"context","file":F,"leafIndex":i,"leafId":ID,"default":bool,
-//    "messages":[…],"model":…,"thinkingLevel":…,"tokens":[n…],"contextTokens":n}
-// one context line for the default leaf (the last entry) and one for every
-// other leaf (entry that no entry names as its parent). Entries are referred
-// to by their index among the entries (header excluded), because pi gives
-// version-1 entries random ids. A context whose leaf sits on a parentId cycle
-// is reported as {"error":"cycle"} (pi's own walk would never return); the
-// tree is null when ids are not unique (pi's getTree can loop forever then);
-// a file pi throws on gives a file record with "error".
+//   {"kind":"file","file":F,"session":true,"entries":N,"version":V,
+//    "trees":{PI:{"roots":[i…],"children":[[i…]|null…],"labels":[string|null…]}|null},
+//    "migrated":{PI:[record…]}}
+//   {"kind":"context","file":F,"pi":PI,"leafIndex":i,"leafId":ID,"default":bool,
+//    "messages":[…],"sources":[i…],"model":…,"thinkingLevel":…,"tokens":[n|null…],"contextTokens":n|null}
+// where PI is "1.6.0" or "0.73.1". "migrated" (version 1 and 2 files only)
+// holds every record, header first, after the pi's own migrateSessionEntries.
+// One context line per pi for the default leaf (the last entry) and for every
+// other leaf (entry that no entry names as its parent). "sources" (pi 1.6.0
+// only, from buildSessionProjection) gives the entry behind each message.
+// Entries are referred to by their index among the entries (header
+// excluded), because pi gives version-1 entries random ids. A context whose
+// leaf sits on a parentId cycle is reported as {"error":"cycle"} (pi's own
+// walk would never return); a tree is null when ids are not unique (pi's
+// getTree can loop forever then); a file pi throws on gives a file record
+// with "error"; a context pi throws on gives "error".
 //
-// The file is read and parsed exactly as pi's loadEntriesFromFile does and
-// migrated in memory with pi's own migrateSessionEntries; it is never opened
-// with SessionManager.open, which rewrites files.
+// Each file is read and parsed exactly as pi's loader does and migrated in
+// memory; it is never opened with SessionManager.open or loadEntriesFromFile,
+// which rewrite the file they are given.
 
 import { readFileSync } from "node:fs";
-import {
-	buildSessionContext,
-	migrateSessionEntries,
-	parseSessionEntries,
-	SessionManager,
-} from "./node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js";
-import {
-	estimateContextTokens,
-	estimateTokens,
-} from "./node_modules/@mariozechner/pi-coding-agent/dist/core/compaction/compaction.js";
+import * as compaction1 from "./node_modules/@earendil-works/pi-coding-agent/dist/core/compaction/compaction.js";
+import * as session1 from "./node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js";
+import * as compaction0 from "./node_modules/@mariozechner/pi-coding-agent/dist/core/compaction/compaction.js";
+import * as session0 from "./node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js";
+
+const pis = [
+	{ name: "1.6.0", session: session1, compaction: compaction1 },
+	{ name: "0.73.1", session: session0, compaction: compaction0 },
+];
 
 function emit(record) {
 	process.stdout.write(`${JSON.stringify(record)}\n`);
@@ -49,9 +57,9 @@ function onCycle(leaf, byId) {
 // treeOf returns pi's getTree() with entries as indices, or null when ids
 // are not unique: getTree then shares one node between the entries of an id,
 // which can make its node graph cyclic, and its sorting loop never ends.
-function treeOf(fileEntries, entries) {
+function treeOf(pi, fileEntries, entries) {
 	if (new Set(entries.map((e) => e.id)).size !== entries.length) return null;
-	const sm = SessionManager.inMemory("/");
+	const sm = pi.session.SessionManager.inMemory("/");
 	sm.fileEntries = fileEntries;
 	sm._buildIndex();
 	const index = new Map(entries.map((e, i) => [e, i]));
@@ -69,54 +77,87 @@ function treeOf(fileEntries, entries) {
 	return { roots: roots.map((n) => index.get(n.entry)), children, labels };
 }
 
-function tokensOf(messages) {
+function tokensOf(pi, messages) {
 	const tokens = messages.map((m) => {
 		try {
-			return estimateTokens(m);
+			return pi.compaction.estimateTokens(m);
 		} catch {
 			return null;
 		}
 	});
 	let contextTokens = null;
 	try {
-		contextTokens = estimateContextTokens(messages).tokens;
+		contextTokens = pi.compaction.estimateContextTokens(messages).tokens;
 	} catch {}
 	return { tokens, contextTokens };
 }
 
-function contextFor(file, entries, byId, leafIndex, isDefault) {
+// projectionOf asks pi for the context of a leaf; pi 1.6.0 also says which
+// entry each message came from.
+function projectionOf(pi, entries, leafId, byId) {
+	if (!pi.session.buildSessionProjection) {
+		return pi.session.buildSessionContext(entries, leafId, byId);
+	}
+	const index = new Map(entries.map((e, i) => [e, i]));
+	const p = pi.session.buildSessionProjection(entries, leafId, byId);
+	const sources = p.entries.flatMap((pe) => pe.messages.map(() => index.get(pe.sourceEntry)));
+	return { messages: p.messages, sources, model: p.model, thinkingLevel: p.thinkingLevel };
+}
+
+function contextFor(pi, file, entries, byId, leafIndex, isDefault) {
 	const leaf = entries[leafIndex];
-	const base = { kind: "context", file, leafIndex, leafId: leaf.id, default: isDefault };
+	const base = { kind: "context", file, pi: pi.name, leafIndex, leafId: leaf.id, default: isDefault };
 	if (onCycle(leaf, byId)) return { ...base, error: "cycle" };
 	try {
-		const ctx = buildSessionContext(entries, leaf.id, byId);
-		return { ...base, ...ctx, ...tokensOf(ctx.messages) };
+		const ctx = projectionOf(pi, entries, leaf.id, byId);
+		return { ...base, ...ctx, ...tokensOf(pi, ctx.messages) };
 	} catch (err) {
 		return { ...base, error: String(err) };
 	}
 }
 
-function run(file) {
-	const content = readFileSync(file, "utf8");
-	const fileEntries = parseSessionEntries(content);
+// load parses and migrates the file's text as one pi does.
+function load(pi, content) {
+	const fileEntries = pi.session.parseSessionEntries(content);
 	const header = fileEntries[0];
-	if (!header || header.type !== "session" || typeof header.id !== "string") {
-		emit({ kind: "file", file, session: false });
-		return;
-	}
-	migrateSessionEntries(fileEntries);
+	if (!header || header.type !== "session" || typeof header.id !== "string") return null;
+	const version = header.version ?? 1;
+	pi.session.migrateSessionEntries(fileEntries);
 	const entries = fileEntries.filter((e) => e.type !== "session");
 	const byId = new Map();
 	for (const e of entries) byId.set(e.id, e);
-	emit({ kind: "file", file, session: true, entries: entries.length, tree: treeOf(fileEntries, entries) });
+	return { fileEntries, entries, byId, version };
+}
+
+function run(file) {
+	const content = readFileSync(file, "utf8");
+	const loaded = pis.map((pi) => load(pi, content));
+	if (loaded.some((l) => l === null)) {
+		emit({ kind: "file", file, session: false });
+		return;
+	}
+	const { entries, version } = loaded[0];
+	const record = { kind: "file", file, session: true, entries: entries.length, version, trees: {} };
+	pis.forEach((pi, k) => {
+		record.trees[pi.name] = treeOf(pi, loaded[k].fileEntries, loaded[k].entries);
+	});
+	if (version < 3) {
+		record.migrated = {};
+		pis.forEach((pi, k) => {
+			record.migrated[pi.name] = loaded[k].fileEntries;
+		});
+	}
+	emit(record);
 	if (entries.length === 0) return;
 
-	const parents = new Set(entries.map((e) => e.parentId).filter((p) => p && byId.has(p)));
+	const parents = new Set(entries.map((e) => e.parentId).filter((p) => p && loaded[0].byId.has(p)));
 	const last = entries.length - 1;
-	emit(contextFor(file, entries, byId, last, true));
-	entries.forEach((e, i) => {
-		if (i !== last && !parents.has(e.id)) emit(contextFor(file, entries, byId, i, false));
-	});
+	const leaves = [last, ...[...entries.keys()].filter((i) => i !== last && !parents.has(entries[i].id))];
+	for (const i of leaves) {
+		pis.forEach((pi, k) => {
+			emit(contextFor(pi, file, loaded[k].entries, loaded[k].byId, i, i === last));
+		});
+	}
 }
 
 const files = process.argv.slice(2);

@@ -84,7 +84,8 @@ func (c *Context) EntryIDs() []string {
 }
 
 // Context projects the context of leaf (nil leaf: empty context, as pi's
-// buildSessionContext for a session without entries).
+// buildSessionContext for a session without entries), as pi 1.6.0's
+// buildSessionProjection does.
 func (s *Session) Context(leaf *Entry) (*Context, error) {
 	path, err := s.Path(leaf)
 	if err != nil {
@@ -92,19 +93,16 @@ func (s *Session) Context(leaf *Entry) (*Context, error) {
 	}
 	c := &Context{Leaf: leaf, Path: path, Settings: SettingsOf(path)}
 	c.Entries = contextEntries(path)
-	edits := lastEdits(c.Entries)
+	edits := latestEdits(c.Entries)
 	for i, e := range c.Entries {
-		if i == 0 && e.Type == "compaction" {
-			c.add(e, compactionSummary(e))
-			c.addTail(e)
-			continue
+		if i > 0 && e.Type == "compaction" {
+			continue // an older compaction inside the kept range yields nothing
 		}
-		if m := entryMessage(e); m != nil {
-			if edit, ok := edits[e.ID]; ok && e.ID != "" {
-				if m = edit.apply(e, m); m == nil {
-					continue
-				}
-			}
+		msgs := entryMessages(e)
+		if edit := edits.of(e); edit != nil {
+			msgs = applyEdit(edit, msgs)
+		}
+		for _, m := range msgs {
 			c.add(e, m)
 		}
 	}
@@ -117,21 +115,12 @@ func (c *Context) add(e *Entry, m json.RawMessage) {
 	c.Sources = append(c.Sources, e)
 }
 
-// addTail appends a compaction's retainedTail messages.
-func (c *Context) addTail(e *Entry) {
-	var tail []json.RawMessage
-	if raw, ok := e.fields["retainedTail"]; !ok || !isArray(raw) || json.Unmarshal(raw, &tail) != nil {
-		return
-	}
-	for _, m := range tail {
-		c.add(e, m)
-	}
-}
-
-// contextEntries applies the compaction cut: with no compaction on the path,
-// the whole path; otherwise the last compaction C, then (unless C carries a
-// retainedTail) the path entries from C's firstKeptEntryId up to C, then
-// everything after C.
+// contextEntries applies the compaction cut (pi 1.6.0's buildContextEntries):
+// with no compaction on the path, the whole path; otherwise the last
+// compaction C, then (unless C carries a retainedTail) the path entries from
+// C's firstKeptEntryId up to C, leaving out system messages, then everything
+// after C. (pi cuts at the first path entry whose id equals C's: C itself,
+// since only the last entry of an id can be a parent.)
 func contextEntries(path []*Entry) []*Entry {
 	ci := -1
 	for i, e := range path {
@@ -146,15 +135,12 @@ func contextEntries(path []*Entry) []*Entry {
 	out := []*Entry{c}
 	if !hasRetainedTail(c) {
 		firstKept, _ := rawString(c.fields["firstKeptEntryId"])
-		kept := -1
-		for i := 0; i < ci && firstKept != ""; i++ {
-			if path[i].ID == firstKept {
-				kept = i
-				break
+		kept := false
+		for _, e := range path[:ci] {
+			kept = kept || (firstKept != "" && e.ID == firstKept)
+			if kept && e.Role() != "system" {
+				out = append(out, e)
 			}
-		}
-		if kept >= 0 {
-			out = append(out, path[kept:ci]...)
 		}
 	}
 	return append(out, path[ci+1:]...)
@@ -166,21 +152,31 @@ func hasRetainedTail(e *Entry) bool {
 	return isArray(e.fields["retainedTail"])
 }
 
-// entryMessage is pi's appendMessage: the message an entry puts into the
-// context, or nil. Compactions are handled by the caller.
-func entryMessage(e *Entry) json.RawMessage {
+// entryMessages is pi 1.6.0's sessionEntryToContextMessages: the messages
+// an entry puts into the context. A compaction gives its systemMessage
+// (when truthy), its summary and then its retainedTail messages; the caller
+// asks only the leading compaction.
+func entryMessages(e *Entry) []json.RawMessage {
 	switch e.Type {
 	case "message":
-		return e.fields["message"] // absent: pi would throw; we skip it
+		m, ok := e.fields["message"]
+		if !ok {
+			return nil // pi throws; we skip it
+		}
+		return []json.RawMessage{normalizeContent(m)}
 	case "custom_message":
+		content := e.fields["content"]
+		if len(content) == 0 || isNull(content) {
+			content = json.RawMessage("[]") // pi: entry.content ?? []
+		}
 		var w objectWriter
 		w.member("role", json.RawMessage(`"custom"`))
 		w.member("customType", e.fields["customType"])
-		w.member("content", e.fields["content"])
+		w.member("content", content)
 		w.member("display", e.fields["display"])
 		w.member("details", e.fields["details"])
 		w.member("timestamp", jsDateJSON(e.fields["timestamp"]))
-		return w.bytes()
+		return []json.RawMessage{w.bytes()}
 	case "branch_summary":
 		if !jsTruthy(e.fields["summary"]) {
 			return nil
@@ -190,12 +186,43 @@ func entryMessage(e *Entry) json.RawMessage {
 		w.member("summary", e.fields["summary"])
 		w.member("fromId", e.fields["fromId"])
 		w.member("timestamp", jsDateJSON(e.fields["timestamp"]))
-		return w.bytes()
+		return []json.RawMessage{w.bytes()}
+	case "compaction":
+		var msgs []json.RawMessage
+		if sys := e.fields["systemMessage"]; jsTruthy(sys) {
+			msgs = append(msgs, sys)
+		}
+		msgs = append(msgs, compactionSummary(e))
+		return append(msgs, retainedTail(e)...)
 	}
 	return nil
 }
 
-// compactionSummary is the message a leading compaction puts first.
+// normalizeContent is pi 1.6.0's repair of a message whose content is null
+// or absent: "" for a system message, [] for user, assistant and toolResult
+// messages. Other messages are returned as stored.
+func normalizeContent(m json.RawMessage) json.RawMessage {
+	h, ok := headOf(m)
+	if !ok || (len(h.Content) > 0 && !isNull(h.Content)) {
+		return m
+	}
+	var empty json.RawMessage
+	switch h.Role {
+	case "system":
+		empty = json.RawMessage(`""`)
+	case "user", "assistant", "toolResult":
+		empty = json.RawMessage(`[]`)
+	default:
+		return m
+	}
+	if edited, err := setMember(m, "content", empty); err == nil {
+		return edited
+	}
+	return m
+}
+
+// compactionSummary is the message a leading compaction puts after its
+// systemMessage.
 func compactionSummary(e *Entry) json.RawMessage {
 	var w objectWriter
 	w.member("role", json.RawMessage(`"compactionSummary"`))
@@ -205,63 +232,100 @@ func compactionSummary(e *Entry) json.RawMessage {
 	return w.bytes()
 }
 
-// contextEdit is a well-formed context_edit: replacement null (omit) or
-// {content} (replace the content).
-type contextEdit struct {
-	omit    bool
-	content json.RawMessage
+// retainedTail returns a compaction's retainedTail messages (pi 1.6.0 does
+// not know the key), content normalised as for message entries.
+func retainedTail(e *Entry) []json.RawMessage {
+	var tail []json.RawMessage
+	if raw := e.fields["retainedTail"]; !isArray(raw) || json.Unmarshal(raw, &tail) != nil {
+		return nil
+	}
+	for i, m := range tail {
+		tail[i] = normalizeContent(m)
+	}
+	return tail
 }
 
-// lastEdits returns, per target id, the last well-formed context_edit among
-// the context entries. An edit without a replacement key, or whose
-// replacement is neither null nor an object with content, is ignored.
-func lastEdits(entries []*Entry) map[string]contextEdit {
-	edits := map[string]contextEdit{}
+// editIndex maps a target id (as jsKey) to the latest context_edit entry
+// that names it.
+type editIndex map[string]*Entry
+
+// latestEdits indexes the context_edit entries among the context entries:
+// per target the last one wins, whatever its replacement (an edit before
+// the compaction cut is gone with it).
+func latestEdits(entries []*Entry) editIndex {
+	edits := editIndex{}
 	for _, e := range entries {
 		if e.Type != "context_edit" {
 			continue
 		}
-		target, ok := rawString(e.fields["targetId"])
-		repl, has := e.fields["replacement"]
-		if !ok || !has {
-			continue
+		if key, ok := jsKey(e.fields["targetId"]); ok {
+			edits[key] = e
 		}
-		if isNull(repl) {
-			edits[target] = contextEdit{omit: true}
-			continue
-		}
-		var r struct {
-			Content json.RawMessage `json:"content"`
-		}
-		if !isObject(repl) || json.Unmarshal(repl, &r) != nil || r.Content == nil {
-			continue
-		}
-		edits[target] = contextEdit{content: r.Content}
 	}
 	return edits
 }
 
-// apply edits the message m of entry e; nil means the message is omitted.
-// Only custom_message entries and user/assistant/toolResult messages are
-// editable: others are left alone (validate reports the edit).
-func (ed contextEdit) apply(e *Entry, m json.RawMessage) json.RawMessage {
-	role := "custom"
-	if e.Type == "message" {
-		role = e.Role()
-		if role != "user" && role != "assistant" && role != "toolResult" {
-			return m
-		}
-	} else if e.Type != "custom_message" {
-		return m
-	}
-	if ed.omit {
+// of returns the edit that applies to entry e, or nil.
+func (edits editIndex) of(e *Entry) *Entry {
+	if len(edits) == 0 {
 		return nil
 	}
-	content := ed.content
-	if s, ok := rawString(content); ok && (role == "assistant" || role == "toolResult") {
-		content = json.RawMessage(`[{"type":"text","text":` + string(jsonString(s)) + `}]`)
+	key, ok := jsKey(e.fields["id"])
+	if !ok {
+		return nil
 	}
-	edited, err := setMember(m, "content", content)
+	return edits[key]
+}
+
+// applyEdit is pi 1.6.0's projectContextEntry: replacement null drops every
+// message of the entry, whatever its kind; otherwise each user, assistant,
+// toolResult and custom message gets replacement.content as its content (a
+// string becomes [{type:"text",text}] for assistant and toolResult; no
+// content, e.g. a replacement that is not an object, removes the key) and
+// other messages stay. An edit without a replacement leaves the messages as
+// they are (pi throws on it).
+func applyEdit(edit *Entry, msgs []json.RawMessage) []json.RawMessage {
+	repl, ok := edit.fields["replacement"]
+	if !ok {
+		return msgs
+	}
+	if isNull(repl) {
+		return nil
+	}
+	var content json.RawMessage
+	if isObject(repl) {
+		content = memberValue(repl, "content")
+	}
+	out := make([]json.RawMessage, len(msgs))
+	for i, m := range msgs {
+		out[i] = editContent(m, content)
+	}
+	return out
+}
+
+// editContent replaces the content of one message if its role is editable;
+// a nil content removes the key (JSON of undefined).
+func editContent(m, content json.RawMessage) json.RawMessage {
+	h, ok := headOf(m)
+	if !ok {
+		return m
+	}
+	switch h.Role {
+	case "user", "custom":
+	case "assistant", "toolResult":
+		if s, ok := rawString(content); ok {
+			content = json.RawMessage(`[{"type":"text","text":` + string(jsonString(s)) + `}]`)
+		}
+	default:
+		return m
+	}
+	var edited json.RawMessage
+	var err error
+	if content == nil {
+		edited, err = deleteMember(m, "content")
+	} else {
+		edited, err = setMember(m, "content", content)
+	}
 	if err != nil {
 		return m
 	}

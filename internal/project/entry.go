@@ -3,6 +3,8 @@ package project
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"strconv"
 )
 
 // Entry is one record after the header, as pi sees it after migrating the
@@ -206,4 +208,30 @@ func jsonString(s string) json.RawMessage {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s) // a string always encodes
 	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
+}
+
+// jsKey returns a key under which two raw JSON values are equal exactly
+// when JavaScript finds them equal with === (and as Map keys): absent
+// (undefined), null, booleans, strings and numbers by value. Objects and
+// arrays are never equal to another parsed value: ok is false.
+func jsKey(raw json.RawMessage) (key string, ok bool) {
+	switch c := firstByte(raw); {
+	case c == 0:
+		return "u", true
+	case c == '"':
+		s, ok := rawString(raw)
+		return "s" + s, ok
+	case c == 'n', c == 't', c == 'f':
+		return string(raw), true
+	case c == '-' || (c >= '0' && c <= '9'):
+		f, err := strconv.ParseFloat(string(raw), 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return "", false
+		}
+		if f == 0 {
+			f = 0 // -0 === 0
+		}
+		return "n" + strconv.FormatFloat(f, 'g', -1, 64), true
+	}
+	return "", false
 }

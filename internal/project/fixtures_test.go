@@ -198,7 +198,7 @@ var fixtures = []fixture{
 		compaction("k2", "c", 5, "empty tail", "a", `"retainedTail":[]`),
 		user("d", "k2", 6, "after empty tail"),
 	}},
-	{name: "context-edits", notForPi: "pi 0.73.1 has no context_edit", lines: []string{
+	{name: "context-edits", lines: []string{
 		header(3),
 		user("a", "", 1, "my password is hunter2"),
 		asst("b", "a", 2, "toolUse", "reading", "call1:read"),
@@ -206,12 +206,46 @@ var fixtures = []fixture{
 		ent("custom_message", "cm", "c", 4, `"customType":"note","content":"original note","display":true`),
 		ent("context_edit", "x1", "cm", 5, `"targetId":"a","replacement":{"content":"my password is [redacted]"}`),
 		ent("context_edit", "x2", "x1", 6, `"targetId":"c","replacement":{"content":"(elided)"}`),
-		ent("context_edit", "x3", "x2", 7, `"targetId":"b","replacement":{"content":[{"type":"text","text":"short"},{"type":"toolCall","id":"call1","name":"read","arguments":{}}]}`),
+		ent("context_edit", "x3", "x2", 7, `"targetId":"b","replacement":{"content":[{"type":"text","text":"superseded by x6"},{"type":"toolCall","id":"call1","name":"read","arguments":{}}]}`),
 		ent("context_edit", "x4", "x3", 8, `"targetId":"cm","replacement":{"content":"edited note"}`),
 		ent("context_edit", "x5", "x4", 9, `"targetId":"a","replacement":null`),
-		ent("context_edit", "x6", "x5", 10, `"targetId":"b"`),
+		ent("context_edit", "x6", "x5", 10, `"targetId":"b","replacement":{"content":[{"type":"text","text":"short"},{"type":"toolCall","id":"call1","name":"read","arguments":{}}]}`),
 		ent("context_edit", "x7", "x6", 12, `"targetId":"c","replacement":null`),
 		user("d", "x6", 11, "next"),
+	}},
+	// What pi 1.6.0 changed: system messages, a compaction's systemMessage,
+	// null content, the latest edit of a target whatever it says, edits that
+	// omit any entry, an older compaction kept inside the newest kept range.
+	{name: "pi1-projection", lines: []string{
+		header(3),
+		ent("message", "s0", "", 1, `"message":{"role":"system","content":"","sections":{"preamble":"You are careful."},"toolsAdded":[{"name":"read","description":"Read","parameters":{}}],"timestamp":1767225601000}`),
+		user("a", "s0", 2, "one"),
+		ent("message", "s1", "a", 3, `"message":{"role":"system","content":null,"sections":{"cwd":"/w"},"timestamp":1767225603000}`),
+		asst("b", "s1", 4, "stop", "two"),
+		user("c", "b", 5, "three"),
+		compaction("k1", "c", 6, "first summary", "a", `"systemMessage":{"role":"system","content":"checkpoint","sections":{"preamble":"You are careful.","cwd":"/w"},"timestamp":1767225606000}`),
+		ent("message", "e", "k1", 7, `"message":{"role":"user","content":null,"timestamp":1767225607000}`),
+		ent("message", "s2", "e", 8, `"message":{"role":"system","content":[{"type":"text","text":"later rules"}],"toolsRemoved":[{"name":"read"}],"timestamp":1767225608000}`),
+		ent("message", "f", "s2", 9, `"message":{"role":"assistant","api":"anthropic-messages","provider":"anthropic","model":"claude-test","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"error","timestamp":1767225609000}`),
+		ent("custom_message", "cm", "f", 10, `"customType":"note","content":null,"display":true`),
+		ent("context_edit", "x1", "cm", 11, `"targetId":"a","replacement":{"content":"edited"}`),
+		ent("context_edit", "x2", "x1", 12, `"targetId":"a","replacement":{"content":[{"type":"text","text":"edited again"}]}`),
+		ent("context_edit", "x3", "x2", 13, `"targetId":"b","replacement":"not an object"`),
+		ent("message", "bash", "x3", 14, `"message":{"role":"bashExecution","command":"ls","output":"a","exitCode":0,"cancelled":false,"truncated":false,"timestamp":1767225614000}`),
+		ent("context_edit", "x4", "bash", 15, `"targetId":"bash","replacement":null`),
+		ent("context_edit", "x5", "x4", 16, `"targetId":"k1","replacement":{"content":"ignored by system and summary"}`),
+		compaction("k2", "x5", 17, "second summary", "b", ""),
+		user("h", "k2", 18, "end"),
+		user("h2", "x5", 19, "other end"),
+	}},
+	// pi 1.6.0 throws on the latest edit of a user message when it has no
+	// replacement; we leave the message as it is.
+	{name: "edit-without-replacement", lines: []string{
+		header(3),
+		ent("message", "s", "", 1, `"message":{"content":null,"role":"system"}`),
+		user("a", "s", 1, "original"),
+		ent("context_edit", "x1", "a", 2, `"targetId":"a","replacement":{"content":"first edit"}`),
+		ent("context_edit", "x2", "x1", 3, `"targetId":"a"`),
 	}},
 	{name: "custom-and-summaries", lines: []string{
 		header(3),

@@ -262,6 +262,14 @@ func TestContext(t *testing.T) {
 		{"context edits before they happen", "context-edits", "x1",
 			[]string{"user:my password is [redacted]", "assistant:reading", "toolResult:a very long file", "custom:original note"},
 			[]string{"a", "b", "c", "cm"}},
+		{"pi 1.6.0: older compaction kept, system message dropped from the kept range, edits", "pi1-projection", "h",
+			[]string{"compactionSummary:second summary", "assistant:", "user:three", "user:", "assistant:", "custom:", "user:end"},
+			[]string{"k2", "b", "c", "e", "f", "cm", "h"}},
+		{"pi 1.6.0: systemMessage leads, latest edit wins, null omits any entry", "pi1-projection", "h2",
+			[]string{"system:checkpoint", "compactionSummary:first summary", "user:edited again", "assistant:", "user:three", "user:", "system:later rules", "assistant:", "custom:", "user:other end"},
+			[]string{"k1", "k1", "a", "b", "c", "e", "s2", "f", "cm", "h2"}},
+		{"latest edit without replacement leaves the message", "edit-without-replacement", "",
+			[]string{"system:", "user:original"}, []string{"s", "a"}},
 		{"v1: ids, index, hookMessage", "v1-linear", "",
 			[]string{"compactionSummary:v1 summary", "user:third", "custom:from a hook", "user:after"}, nil},
 		{"v1: index of a later entry keeps nothing", "v1-forward-index", "",
@@ -309,6 +317,12 @@ func TestSynthesizedMessages(t *testing.T) {
 		{"context-edits", "", 2, `{"role":"custom","customType":"note","content":"edited note","display":true,"timestamp":1767225604000}`},
 		{"context-edits", "x1", 0, `{"role":"user","content":"my password is [redacted]","timestamp":1767225601000}`},
 		{"v2-hook", "", 1, `{"role":"custom","customType":"hook","content":"hooked","display":true,"timestamp":1767225602000}`},
+		{"edit-without-replacement", "", 0, `{"content":"","role":"system"}`},
+		{"pi1-projection", "h2", 0, `{"role":"system","content":"checkpoint","sections":{"preamble":"You are careful.","cwd":"/w"},"timestamp":1767225606000}`},
+		{"pi1-projection", "h2", 3, `{"role":"assistant","api":"anthropic-messages","provider":"anthropic","model":"claude-test","usage":{"input":100,"output":20,"cacheRead":0,"cacheWrite":0,"totalTokens":120,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1767225604000}`},
+		{"pi1-projection", "h2", 5, `{"role":"user","content":[],"timestamp":1767225607000}`},
+		{"pi1-projection", "h2", 7, `{"role":"assistant","api":"anthropic-messages","provider":"anthropic","model":"claude-test","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"error","timestamp":1767225609000,"content":[]}`},
+		{"pi1-projection", "h2", 8, `{"role":"custom","customType":"note","content":[],"display":true,"timestamp":1767225610000}`},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/%s/%d", tt.fixture, tt.leaf, tt.index), func(t *testing.T) {
@@ -582,7 +596,7 @@ func TestEstimateTokens(t *testing.T) {
 		want      int
 	}{
 		{"user string", `{"role":"user","content":"abcde"}`, 2},
-		{"user blocks, images not counted", `{"role":"user","content":[{"type":"text","text":"abcd"},{"type":"image","data":"x"}]}`, 1},
+		{"user blocks and images", `{"role":"user","content":[{"type":"text","text":"abcd"},{"type":"image","data":"x"}]}`, (4 + 4800 + 3) / 4},
 		{"utf-16 length", `{"role":"user","content":"😀😀"}`, 1}, // 4 code units
 		{"assistant", `{"role":"assistant","content":[{"type":"text","text":"ab"},{"type":"thinking","thinking":"cd"},{"type":"toolCall","id":"1","name":"bash","arguments":{"c":"x\ny","n":1.50,"e":1e21,"s":1e-7,"u":"é"}}]}`,
 			(2 + 2 + 4 + len(`{"c":"x\ny","n":1.5,"e":1e+21,"s":1e-7,"u":"é"}`) - 1 + 3) / 4},
@@ -590,7 +604,10 @@ func TestEstimateTokens(t *testing.T) {
 		{"custom string", `{"role":"custom","content":"abcdefgh"}`, 2},
 		{"bash", `{"role":"bashExecution","command":"ls","output":"abc"}`, 2},
 		{"summary", `{"role":"compactionSummary","summary":"abcdefghi"}`, 3},
-		{"unknown role", `{"role":"system","content":"abcdefgh"}`, 0},
+		{"system: content, sections, toolsAdded", `{"role":"system","content":[{"type":"text","text":"abcd"}],"sections":{"a":"xy","gone":null},"toolsAdded":[{"name":"é"}]}`,
+			(4 + 2 + len(`[{"name":"é"}]`) - 1 + 3) / 4},
+		{"system string", `{"role":"system","content":"abcdefgh"}`, 2},
+		{"unknown role", `{"role":"hookMessage","content":"abcdefgh"}`, 0},
 		{"not an object", `"x"`, 0},
 	}
 	for _, tt := range tests {

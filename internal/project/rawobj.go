@@ -102,3 +102,19 @@ func (w *objectWriter) bytes() json.RawMessage {
 	w.buf.WriteByte('}')
 	return w.buf.Bytes()
 }
+
+// deleteMember returns a copy of the raw object obj without member key
+// (every occurrence); the other members keep their order and bytes.
+func deleteMember(obj json.RawMessage, key string) (json.RawMessage, error) {
+	members, err := objectMembers(obj)
+	if err != nil {
+		return nil, err
+	}
+	var w objectWriter
+	for _, m := range members {
+		if m.key != key {
+			w.member(m.key, m.value)
+		}
+	}
+	return w.bytes(), nil
+}

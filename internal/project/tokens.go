@@ -12,32 +12,39 @@ import (
 // imageChars is what pi counts for one image block.
 const imageChars = 4800
 
-// EstimateTokens is pi's fallback estimate for one message
+// EstimateTokens is pi 1.6.0's fallback estimate for one message
 // (compaction.estimateTokens): ceil(chars/4), where chars counts UTF-16 code
 // units of text, thinking, tool-call names and JSON arguments, bash command
-// and output, summaries, and 4,800 per image in toolResult and custom
-// content. Roles pi does not count give 0.
+// and output, summaries, a system message's sections and its toolsAdded as
+// JSON, and 4,800 per image in user, toolResult, custom and system content.
+// Roles pi does not count give 0.
 func EstimateTokens(msg json.RawMessage) int {
 	var m struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-		Command string          `json:"command"`
-		Output  string          `json:"output"`
-		Summary string          `json:"summary"`
+		Role       string          `json:"role"`
+		Content    json.RawMessage `json:"content"`
+		Command    string          `json:"command"`
+		Output     string          `json:"output"`
+		Summary    string          `json:"summary"`
+		Sections   json.RawMessage `json:"sections"`
+		ToolsAdded json.RawMessage `json:"toolsAdded"`
 	}
 	if !isObject(msg) || json.Unmarshal(msg, &m) != nil {
 		return 0
 	}
 	chars := 0
 	switch m.Role {
-	case "user":
-		chars = contentChars(m.Content, false)
+	case "system":
+		chars = contentChars(m.Content)
+		chars += sectionChars(m.Sections)
+		if jsTruthy(m.ToolsAdded) {
+			chars += jsStringifyLen(m.ToolsAdded)
+		}
+	case "user", "custom", "toolResult":
+		chars = contentChars(m.Content)
 	case "assistant":
 		for _, b := range decodeBlocks(m.Content) {
 			chars += assistantBlockChars(b)
 		}
-	case "custom", "toolResult":
-		chars = contentChars(m.Content, true)
 	case "bashExecution":
 		chars = utf16Len(m.Command) + utf16Len(m.Output)
 	case "branchSummary", "compactionSummary":
@@ -46,9 +53,25 @@ func EstimateTokens(msg json.RawMessage) int {
 	return (chars + 3) / 4
 }
 
-// contentChars counts a string content, or the text (and, when withImages,
-// the image) blocks of an array content.
-func contentChars(content json.RawMessage, withImages bool) int {
+// sectionChars counts the string values of a system message's sections
+// (null removes a section and counts nothing).
+func sectionChars(sections json.RawMessage) int {
+	var values map[string]json.RawMessage
+	if !isObject(sections) || json.Unmarshal(sections, &values) != nil {
+		return 0
+	}
+	chars := 0
+	for _, v := range values {
+		if s, ok := rawString(v); ok {
+			chars += utf16Len(s)
+		}
+	}
+	return chars
+}
+
+// contentChars counts a string content, or the text and image blocks of an
+// array content (pi's estimateTextAndImageContentChars).
+func contentChars(content json.RawMessage) int {
 	if s, ok := rawString(content); ok {
 		return utf16Len(s)
 	}
@@ -57,7 +80,7 @@ func contentChars(content json.RawMessage, withImages bool) int {
 		if b.Type == "text" && b.Text != nil {
 			chars += utf16Len(*b.Text)
 		}
-		if withImages && b.Type == "image" {
+		if b.Type == "image" {
 			chars += imageChars
 		}
 	}
@@ -84,12 +107,10 @@ func assistantBlockChars(b contentBlock) int {
 	return 0
 }
 
-// ContextTokens is pi's estimateContextTokens: the usage of the last
-// assistant message that has one and did not stop with "aborted" or "error"
-// (totalTokens, or input+output+cacheRead+cacheWrite when it is 0 or
-// absent), plus the estimate of every later message; without such a usage,
-// the estimate of all messages. A usage component that is not a number
-// counts 0 here (pi gets NaN).
+// ContextTokens is pi 1.6.0's estimateContextTokens: the usage of the last
+// assistant message that has a usable one (see assistantUsage), plus the
+// estimate of every later message; without such a usage, the estimate of
+// all messages.
 func ContextTokens(msgs []json.RawMessage) int {
 	total := 0
 	for i := len(msgs) - 1; i >= 0; i-- {
@@ -101,7 +122,12 @@ func ContextTokens(msgs []json.RawMessage) int {
 	return total
 }
 
-// assistantUsage is pi's calculateContextTokens(getAssistantUsage(msg)).
+// assistantUsage is pi 1.6.0's calculateContextTokens(getAssistantUsage(msg)):
+// an assistant message not stopped by "aborted" or "error" whose usage gives
+// a positive count: totalTokens, or when it is 0 or absent
+// input+output+cacheRead+cacheWrite. A count that is not positive (an
+// all-zero usage, as local models write) or not a number (pi's NaN) is not
+// usable: pi 0.73.1 used it anyway.
 func assistantUsage(msg json.RawMessage) (int, bool) {
 	var m struct {
 		Role       string          `json:"role"`
@@ -111,17 +137,50 @@ func assistantUsage(msg json.RawMessage) (int, bool) {
 	if !isObject(msg) || json.Unmarshal(msg, &m) != nil {
 		return 0, false
 	}
-	if m.Role != "assistant" || m.StopReason == "aborted" || m.StopReason == "error" || !jsTruthy(m.Usage) {
+	if m.Role != "assistant" || m.StopReason == "aborted" || m.StopReason == "error" || !jsTruthy(m.Usage) || !isObject(m.Usage) {
 		return 0, false
 	}
-	var u struct {
-		TotalTokens, Input, Output, CacheRead, CacheWrite float64
+	var u map[string]json.RawMessage
+	if json.Unmarshal(m.Usage, &u) != nil {
+		return 0, false
 	}
-	_ = json.Unmarshal(m.Usage, &u) // a non-object usage counts 0
-	if u.TotalTokens != 0 {
-		return int(u.TotalTokens), true
+	var total float64
+	if t := u["totalTokens"]; jsTruthy(t) {
+		n, ok := jsAddend(t)
+		if !ok {
+			return 0, false // a string or object: not a number
+		}
+		total = n
+	} else {
+		for _, key := range []string{"input", "output", "cacheRead", "cacheWrite"} {
+			n, ok := jsAddend(u[key])
+			if !ok {
+				return 0, false // NaN
+			}
+			total += n
+		}
 	}
-	return int(u.Input + u.Output + u.CacheRead + u.CacheWrite), true
+	if !(total > 0) {
+		return 0, false
+	}
+	return int(total), true
+}
+
+// jsAddend is the number a usage value adds in JavaScript: numbers as they
+// are, null and false 0, true 1; anything else (undefined, strings,
+// objects) is not a number.
+func jsAddend(raw json.RawMessage) (float64, bool) {
+	switch string(raw) {
+	case "null", "false":
+		return 0, true
+	case "true":
+		return 1, true
+	}
+	var f float64
+	if c := firstByte(raw); c != '-' && (c < '0' || c > '9') || json.Unmarshal(raw, &f) != nil {
+		return 0, false
+	}
+	return f, true
 }
 
 // utf16Len is JavaScript's string length.
