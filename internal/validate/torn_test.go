@@ -41,7 +41,7 @@ func TestTornLineBOMAndVersionNull(t *testing.T) {
 		want    []want
 	}{
 		{"torn line, resumed after", []string{hdr3, user1, asst2, torn3, user4}, Tolerated, 3,
-			[]want{{4, finding.TornLine, finding.Warning, "pi skips it"}}},
+			[]want{{4, finding.TornLine, finding.Warning, "pi skips the line"}}},
 		{"torn line last, with its newline", []string{hdr3, user1, asst2, torn3}, Tolerated, 3,
 			[]want{{4, finding.TornLine, finding.Warning, ""}}},
 		{"torn line with a cut character", []string{hdr3, user1, asst2, "{\"type\":\"message\",\"id\":\"aaaa0003\",\"x\":\"caf\xc3", user4}, Tolerated, 3,
