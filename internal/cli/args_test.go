@@ -43,7 +43,7 @@ var flagValues = map[string]map[string]string{
 	"tree":     {"format": "json"},
 	"path":     {"format": "json"},
 	"context":  {"format": "json"},
-	"audit":    {"format": "json", "by": "model", "sort": "size"},
+	"audit":    {"format": "json", "by": "model", "sort": "size", "order": "desc", "since": "2026-01-01", "until": "2026-12-31", "tz": "UTC"},
 }
 
 // valueFor returns the test value of a flag of cmd, and whether it has one.
