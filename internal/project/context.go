@@ -62,13 +62,14 @@ type Context struct {
 	Leaf *Entry   // nil for a session without entries
 	Path []*Entry // root to leaf
 	// Entries are the context entries: the path after the compaction cut
-	// (the leading compaction first), of every type.
+	// (the leading compaction first, system messages of the kept range left
+	// out), of every type.
 	Entries []*Entry
 	Settings
-	// Messages equal what pi's buildSessionContext returns.
+	// Messages equal what pi 1.6.0's buildSessionContext returns.
 	Messages []json.RawMessage
 	// Sources[i] is the entry that produced Messages[i] (a compaction for
-	// its summary and its retainedTail messages).
+	// its systemMessage, its summary and its retainedTail messages).
 	Sources []*Entry
 	// Unpaired lists the rule-6 problems of Messages.
 	Unpaired []Unpaired

@@ -1,5 +1,5 @@
 // Package project builds the tree, the active path and the model context of
-// a session, exactly as pi's buildSessionContext does.
+// a session, exactly as pi 1.6.0's getTree and buildSessionProjection do.
 //
 // Load reads one session file with the streaming parse.Reader and keeps every
 // entry as decoded top-level fields (raw JSON values, so numbers and key order
@@ -17,8 +17,9 @@
 //   - Tree builds pi's getTree view (roots, children sorted by timestamp,
 //     resolved labels) without recursion,
 //   - Context projects the model context of section 7 (settings, compaction
-//     cut, branch summaries, custom messages, context edits) and checks rule 6
-//     (every tool call answered, every result preceded by its call),
+//     cut and checkpoint, branch summaries, custom messages, context edits,
+//     null content) and checks rule 6 (every tool call answered, every
+//     result preceded by its call),
 //   - TreeView, PathView and ContextView are the JSON documents of cli.md,
 //   - Summary describes an entry in one line, EstimateTokens and
 //     ContextTokens are pi's token estimates, CheckToolPairs is rule 6 on
@@ -28,5 +29,7 @@
 // rather than the letter of the spec, and how rule 6 was calibrated.
 //
 // The conformance test (PISESS_CONFORMANCE=1, see conformance_test.go) checks
-// the projection against pi's own code for every leaf of every corpus file.
+// the projection against pi's own code (pi 1.6.0, and pi 0.73.1 where pi 1.x
+// changed nothing) for every leaf of every corpus file and of generated
+// sessions.
 package project

@@ -341,6 +341,14 @@ var fixtures = []fixture{
 		compaction("k", "d", 5, "cut between call and result", "c", ""),
 		user("e", "k", 6, "continue"),
 	}},
+	{name: "rule6-system", lines: []string{
+		header(3),
+		user("a", "", 1, "start"),
+		asst("b", "a", 2, "toolUse", "call", "t1:read"),
+		ent("message", "s", "b", 3, `"message":{"role":"system","content":"","sections":{"skills":"new"},"timestamp":1767225603000}`),
+		result("c", "s", 4, "t1", "read", "file"),
+		asst("d", "c", 5, "stop", "done"),
+	}},
 	{name: "header-only", lines: []string{header(3)}},
 	{name: "not-a-session", lines: []string{`{"version":1,"recordType":"message","text":"artifact"}`, `{"type":"message"}`}},
 }

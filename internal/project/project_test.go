@@ -433,6 +433,7 @@ func TestToolPairs(t *testing.T) {
 		}},
 		{"rule6", "c", nil}, // t2 still open at the end
 		{"rule6-compaction-cut", "", []string{"result_without_call:c:t1"}}, // the cut drops the call
+		{"rule6-system", "", nil}, // a system message between a call and its result is passed over
 		{"branches-labels", "", nil},
 		{"context-edits", "", nil},
 		{"context-edits", "x5", nil},                                     // contents replaced, pairs intact

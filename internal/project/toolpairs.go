@@ -96,8 +96,10 @@ func CheckToolPairs(msgs []json.RawMessage, sources []*Entry) []Unpaired {
 // message it follows. Calls of assistant messages that stopped with
 // "aborted" or "error" need no result (and cannot take one). Calls still
 // open at the end of the context are not reported: a session being written
-// is in that state between a call and its result. A turn with an empty
-// role stands for something that is not a message and is passed over.
+// is in that state between a call and its result. A system message is
+// passed over (pi-ai 1.6.0 holds one that falls between a call and its
+// results back until they are in), and so is a turn with an empty role,
+// which stands for something that is not a message.
 func PairTools(turns []ToolTurn) []Unpaired {
 	var out []Unpaired
 	var open []openCall
@@ -106,7 +108,7 @@ func PairTools(turns []ToolTurn) []Unpaired {
 			EntryID: turns[i].EntryID, Line: turns[i].Line})
 	}
 	for i, t := range turns {
-		if t.Role == "" {
+		if t.Role == "" || t.Role == "system" {
 			continue
 		}
 		if t.Role == "toolResult" {
