@@ -1,7 +1,7 @@
 // Package finding defines the findings every pisess check reports: a stable
 // code, a severity, and where in which file the problem is.
 //
-// Codes are part of the command-line contract (../shared/spec/cli.md): they
+// Codes are part of the command-line contract (docs/spec/cli.md): they
 // are never renamed, only added.
 package finding
 
