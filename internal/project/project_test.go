@@ -625,6 +625,9 @@ func TestContextTokens(t *testing.T) {
 	withUsage := json.RawMessage(`{"role":"assistant","content":[],"usage":{"totalTokens":100},"stopReason":"stop"}`)
 	noTotal := json.RawMessage(`{"role":"assistant","content":[],"usage":{"input":1,"output":2,"cacheRead":3,"cacheWrite":4},"stopReason":"stop"}`)
 	aborted := json.RawMessage(`{"role":"assistant","content":[],"usage":{"totalTokens":500},"stopReason":"aborted"}`)
+	zero := json.RawMessage(`{"role":"assistant","content":[],"usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0},"stopReason":"stop"}`)
+	notNumber := json.RawMessage(`{"role":"assistant","content":[],"usage":{"input":"7","output":2,"cacheRead":0,"cacheWrite":0},"stopReason":"stop"}`)
+	nullPart := json.RawMessage(`{"role":"assistant","content":[],"usage":{"input":null,"output":5,"cacheRead":0,"cacheWrite":0},"stopReason":"stop"}`)
 	tests := []struct {
 		name string
 		msgs []json.RawMessage
@@ -634,6 +637,9 @@ func TestContextTokens(t *testing.T) {
 		{"last usage plus later estimates", []json.RawMessage{user, withUsage, user}, 102},
 		{"sum of parts without totalTokens", []json.RawMessage{user, noTotal}, 10},
 		{"aborted usage is skipped", []json.RawMessage{withUsage, aborted, user}, 102},
+		{"all-zero usage is skipped (pi 1.6.0)", []json.RawMessage{withUsage, zero, user}, 102},
+		{"a usage part that is not a number is skipped", []json.RawMessage{withUsage, notNumber, user}, 102},
+		{"null counts 0", []json.RawMessage{user, nullPart}, 5},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -126,8 +126,8 @@ func ContextTokens(msgs []json.RawMessage) int {
 // an assistant message not stopped by "aborted" or "error" whose usage gives
 // a positive count: totalTokens, or when it is 0 or absent
 // input+output+cacheRead+cacheWrite. A count that is not positive (an
-// all-zero usage, as local models write) or not a number (pi's NaN) is not
-// usable: pi 0.73.1 used it anyway.
+// all-zero usage, as local models write; pi 0.73.1 used it anyway) or not
+// a number (pi gets NaN, or concatenates numeric strings) is not usable.
 func assistantUsage(msg json.RawMessage) (int, bool) {
 	var m struct {
 		Role       string          `json:"role"`
