@@ -1,8 +1,10 @@
 package secrets
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -150,21 +152,40 @@ func stringEnd(raw []byte, i int) (int, bool) {
 	return -1, escaped
 }
 
+// escapeSpan is one escape sequence of a JSON string: the bytes
+// [dec0,dec1) it decodes to and the bytes [raw0,raw1) it is written with.
+type escapeSpan struct{ dec0, dec1, raw0, raw1 int }
+
+// offsetMap maps offsets in a decoded string to offsets in its JSON
+// source: a boundary between decoded characters maps to a boundary between
+// escapes, so replacing the source between two mapped offsets keeps the
+// string valid.
+type offsetMap []escapeSpan
+
+// raw returns the source offset of decoded offset i.
+func (m offsetMap) raw(i int) int {
+	k := sort.Search(len(m), func(k int) bool { return m[k].dec0 > i }) - 1
+	switch {
+	case k < 0:
+		return i
+	case i < m[k].dec1:
+		return m[k].raw0
+	}
+	return m[k].raw1 + i - m[k].dec1
+}
+
 // decodeString decodes the contents of a JSON string (between the quotes)
-// into dst, and records in offs, for each decoded byte and one past the
-// end, the offset in s of the escape or character it came from. A
-// boundary between decoded characters thus maps to a boundary between
-// escapes in s: replacing s[offs[i]:offs[j]] keeps the string valid.
-func decodeString(s []byte, dst []byte, offs []int) ([]byte, []int) {
+// into dst, recording each escape in offs.
+func decodeString(s []byte, dst []byte, offs offsetMap) ([]byte, offsetMap) {
 	dst, offs = dst[:0], offs[:0]
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c != '\\' {
-			dst = append(dst, c)
-			offs = append(offs, i)
-			i++
-			continue
+		j := bytes.IndexByte(s[i:], '\\')
+		if j < 0 {
+			dst = append(dst, s[i:]...)
+			break
 		}
+		dst = append(dst, s[i:i+j]...)
+		i += j
 		if i+1 >= len(s) {
 			break
 		}
@@ -195,11 +216,8 @@ func decodeString(s []byte, dst []byte, offs []int) ([]byte, []int) {
 		}
 		n := len(dst)
 		dst = utf8.AppendRune(dst, r)
-		for k := n; k < len(dst); k++ {
-			offs = append(offs, start)
-		}
+		offs = append(offs, escapeSpan{n, len(dst), start, i})
 	}
-	offs = append(offs, len(s))
 	return dst, offs
 }
 

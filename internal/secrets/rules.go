@@ -24,8 +24,14 @@ type Rule struct {
 	re          *regexp.Regexp
 	group       int      // the submatch that is the secret (0: the whole match)
 	keywords    []string // lower case; the rule runs only on text holding one (none: always)
-	entropy     float64  // the secret's Shannon entropy (bits per byte) must reach this
-	allow       []allowlist
+	kwIndex     []int    // the keywords' indices in the rule set's keyword table
+	// window, when not 0, says a match starts at most before bytes ahead
+	// of a keyword and ends within window bytes after its start: the regex
+	// is run on those spans only, not on the whole text.
+	window, before int
+	anchored       *regexp.Regexp // the regex, matching only from the start of a span (with window)
+	entropy        float64        // the secret's Shannon entropy (bits per byte) must reach this
+	allow          []allowlist
 }
 
 // allowlist says when a match is not a secret after all.
@@ -63,9 +69,9 @@ func (r *Rule) accepts(secret string) bool {
 // Rules is a rule set.
 type Rules struct {
 	rules    []*Rule
-	keywords []string // every rule's keywords, lower case, deduplicated
-	always   bool     // a rule has no keyword: every text must be searched
-	assign   *Rule    // the rule for values of secret-named keys (secret-assignment), or nil
+	keywords keywordSet // every rule's keywords
+	always   bool       // a rule has no keyword: every text must be searched
+	assign   *Rule      // the rule for values of secret-named keys (secret-assignment), or nil
 }
 
 // assignmentRule is the rule whose value checks also apply to a JSON
@@ -96,19 +102,25 @@ func NewRules(rules ...[]*Rule) *Rules {
 			rs.rules = append(rs.rules, r)
 		}
 	}
-	seen := map[string]bool{}
+	var words []string
 	for _, r := range rs.rules {
 		if len(r.keywords) == 0 {
 			rs.always = true
 		}
-		for _, k := range r.keywords {
-			if !seen[k] {
-				seen[k] = true
-				rs.keywords = append(rs.keywords, k)
-			}
-		}
+		words = append(words, r.keywords...)
 		if r.ID == assignmentRule {
 			rs.assign = r
+		}
+	}
+	var keyed []string
+	if rs.assign != nil {
+		keyed = secretKeySuffixes
+	}
+	rs.keywords = newKeywordSet(words, keyed)
+	for _, r := range rs.rules {
+		r.kwIndex = nil
+		for _, k := range r.keywords {
+			r.kwIndex = append(r.kwIndex, rs.keywords.index[k])
 		}
 	}
 	return rs
@@ -133,8 +145,13 @@ type fileFormat struct {
 		Entropy     float64
 		Keywords    []string
 		Path        string
-		Allowlist   *allowFormat  // gitleaks 8.0-8.20
-		Allowlists  []allowFormat // gitleaks 8.21 and later
+		// PisessWindow and PisessBefore (pisess only; gitleaks ignores
+		// them): a match starts at most PisessBefore bytes before a keyword
+		// and ends within PisessWindow bytes after it, so the regex is run
+		// on those spans only.
+		PisessWindow, PisessBefore int
+		Allowlist                  *allowFormat  // gitleaks 8.0-8.20
+		Allowlists                 []allowFormat // gitleaks 8.21 and later
 	}
 }
 
@@ -183,6 +200,15 @@ func LoadRules(r io.Reader, name string) ([]*Rule, error) {
 			return nil, &RuleError{File: name, Rule: id, Err: errors.New("id must be letters, digits, '-', '_' or '.', at most 64")}
 		}
 		rule, err := compileRule(id, fr.Description, fr.Regex, fr.SecretGroup, fr.Entropy, fr.Keywords, fr.Allowlist, fr.Allowlists)
+		if err == nil && fr.PisessWindow > 0 {
+			if len(rule.keywords) == 0 {
+				err = errors.New("pisessWindow needs keywords")
+			}
+			rule.window, rule.before = fr.PisessWindow, fr.PisessBefore
+			// Any start up to before bytes (and one byte of context, for \b)
+			// ahead of the keyword, earliest first.
+			rule.anchored, err = regexp.Compile(fmt.Sprintf(`^[\s\S]{0,%d}?(?:%s)`, rule.before+1, fr.Regex))
+		}
 		if err != nil {
 			return nil, &RuleError{File: name, Rule: id, Err: err}
 		}
@@ -261,44 +287,98 @@ type Match struct {
 	Start, End int
 }
 
+// Find returns the secrets in text, sorted, overlapping matches merged.
+func (rs *Rules) Find(text string) []Match {
+	var sc finder
+	return sc.find(rs, []byte(text), lowerASCII(nil, text), nil)
+}
+
+// finder searches texts with a rule set, reusing its buffers.
+type finder struct {
+	found []bool // found[k]: keyword k occurs in the text
+}
+
 // hasKeyword reports whether lower (lower-case text) holds a keyword of
-// any rule.
-func (rs *Rules) hasKeyword(lower []byte) bool {
-	if rs.always {
+// any rule, noting which in f.found.
+func (f *finder) hasKeyword(rs *Rules, lower []byte) bool {
+	if cap(f.found) < len(rs.keywords.words) {
+		f.found = make([]bool, len(rs.keywords.words))
+	}
+	f.found = f.found[:len(rs.keywords.words)]
+	return rs.keywords.find(lower, f.found) || rs.always
+}
+
+// find appends the secrets of text (lower: text in lower case) to dst.
+func (f *finder) find(rs *Rules, text, lower []byte, dst []Match) []Match {
+	if !f.hasKeyword(rs, lower) {
+		return dst
+	}
+	start := len(dst)
+	for _, r := range rs.rules {
+		if !f.applies(r) {
+			continue
+		}
+		if r.window == 0 {
+			dst = r.matches(text, 0, dst)
+			continue
+		}
+		for _, k := range r.kwIndex {
+			if !f.found[k] {
+				continue
+			}
+			word := []byte(rs.keywords.words[k])
+			for at := 0; ; {
+				i := bytes.Index(lower[at:], word)
+				if i < 0 {
+					break
+				}
+				at += i
+				from := max(0, at-r.before-1)
+				dst = r.matchAt(text[:min(len(text), at+r.window+1)], from, dst)
+				at++
+			}
+		}
+	}
+	return append(dst[:start], merge(dst[start:])...)
+}
+
+// applies reports whether one of the rule's keywords occurs (or it has none).
+func (f *finder) applies(r *Rule) bool {
+	if len(r.kwIndex) == 0 {
 		return true
 	}
-	for _, k := range rs.keywords {
-		if bytes.Contains(lower, []byte(k)) {
+	for _, k := range r.kwIndex {
+		if f.found[k] {
 			return true
 		}
 	}
 	return false
 }
 
-// Find returns the secrets in text, sorted, overlapping matches merged.
-func (rs *Rules) Find(text string) []Match {
-	return rs.find([]byte(text), lowerASCII(nil, text), nil)
-}
-
-// find is Find with the lower-case text already made, appending to dst.
-func (rs *Rules) find(text, lower []byte, dst []Match) []Match {
-	if !rs.hasKeyword(lower) {
+// matchAt appends the rule's match that starts near text[from] (within
+// before+1 bytes), if there is one, to dst.
+func (r *Rule) matchAt(text []byte, from int, dst []Match) []Match {
+	m := r.anchored.FindSubmatchIndex(text[from:])
+	if m == nil {
 		return dst
 	}
-	start := len(dst)
-	for _, r := range rs.rules {
-		if len(r.keywords) > 0 && !containsAny(lower, r.keywords) {
+	s, e := m[2*r.group], m[2*r.group+1]
+	if s < 0 || !r.accepts(string(text[from+s:from+e])) {
+		return dst
+	}
+	return append(dst, Match{Kind: r.ID, Start: from + s, End: from + e})
+}
+
+// matches appends the rule's matches in text[from:] to dst.
+func (r *Rule) matches(text []byte, from int, dst []Match) []Match {
+	for _, m := range r.re.FindAllSubmatchIndex(text[from:], -1) {
+		s, e := m[2*r.group], m[2*r.group+1]
+		if s < 0 || !r.accepts(string(text[from+s:from+e])) {
 			continue
 		}
-		for _, m := range r.re.FindAllSubmatchIndex(text, -1) {
-			s, e := m[2*r.group], m[2*r.group+1]
-			if s < 0 || !r.accepts(string(text[s:e])) {
-				continue
-			}
-			dst = append(dst, Match{Kind: r.ID, Start: s, End: e})
-		}
+		dst = append(dst, Match{Kind: r.ID, Start: from + s, End: from + e})
 	}
-	return append(dst[:start], merge(dst[start:])...)
+	return dst
 }
 
 // merge sorts matches and merges those that overlap (the first keeps its
@@ -324,28 +404,24 @@ func merge(ms []Match) []Match {
 // itself a secret when it looks like one: password, apiKey, access_token…
 var secretKeySuffixes = []string{"password", "passwd", "secret", "token", "apikey", "api_key", "api-key", "accesskey", "access_key", "privatekey", "private_key"}
 
-// keyedSecret reports whether value, the string of a member whose name is
-// keyLower (in lower case), is a secret by the secret-assignment rule's
-// checks.
-func (rs *Rules) keyedSecret(keyLower, value []byte) bool {
-	if rs.assign == nil || len(value) < 8 || len(value) > 200 {
+// secretKey reports whether a member named key (as written, in any case)
+// may hold a secret as its whole value: password, apiKey, access_token…
+func (rs *Rules) secretKey(key []byte) bool {
+	if rs.assign == nil {
 		return false
 	}
 	for _, s := range secretKeySuffixes {
-		if bytes.HasSuffix(keyLower, []byte(s)) {
-			return !bytes.ContainsAny(value, " \t\r\n\"'`;,(){}[]<>$\\") && rs.assign.accepts(string(value))
+		if len(key) >= len(s) && hasPrefixFold(key[len(key)-len(s):], s) {
+			return true
 		}
 	}
 	return false
 }
 
-func containsAny(lower []byte, words []string) bool {
-	for _, w := range words {
-		if bytes.Contains(lower, []byte(w)) {
-			return true
-		}
-	}
-	return false
+// keyedSecret reports whether value, the string of a member secretKey
+// accepts, is a secret by the secret-assignment rule's checks.
+func (rs *Rules) keyedSecret(value []byte) bool {
+	return len(value) >= 8 && len(value) <= 200 && !bytes.ContainsAny(value, " \t\r\n\"'`;,(){}[]<>$\\") && rs.assign.accepts(string(value))
 }
 
 // lowerASCII appends s with ASCII letters in lower case to dst.
@@ -375,3 +451,7 @@ func entropy(s string) float64 {
 	}
 	return h
 }
+
+// Join returns base with more added (a rule of more replaces the rule of
+// base with its ID).
+func Join(base *Rules, more []*Rule) *Rules { return NewRules(base.rules, more) }

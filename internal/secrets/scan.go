@@ -3,6 +3,7 @@ package secrets
 import (
 	"bytes"
 	"io"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/pisess/pisess/internal/parse"
@@ -51,21 +52,28 @@ type hit struct {
 // lineScanner finds the secrets of one line at a time, reusing its buffers.
 type lineScanner struct {
 	rules   *Rules
+	finder  finder
 	w       walker
-	lower   []byte
 	lowText []byte
 	text    []byte
-	offs    []int
+	offs    offsetMap
 	matches []Match
 	hits    []hit
+	occs    []int // offsets of keyword occurrences in the line
+	// everyString: look at every string of the line, not only those
+	// holding a keyword occurrence (a rule without keywords, an escape
+	// that may spell or split a keyword).
+	everyString bool
 }
 
 // scanLine returns the secrets on l (valid until the next call).
 func (ls *lineScanner) scanLine(l *parse.Line) []hit {
 	ls.hits = ls.hits[:0]
 	raw := l.Raw
-	ls.lower = lowerASCII(ls.lower[:0], raw)
-	if !ls.rules.hasKeyword(ls.lower) && !hasASCIIEscape(raw) {
+	occs, keyed := ls.rules.keywords.positions(raw, ls.occs[:0])
+	ls.occs = occs
+	ls.everyString = ls.rules.always || hasASCIIEscape(raw) || ls.rules.keywords.escapable
+	if len(ls.occs) == 0 && !ls.everyString && !keyed {
 		return nil
 	}
 	switch l.Class {
@@ -86,18 +94,24 @@ func (ls *lineScanner) scanLine(l *parse.Line) []hit {
 // scanObject finds the secrets in the string values of the object
 // raw[from:to].
 func (ls *lineScanner) scanObject(raw []byte, from, to int) error {
-	obj, lowObj := raw[from:to], ls.lower[from:to]
+	obj := raw[from:to]
 	id := ""
 	idDone := false
 	return ls.w.walk(obj, func(s, e int, escaped bool) {
-		text, low, offs := obj[s:e], lowObj[s:e], []int(nil)
+		key := ls.keyName(obj)
+		keyed := key != nil && ls.rules.secretKey(key) && e-s >= 8
+		if !keyed && !ls.everyString && !ls.occursIn(from+s, from+e) {
+			return
+		}
+		text, offs := obj[s:e], offsetMap(nil)
 		if escaped {
 			ls.text, ls.offs = decodeString(text, ls.text, ls.offs)
-			ls.lowText = lowerASCII(ls.lowText[:0], ls.text)
-			text, low, offs = ls.text, ls.lowText, ls.offs
+			text, offs = ls.text, ls.offs
 		}
-		ms := ls.rules.find(text, low, ls.matches[:0])
-		if key := ls.keyLower(lowObj); key != nil && ls.rules.keyedSecret(key, text) {
+		ls.lowText = lowerASCII(ls.lowText[:0], text)
+		low := ls.lowText
+		ms := ls.finder.find(ls.rules, text, low, ls.matches[:0])
+		if keyed && ls.rules.keyedSecret(text) {
 			ms = merge(append(ms, Match{Kind: assignmentRule, Start: 0, End: len(text)}))
 		}
 		ls.matches = ms
@@ -112,16 +126,23 @@ func (ls *lineScanner) scanObject(raw []byte, from, to int) error {
 		for _, m := range ms {
 			start, end := m.Start, m.End
 			if offs != nil {
-				start, end = offs[start], offs[end]
+				start, end = offs.raw(start), offs.raw(end)
 			}
 			ls.hits = append(ls.hits, newHit(m, text, from+s+start, from+s+end, id, ptr))
 		}
 	})
 }
 
-// keyLower returns the lower-case raw name of the member being visited,
-// or nil in an array.
-func (ls *lineScanner) keyLower(lowObj []byte) []byte {
+// occursIn reports whether a keyword occurrence starts in the line's
+// bytes [start,end).
+func (ls *lineScanner) occursIn(start, end int) bool {
+	i, _ := slices.BinarySearch(ls.occs, start)
+	return i < len(ls.occs) && ls.occs[i] < end
+}
+
+// keyName returns the raw name of the member being visited, or nil in an
+// array.
+func (ls *lineScanner) keyName(obj []byte) []byte {
 	if len(ls.w.stack) == 0 {
 		return nil
 	}
@@ -129,15 +150,15 @@ func (ls *lineScanner) keyLower(lowObj []byte) []byte {
 	if !top.object || !top.keyValid {
 		return nil
 	}
-	return lowObj[top.key[0]:top.key[1]]
+	return obj[top.key[0]:top.key[1]]
 }
 
 // scanText searches text, at offset off of the line, as plain text: a
 // line that holds no object, or an object the walker could not follow.
 func (ls *lineScanner) scanText(text []byte, off int) {
-	low := ls.lower[off : off+len(text)]
+	ls.lowText = lowerASCII(ls.lowText[:0], text)
 	id, _ := parse.PrefixString(text, "id")
-	for _, m := range ls.rules.find(text, low, ls.matches[:0]) {
+	for _, m := range ls.finder.find(ls.rules, text, ls.lowText, ls.matches[:0]) {
 		ls.hits = append(ls.hits, newHit(m, text, off+m.Start, off+m.End, id, ""))
 	}
 }

@@ -190,12 +190,9 @@ func TestDecodeStringOffsets(t *testing.T) {
 		t.Fatalf("decoded %q", text)
 	}
 	wantOffs := []int{0, 1, 3, 3, 9, 9, 9, 9, 21, 23, 24}
-	if len(offs) != len(wantOffs) {
-		t.Fatalf("offsets %v, want %v", offs, wantOffs)
-	}
-	for i := range offs {
-		if offs[i] != wantOffs[i] {
-			t.Fatalf("offsets %v, want %v", offs, wantOffs)
+	for i, want := range wantOffs {
+		if got := offs.raw(i); got != want {
+			t.Errorf("offset %d maps to %d, want %d", i, got, want)
 		}
 	}
 }

@@ -1,0 +1,165 @@
+package secrets
+
+import (
+	"bytes"
+	"strings"
+)
+
+// keywordSet finds which of a set of keywords occur in a text in one pass,
+// looking each position up by its first two bytes.
+type keywordSet struct {
+	words []string       // lower case, deduplicated
+	index map[string]int // word -> its index in words
+	// pairs[b0<<8|b1] is 1 + the index in lists of the words that start
+	// with the bytes b0 b1, or 0 when none does.
+	pairs []uint16
+	lists [][]int
+	short []int // words of one byte (searched with bytes.IndexByte)
+	// escapable: a word holds a character JSON may escape (\b \f \n \r \t
+	// " \ /), so an escape in a string can split it.
+	escapable bool
+	// keyed[i]: word i ends the names of members whose value may be a
+	// secret as a whole (secretKeySuffixes).
+	keyed []bool
+}
+
+func newKeywordSet(words, keyed []string) keywordSet {
+	k := keywordSet{index: map[string]int{}, pairs: make([]uint16, 1<<16)}
+	isKeyed := map[string]bool{}
+	for _, w := range keyed {
+		isKeyed[w] = true
+	}
+	for _, w := range append(words, keyed...) {
+		if _, ok := k.index[w]; ok || w == "" {
+			continue
+		}
+		i := len(k.words)
+		k.index[w] = i
+		if strings.ContainsAny(w, "\b\f\n\r\t\"\\/") {
+			k.escapable = true
+		}
+		k.words = append(k.words, w)
+		k.keyed = append(k.keyed, isKeyed[w])
+		if len(w) == 1 {
+			k.short = append(k.short, i)
+			continue
+		}
+		p := uint16(w[0])<<8 | uint16(w[1])
+		if k.pairs[p] == 0 {
+			k.lists = append(k.lists, nil)
+			k.pairs[p] = uint16(len(k.lists))
+		}
+		k.lists[k.pairs[p]-1] = append(k.lists[k.pairs[p]-1], i)
+	}
+	return k
+}
+
+// find sets found[i] for each word i that occurs in lower and reports
+// whether any does. found must have len(words) elements.
+func (k *keywordSet) find(lower []byte, found []bool) bool {
+	clear(found)
+	any := false
+	for _, i := range k.short {
+		if bytes.IndexByte(lower, k.words[i][0]) >= 0 {
+			found[i], any = true, true
+		}
+	}
+	if len(lower) < 2 {
+		return any
+	}
+	pairs := k.pairs
+	prev := uint16(lower[0])
+	for i := 1; i < len(lower); i++ {
+		cur := uint16(lower[i])
+		if l := pairs[prev<<8|cur]; l != 0 {
+			for _, w := range k.lists[l-1] {
+				if !found[w] && bytes.HasPrefix(lower[i-1:], []byte(k.words[w])) {
+					found[w], any = true, true
+				}
+			}
+		}
+		prev = cur
+	}
+	return any
+}
+
+// positions appends to dst the offset of every keyword occurrence in text
+// (compared in lower case) outside JSON member names, in order (an offset
+// once, whichever words start there). An occurrence followed by letters,
+// digits or _ and then `":` is in a member name ("totalTokens":): a string
+// value is never followed by a colon, and a quote inside one is escaped.
+// keyed reports a member name that ends with a keyed word ("apiKey":).
+func (k *keywordSet) positions(text []byte, dst []int) (occs []int, keyed bool) {
+	if len(k.short) > 0 {
+		// Rare (user rules only): every byte may start a word.
+		for i := range text {
+			dst = append(dst, i)
+		}
+		return dst, true
+	}
+	if len(text) < 2 {
+		return dst, false
+	}
+	pairs := k.pairs
+	prev := uint16(lowerByte[text[0]])
+	for i := 1; i < len(text); i++ {
+		cur := uint16(lowerByte[text[i]])
+		if l := pairs[prev<<8|cur]; l != 0 {
+			for _, w := range k.lists[l-1] {
+				if !hasPrefixFold(text[i-1:], k.words[w]) {
+					continue
+				}
+				rest := text[i-1+len(k.words[w]):]
+				if !inMemberName(rest) {
+					dst = append(dst, i-1)
+					break
+				}
+				if k.keyed[w] && len(rest) > 1 && rest[0] == '"' && rest[1] == ':' {
+					keyed = true
+				}
+			}
+		}
+		prev = cur
+	}
+	return dst, keyed
+}
+
+// inMemberName reports whether rest, the text after a keyword, goes on
+// with the end of a JSON member name: word characters, then `":`.
+func inMemberName(rest []byte) bool {
+	for i, c := range rest {
+		switch {
+		case c == '"':
+			return i+1 < len(rest) && rest[i+1] == ':'
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_':
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// hasPrefixFold reports whether text starts with word (lower case),
+// comparing ASCII letters in lower case.
+func hasPrefixFold(text []byte, word string) bool {
+	if len(text) < len(word) {
+		return false
+	}
+	for i := 0; i < len(word); i++ {
+		if lowerByte[text[i]] != word[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// lowerByte maps each byte to itself in ASCII lower case.
+var lowerByte = func() (t [256]byte) {
+	for i := range t {
+		t[i] = byte(i)
+		if i >= 'A' && i <= 'Z' {
+			t[i] += 'a' - 'A'
+		}
+	}
+	return t
+}()
