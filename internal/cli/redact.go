@@ -1,0 +1,274 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pisess/pisess/internal/finding"
+	"github.com/pisess/pisess/internal/migrate"
+	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/render"
+	"github.com/pisess/pisess/internal/secrets"
+	"github.com/pisess/pisess/internal/validate"
+)
+
+// redactBackupSuffix names the backup of --in-place --backup: it still
+// holds the secrets.
+const redactBackupSuffix = ".unredacted.bak"
+
+func (c *CLI) redactCommand() *cli.Command {
+	cmd := command("redact", "replace every secret scan finds with [REDACTED:<kind>]", "FILE",
+		append(limitFlags(),
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the redacted copy to `FILE` (which must not exist)"},
+			&cli.BoolFlag{Name: "in-place", Usage: "rewrite FILE itself, with the safe rewrite protocol"},
+			&cli.BoolFlag{Name: "backup", Usage: "with --in-place: keep the original as FILE" + redactBackupSuffix + " (it still holds the secrets)"},
+			rulesFlag(),
+		), c.runRedact)
+	cmd.Description = `Each secret ` + "`pisess scan`" + ` finds (with the same rules and --rules) is replaced
+by [REDACTED:<kind>]; every other byte stays as it was (the rest of the
+string and its escapes, the other lines, CRLF line ends), so the JSON stays
+valid. The copy is checked before it is kept: it must validate as the
+original does (no error the original does not have).
+
+The copy goes to standard output, or to --output FILE (created, never
+overwritten, and fsynced), or replaces FILE with --in-place (temp file,
+fsync, check, rename: the original is untouched on any failure). FILE may
+be - (standard input) unless --in-place. A summary goes to stderr.
+
+Exit codes: 0 written (also when there was nothing to redact); 1 the copy
+would not validate as the original does, or the rewrite was refused to
+protect the file; 2 usage error, or a file could not be read or written.`
+	return cmd
+}
+
+// redaction is one redact invocation.
+type redaction struct {
+	file  string
+	opts  secrets.Options
+	vopts validate.Options
+	quiet bool
+}
+
+func (c *CLI) runRedact(ctx *cli.Context) error {
+	args := ctx.Args().Slice()
+	switch {
+	case len(args) == 0:
+		return usageErrorf("redact needs a session FILE (see `pisess redact --help`)")
+	case len(args) > 1:
+		return usageErrorf("redact takes one FILE, not %d", len(args))
+	}
+	output, inPlace, backup := ctx.String("output"), ctx.Bool("in-place"), ctx.Bool("backup")
+	switch {
+	case output != "" && inPlace:
+		return usageErrorf("--output and --in-place exclude each other")
+	case backup && !inPlace:
+		return usageErrorf("--backup goes with --in-place")
+	case inPlace && args[0] == "-":
+		return usageErrorf("--in-place cannot rewrite standard input")
+	}
+	vopts, err := validateOptions(ctx, true)
+	if err != nil {
+		return err
+	}
+	rules, err := loadRules(ctx)
+	if err != nil {
+		return err
+	}
+	r := &redaction{file: args[0], opts: secrets.Options{Rules: rules, Limits: vopts.Limits}, vopts: vopts, quiet: globalBool(ctx, "quiet")}
+	if inPlace {
+		return c.redactInPlace(r, backup)
+	}
+	return c.redactCopy(r, output)
+}
+
+// redactInPlace rewrites the file with the safe rewrite protocol.
+func (c *CLI) redactInPlace(r *redaction, backup bool) error {
+	base, err := r.baseline(func() (io.ReadCloser, error) { return parse.OpenFile(r.file) })
+	if err != nil {
+		return err
+	}
+	ropts := migrate.RewriteOptions{Verify: r.verifier(base)}
+	if backup {
+		ropts.BackupSuffix = redactBackupSuffix
+	}
+	var res secrets.RedactResult
+	out, err := migrate.Rewrite(migrate.OS(), r.file, ropts, func(in io.ReadSeeker, w io.Writer) error {
+		var err error
+		res, err = secrets.Redact(in, w, r.opts)
+		return err
+	})
+	if err != nil && !out.Written {
+		return rewriteExit(err)
+	}
+	dest := r.file
+	if out.Backup != "" {
+		dest += " (the original, secrets and all, is in " + out.Backup + ")"
+	}
+	c.redactSummary(r, res, dest)
+	if err != nil {
+		return rewriteExit(err)
+	}
+	return nil
+}
+
+// rewriteExit maps a rewrite failure to its exit code.
+func rewriteExit(err error) error {
+	var me *migrate.Error
+	if errors.As(err, &me) {
+		return &ExitError{Code: me.ExitCode(), Err: err}
+	}
+	return &ExitError{Code: ExitUsage, Err: err}
+}
+
+// redactCopy writes the redacted copy to output, or to stdout when output
+// is "". Nothing is written unless the copy passes the check.
+func (c *CLI) redactCopy(r *redaction, output string) error {
+	open := func() (io.ReadCloser, error) { return parse.OpenFile(r.file) }
+	if r.file == "-" {
+		data, err := io.ReadAll(c.Stdin)
+		if err != nil {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("reading standard input: %w", err)}
+		}
+		r.file = stdinName
+		open = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	}
+	base, err := r.baseline(open)
+	if err != nil {
+		return err
+	}
+	in, err := open()
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	defer in.Close()
+	var buf bytes.Buffer
+	res, err := secrets.Redact(in, &buf, r.opts)
+	if err != nil {
+		return redactError(r.file, err)
+	}
+	if err := r.verifier(base)(r.file, bytes.NewReader(buf.Bytes())); err != nil {
+		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s: the redacted copy would not validate as the original does: %v", r.file, err)}
+	}
+	if output == "" {
+		if _, err := c.Stdout.Write(buf.Bytes()); err != nil {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the output: %w", err)}
+		}
+		c.redactSummary(r, res, "standard output")
+		return nil
+	}
+	if err := writeNewFile(output, buf.Bytes()); err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	c.redactSummary(r, res, output)
+	return nil
+}
+
+// writeNewFile creates name (never overwriting a file), writes data and
+// fsyncs it. On failure the partial file is removed.
+func writeNewFile(name string, data []byte) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("--output %s exists: not overwritten", name)
+		}
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(name)
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	return nil
+}
+
+func redactError(file string, err error) error {
+	var le *secrets.LineError
+	switch {
+	case errors.As(err, &le):
+		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s:%v", file, err)}
+	case errors.Is(err, parse.ErrFileTooLarge):
+		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s: %s: %v", file, finding.FileTooLarge, err)}
+	}
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %w", file, err)}
+}
+
+// errorKey identifies an error finding of the original.
+type errorKey struct {
+	code finding.Code
+	line int
+}
+
+// baseline validates the original and returns its errors.
+func (r *redaction) baseline(open func() (io.ReadCloser, error)) (map[errorKey]bool, error) {
+	f, err := open()
+	if err != nil {
+		return nil, &ExitError{Code: ExitUsage, Err: err}
+	}
+	defer f.Close()
+	rep, err := validate.Stream(r.file, f, r.vopts)
+	if err != nil {
+		return nil, redactError(r.file, err)
+	}
+	base := map[errorKey]bool{}
+	for _, f := range rep.Findings {
+		if f.Severity == finding.Error {
+			base[errorKey{f.Code, f.Line}] = true
+		}
+	}
+	return base, nil
+}
+
+// verifier accepts a redacted copy that has no validation error the
+// original does not have.
+func (r *redaction) verifier(base map[errorKey]bool) migrate.VerifyFunc {
+	return func(name string, rd io.Reader) error {
+		rep, err := validate.Stream(name, rd, r.vopts)
+		if err != nil {
+			return err
+		}
+		for _, f := range rep.Findings {
+			if f.Severity == finding.Error && !base[errorKey{f.Code, f.Line}] {
+				return fmt.Errorf("line %d: %s: %s", f.Line, f.Code, f.Message)
+			}
+		}
+		return nil
+	}
+}
+
+// redactSummary says on stderr what was redacted and where it went.
+func (c *CLI) redactSummary(r *redaction, res secrets.RedactResult, dest string) {
+	if r.quiet {
+		return
+	}
+	switch {
+	case res.Count == 0 && dest == r.file:
+		fmt.Fprintf(c.Stderr, "pisess: %s: no secrets found; left unchanged\n", render.Safe(r.file))
+		return
+	case res.Count == 0:
+		fmt.Fprintf(c.Stderr, "pisess: %s: no secrets found; copied unchanged to %s\n", render.Safe(r.file), render.Safe(dest))
+		return
+	}
+	kinds := make([]string, 0, len(res.ByKind))
+	for k, n := range res.ByKind {
+		if n > 1 {
+			k += fmt.Sprintf(" ×%d", n)
+		}
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	fmt.Fprintf(c.Stderr, "pisess: %s: redacted %s (%s) → %s\n", render.Safe(r.file),
+		render.Plural(res.Count, "secret", "secrets"), strings.Join(kinds, ", "), render.Safe(dest))
+}

@@ -1,0 +1,188 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/render"
+	"github.com/pisess/pisess/internal/secrets"
+)
+
+func (c *CLI) scanCommand() *cli.Command {
+	cmd := command("scan", "find secrets (API keys, tokens, private keys, passwords) in session files", "[PATH...]",
+		append(limitFlags(),
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json (one object per secret) or github (Actions annotations)"},
+			rulesFlag(),
+			jobsFlag(),
+		), c.runScan)
+	cmd.Description = `Every JSON string of every entry is searched, decoded, for AWS access key
+ids, Anthropic, OpenAI, Google, GitHub, Slack and Stripe keys, private key
+blocks, JSON Web Tokens and password=/token=/secret= assignments with a
+high-entropy value (gitleaks' rules: docs/secrets.md); lines that hold no
+object (torn, corrupt) are searched as text. --rules adds rules from a file
+in gitleaks' format (a rule with the id of a built-in one replaces it).
+
+Each secret is reported with its file, line, entry id, the JSON pointer of
+the string that holds it and its kind, never with its value: at most its
+first characters (a quarter of it, 4 at most). ` + "`pisess redact`" + ` removes them.
+
+Exit codes: 0 no secret found; 1 a secret was found; 2 usage error, or a
+file or the rule file could not be read.`
+	return cmd
+}
+
+func rulesFlag() cli.Flag {
+	return &cli.StringFlag{Name: "rules", Usage: "also use the rules in `FILE` (gitleaks TOML format)"}
+}
+
+// loadRules returns the built-in rules plus those of --rules.
+func loadRules(ctx *cli.Context) (*secrets.Rules, error) {
+	def, err := secrets.Default()
+	if err != nil {
+		return nil, err
+	}
+	name := ctx.String("rules")
+	if name == "" {
+		return def, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, usageErrorf("--rules: %v", err)
+	}
+	defer f.Close()
+	user, err := secrets.LoadRules(f, name)
+	if err != nil {
+		return nil, usageErrorf("--rules: %v", err)
+	}
+	return secrets.Join(def, user), nil
+}
+
+// scanOutcome is one file's secrets, or the error that stopped its scan.
+type scanOutcome struct {
+	found []secrets.Finding
+	stats secrets.Stats
+	err   error
+}
+
+func (c *CLI) runScan(ctx *cli.Context) error {
+	format := ctx.String("format")
+	if format != "text" && format != "json" && format != "github" {
+		return usageErrorf("--format must be text, json or github, not %q", format)
+	}
+	lim, err := limits(ctx)
+	if err != nil {
+		return err
+	}
+	rules, err := loadRules(ctx)
+	if err != nil {
+		return err
+	}
+	opts := secrets.Options{Rules: rules, Limits: lim}
+	targets := c.expand(ctx.Args().Slice())
+	quiet := globalBool(ctx, "quiet")
+	style := c.style(ctx, c.Stdout)
+	var files, withSecrets, count, unreadable int
+	ordered(len(targets), jobs(ctx), func(i int) scanOutcome {
+		return c.scanTarget(targets[i], opts)
+	}, func(i int, o scanOutcome) {
+		files++
+		name := targets[i].Path
+		if o.err != nil {
+			unreadable++
+			fmt.Fprintf(c.Stderr, "pisess: %s\n", render.Safe(o.err.Error()))
+			return
+		}
+		if len(o.stats.TooLong) > 0 && !quiet {
+			fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s not searched: longer than --max-line-bytes\n",
+				render.Safe(name), skippedLines(o.stats.TooLong))
+		}
+		if len(o.found) > 0 {
+			withSecrets++
+			count += len(o.found)
+		}
+		for _, f := range o.found {
+			writeSecret(c.Stdout, style, format, f)
+		}
+	})
+	if format == "text" && !quiet {
+		switch {
+		case count > 0:
+			fmt.Fprintf(c.Stdout, "%s %s in %d of %s\n", style.Error("✗"), render.Plural(count, "secret", "secrets"), withSecrets, render.Plural(files, "file", "files"))
+		case unreadable == 0:
+			fmt.Fprintf(c.Stdout, "%s no secrets in %s\n", style.OK("✓"), render.Plural(files, "file", "files"))
+		}
+	}
+	switch {
+	case unreadable > 0:
+		return &ExitError{Code: ExitUsage}
+	case count > 0:
+		return &ExitError{Code: ExitInvalid}
+	}
+	return nil
+}
+
+// scanTarget scans one file (or standard input).
+func (c *CLI) scanTarget(t target, opts secrets.Options) scanOutcome {
+	if t.Err != nil {
+		return scanOutcome{err: t.Err}
+	}
+	var o scanOutcome
+	collect := func(f secrets.Finding) { o.found = append(o.found, f) }
+	if t.Stdin {
+		o.stats, o.err = secrets.Scan(t.Path, c.Stdin, opts, collect)
+		return o
+	}
+	f, err := parse.OpenFile(t.Path)
+	if err != nil {
+		return scanOutcome{err: err}
+	}
+	defer f.Close()
+	o.stats, o.err = secrets.Scan(t.Path, f, opts, collect)
+	if o.err != nil {
+		o.err = fmt.Errorf("%s: %w", t.Path, o.err)
+	}
+	return o
+}
+
+// writeSecret writes one finding: where and what, never the secret.
+func writeSecret(w io.Writer, style render.Style, format string, f secrets.Finding) {
+	switch format {
+	case "json":
+		render.JSONLine(w, f)
+	case "github":
+		msg := secretWhere(f) + ": " + f.Masked + " (" + strconv.Itoa(f.Length) + " bytes)"
+		fmt.Fprintf(w, "::error file=%s,line=%d,title=%s::%s\n", ghEscape(render.Safe(f.File), true), f.Line,
+			ghEscape("secret "+f.Kind, true), ghEscape(render.Safe(msg), false))
+	default:
+		fmt.Fprintf(w, "%s:%d: %s %s%s: %s (%d bytes)\n", render.Safe(f.File), f.Line, style.Error("secret"), f.Kind,
+			style.Dim(render.Safe(strings.TrimPrefix(secretWhere(f), f.Kind))), render.Safe(f.Masked), f.Length)
+	}
+}
+
+// secretWhere says which kind of secret is where: "jwt at /message/content/0/text in entry 1a2b3c4d".
+func secretWhere(f secrets.Finding) string {
+	s := f.Kind
+	if f.Pointer != "" {
+		s += " at " + f.Pointer
+	}
+	if f.EntryID != "" {
+		s += " in entry " + f.EntryID
+	}
+	return s
+}
+
+// ghEscape escapes a GitHub workflow command's message, or (property) one
+// of its property values.
+func ghEscape(s string, property bool) string {
+	r := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	if property {
+		r = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+	}
+	return r.Replace(s)
+}
