@@ -64,6 +64,7 @@ const (
 	ContextEditTarget     Code = "context_edit_target"
 	DanglingFirstKept     Code = "dangling_first_kept"
 	UnpairedToolInContext Code = "unpaired_tool_in_context"
+	UnansweredToolCall    Code = "unanswered_tool_call" // the default leaf's context ends in a call without its result
 )
 
 // I/O codes: the file itself could not be read (exit code 2).

@@ -130,10 +130,15 @@ func (k *linker) turnOfMessage(msg message, entryID string, line int) project.To
 	return t
 }
 
-// checkContext reports rule 6 on the default leaf's projected context.
+// checkContext reports rule 6 on the default leaf's projected context, and
+// the tool calls the context ends waiting for (unanswered_tool_call).
 func (k *linker) checkContext() {
-	for _, u := range project.PairTools(k.contextTurns()) {
+	turns := k.contextTurns()
+	for _, u := range project.PairTools(turns) {
 		k.add(finding.Warnf(finding.UnpairedToolInContext, u.Line, "%s", u.Describe()).WithEntry(u.EntryID))
+	}
+	for _, u := range project.Unanswered(turns) {
+		k.add(finding.Warnf(finding.UnansweredToolCall, u.Line, "%s", project.DescribeUnanswered(u)).WithEntry(u.EntryID))
 	}
 }
 

@@ -45,8 +45,11 @@ func TestUnpairedMatchesProjection(t *testing.T) {
 		for _, u := range ctx.Unpaired {
 			want = append(want, itoa(u.Line)+" "+u.Describe())
 		}
+		for _, u := range ctx.Unanswered() {
+			want = append(want, itoa(u.Line)+" "+project.DescribeUnanswered(u))
+		}
 		for _, f := range rep.Findings {
-			if f.Code == finding.UnpairedToolInContext {
+			if f.Code == finding.UnpairedToolInContext || f.Code == finding.UnansweredToolCall {
 				got = append(got, itoa(f.Line)+" "+f.Message)
 			}
 		}

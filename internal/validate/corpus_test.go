@@ -148,6 +148,7 @@ var warningCodes = map[finding.Code]bool{
 	finding.NeedsMigration:        true,
 	finding.DanglingFirstKept:     true,
 	finding.UnpairedToolInContext: true,
+	finding.UnansweredToolCall:    true,
 }
 
 func expectedSeverity(code finding.Code, opts Options, version int) finding.Severity {
@@ -302,6 +303,7 @@ func TestCorpusCoversEveryCode(t *testing.T) {
 		finding.Schema, finding.DuplicateID, finding.MissingParent, finding.ForwardParent, finding.SelfParent,
 		finding.OrphanToolResult, finding.ToolNameMismatch, finding.DanglingReference,
 		finding.ContextEditTarget, finding.DanglingFirstKept, finding.UnpairedToolInContext,
+		finding.UnansweredToolCall,
 	}
 	covered := make(map[finding.Code]bool)
 	for _, rel := range corpusFiles(t) {
