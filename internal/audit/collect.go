@@ -178,6 +178,7 @@ func (c *collector) record(path string, rep *validate.Report, modified time.Time
 	r.SessionID = rep.SessionID
 	r.Entries = rep.Entries
 	r.FirstError = firstError(rep)
+	r.Stuck = stuckOf(rep)
 	r.Bytes = rep.Bytes
 	r.Modified = modified
 	r.FirstActivity, r.LastActivity = c.earliest, c.latest

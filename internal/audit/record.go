@@ -43,6 +43,11 @@ type Record struct {
 	SessionID  string
 	Entries    int
 	FirstError *finding.Finding // the first error finding, if any
+	// Stuck: the default leaf's context breaks the pairing of tool calls
+	// and results (unanswered_tool_call, unpaired_tool_in_context), so
+	// providers reject the next turn; `pisess unstick` fixes it. A flag
+	// beside the verdict, which says whether the file is well-formed.
+	Stuck bool
 
 	CWD           string
 	Name          string         // latest session_info name
@@ -116,6 +121,11 @@ func verdictOf(rep *validate.Report) Verdict {
 		return NeedsMigration
 	}
 	return OK
+}
+
+// stuckOf reports whether the report says the session is stuck.
+func stuckOf(rep *validate.Report) bool {
+	return rep.Has(finding.UnansweredToolCall) || rep.Has(finding.UnpairedToolInContext)
 }
 
 // firstError returns the report's first error finding (by line), or nil.

@@ -98,6 +98,7 @@ type Options struct {
 type Summary struct {
 	Files      int // files in the window
 	Verdicts   map[Verdict]int
+	Stuck      int // files whose Record.Stuck is set
 	Versions   map[int]int
 	Entries    int
 	Bytes      int64
@@ -145,6 +146,9 @@ func Total(recs []*Record, opts Options) Summary {
 		}
 		s.Files++
 		s.Verdicts[r.Verdict]++
+		if r.Stuck {
+			s.Stuck++
+		}
 		s.Versions[r.Version]++
 		s.Bytes += r.Bytes
 		s.Entries += r.Entries - copies.count

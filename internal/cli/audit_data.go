@@ -36,6 +36,7 @@ func tokensOf(t audit.Tokens) tokensJSON {
 type auditFile struct {
 	*validate.Report
 	Verdict       audit.Verdict  `json:"verdict"`
+	Stuck         bool           `json:"stuck,omitempty"` // only on stuck files: `pisess unstick`
 	CWD           string         `json:"cwd"`
 	Name          string         `json:"name"`
 	Messages      map[string]int `json:"messages"`
@@ -59,7 +60,7 @@ type auditFile struct {
 func fileJSON(row fileRow) auditFile {
 	r, u := row.rec, row.usage
 	f := auditFile{
-		Report: r.Report, Verdict: r.Verdict, CWD: r.CWD, Name: r.Name,
+		Report: r.Report, Verdict: r.Verdict, Stuck: r.Stuck, CWD: r.CWD, Name: r.Name,
 		Messages: r.Messages, Branches: r.Branches, LeafCount: r.Leaves,
 		Tokens: tokensOf(u.Tokens), Cost: money(u.Cost), CostMissing: u.CostMissing, CostZero: u.CostZero,
 		Models: r.Models, Bytes: r.Bytes, Modified: isoTime(r.Modified),
@@ -95,6 +96,7 @@ type auditTotals struct {
 	Versions         map[string]int `json:"versions"`
 	Bytes            int64          `json:"bytes"`
 	Unreadable       int            `json:"unreadable"`
+	Stuck            int            `json:"stuck,omitempty"` // stuck files, when there are any
 	Since            string         `json:"since,omitempty"`
 	Until            string         `json:"until,omitempty"` // exclusive
 	TZ               string         `json:"tz,omitempty"`
@@ -134,7 +136,7 @@ func summaryJSON(s audit.Summary, opts audit.Options, unreadable int) auditSumma
 		CostMissing: s.Usage.CostMissing, CostZero: s.Usage.CostZero,
 		DuplicateEntries: s.Duplicates.Entries, DuplicateTokens: tokensOf(s.Duplicates.Usage.Tokens),
 		DuplicateCost: money(s.Duplicates.Usage.Cost),
-		Versions:      map[string]int{}, Bytes: s.Bytes, Unreadable: unreadable, By: string(opts.By),
+		Versions:      map[string]int{}, Bytes: s.Bytes, Unreadable: unreadable, Stuck: s.Stuck, By: string(opts.By),
 		Since: isoTime(opts.Window.From), Until: isoTime(opts.Window.To),
 	}
 	if !opts.Window.Open() || opts.By.ByTime() {

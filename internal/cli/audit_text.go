@@ -71,7 +71,7 @@ func (a *auditRun) fileTable() error {
 	for _, row := range a.rows {
 		r, u := row.rec, row.usage
 		rows = append(rows, []string{
-			render.Safe(fileCell(r, dir)), render.Safe(lastElement(r.CWD)), versionText(r.Version), a.verdictText(r.Verdict),
+			render.Safe(fileCell(r, dir)), render.Safe(lastElement(r.CWD)), versionText(r.Version), a.verdictCell(r),
 			render.Count(int64(r.Entries)), render.Count(int64(r.Branches)), render.Count(int64(r.MessageCount())),
 			render.Count(u.Tokens.Input), render.Count(u.Tokens.Output), render.Count(u.Tokens.CacheRead), render.Count(u.Tokens.CacheWrite),
 			render.Count(u.Tokens.Total), costText(u), render.Bytes(r.Bytes),
@@ -170,6 +170,14 @@ func (a *auditRun) groupTable(sum audit.Summary) error {
 		first = append(first, "", "")
 	}
 	return render.Table(a.out, cols, rows, cells(first, sum.Files, sum.Usage), a.width)
+}
+
+// verdictCell is the verdict, then "stuck" for a stuck session.
+func (a *auditRun) verdictCell(r *audit.Record) string {
+	if r.Stuck {
+		return a.verdictText(r.Verdict) + " " + a.style.Warn("stuck")
+	}
+	return a.verdictText(r.Verdict)
 }
 
 func (a *auditRun) verdictText(v audit.Verdict) string {
@@ -316,6 +324,9 @@ func (a *auditRun) verdictLine(s audit.Summary) string {
 	if len(parts) > 0 {
 		line += ": " + strings.Join(parts, ", ")
 	}
+	if s.Stuck > 0 {
+		line += fmt.Sprintf("; %d stuck", s.Stuck)
+	}
 	if a.unreadable > 0 {
 		line += fmt.Sprintf(" (%d unreadable)", a.unreadable)
 	}
@@ -350,15 +361,40 @@ func (a *auditRun) problems() {
 		if v == audit.OK || len(recs) == 0 || (a.quiet && v != audit.Corrupt) {
 			continue
 		}
-		fmt.Fprintf(a.out, "%s (%d):\n", v, len(recs))
-		for i, r := range recs {
-			if i == problemsShown {
-				fmt.Fprintf(a.out, "  … and %d more (see --format json)\n", len(recs)-i)
-				break
-			}
-			fmt.Fprintln(a.out, a.problem(r))
+		a.problemList(string(v), recs, a.problem)
+	}
+	var stuck []*audit.Record
+	for _, row := range a.rows {
+		if row.rec.Stuck {
+			stuck = append(stuck, row.rec)
 		}
 	}
+	if len(stuck) > 0 && !a.quiet {
+		a.problemList("stuck", stuck, a.stuckProblem)
+	}
+}
+
+// problemList lists files under a heading, problemsShown at most.
+func (a *auditRun) problemList(heading string, recs []*audit.Record, line func(*audit.Record) string) {
+	fmt.Fprintf(a.out, "%s (%d):\n", heading, len(recs))
+	for i, r := range recs {
+		if i == problemsShown {
+			fmt.Fprintf(a.out, "  … and %d more (see --format json)\n", len(recs)-i)
+			break
+		}
+		fmt.Fprintln(a.out, line(r))
+	}
+}
+
+// stuckProblem is one stuck session: the path, then what fixes it.
+func (a *auditRun) stuckProblem(r *audit.Record) string {
+	head := "  " + a.style.Warn("!") + " "
+	tail := " (pisess unstick)"
+	file := render.Safe(r.Path)
+	if room := a.width - render.Width(head) - render.Width(tail); a.width > 0 && render.Width(file) > room {
+		file = render.CutMiddle(file, max(room, 12))
+	}
+	return head + file + a.style.Dim(tail)
 }
 
 // problem describes one file's problem on one line that fits the width:
