@@ -42,7 +42,7 @@ func publicDir(t *testing.T) string {
 // comes), a symbolic-link loop, a dangling link, /dev/null, and a file of
 // mode 000 (read as the nobody user when the tests run as root: root
 // reads it anyway). Nothing may hang or crash; the exit code is 1 (not a
-// session) or 2 (cannot be read), 0 only for an empty directory.
+// session) or 2 (cannot be read, or a directory with no session in it).
 func TestSpecialFiles(t *testing.T) {
 	t.Parallel()
 	dir := publicDir(t)
@@ -60,9 +60,8 @@ func TestSpecialFiles(t *testing.T) {
 		many  []int // validate, audit, migrate, repair
 		views []int // tree, path, context
 	}{
-		// An empty directory: nothing to do, or (issue 11) a usage error
-		// without --allow-empty.
-		{"directory", mk("dir.jsonl", func(p string) error { return os.Mkdir(p, 0o755) }), false, []int{0, 2}, []int{2}},
+		// An empty directory: a usage error without --allow-empty (issue 11).
+		{"directory", mk("dir.jsonl", func(p string) error { return os.Mkdir(p, 0o755) }), false, []int{2}, []int{2}},
 		{"fifo", mk("fifo.jsonl", func(p string) error { return syscall.Mkfifo(p, 0o644) }), false, []int{1, 2}, []int{1, 2}},
 		{"symlink-loop", mk("loop.jsonl", func(p string) error { return os.Symlink(filepath.Base(p), p) }), false, []int{2}, []int{2}},
 		{"dangling-symlink", mk("dangling.jsonl", func(p string) error { return os.Symlink("nowhere.jsonl", p) }), false, []int{2}, []int{2}},
