@@ -59,11 +59,25 @@ func migrateVerifier(opts validate.Options) migrate.VerifyFunc {
 	}
 }
 
-// parseLevel are the codes repair exists to remove.
-var parseLevel = map[finding.Code]bool{
-	finding.PartialTail: true, finding.InvalidJSON: true, finding.InvalidUTF8: true,
-	finding.TrailingData: true, finding.ConcatenatedObjects: true, finding.NotObject: true,
-	finding.MissingFinalNewline: true, finding.ZeroFill: true, finding.LineTooLong: true,
+// parseLevel reports whether code is one repair exists to remove.
+func parseLevel(code finding.Code) bool {
+	switch code {
+	case finding.PartialTail, finding.TornLine, finding.BOM, finding.InvalidJSON, finding.InvalidUTF8,
+		finding.TrailingData, finding.ConcatenatedObjects, finding.NotObject,
+		finding.MissingFinalNewline, finding.ZeroFill, finding.LineTooLong:
+		return true
+	}
+	return false
+}
+
+// leftBehind reports whether f, in a new generation, is a problem that
+// generation must not have: any error, and the repairable warnings.
+func leftBehind(f finding.Finding) bool {
+	switch f.Code {
+	case finding.PartialTail, finding.TornLine, finding.MissingFinalNewline:
+		return true
+	}
+	return f.Severity == finding.Error
 }
 
 // repairVerifier: a repaired file has no parse-level problem left (other
@@ -74,14 +88,14 @@ func repairVerifier(opts validate.Options) migrate.VerifyFunc {
 		if err != nil {
 			return err
 		}
-		return firstError(rep, func(f finding.Finding) bool { return parseLevel[f.Code] })
+		return firstError(rep, func(f finding.Finding) bool { return parseLevel(f.Code) })
 	}
 }
 
 // firstError returns the first error finding that counts, as an error.
 func firstError(rep *validate.Report, counts func(finding.Finding) bool) error {
 	for _, f := range rep.Findings {
-		if counts(f) && (f.Severity == finding.Error || f.Code == finding.PartialTail || f.Code == finding.MissingFinalNewline) {
+		if counts(f) && leftBehind(f) {
 			return fmt.Errorf("line %d: %s: %s", f.Line, f.Code, f.Message)
 		}
 	}
