@@ -211,3 +211,50 @@ func BenchmarkDecode(b *testing.B) {
 		}
 	}
 }
+
+// TestTapeWalkers checks Raw, Span, Members, Elements, Float and StrOf
+// against the input they were built from.
+func TestTapeWalkers(t *testing.T) {
+	var tp Tape
+	in := []byte(` {"a" : "x\"y", "n": 1e400, "arr": [1, {"k": true}, "s"], "a": 2} `)
+	if err := tp.Build(in); err != nil {
+		t.Fatal(err)
+	}
+	var keys, raws []string
+	for k, v := range tp.Members(0) {
+		key, _ := tp.Str(k)
+		keys = append(keys, key)
+		raws = append(raws, string(tp.Raw(v)))
+	}
+	if got := strings.Join(keys, ","); got != "a,n,arr,a" {
+		t.Errorf("keys %q", got)
+	}
+	if got := strings.Join(raws, "|"); got != `"x\"y"|1e400|[1, {"k": true}, "s"]|2` {
+		t.Errorf("raws %q", got)
+	}
+	var elems []string
+	for e := range tp.Elements(tp.Get(0, "arr")) {
+		elems = append(elems, string(tp.Raw(e)))
+	}
+	if got := strings.Join(elems, "|"); got != `1|{"k": true}|"s"` {
+		t.Errorf("elements %q", got)
+	}
+	if f, ok := tp.Float(tp.Get(0, "n")); !ok || f <= 1e308 {
+		t.Errorf("Float(1e400) = %v, %v; want +Inf, true", f, ok)
+	}
+	if f, ok := tp.Float(tp.Get(0, "a")); !ok || f != 2 {
+		t.Errorf("Float(a) = %v, %v", f, ok)
+	}
+	if _, ok := tp.Float(tp.Get(0, "arr")); ok {
+		t.Error("Float of an array")
+	}
+	if s, e := tp.Span(0); string(in[s:e]) != strings.TrimSpace(string(in)) {
+		t.Errorf("Span(0) = %d,%d", s, e)
+	}
+	if tp.Raw(-1) != nil || tp.StrOf(0, "nope") != "" {
+		t.Error("missing values")
+	}
+	for range tp.Members(tp.Get(0, "arr")) {
+		t.Error("Members of an array")
+	}
+}

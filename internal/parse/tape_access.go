@@ -1,0 +1,89 @@
+package parse
+
+import (
+	"iter"
+	"strconv"
+)
+
+// Accessors for readers that walk a Tape rather than look single keys up:
+// the projection, the token estimate and the views read records this way.
+
+// Raw returns the bytes of node n as written in the input, a string with
+// its quotes; nil for n < 0. It is what a reader copies to reproduce a
+// value exactly (numbers, escapes and key order untouched).
+func (t *Tape) Raw(n int) []byte {
+	if n < 0 {
+		return nil
+	}
+	start, end := t.nodes[n].start, t.nodes[n].end
+	if t.nodes[n].kind == KindString {
+		start, end = start-1, end+1
+	}
+	return t.raw[start:end]
+}
+
+// Span returns where node n lies in the input, as Raw does (strings with
+// their quotes).
+func (t *Tape) Span(n int) (start, end int) {
+	start, end = t.nodes[n].start, t.nodes[n].end
+	if t.nodes[n].kind == KindString {
+		start, end = start-1, end+1
+	}
+	return start, end
+}
+
+// Input returns the bytes the tape was built from.
+func (t *Tape) Input() []byte { return t.raw }
+
+// Members yields the key node and value node of each member of object
+// obj, in document order (duplicate keys included); nothing when obj is
+// not an object.
+func (t *Tape) Members(obj int) iter.Seq2[int, int] {
+	return func(yield func(key, value int) bool) {
+		if obj < 0 || t.nodes[obj].kind != KindObject {
+			return
+		}
+		for k, end := obj+1, t.nodes[obj].next; k < end; k = t.nodes[k+1].next {
+			if !yield(k, k+1) {
+				return
+			}
+		}
+	}
+}
+
+// Elements yields the element nodes of array arr in order; nothing when
+// arr is not an array.
+func (t *Tape) Elements(arr int) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		if arr < 0 || t.nodes[arr].kind != KindArray {
+			return
+		}
+		for e, end := arr+1, t.nodes[arr].next; e < end; e = t.nodes[e].next {
+			if !yield(e) {
+				return
+			}
+		}
+	}
+}
+
+// Float reads number node n as a float64, as JSON.parse does (a literal
+// out of range is ±Inf); ok is false when n is not a number.
+func (t *Tape) Float(n int) (f float64, ok bool) {
+	if n < 0 || t.nodes[n].kind != KindNumber {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(t.Text(n)), 64)
+	if err != nil {
+		if ne, isNum := err.(*strconv.NumError); !isNum || ne.Err != strconv.ErrRange {
+			return 0, false
+		}
+	}
+	return f, true
+}
+
+// StrOf returns the string member key of object obj, or "" when it is
+// absent or not a string. Like Str, an unescaped string shares the input.
+func (t *Tape) StrOf(obj int, key string) string {
+	s, _ := t.Str(t.Get(obj, key))
+	return s
+}
