@@ -1,0 +1,250 @@
+package migrate
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Planner reads the original file and returns the complete lines to
+// append to it (each ending in "\n"); none means there is nothing to do.
+type Planner func(in io.Reader) ([]byte, error)
+
+// AppendOutcome is what an Append did.
+type AppendOutcome struct {
+	Path         string // the file appended to
+	Size         int64  // the original's size: its bytes stay a prefix of the file
+	Appended     []byte // the bytes appended (a dry run: that would be)
+	Written      bool   // the bytes are in the file and fsynced
+	Backup       string // the backup beside the file ("" = none)
+	BackupReused bool   // the backup was left by an earlier run and is identical
+}
+
+// truncater is a File that can be cut back (an *os.File).
+type truncater interface{ Truncate(size int64) error }
+
+// Append adds complete lines at the end of the file at path, keeping every
+// byte of it as a prefix (docs/migration.md, "Append-only repairs"):
+//
+//  1. open the original (refusing a symlink unless FollowSymlinks, and
+//     anything but a regular file) and take the rewrite protocol's
+//     exclusive advisory lock on it, waiting for another pisess run;
+//  2. let plan read it (every byte read is hashed) and say what to append;
+//     nothing: stop (Written false, the file untouched);
+//  3. verify the original followed by the new lines, if Verify is set;
+//  4. make the backup, if asked, as Rewrite does when it cannot hard-link
+//     (a copy, fsynced, checked against the hash of what was read, with the
+//     original's mode, owner and times; an identical leftover is reused):
+//     a hard link would grow with the original;
+//  5. re-check that the original did not change since it was read (file,
+//     size, mtime, content hash) and open it O_WRONLY|O_APPEND, checking
+//     it is still that file at that size;
+//  6. write the lines and fsync. When the original does not end in "\n"
+//     (a missing final newline), a "\n" goes first.
+//
+// A failed write or fsync cuts the file back to its original size and
+// fsyncs that, so the file is the original, or the original followed by
+// complete lines. On any failure a backup this run created is removed,
+// unless the file could not be cut back (then it is kept, and the error
+// says so). Errors are *Error. BackupSuffix, DryRun, FollowSymlinks,
+// Verify and LockWait of opts apply; Diff does not.
+func Append(fsys FS, path string, opts RewriteOptions, plan Planner) (AppendOutcome, error) {
+	r := &rewrite{fsys: fsys, opts: opts}
+	out, err := r.appendRun(path, plan)
+	if err != nil {
+		err = r.cleanup(err)
+		var e *Error
+		if errors.As(err, &e) && e.Path == "" {
+			e.Path = r.pathOr(path)
+		}
+	}
+	return out, err
+}
+
+func (r *rewrite) appendRun(path string, plan Planner) (AppendOutcome, error) {
+	if err := r.resolve(path); err != nil {
+		return AppendOutcome{}, err
+	}
+	f, err := r.fsys.Open(r.path)
+	if err != nil {
+		return AppendOutcome{}, &Error{Code: ReadFailed, Err: err}
+	}
+	defer f.Close()
+	if !r.opts.DryRun {
+		if err := r.lock(f); err != nil {
+			return AppendOutcome{}, err
+		}
+	}
+	if err := r.identify(f); err != nil {
+		return AppendOutcome{}, err
+	}
+	lines, err := r.plan(f, plan)
+	out := AppendOutcome{Path: r.path, Size: r.size, Appended: lines}
+	if err != nil || len(lines) == 0 {
+		return out, err
+	}
+	if err := r.verifyAppended(f, lines); err != nil {
+		return out, err
+	}
+	if r.opts.DryRun {
+		if r.opts.BackupSuffix != "" {
+			return out, r.backupWouldWork(r.path + r.opts.BackupSuffix)
+		}
+		return out, nil
+	}
+	if r.opts.BackupSuffix != "" {
+		out.Backup = r.path + r.opts.BackupSuffix
+		if out.BackupReused, err = r.copyBackup(out.Backup); err != nil {
+			return out, err
+		}
+	}
+	if err := r.recheck(); err != nil {
+		return out, err
+	}
+	out.Written, err = r.appendLines(lines)
+	if out.Written {
+		r.backup = "" // the backup now belongs to the user
+	}
+	return out, err
+}
+
+// plan runs the planner on a hashing reader of the original, completes the
+// hash and returns the bytes to append: the planner's lines, after a "\n"
+// when the original does not end in one.
+func (r *rewrite) plan(f File, plan Planner) ([]byte, error) {
+	snap := newSnapshot(f)
+	lines, err := plan(snap)
+	if err != nil {
+		if snap.err != nil {
+			return nil, &Error{Code: ReadFailed, Err: snap.err}
+		}
+		var e *Error
+		if errors.As(err, &e) {
+			return nil, err
+		}
+		return nil, &Error{Code: RefusedInvalid, Err: err}
+	}
+	if err := r.finishRead(snap); err != nil {
+		return nil, err
+	}
+	if len(lines) == 0 {
+		return nil, nil
+	}
+	if lines[len(lines)-1] != '\n' {
+		return nil, &Error{Code: WriteFailed, Err: errors.New("internal error: the lines to append do not end in a newline")}
+	}
+	last, err := r.lastByte(f)
+	if err != nil {
+		return nil, err
+	}
+	if r.size > 0 && last != '\n' {
+		lines = append([]byte{'\n'}, lines...)
+	}
+	return lines, nil
+}
+
+// lastByte returns the original's last byte (0 for an empty file).
+func (r *rewrite) lastByte(f File) (byte, error) {
+	if r.size == 0 {
+		return 0, nil
+	}
+	if _, err := f.Seek(r.size-1, io.SeekStart); err != nil {
+		return 0, &Error{Code: ReadFailed, Err: err}
+	}
+	var b [1]byte
+	if _, err := io.ReadFull(f, b[:]); err != nil {
+		return 0, &Error{Code: ReadFailed, Err: err}
+	}
+	return b[0], nil
+}
+
+// verifyAppended verifies the original as read followed by lines.
+func (r *rewrite) verifyAppended(f File, lines []byte) error {
+	if r.opts.Verify == nil {
+		return nil
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return &Error{Code: ReadFailed, Err: err}
+	}
+	h := sha256.New()
+	orig := io.TeeReader(io.LimitReader(f, r.size), h)
+	if err := r.verify(io.MultiReader(orig, bytes.NewReader(lines))); err != nil {
+		return err
+	}
+	if _, err := io.Copy(h, io.LimitReader(f, r.size)); err != nil { // what verify left unread
+		return &Error{Code: ReadFailed, Err: err}
+	}
+	if !bytes.Equal(h.Sum(nil), r.sum) {
+		return &Error{Code: ChangedDuringRewrite, Err: errors.New("the file changed while it was being read")}
+	}
+	return nil
+}
+
+// appendLines opens the original for appending, checks it is the file
+// read at the size read, writes lines and fsyncs; on failure it cuts the
+// file back to its original size. written reports whether the lines are
+// in the file, synced (an error may still follow: closing failed).
+func (r *rewrite) appendLines(lines []byte) (written bool, err error) {
+	af, err := r.fsys.OpenAppend(r.path)
+	if err != nil {
+		return false, &Error{Code: WriteFailed, Err: err}
+	}
+	info, err := af.Stat()
+	switch {
+	case err != nil:
+		af.Close()
+		return false, &Error{Code: ReadFailed, Err: err}
+	case !os.SameFile(info, r.info) || info.Size() != r.size:
+		af.Close()
+		return false, &Error{Code: ChangedDuringRewrite, Err: errors.New("the file changed while it was being appended to: left untouched; run again when the session is idle")}
+	}
+	code, werr := WriteFailed, writeAll(af, lines)
+	if werr == nil {
+		code, werr = SyncFailed, af.Sync()
+	}
+	if werr != nil {
+		if cerr := r.cutBack(af); cerr != nil {
+			werr = errors.Join(werr, cerr)
+		}
+		af.Close()
+		return false, &Error{Code: code, Err: werr}
+	}
+	if err := af.Close(); err != nil {
+		return true, &Error{Code: WriteFailed, Err: fmt.Errorf("the lines were written and synced, but closing the file failed: %w", err)}
+	}
+	return true, nil
+}
+
+// writeAll writes all of p (a short write without an error is an error).
+func writeAll(w io.Writer, p []byte) error {
+	n, err := w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	return err
+}
+
+// cutBack truncates the file to its original size and fsyncs it. When
+// that fails, the backup this run made is kept: the file may end in a
+// partial line.
+func (r *rewrite) cutBack(af File) error {
+	t, ok := af.(truncater)
+	err := errors.New("the file cannot be truncated")
+	if ok {
+		if err = t.Truncate(r.size); err == nil {
+			err = af.Sync()
+		}
+	}
+	if err == nil {
+		return nil
+	}
+	keep := ""
+	if r.backup != "" {
+		keep = fmt.Sprintf(" (the backup %s is kept)", r.backup)
+		r.backup = ""
+	}
+	return fmt.Errorf("could not cut the file back to its original %d bytes: it may end in a partial line; `pisess repair` drops it%s: %w", r.size, keep, err)
+}
