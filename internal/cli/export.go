@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pisess/pisess/internal/export"
+	"github.com/pisess/pisess/internal/project"
+)
+
+func (c *CLI) exportCommand() *cli.Command {
+	cmd := command("export", "render a session as one self-contained HTML page or a Markdown transcript", "FILE",
+		append(limitFlags(),
+			&cli.StringFlag{Name: "format", Value: "html", Usage: "html (the tree and the conversation, one offline file) or md (a transcript of the path)"},
+			&cli.StringFlag{Name: "leaf", Usage: "show the conversation up to the entry with this `ID` (or unique id prefix); default: the last entry"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (which must not exist) instead of standard output"},
+			&cli.BoolFlag{Name: "redact", Usage: "replace every secret `pisess scan` would find with [REDACTED:<kind>]"},
+			rulesFlag(),
+			&cli.IntFlag{Name: "max-block", Value: export.DefaultMaxBlock, Usage: "md: keep `N` bytes of each tool call, tool result or thinking block"},
+		), c.runExport)
+	cmd.Description = `html: one file with its style and its one small script inside and no
+reference to anything outside it (it works offline; light or dark as the
+system is). It shows the whole tree, branches collapsible, the path to the
+leaf marked, labels, compactions and branch summaries, and the conversation
+along that path: message text rendered from Markdown (raw HTML left out,
+links shown as text), thinking, tool calls and their results collapsed with
+their sizes, images inline, model changes, tokens and cost per turn and in
+total. Everything from the file is escaped: it cannot add markup or script.
+
+md: the path as a transcript to paste into an issue: a heading per entry,
+tool calls and results in fenced blocks, long ones cut to --max-block bytes
+and marked.
+
+--redact applies the rules of ` + "`pisess scan`" + ` (and --rules) to everything
+rendered. The file is never changed. --output never overwrites a file.
+
+Exit codes: 0 written; 1 the file is not a session, or a parentId cycle lies
+on the leaf's path; 2 usage error, or a file could not be read or written.`
+	return cmd
+}
+
+func (c *CLI) runExport(ctx *cli.Context) error {
+	args := ctx.Args().Slice()
+	switch {
+	case len(args) == 0:
+		return usageErrorf("export needs a session FILE (see `pisess export --help`)")
+	case len(args) > 1:
+		return usageErrorf("export takes one FILE, not %d", len(args))
+	}
+	format := ctx.String("format")
+	if format != "html" && format != "md" {
+		return usageErrorf("--format must be html or md, not %q", format)
+	}
+	if ctx.IsSet("rules") && !ctx.Bool("redact") {
+		return usageErrorf("--rules goes with --redact")
+	}
+	lim, err := limits(ctx)
+	if err != nil {
+		return err
+	}
+	v := &view{file: args[0]}
+	opts := export.Options{Name: filepath.Base(v.file), MaxBlock: ctx.Int("max-block")}
+	if ctx.Bool("redact") {
+		if opts.Redact, err = loadRules(ctx); err != nil {
+			return err
+		}
+	}
+	if v.file == "-" {
+		v.file, opts.Name = stdinName, ""
+		v.session, err = project.Load(c.Stdin, lim)
+	} else {
+		v.session, err = project.LoadFile(v.file, lim)
+	}
+	if err != nil {
+		return v.loadError(err)
+	}
+	if v.leaf, err = resolveLeaf(v.session, ctx.String("leaf")); err != nil {
+		return usageErrorf("%s: %v", v.file, err)
+	}
+	var out bytes.Buffer
+	if format == "html" {
+		err = export.HTML(&out, v.session, v.leaf, opts)
+	} else {
+		err = export.Markdown(&out, v.session, v.leaf, opts)
+	}
+	if err != nil {
+		return v.pathError(err)
+	}
+	if name := ctx.String("output"); name != "" {
+		if err := writeNewFile(name, out.Bytes()); err != nil {
+			return &ExitError{Code: ExitUsage, Err: err}
+		}
+		return nil
+	}
+	if _, err := c.Stdout.Write(out.Bytes()); err != nil {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the output: %w", err)}
+	}
+	return nil
+}

@@ -1,0 +1,233 @@
+package export
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/secrets"
+)
+
+// hostile is text that would be markup, script or a reference to another
+// site if it were not escaped.
+var hostile = []string{
+	`<script>alert(1)</script>`,
+	`<img src=x onerror=alert(2)>`,
+	`[click](javascript:alert(3))`,
+	`![pixel](https://tracker.example/p.png)`,
+	`<https://evil.example/autolink>`,
+	`www.evil.example/linkify`,
+	`</details></pre></section><script>alert(4)</script>`,
+	`<a href="//evil.example/x">protocol-relative</a>`,
+	"```\n</code></pre><script>alert(5)</script>\n```",
+	`&lt;script&gt;alert(6)&lt;/script&gt;`,
+	`<style>body{display:none}</style>`,
+	`" onmouseover="alert(7)`,
+	"\x1b[31mred\x1b[0m and \u009b2J",
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// hostileSession puts the hostile text in every place a session keeps text.
+func hostileSession(t *testing.T) *project.Session {
+	t.Helper()
+	h := strings.Join(hostile, "\n\n")
+	js := jsonString(h)
+	lines := []string{
+		`{"type":"session","version":3,"id":` + jsonString("id<script>alert(8)</script>") + `,"timestamp":"2026-01-01T00:00:00.000Z","cwd":` + js + `}`,
+		`{"type":"model_change","id":"m1","parentId":null,"timestamp":"2026-01-01T00:00:00.500Z","provider":` + js + `,"modelId":"x"}`,
+		`{"type":"message","id":"u1","parentId":"m1","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":` + js + `},{"type":"image","mimeType":"image/svg+xml","data":"PHN2Zz4="},{"type":"image","mimeType":"image/png\" onerror=\"alert(9)","data":"iVBORw0KGgo="},{"type":"image","mimeType":"image/png","data":"iVBORw0KGgo=\" onerror=\"alert(10)"}],"timestamp":1}}`,
+		`{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":` + js + `},{"type":"text","text":` + js + `},{"type":"toolCall","id":"c1","name":` + js + `,"arguments":{"x":` + js + `}}],"provider":` + js + `,"model":` + js + `,"usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15,"cost":{"total":0.5}},"stopReason":"toolUse","errorMessage":` + js + `,"timestamp":2}}`,
+		`{"type":"message","id":"t1","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":` + js + `,"content":[{"type":"text","text":` + js + `}],"isError":true,"timestamp":3}}`,
+		`{"type":"label","id":"l1","parentId":"t1","timestamp":"2026-01-01T00:00:04.000Z","targetId":"u1","label":` + js + `}`,
+		`{"type":"compaction","id":"k1","parentId":"l1","timestamp":"2026-01-01T00:00:05.000Z","summary":` + js + `,"tokensBefore":100,"firstKeptEntryId":"t1"}`,
+		`{"type":"branch_summary","id":"b1","parentId":"k1","timestamp":"2026-01-01T00:00:06.000Z","fromId":` + js + `,"summary":` + js + `}`,
+		`{"type":"custom_message","id":"cm","parentId":"b1","timestamp":"2026-01-01T00:00:07.000Z","customType":` + js + `,"content":` + js + `,"display":true}`,
+		`{"type":"custom","id":"cu","parentId":"cm","timestamp":"2026-01-01T00:00:08.000Z","customType":` + js + `,"data":{"x":` + js + `}}`,
+		`{"type":"message","id":"be","parentId":"cu","timestamp":"2026-01-01T00:00:09.000Z","message":{"role":"bashExecution","command":` + js + `,"output":` + js + `,"exitCode":1,"cancelled":false,"truncated":false,"timestamp":9}}`,
+		`{"type":"session_info","id":"si","parentId":"be","timestamp":"2026-01-01T00:00:10.000Z","name":` + js + `}`,
+		`{"type":"message","id":"u2","parentId":"m1","timestamp":"2026-01-01T00:00:11.000Z","message":{"role":"user","content":` + js + `,"timestamp":11}}`,
+		`{"type":"message","id":"last","parentId":"si","timestamp":"2026-01-01T00:00:12.000Z","message":{"role":"assistant","content":[{"type":"text","text":"the final answer"}],"provider":"p","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"total":0}},"stopReason":"stop","timestamp":12}}`,
+	}
+	s, err := project.Load(strings.NewReader(strings.Join(lines, "\n")+"\n"), parse.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Every string from the file is escaped, so a "<" in the page starts one
+// of its own tags, and a tag ends at the first ">" (attribute values are
+// escaped too).
+var (
+	tagRE  = regexp.MustCompile(`<(/?)([a-zA-Z][a-zA-Z0-9]*)([^>]*)>`)
+	attrRE = regexp.MustCompile(`([a-zA-Z-]+)(?:=("[^"]*"|'[^']*'|[^\s>]+))?`)
+)
+
+// allowedTags are the elements the page itself and goldmark's Markdown
+// (without raw HTML) write.
+var allowedTags = map[string]bool{
+	"html": true, "head": true, "meta": true, "title": true, "style": true, "body": true, "header": true, "h1": true, "h2": true,
+	"dl": true, "dt": true, "dd": true, "div": true, "button": true, "nav": true, "ul": true, "li": true, "a": true, "span": true,
+	"details": true, "summary": true, "main": true, "section": true, "p": true, "pre": true, "code": true, "img": true, "script": true,
+	"em": true, "strong": true, "blockquote": true, "ol": true, "hr": true, "br": true, "h3": true, "h4": true, "h5": true, "h6": true,
+	"table": true, "thead": true, "tbody": true, "tr": true, "th": true, "td": true, "del": true, "input": true,
+}
+
+func TestHTMLEscapesEverything(t *testing.T) {
+	s := hostileSession(t)
+	var out bytes.Buffer
+	if err := HTML(&out, s, s.DefaultLeaf(), Options{Name: "f.jsonl"}); err != nil {
+		t.Fatal(err)
+	}
+	page := out.String()
+	checkPage(t, page)
+	if !strings.Contains(page, "the final answer") {
+		t.Error("the leaf's message is missing")
+	}
+	for _, want := range []string{"&lt;script&gt;alert(1)&lt;/script&gt;", "[image not shown: image/svg+xml]", "␛[31mred"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}
+
+// checkPage asserts that the page holds only its own markup: one script
+// (its own), no event handler, no URL but its anchors and data: images.
+func checkPage(t *testing.T, page string) {
+	t.Helper()
+	if n := strings.Count(page, "<script"); n != 1 {
+		t.Errorf("%d <script> elements, want the page's own 1", n)
+	}
+	if !strings.Contains(page, "<script>"+pageJS+"</script>") {
+		t.Error("the page's own script is not there as written")
+	}
+	dataImage := regexp.MustCompile(`^"data:image/(png|jpeg|gif|webp|avif|bmp);base64,[A-Za-z0-9+/=]*"$`)
+	for _, m := range tagRE.FindAllStringSubmatch(page, -1) {
+		if !allowedTags[strings.ToLower(m[2])] {
+			t.Errorf("unexpected element <%s>", m[2])
+		}
+		for _, a := range attrRE.FindAllStringSubmatch(m[3], -1) {
+			name, value := strings.ToLower(a[1]), a[2]
+			switch {
+			case strings.HasPrefix(name, "on"):
+				t.Errorf("event handler %s=%s", name, value)
+			case name == "href" && !strings.HasPrefix(value, `"#`):
+				t.Errorf("href=%s points outside the page", value)
+			case name == "src" && !dataImage.MatchString(value):
+				t.Errorf("src=%.80s is not a data: image", value)
+			case name == "style":
+				t.Errorf("style attribute %s", value)
+			}
+		}
+	}
+	if strings.Count(page, "<style>") != 1 {
+		t.Error("more than the page's own style element")
+	}
+}
+
+func TestMarkdownFencesHoldTheirContent(t *testing.T) {
+	s := hostileSession(t)
+	var out bytes.Buffer
+	if err := Markdown(&out, s, s.DefaultLeaf(), Options{Name: "f.jsonl", MaxBlock: 100}); err != nil {
+		t.Fatal(err)
+	}
+	md := out.String()
+	if !strings.Contains(md, "the final answer") || !strings.Contains(md, "[… cut: ") {
+		t.Errorf("the transcript lacks the leaf or a cut mark:\n%s", md)
+	}
+	// Every fence closes with the fence that opened it, and is longer than
+	// any run of backticks inside.
+	lines := strings.Split(md, "\n")
+	for i := 0; i < len(lines); i++ {
+		if !strings.HasPrefix(lines[i], "```") {
+			continue
+		}
+		fence := strings.TrimRight(lines[i], "abcdefghijklmnopqrstuvwxyz")
+		j := i + 1
+		for ; j < len(lines) && lines[j] != fence; j++ {
+			if longestRun(lines[j], '`') >= len(fence) {
+				t.Errorf("line %d: a run of backticks as long as the fence %q", j+1, fence)
+			}
+		}
+		if j == len(lines) {
+			t.Fatalf("fence at line %d never closes", i+1)
+		}
+		i = j
+	}
+	if strings.Contains(md, "\x1b") || strings.Contains(md, "\u009b") {
+		t.Error("control characters reach the transcript")
+	}
+}
+
+func TestRedact(t *testing.T) {
+	key := "AKIA" + "Z7FAKEQ2TESTK3YW"
+	lines := `{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}
+{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"my key is ` + key + ` so there","timestamp":1}}
+{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"x","arguments":{"apiKey":"Zq8fake` + `7Rt2Lm9wX"}}],"provider":"p","model":"m","stopReason":"toolUse","timestamp":2}}
+`
+	s, err := project.Load(strings.NewReader(lines), parse.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, err := secrets.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, render := range map[string]func(*bytes.Buffer) error{
+		"html": func(b *bytes.Buffer) error { return HTML(b, s, s.DefaultLeaf(), Options{Redact: rules}) },
+		"md":   func(b *bytes.Buffer) error { return Markdown(b, s, s.DefaultLeaf(), Options{Redact: rules}) },
+	} {
+		var out bytes.Buffer
+		if err := render(&out); err != nil {
+			t.Fatal(err)
+		}
+		for _, secret := range []string{key, key[:12], "Zq8fake" + "7Rt2Lm9wX"} {
+			if strings.Contains(out.String(), secret) {
+				t.Errorf("%s: %q is still there", name, secret)
+			}
+		}
+		if !strings.Contains(out.String(), "[REDACTED:aws-access-key-id]") {
+			t.Errorf("%s: no redaction mark", name)
+		}
+	}
+}
+
+func TestDeepAndWideTrees(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}` + "\n")
+	parent := "null"
+	for i := 0; i < 3000; i++ {
+		id := jsonString("e" + strings.Repeat("0", 5-len(itoa(i))) + itoa(i))
+		b.WriteString(`{"type":"custom","id":` + id + `,"parentId":` + parent + `,"timestamp":"2026-01-01T00:00:01.000Z","customType":"x"}` + "\n")
+		if i%2 == 0 { // every other entry is a branch point with a dead end
+			b.WriteString(`{"type":"custom","id":` + jsonString("d"+itoa(i)) + `,"parentId":` + id + `,"timestamp":"2026-01-01T00:00:02.000Z","customType":"x"}` + "\n")
+		}
+		parent = id
+	}
+	s, err := project.Load(strings.NewReader(b.String()), parse.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, _ := s.Lookup("e02999")
+	var out bytes.Buffer
+	if err := HTML(&out, s, leaf, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(out.String(), `<li class="fork">`); got != 1500 {
+		t.Errorf("%d forks, want 1500", got)
+	}
+}
+
+func itoa(i int) string {
+	return strings.TrimSpace(strings.Repeat(" ", 0) + string([]byte(jsonNumber(i))))
+}
+
+func jsonNumber(i int) []byte { b, _ := json.Marshal(i); return b }

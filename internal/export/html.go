@@ -1,0 +1,479 @@
+package export
+
+import (
+	"bufio"
+	"fmt"
+	"html"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/yuin/goldmark"
+
+	"github.com/pisess/pisess/internal/project"
+)
+
+// HTML writes the session as one self-contained page: the whole tree
+// (branches collapsible, the path to leaf marked) and the conversation along
+// that path. The error is a *project.CycleError (a parentId cycle on the
+// leaf's path) or a write error.
+func HTML(w io.Writer, s *project.Session, leaf *project.Entry, opts Options) error {
+	d, err := newSession(s, leaf, opts)
+	if err != nil {
+		return err
+	}
+	p := &page{session: d, w: bufio.NewWriterSize(w, 64<<10), md: newMarkdown()}
+	p.write()
+	return p.w.Flush()
+}
+
+// page writes one HTML page.
+type page struct {
+	*session
+	w  *bufio.Writer
+	md goldmark.Markdown
+}
+
+// escape escapes text for HTML (also inside attribute values).
+func escape(s string) string {
+	return html.EscapeString(visible(s))
+}
+
+// text writes file content, redacted if asked, escaped.
+func (p *page) text(s string) { p.w.WriteString(escape(p.clean(s))) }
+
+// markdown writes message text rendered from Markdown.
+func (p *page) markdown(s string) {
+	p.w.WriteString(`<div class="md">`)
+	p.w.WriteString(renderMarkdown(p.md, p.clean(s)))
+	p.w.WriteString(`</div>`)
+}
+
+// raw writes markup of the page's own.
+func (p *page) raw(parts ...string) {
+	for _, s := range parts {
+		p.w.WriteString(s)
+	}
+}
+
+func (p *page) write() {
+	p.raw(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="`, escape(contentPolicy()), `">
+<meta name="generator" content="pisess export">
+<title>`)
+	p.text(p.title())
+	p.raw(`</title>
+<style>`, pageCSS, `</style>
+</head><body>
+`)
+	p.header()
+	p.raw(`<div class="layout">
+<nav class="tree" aria-label="session tree"><h2>Tree</h2>
+`)
+	p.tree()
+	p.raw(`</nav>
+<main><h2>Conversation: the path to the leaf</h2>
+`)
+	for i := range p.turns {
+		p.turn(&p.turns[i])
+	}
+	if len(p.turns) == 0 {
+		p.raw(`<p>This session has no entries.</p>`)
+	}
+	p.raw(`</main></div>
+<script>`, pageJS, `</script>
+</body></html>
+`)
+}
+
+func (p *page) title() string {
+	if p.name != "" {
+		return p.name + " · pi session"
+	}
+	return "pi session " + p.s.Header.ID
+}
+
+func (p *page) header() {
+	h := p.s.Header
+	p.raw(`<header class="top"><h1>`)
+	if p.name != "" {
+		p.text(p.name)
+	} else {
+		p.text("pi session " + h.ID)
+	}
+	p.raw(`</h1><dl class="meta">`)
+	p.meta("session", h.ID)
+	p.meta("cwd", h.Cwd)
+	p.meta("started", when(h.Timestamp))
+	p.meta("entries", fmt.Sprintf("%d (%d on this path)", len(p.s.Entries), len(p.path)))
+	if p.leaf != nil {
+		p.raw(`<dt>leaf</dt><dd><a href="#leaf">`)
+		p.text(shortID(p.leaf.ID))
+		p.raw(`</a></dd>`)
+	}
+	if models := p.models(); models != "" {
+		p.meta("models", models)
+	}
+	p.meta("tokens", count(p.total.TotalTokens)+" ("+usageLine(&p.total)+")")
+	p.raw(`</dl><div class="tools"><button type="button" data-act="open">expand all</button> <button type="button" data-act="close">collapse all</button></div></header>
+`)
+}
+
+func (p *page) meta(name, value string) {
+	p.raw(`<dt>`, name, `</dt><dd>`)
+	p.text(value)
+	p.raw(`</dd>`)
+}
+
+// models lists the models used along the path, in order of first use.
+func (p *page) models() string {
+	var names []string
+	seen := map[string]bool{}
+	for _, t := range p.turns {
+		if m := t.model(); m != "" && !seen[m] {
+			seen[m] = true
+			names = append(names, m)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// model is the provider/model an entry names: an assistant message's, or
+// a model change's.
+func (t *turn) model() string {
+	switch {
+	case t.kind == "assistant" && t.msg.Model != "":
+		return t.msg.Provider + "/" + t.msg.Model
+	case t.kind == "model_change":
+		return t.entry.StringField("provider") + "/" + t.entry.StringField("modelId")
+	}
+	return ""
+}
+
+// anchor is the element id of an entry's section.
+func anchor(e *project.Entry) string { return "e-" + strconv.Itoa(e.Index) }
+
+// tree writes the tree as nested lists: a linear run of entries stays in
+// one list, each branch point opens a list of branches (open when the path
+// goes through it). It is iterative: a deep or wide tree costs no stack.
+func (p *page) tree() {
+	tv := p.s.TreeView(p.leaf)
+	type item struct {
+		node   *project.Node
+		markup string
+	}
+	var stack []item
+	for i := len(tv.Tree.Roots) - 1; i >= 0; i-- {
+		stack = append(stack, item{markup: "</ul>\n"}, item{node: tv.Tree.Roots[i]}, item{markup: `<ul class="run">`})
+	}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if it.node == nil {
+			p.raw(it.markup)
+			continue
+		}
+		n := it.node
+		for {
+			p.treeNode(n, tv)
+			if len(n.Children) != 1 {
+				break
+			}
+			n = n.Children[0]
+		}
+		if len(n.Children) == 0 {
+			continue
+		}
+		open := ""
+		for _, c := range n.Children {
+			if tv.OnPath[c.Entry] {
+				open = " open"
+			}
+		}
+		p.raw(`<li class="fork"><details`, open, `><summary>⑂ `, strconv.Itoa(len(n.Children)), ` branches</summary><ul class="branches">`)
+		stack = append(stack, item{markup: "</ul></details></li>"})
+		for i := len(n.Children) - 1; i >= 0; i-- {
+			stack = append(stack, item{markup: "</ul></li>"}, item{node: n.Children[i]}, item{markup: `<li class="branch"><ul class="run">`})
+		}
+	}
+	if len(tv.Tree.Detached) > 0 {
+		p.raw(`<h2>Detached (on a parentId cycle)</h2><ul class="run">`)
+		for _, e := range tv.Tree.Detached {
+			p.treeNode(&project.Node{Entry: e}, tv)
+		}
+		p.raw(`</ul>`)
+	}
+}
+
+func (p *page) treeNode(n *project.Node, tv *project.TreeView) {
+	e := n.Entry
+	class := "node"
+	if tv.OnPath[e] {
+		class += " on-path"
+	}
+	if e == p.leaf {
+		class += " leaf"
+	}
+	p.raw(`<li class="`, class, `">`)
+	if p.onPath[e] {
+		p.raw(`<a href="#`, anchor(e), `">`)
+	}
+	p.text(shortID(e.ID) + " " + p.summary(e))
+	if p.onPath[e] {
+		p.raw(`</a>`)
+	}
+	if n.HasLabel && n.Label != "" {
+		p.raw(`<span class="badge label">`)
+		p.text(n.Label)
+		p.raw(`</span>`)
+	}
+	if e == p.leaf {
+		p.raw(`<span class="badge leaf">leaf</span>`)
+	}
+	p.raw("</li>\n")
+}
+
+// turn writes one entry of the path.
+func (p *page) turn(t *turn) {
+	class := "turn " + cssClass(t.kind)
+	switch t.kind {
+	case "model_change", "thinking_level_change", "label", "session_info", "custom", "usage", "context_edit":
+		class += " event"
+	case "compaction", "branch_summary", "branchSummary", "compactionSummary":
+		class += " summary"
+	}
+	if t.leaf {
+		class += " leaf"
+		p.raw(`<a id="leaf"></a>`)
+	}
+	p.raw(`<section class="`, class, `" id="`, anchor(t.entry), `"><div class="head"><span class="role">`)
+	p.text(roleName(t))
+	p.raw(`</span>`)
+	p.headExtras(t)
+	p.raw(`<span class="when">`)
+	p.text(when(t.entry.Timestamp))
+	p.raw(`</span><a class="id" href="#`, anchor(t.entry), `">`)
+	p.text(shortID(t.entry.ID))
+	p.raw(`</a>`)
+	if l, ok := p.s.Label(t.entry.ID); ok && l != "" && t.entry.ID != "" {
+		p.raw(`<span class="badge label">`)
+		p.text(l)
+		p.raw(`</span>`)
+	}
+	if t.leaf {
+		p.raw(`<span class="badge leaf">leaf</span>`)
+	}
+	p.raw(`</div>`)
+	p.body(t)
+	p.raw("</section>\n")
+}
+
+// cssClass keeps a kind that is a safe class name, else "other".
+func cssClass(kind string) string {
+	for _, c := range kind {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_') {
+			return "other"
+		}
+	}
+	if kind == "" {
+		return "other"
+	}
+	return kind
+}
+
+// roleName is the heading of an entry.
+func roleName(t *turn) string {
+	switch t.kind {
+	case "user":
+		return "User"
+	case "assistant":
+		return "Assistant"
+	case "toolResult":
+		return "Tool result"
+	case "bashExecution":
+		return "Shell (user)"
+	case "custom", "custom_message":
+		if t.msg.CustomType != "" {
+			return "Custom: " + t.msg.CustomType
+		}
+		if ct := t.entry.StringField("customType"); ct != "" {
+			return "Custom: " + ct
+		}
+		return "Custom"
+	case "system":
+		return "System"
+	case "compaction", "compactionSummary":
+		return "Compaction"
+	case "branch_summary", "branchSummary":
+		return "Branch summary"
+	case "model_change":
+		return "Model"
+	case "thinking_level_change":
+		return "Thinking level"
+	case "label":
+		return "Label"
+	case "session_info":
+		return "Session name"
+	case "usage":
+		return "Usage"
+	case "context_edit":
+		return "Context edit"
+	}
+	return t.kind
+}
+
+// headExtras writes what the heading says beside the role: the model and
+// usage of an assistant turn.
+func (p *page) headExtras(t *turn) {
+	if t.kind != "assistant" {
+		return
+	}
+	if m := t.model(); m != "" {
+		p.raw(`<span class="model">`)
+		p.text(m)
+		p.raw(`</span>`)
+	}
+	if t.msg.Usage != nil {
+		p.raw(`<span class="usage">`)
+		p.text(usageLine(t.msg.Usage))
+		p.raw(`</span>`)
+	}
+	if t.msg.StopReason == "error" || t.msg.StopReason == "aborted" {
+		p.raw(`<span class="error">`)
+		p.text(t.msg.StopReason)
+		p.raw(`</span>`)
+	}
+}
+
+// body writes what an entry holds.
+func (p *page) body(t *turn) {
+	e, m := t.entry, &t.msg
+	switch t.kind {
+	case "user", "system", "custom", "custom_message":
+		p.content(blocks(m.Content))
+	case "assistant":
+		p.content(blocks(m.Content))
+		if m.ErrorMessage != "" {
+			p.raw(`<p class="error">`)
+			p.text(m.ErrorMessage)
+			p.raw(`</p>`)
+		}
+	case "toolResult":
+		p.result(t)
+	case "bashExecution":
+		p.raw(`<details class="result"><summary>$ `)
+		p.text(m.Command)
+		if m.ExitCode != nil {
+			p.text(fmt.Sprintf(" · exit %g", *m.ExitCode))
+		}
+		p.text(" · " + size(len(m.Output)))
+		p.raw(`</summary><pre>`)
+		p.text(m.Output)
+		p.raw(`</pre></details>`)
+	case "compaction", "compactionSummary":
+		if m.TokensBefore > 0 {
+			p.raw(`<p class="usage">`)
+			p.text(count(m.TokensBefore) + " tokens before")
+			p.raw(`</p>`)
+		}
+		p.markdown(m.Summary)
+	case "branch_summary", "branchSummary":
+		p.raw(`<p class="usage">`)
+		p.text("from " + shortID(m.FromID))
+		p.raw(`</p>`)
+		p.markdown(m.Summary)
+	default:
+		p.raw(`<div>`)
+		p.text(p.summary(e))
+		p.raw(`</div>`)
+		if t.kind == "custom" || t.kind == "context_edit" {
+			p.details("data", e)
+		}
+	}
+}
+
+// details writes an entry's data members collapsed, as JSON.
+func (p *page) details(title string, e *project.Entry) {
+	for _, name := range []string{"data", "replacement"} {
+		raw, ok := e.Field(name)
+		if !ok {
+			continue
+		}
+		pretty := prettyJSON(raw)
+		p.raw(`<details><summary>`)
+		p.text(name + " · " + size(len(pretty)))
+		p.raw(`</summary><pre>`)
+		p.text(pretty)
+		p.raw(`</pre></details>`)
+	}
+}
+
+// content writes content blocks.
+func (p *page) content(bs []block) {
+	for _, b := range bs {
+		switch b.Type {
+		case "text":
+			p.markdown(b.Text)
+		case "thinking":
+			if strings.TrimSpace(b.Thinking) == "" {
+				continue
+			}
+			p.raw(`<details class="thinking"><summary>`)
+			p.text("thinking · " + size(len(b.Thinking)))
+			p.raw(`</summary>`)
+			p.markdown(b.Thinking)
+			p.raw(`</details>`)
+		case "toolCall":
+			args := prettyJSON(b.Arguments)
+			p.raw(`<details class="tool"><summary>call `)
+			p.text(b.Name + " · " + size(len(args)))
+			p.raw(`</summary><pre>`)
+			p.text(args)
+			p.raw(`</pre></details>`)
+		case "image":
+			p.image(b)
+		default:
+			p.raw(`<pre>`)
+			p.text(b.Text)
+			p.raw(`</pre>`)
+		}
+	}
+}
+
+// image writes an image block inline, or says why it is not shown.
+func (p *page) image(b block) {
+	if !imageMIME(b) {
+		p.raw(`<p class="usage">`)
+		p.text("[image not shown: " + b.MimeType + "]")
+		p.raw(`</p>`)
+		return
+	}
+	p.raw(`<img class="inline" alt="image from the session" src="data:`, b.MimeType, `;base64,`, b.Data, `">`)
+}
+
+// result writes a tool result, collapsed.
+func (p *page) result(t *turn) {
+	bs := blocks(t.msg.Content)
+	txt := resultText(bs)
+	class := "result"
+	if t.msg.IsError {
+		class += " error"
+	}
+	p.raw(`<details class="`, class, `"><summary>↳ `)
+	label := t.msg.ToolName + " · " + size(len(txt))
+	if t.msg.IsError {
+		label += " · error"
+	}
+	p.text(label)
+	p.raw(`</summary><pre>`)
+	p.text(txt)
+	p.raw(`</pre>`)
+	for _, b := range bs {
+		if b.Type == "image" {
+			p.image(b)
+		}
+	}
+	p.raw(`</details>`)
+}

@@ -1,0 +1,92 @@
+package export
+
+import (
+	"bytes"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// newMarkdown returns the Markdown renderer of message text: CommonMark
+// with GitHub's tables, strikethrough and task lists; raw HTML is left out
+// (goldmark's default), and links, autolinks and images become text (see
+// unlink), so a message can reference nothing outside the page.
+func newMarkdown() goldmark.Markdown {
+	return goldmark.New(
+		goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList, extension.Linkify),
+		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(unlink{}, 100))),
+	)
+}
+
+// renderMarkdown renders message text as HTML; on a renderer failure (none
+// is known) the text is shown escaped in a <pre>.
+func renderMarkdown(md goldmark.Markdown, src string) string {
+	var b bytes.Buffer
+	if err := md.Convert([]byte(src), &b); err != nil {
+		return "<pre>" + escape(src) + "</pre>"
+	}
+	return b.String()
+}
+
+// unlink replaces every link with its text followed by its destination in
+// angle brackets, every autolink with its text, and every image with
+// "[image: alt <destination>]", all as plain (escaped) text.
+type unlink struct{}
+
+func (unlink) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
+	source := reader.Source()
+	var targets []ast.Node
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n.Kind() {
+		case ast.KindLink, ast.KindAutoLink, ast.KindImage:
+			targets = append(targets, n)
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, n := range targets {
+		parent := n.Parent()
+		if parent == nil {
+			continue
+		}
+		switch n := n.(type) {
+		case *ast.Link:
+			for c := n.FirstChild(); c != nil; {
+				next := c.NextSibling()
+				parent.InsertBefore(parent, n, c)
+				c = next
+			}
+			parent.ReplaceChild(parent, n, ast.NewString([]byte(" <"+string(n.Destination)+">")))
+		case *ast.AutoLink:
+			parent.ReplaceChild(parent, n, ast.NewString(n.Label(source)))
+		case *ast.Image:
+			alt := plainText(n, source)
+			parent.ReplaceChild(parent, n, ast.NewString([]byte("[image: "+alt+" <"+string(n.Destination)+">]")))
+		}
+	}
+}
+
+// plainText is the text under n.
+func plainText(n ast.Node, source []byte) string {
+	var b bytes.Buffer
+	ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch c := c.(type) {
+		case *ast.Text:
+			b.Write(c.Segment.Value(source))
+		case *ast.String:
+			b.Write(c.Value)
+		}
+		return ast.WalkContinue, nil
+	})
+	return b.String()
+}

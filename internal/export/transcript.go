@@ -1,0 +1,176 @@
+package export
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/pisess/pisess/internal/project"
+)
+
+// Markdown writes the path to leaf as a transcript to paste into an issue:
+// a heading per entry, message text as it is (it is Markdown), thinking,
+// tool calls and results in fenced blocks (a fence longer than any run of
+// backticks inside), long blocks cut to Options.MaxBlock bytes and marked.
+// The error is a *project.CycleError or a write error.
+func Markdown(w io.Writer, s *project.Session, leaf *project.Entry, opts Options) error {
+	d, err := newSession(s, leaf, opts)
+	if err != nil {
+		return err
+	}
+	if d.opts.MaxBlock <= 0 {
+		d.opts.MaxBlock = DefaultMaxBlock
+	}
+	t := &transcript{session: d, w: bufio.NewWriterSize(w, 64<<10)}
+	t.write()
+	return t.w.Flush()
+}
+
+// transcript writes one Markdown transcript.
+type transcript struct {
+	*session
+	w *bufio.Writer
+}
+
+func (t *transcript) printf(format string, args ...any) { fmt.Fprintf(t.w, format, args...) }
+
+// line writes file content on one line: redacted, newlines folded.
+func (t *transcript) line(s string) string {
+	return strings.Join(strings.Fields(t.clean(s)), " ")
+}
+
+func (t *transcript) write() {
+	h := t.s.Header
+	title := t.name
+	if title == "" {
+		title = "pi session " + h.ID
+	}
+	t.printf("# %s\n\n", t.line(title))
+	t.printf("- session: `%s`\n", t.line(h.ID))
+	if h.Cwd != "" {
+		t.printf("- cwd: `%s`\n", t.line(h.Cwd))
+	}
+	t.printf("- started: %s\n", when(h.Timestamp))
+	if t.leaf != nil {
+		t.printf("- leaf: `%s` (%d entries on the path of %d)\n", t.line(shortID(t.leaf.ID)), len(t.path), len(t.s.Entries))
+	}
+	t.printf("- tokens: %s (%s)\n\n", count(t.total.TotalTokens), usageLine(&t.total))
+	for i := range t.turns {
+		t.turn(i+1, &t.turns[i])
+	}
+}
+
+func (t *transcript) turn(n int, tr *turn) {
+	head := fmt.Sprintf("%d. %s", n, roleName(tr))
+	if tr.kind == "assistant" {
+		if m := tr.model(); m != "" {
+			head += " (" + m + ")"
+		}
+	}
+	t.printf("## %s\n\n", t.line(head))
+	meta := []string{when(tr.entry.Timestamp), "`" + t.line(shortID(tr.entry.ID)) + "`"}
+	if l, ok := t.s.Label(tr.entry.ID); ok && l != "" && tr.entry.ID != "" {
+		meta = append(meta, "label "+t.line(fmt.Sprintf("%q", l)))
+	}
+	if tr.kind == "assistant" && tr.msg.Usage != nil {
+		meta = append(meta, usageLine(tr.msg.Usage))
+	}
+	if tr.leaf {
+		meta = append(meta, "**leaf**")
+	}
+	t.printf("_%s_\n\n", strings.Join(meta, " · "))
+	t.body(tr)
+}
+
+func (t *transcript) body(tr *turn) {
+	m := &tr.msg
+	switch tr.kind {
+	case "user", "system", "custom", "custom_message", "assistant":
+		t.content(blocks(m.Content))
+		if m.ErrorMessage != "" {
+			t.printf("**Error:** %s\n\n", t.line(m.ErrorMessage))
+		}
+	case "toolResult":
+		label := "Result of `" + t.line(m.ToolName) + "`"
+		if m.IsError {
+			label += " (error)"
+		}
+		t.fenced(label, "", resultText(blocks(m.Content)))
+	case "bashExecution":
+		label := "Shell: `" + t.line(m.Command) + "`"
+		if m.ExitCode != nil {
+			label += fmt.Sprintf(" (exit %g)", *m.ExitCode)
+		}
+		t.fenced(label, "", m.Output)
+	case "compaction", "compactionSummary", "branch_summary", "branchSummary":
+		if m.TokensBefore > 0 {
+			t.printf("%s tokens before.\n\n", count(m.TokensBefore))
+		}
+		t.printf("%s\n\n", t.clean(m.Summary))
+	default:
+		t.printf("%s\n\n", t.line(t.summary(tr.entry)))
+	}
+}
+
+func (t *transcript) content(bs []block) {
+	for _, b := range bs {
+		switch b.Type {
+		case "text":
+			t.printf("%s\n\n", strings.TrimRight(t.clean(b.Text), "\n"))
+		case "thinking":
+			if strings.TrimSpace(b.Thinking) != "" {
+				t.fenced("Thinking", "", b.Thinking)
+			}
+		case "toolCall":
+			t.fenced("Tool call `"+t.line(b.Name)+"`", "json", prettyJSON(b.Arguments))
+		case "image":
+			t.printf("_[image: %s, %s of base64]_\n\n", t.line(b.MimeType), size(len(b.Data)))
+		default:
+			t.fenced("Content", "", b.Text)
+		}
+	}
+}
+
+// fenced writes a labelled fenced block, cut to MaxBlock bytes.
+func (t *transcript) fenced(label, lang, body string) {
+	body = t.clean(body)
+	total := len(body)
+	cut := ""
+	if total > t.opts.MaxBlock {
+		body = cutUTF8(body, t.opts.MaxBlock)
+		cut = fmt.Sprintf("[… cut: %s more of %s]", size(total-len(body)), size(total))
+	}
+	fence := strings.Repeat("`", max(3, longestRun(body, '`')+1))
+	t.printf("**%s** (%s)\n\n%s%s\n%s\n%s\n", label, size(total), fence, lang, strings.TrimRight(body, "\n"), fence)
+	if cut != "" {
+		t.printf("%s\n", cut)
+	}
+	t.printf("\n")
+}
+
+// cutUTF8 cuts s to at most n bytes without splitting a character.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// longestRun is the length of the longest run of c in s.
+func longestRun(s string, c byte) int {
+	best, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			run++
+			best = max(best, run)
+		} else {
+			run = 0
+		}
+	}
+	return best
+}
