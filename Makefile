@@ -1,13 +1,14 @@
 # pisess: see README.md. Every target works on a fresh machine with Go,
 # Node.js and npm.
 
+SHELL     := bash
 GO        ?= go
 BIN       ?= bin/pisess
-FUZZTIME  ?= 20s
+FUZZTIME  ?= 10s
 CORPUS    ?= testdata/corpus
 DEMO_FILE ?= testdata/corpus/valid/v3-everything.jsonl
 
-.PHONY: all build test unit fuzz conformance reliability demo bench vet clean
+.PHONY: all build test unit short fuzz conformance reliability demo bench vet clean
 
 all: build
 
@@ -18,8 +19,15 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
 
+# Every package but the adversarial suite (a line per package as it
+# passes), then the suite with its bounded defaults, showing its progress.
 unit:
-	$(GO) test ./...
+	$(GO) test -count=1 $$($(GO) list ./... | grep -v '/internal/hostile$$')
+	set -o pipefail; $(GO) test -count=1 -v ./internal/hostile | grep --line-buffered -vE '^(=== (RUN|PAUSE|CONT|NAME) |\s*$$)'
+
+# The quick loop while coding: -short skips the large inputs.
+short:
+	$(GO) test -short ./...
 
 # Bounded fuzzing of the parser, repair and migration (regressions live in
 # each package's testdata/fuzz).
