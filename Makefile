@@ -23,7 +23,7 @@ vet:
 # passes), then the suite with its bounded defaults, showing its progress.
 unit:
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v '/internal/hostile$$')
-	set -o pipefail; $(GO) test -count=1 -v ./internal/hostile | grep --line-buffered -vE '^(=== (RUN|PAUSE|CONT|NAME) |\s*$$)'
+	set -o pipefail; $(GO) test -count=1 -v ./internal/hostile | grep --line-buffered -vE '^(=== (RUN|PAUSE|CONT|NAME) |\s*$$|\s+--- (PASS|SKIP): )'
 
 # The quick loop while coding: -short skips the large inputs.
 short:
