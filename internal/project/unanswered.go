@@ -1,9 +1,6 @@
 package project
 
-import (
-	"encoding/json"
-	"fmt"
-)
+import "fmt"
 
 // UnansweredCall: a tool call of the assistant turn that ends the context,
 // with no toolResult after it. The commonest stuck session: the agent died
@@ -23,26 +20,28 @@ func DescribeUnanswered(u Unpaired) string {
 // answers, when no other message came after it. System messages and turns
 // with an empty role are passed over, as in PairTools.
 func Unanswered(turns []ToolTurn) []Unpaired {
-	var open []openCall
+	last := -1 // the assistant turn whose calls are open
+	answered := map[string]bool{}
 	for i, t := range turns {
 		switch {
 		case t.Role == "" || t.Role == "system":
 		case t.Role == "toolResult":
-			answer(open, t.ToolCallID)
+			answered[t.ToolCallID] = true
 		default:
-			open = nil
-			if t.Role == "assistant" && !exemptStopReasons[t.StopReason] {
-				for _, c := range t.Calls {
-					open = append(open, openCall{ToolCall: c, msg: i})
-				}
+			last, answered = -1, map[string]bool{}
+			if t.Role == "assistant" && t.StopReason != "aborted" && t.StopReason != "error" {
+				last = i
 			}
 		}
 	}
+	if last < 0 {
+		return nil
+	}
 	var out []Unpaired
-	for _, c := range open {
-		if !c.answered {
-			t := turns[c.msg]
-			out = append(out, Unpaired{Kind: UnansweredCall, MessageIndex: c.msg, ToolCallID: c.ID, ToolName: c.Name,
+	t := turns[last]
+	for _, c := range t.Calls {
+		if !answered[c.ID] {
+			out = append(out, Unpaired{Kind: UnansweredCall, MessageIndex: last, ToolCallID: c.ID, ToolName: c.Name,
 				EntryID: t.EntryID, Line: t.Line})
 		}
 	}
@@ -53,23 +52,4 @@ func Unanswered(turns []ToolTurn) []Unpaired {
 // function Unanswered).
 func (c *Context) Unanswered() []Unpaired {
 	return Unanswered(turnsOf(c.Messages, c.Sources))
-}
-
-// turnsOf builds the rule-6 turns of projected messages.
-func turnsOf(msgs []json.RawMessage, sources []*Entry) []ToolTurn {
-	turns := make([]ToolTurn, len(msgs))
-	for i, raw := range msgs {
-		var m messageHead
-		if !isObject(raw) || json.Unmarshal(raw, &m) != nil {
-			continue
-		}
-		turns[i] = ToolTurn{Role: m.Role, StopReason: m.StopReason, ToolCallID: m.ToolCallID, ToolName: m.ToolName}
-		if m.Role == "assistant" {
-			turns[i].Calls = toolCalls(m.Content)
-		}
-		if i < len(sources) && sources[i] != nil {
-			turns[i].EntryID, turns[i].Line = sources[i].ID, sources[i].Line
-		}
-	}
-	return turns
 }
