@@ -478,7 +478,7 @@ func compareFile(t *testing.T, cf corpusFile, pi *piFile, st *conformanceStats) 
 // compaction with a retainedTail (the spec's newer checkpoint, which pi
 // 1.6.0 does not know; the unit tests check it against the spec).
 func unknownTo16(c *Context) string {
-	if len(c.Entries) > 0 && c.Entries[0].Type == "compaction" && hasRetainedTail(c.Entries[0]) {
+	if len(c.Entries) > 0 && c.Entries[0].Type == "compaction" && entryRetainsTail(c.Entries[0]) {
 		return "retainedTail (unknown to pi 1.6.0)"
 	}
 	return ""
@@ -503,7 +503,7 @@ func changedSince073(s *Session, c *Context) string {
 		switch {
 		case e.Type == "context_edit":
 			return "context_edit (unknown to pi 0.73.1)"
-		case i == ci && jsTruthy(e.fields["systemMessage"]):
+		case i == ci && jsTruthy(fieldOf(e, "systemMessage")):
 			return "compaction systemMessage (unknown to pi 0.73.1)"
 		case i < ci && e.Role() == "system":
 			return "system message before a compaction (pi 1.x drops it from the kept range)"
@@ -519,12 +519,17 @@ func changedSince073(s *Session, c *Context) string {
 func hasNullContent(e *Entry) bool {
 	switch e.Type {
 	case "custom_message":
-		return len(e.fields["content"]) == 0 || isNull(e.fields["content"])
+		content := fieldOf(e, "content")
+		return len(content) == 0 || isNull(content)
 	case "message":
-		if e.msg == nil || (len(e.msg.Content) > 0 && !isNull(e.msg.Content)) {
+		m := e.Message()
+		if !isObject(m) {
 			return false
 		}
-		switch e.msg.Role {
+		if content := memberValue(m, "content"); len(content) > 0 && !isNull(content) {
+			return false
+		}
+		switch e.Role() {
 		case "system", "user", "assistant", "toolResult":
 			return true
 		}
@@ -537,20 +542,21 @@ func hasNullContent(e *Entry) bool {
 // counted before) and assistant usage that counts no tokens (pi 0.73.1
 // took it as the context size).
 func estimateChanged(m json.RawMessage) bool {
-	h, ok := headOf(m)
-	if !ok {
+	if !isObject(m) {
 		return false
 	}
-	if h.Role == "system" {
+	role, _ := rawString(memberValue(m, "role"))
+	stop, _ := rawString(memberValue(m, "stopReason"))
+	if role == "system" {
 		return true
 	}
-	if h.Role == "assistant" && h.StopReason != "aborted" && h.StopReason != "error" && jsTruthy(memberValue(m, "usage")) {
+	if role == "assistant" && stop != "aborted" && stop != "error" && jsTruthy(memberValue(m, "usage")) {
 		if _, usable := assistantUsage(m); !usable {
 			return true
 		}
 	}
-	if h.Role == "user" {
-		for _, b := range decodeBlocks(h.Content) {
+	if role == "user" {
+		for _, b := range messageBlocks(m) {
 			if b.Type == "image" {
 				return true
 			}
@@ -669,7 +675,7 @@ func compareMigration(t *testing.T, name, path string, s *Session, piRecords []j
 	// Load: the entries, header and misplaced headers left out as pi does.
 	var loaded, piEntries []json.RawMessage
 	for _, e := range s.Entries {
-		raw, _ := json.Marshal(e.fields)
+		raw := recordJSON(e)
 		loaded = append(loaded, raw)
 	}
 	for _, r := range piRecords[1:] {
@@ -728,11 +734,7 @@ func canonicalRecords(raws []json.RawMessage) []canonicalRecord {
 	index := map[string]int{}
 	for i, raw := range raws {
 		_ = json.Unmarshal(raw, &out[i].value)
-		if members, ok := splitMembers(raw); ok {
-			for _, m := range members {
-				out[i].keys = append(out[i].keys, m.key)
-			}
-		}
+		out[i].keys = keysOf(raw)
 		if id, ok := out[i].value["id"].(string); ok && out[i].value["type"] != "session" {
 			index[id] = i
 		}

@@ -2,6 +2,8 @@ package project
 
 import (
 	"encoding/json"
+
+	"github.com/pisess/pisess/internal/parse"
 )
 
 // Model is the active model. The values are the raw JSON pi copies from the
@@ -31,29 +33,46 @@ func (s Settings) ThinkingLevelName() string {
 	return name
 }
 
-// SettingsOf folds the settings over a path: thinkingLevel starts "off" and
+// settingsOf folds the settings over a path: thinkingLevel starts "off" and
 // each thinking_level_change overrides it; the model starts null and each
-// model_change and each assistant message overrides it.
-func SettingsOf(path []*Entry) Settings {
+// model_change and each assistant message overrides it. Only the last of
+// each counts, so it reads the path backwards and reads back only the two
+// records that decide.
+func (s *Session) settingsOf(path []*Entry) (Settings, error) {
 	st := Settings{ThinkingLevel: json.RawMessage(`"off"`)}
-	for _, e := range path {
+	thinking, model := false, false
+	for i := len(path) - 1; i >= 0 && !(thinking && model); i-- {
+		e := path[i]
 		switch {
-		case e.Type == "thinking_level_change":
-			st.ThinkingLevel = e.fields["thinkingLevel"]
-		case e.Type == "model_change":
-			st.Model = &Model{Provider: e.fields["provider"], ModelID: e.fields["modelId"]}
-		case e.msg != nil && e.msg.Role == "assistant":
-			st.Model = &Model{Provider: nonEmpty(e.msg.Provider), ModelID: nonEmpty(e.msg.Model)}
+		case e.Type == "thinking_level_change" && !thinking:
+			r, err := s.Read(e)
+			if err != nil {
+				return st, err
+			}
+			st.ThinkingLevel, thinking = r.Raw("thinkingLevel"), true
+		case e.Type == "model_change" && !model:
+			r, err := s.Read(e)
+			if err != nil {
+				return st, err
+			}
+			st.Model, model = &Model{Provider: r.Raw("provider"), ModelID: r.Raw("modelId")}, true
+		case e.role == "assistant" && !model:
+			r, err := s.Read(e)
+			if err != nil {
+				return st, err
+			}
+			t, msg := &r.Tape, r.Member("message")
+			st.Model, model = &Model{Provider: copyRaw(t.Raw(t.Get(msg, "provider"))), ModelID: copyRaw(t.Raw(t.Get(msg, "model")))}, true
 		}
 	}
-	return st
+	return st, nil
 }
 
-func nonEmpty(raw json.RawMessage) json.RawMessage {
-	if len(raw) == 0 {
+func copyRaw(b []byte) json.RawMessage {
+	if b == nil {
 		return nil
 	}
-	return raw
+	return append(json.RawMessage(nil), b...)
 }
 
 // Context is the model context projected for one leaf (session-format.md
@@ -86,34 +105,43 @@ func (c *Context) EntryIDs() []string {
 
 // Context projects the context of leaf (nil leaf: empty context, as pi's
 // buildSessionContext for a session without entries), as pi 1.6.0's
-// buildSessionProjection does.
+// buildSessionProjection does. It reads back only the records of the
+// context entries and the few that decide the settings and the cut.
 func (s *Session) Context(leaf *Entry) (*Context, error) {
 	path, err := s.Path(leaf)
 	if err != nil {
 		return nil, err
 	}
-	c := &Context{Leaf: leaf, Path: path, Settings: SettingsOf(path)}
-	c.Entries = contextEntries(path)
-	edits := latestEdits(c.Entries)
+	c := &Context{Leaf: leaf, Path: path}
+	if c.Settings, err = s.settingsOf(path); err != nil {
+		return nil, err
+	}
+	if c.Entries, err = s.contextEntries(path); err != nil {
+		return nil, err
+	}
+	edits, err := s.latestEdits(c.Entries)
+	if err != nil {
+		return nil, err
+	}
 	for i, e := range c.Entries {
 		if i > 0 && e.Type == "compaction" {
 			continue // an older compaction inside the kept range yields nothing
 		}
-		msgs := entryMessages(e)
-		if edit := edits.of(e); edit != nil {
+		r, err := s.Read(e)
+		if err != nil {
+			return nil, err
+		}
+		msgs := entryMessages(r)
+		if edit := edits.of(r); edit != nil {
 			msgs = applyEdit(edit, msgs)
 		}
 		for _, m := range msgs {
-			c.add(e, m)
+			c.Messages = append(c.Messages, m)
+			c.Sources = append(c.Sources, e)
 		}
 	}
 	c.Unpaired = CheckToolPairs(c.Messages, c.Sources)
 	return c, nil
-}
-
-func (c *Context) add(e *Entry, m json.RawMessage) {
-	c.Messages = append(c.Messages, m)
-	c.Sources = append(c.Sources, e)
 }
 
 // contextEntries applies the compaction cut (pi 1.6.0's buildContextEntries):
@@ -122,7 +150,7 @@ func (c *Context) add(e *Entry, m json.RawMessage) {
 // C's firstKeptEntryId up to C, leaving out system messages, then everything
 // after C. (pi cuts at the first path entry whose id equals C's: C itself,
 // since only the last entry of an id can be a parent.)
-func contextEntries(path []*Entry) []*Entry {
+func (s *Session) contextEntries(path []*Entry) ([]*Entry, error) {
 	ci := -1
 	for i, e := range path {
 		if e.Type == "compaction" {
@@ -130,71 +158,74 @@ func contextEntries(path []*Entry) []*Entry {
 		}
 	}
 	if ci < 0 {
-		return path
+		return path, nil
 	}
-	c := path[ci]
-	out := []*Entry{c}
+	c, err := s.Read(path[ci])
+	if err != nil {
+		return nil, err
+	}
+	out := []*Entry{path[ci]}
 	if !hasRetainedTail(c) {
-		firstKept, _ := rawString(c.fields["firstKeptEntryId"])
+		firstKept := c.Str("firstKeptEntryId")
 		kept := false
 		for _, e := range path[:ci] {
 			kept = kept || (firstKept != "" && e.ID == firstKept)
-			if kept && e.Role() != "system" {
+			if kept && e.role != "system" {
 				out = append(out, e)
 			}
 		}
 	}
-	return append(out, path[ci+1:]...)
+	return append(out, path[ci+1:]...), nil
 }
 
 // hasRetainedTail reports whether a compaction is a self-contained
 // checkpoint (retainedTail is an array, even an empty one).
-func hasRetainedTail(e *Entry) bool {
-	return isArray(e.fields["retainedTail"])
+func hasRetainedTail(r *Record) bool {
+	return r.Tape.Kind(r.Member("retainedTail")) == parse.KindArray
 }
 
 // entryMessages is pi 1.6.0's sessionEntryToContextMessages: the messages
 // an entry puts into the context. A compaction gives its systemMessage
 // (when truthy), its summary and then its retainedTail messages; the caller
 // asks only the leading compaction.
-func entryMessages(e *Entry) []json.RawMessage {
-	switch e.Type {
+func entryMessages(r *Record) []json.RawMessage {
+	switch r.Entry.Type {
 	case "message":
-		m, ok := e.fields["message"]
-		if !ok {
+		m := r.Raw("message")
+		if m == nil {
 			return nil // pi throws; we skip it
 		}
 		return []json.RawMessage{normalizeContent(m)}
 	case "custom_message":
-		content := e.fields["content"]
-		if len(content) == 0 || isNull(content) {
+		content := r.Raw("content")
+		if content == nil || isNull(content) {
 			content = json.RawMessage("[]") // pi: entry.content ?? []
 		}
 		var w objectWriter
-		w.member("role", json.RawMessage(`"custom"`))
-		w.member("customType", e.fields["customType"])
+		w.member("role", []byte(`"custom"`))
+		w.member("customType", r.Raw("customType"))
 		w.member("content", content)
-		w.member("display", e.fields["display"])
-		w.member("details", e.fields["details"])
-		w.member("timestamp", jsDateJSON(e.fields["timestamp"]))
+		w.member("display", r.Raw("display"))
+		w.member("details", r.Raw("details"))
+		w.member("timestamp", jsDateJSON(r.Raw("timestamp")))
 		return []json.RawMessage{w.bytes()}
 	case "branch_summary":
-		if !jsTruthy(e.fields["summary"]) {
+		if !jsTruthy(r.Raw("summary")) {
 			return nil
 		}
 		var w objectWriter
-		w.member("role", json.RawMessage(`"branchSummary"`))
-		w.member("summary", e.fields["summary"])
-		w.member("fromId", e.fields["fromId"])
-		w.member("timestamp", jsDateJSON(e.fields["timestamp"]))
+		w.member("role", []byte(`"branchSummary"`))
+		w.member("summary", r.Raw("summary"))
+		w.member("fromId", r.Raw("fromId"))
+		w.member("timestamp", jsDateJSON(r.Raw("timestamp")))
 		return []json.RawMessage{w.bytes()}
 	case "compaction":
 		var msgs []json.RawMessage
-		if sys := e.fields["systemMessage"]; jsTruthy(sys) {
+		if sys := r.Raw("systemMessage"); jsTruthy(sys) {
 			msgs = append(msgs, sys)
 		}
-		msgs = append(msgs, compactionSummary(e))
-		return append(msgs, retainedTail(e)...)
+		msgs = append(msgs, compactionSummary(r))
+		return append(msgs, retainedTail(r)...)
 	}
 	return nil
 }
@@ -203,75 +234,73 @@ func entryMessages(e *Entry) []json.RawMessage {
 // or absent: "" for a system message, [] for user, assistant and toolResult
 // messages. Other messages are returned as stored.
 func normalizeContent(m json.RawMessage) json.RawMessage {
-	h, ok := headOf(m)
-	if !ok || (len(h.Content) > 0 && !isNull(h.Content)) {
+	t, ok := tapeOf(m)
+	if !ok {
 		return m
 	}
-	var empty json.RawMessage
-	switch h.Role {
+	if content := t.Get(0, "content"); content >= 0 && t.Kind(content) != parse.KindNull {
+		return m
+	}
+	switch t.StrOf(0, "role") {
 	case "system":
-		empty = json.RawMessage(`""`)
+		return setMember(t, 0, "content", []byte(`""`))
 	case "user", "assistant", "toolResult":
-		empty = json.RawMessage(`[]`)
-	default:
-		return m
-	}
-	if edited, err := setMember(m, "content", empty); err == nil {
-		return edited
+		return setMember(t, 0, "content", []byte(`[]`))
 	}
 	return m
 }
 
 // compactionSummary is the message a leading compaction puts after its
 // systemMessage.
-func compactionSummary(e *Entry) json.RawMessage {
+func compactionSummary(r *Record) json.RawMessage {
 	var w objectWriter
-	w.member("role", json.RawMessage(`"compactionSummary"`))
-	w.member("summary", e.fields["summary"])
-	w.member("tokensBefore", e.fields["tokensBefore"])
-	w.member("timestamp", jsDateJSON(e.fields["timestamp"]))
+	w.member("role", []byte(`"compactionSummary"`))
+	w.member("summary", r.Raw("summary"))
+	w.member("tokensBefore", r.Raw("tokensBefore"))
+	w.member("timestamp", jsDateJSON(r.Raw("timestamp")))
 	return w.bytes()
 }
 
 // retainedTail returns a compaction's retainedTail messages (pi 1.6.0 does
 // not know the key), content normalised as for message entries.
-func retainedTail(e *Entry) []json.RawMessage {
+func retainedTail(r *Record) []json.RawMessage {
 	var tail []json.RawMessage
-	if raw := e.fields["retainedTail"]; !isArray(raw) || json.Unmarshal(raw, &tail) != nil {
-		return nil
-	}
-	for i, m := range tail {
-		tail[i] = normalizeContent(m)
+	for el := range r.Tape.Elements(r.Member("retainedTail")) {
+		tail = append(tail, normalizeContent(copyRaw(r.Tape.Raw(el))))
 	}
 	return tail
 }
 
-// editIndex maps a target id (as jsKey) to the latest context_edit entry
+// editIndex maps a target id (as jsKey) to the latest context_edit record
 // that names it.
-type editIndex map[string]*Entry
+type editIndex map[string]*Record
 
 // latestEdits indexes the context_edit entries among the context entries:
 // per target the last one wins, whatever its replacement (an edit before
 // the compaction cut is gone with it).
-func latestEdits(entries []*Entry) editIndex {
+func (s *Session) latestEdits(entries []*Entry) (editIndex, error) {
 	edits := editIndex{}
 	for _, e := range entries {
 		if e.Type != "context_edit" {
 			continue
 		}
-		if key, ok := jsKey(e.fields["targetId"]); ok {
-			edits[key] = e
+		r, err := s.Read(e)
+		if err != nil {
+			return nil, err
+		}
+		if key, ok := jsKey(r.Tape.Raw(r.Member("targetId"))); ok {
+			edits[key] = r
 		}
 	}
-	return edits
+	return edits, nil
 }
 
-// of returns the edit that applies to entry e, or nil.
-func (edits editIndex) of(e *Entry) *Entry {
+// of returns the edit that applies to the entry on record r, or nil.
+func (edits editIndex) of(r *Record) *Record {
 	if len(edits) == 0 {
 		return nil
 	}
-	key, ok := jsKey(e.fields["id"])
+	key, ok := jsKey(r.Tape.Raw(r.Member("id")))
 	if !ok {
 		return nil
 	}
@@ -285,18 +314,15 @@ func (edits editIndex) of(e *Entry) *Entry {
 // content, e.g. a replacement that is not an object, removes the key) and
 // other messages stay. An edit without a replacement leaves the messages as
 // they are (pi throws on it).
-func applyEdit(edit *Entry, msgs []json.RawMessage) []json.RawMessage {
-	repl, ok := edit.fields["replacement"]
-	if !ok {
+func applyEdit(edit *Record, msgs []json.RawMessage) []json.RawMessage {
+	t, repl := &edit.Tape, edit.Member("replacement")
+	switch t.Kind(repl) {
+	case parse.KindNone:
 		return msgs
-	}
-	if isNull(repl) {
+	case parse.KindNull:
 		return nil
 	}
-	var content json.RawMessage
-	if isObject(repl) {
-		content = memberValue(repl, "content")
-	}
+	content := copyRaw(t.Raw(t.Get(repl, "content")))
 	out := make([]json.RawMessage, len(msgs))
 	for i, m := range msgs {
 		out[i] = editContent(m, content)
@@ -307,11 +333,11 @@ func applyEdit(edit *Entry, msgs []json.RawMessage) []json.RawMessage {
 // editContent replaces the content of one message if its role is editable;
 // a nil content removes the key (JSON of undefined).
 func editContent(m, content json.RawMessage) json.RawMessage {
-	h, ok := headOf(m)
+	t, ok := tapeOf(m)
 	if !ok {
 		return m
 	}
-	switch h.Role {
+	switch t.StrOf(0, "role") {
 	case "user", "custom":
 	case "assistant", "toolResult":
 		if s, ok := rawString(content); ok {
@@ -320,22 +346,15 @@ func editContent(m, content json.RawMessage) json.RawMessage {
 	default:
 		return m
 	}
-	var edited json.RawMessage
-	var err error
 	if content == nil {
-		edited, err = deleteMember(m, "content")
-	} else {
-		edited, err = setMember(m, "content", content)
+		return deleteMember(t, 0, "content")
 	}
-	if err != nil {
-		return m
-	}
-	return edited
+	return setMember(t, 0, "content", content)
 }
 
 // jsTruthy is JavaScript truthiness of a raw JSON value (absent =
 // undefined).
-func jsTruthy(raw json.RawMessage) bool {
+func jsTruthy(raw []byte) bool {
 	switch firstByte(raw) {
 	case 0, 'n', 'f':
 		return false
@@ -345,6 +364,6 @@ func jsTruthy(raw json.RawMessage) bool {
 	case '[', '{', 't':
 		return true
 	}
-	var f float64
-	return json.Unmarshal(raw, &f) == nil && f != 0
+	f, ok := jsNumberValue(raw)
+	return ok && f != 0
 }

@@ -1,14 +1,17 @@
 package project
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"strconv"
+
+	"github.com/pisess/pisess/internal/parse"
 )
 
-// Entry is one record after the header, as pi sees it after migrating the
-// file to version 3 in memory.
+// Entry is one record after the header, as the index keeps it: where it
+// lies in the file and the few fields the tree, the path and the projection
+// look at without reading the record again. The rest is read back through
+// a Record when it is needed.
 type Entry struct {
 	Index     int    // position among the session's entries, in file order
 	Line      int    // 1-based physical line the entry came from
@@ -18,42 +21,36 @@ type Entry struct {
 	Type      string // "" when type is not a string
 	Timestamp string // the entry's ISO timestamp ("" when absent)
 
-	fields map[string]json.RawMessage // top-level members, migration applied
-	msg    *messageHead               // message entries with an object message
+	role   string  // a message entry's role (after migration), else ""
+	millis float64 // new Date(timestamp).getTime(), when ok
+	timeOK bool
+	parent int32 // index of the parent entry, -1 for a root
+	size   int32 // bytes of the object in the file
+	offset int64 // where the object starts in the file
+	s      *Session
 }
 
-// messageHead is what the projection needs to know about a message without
-// decoding its content.
-type messageHead struct {
-	Role       string          `json:"role"`
-	Provider   json.RawMessage `json:"provider"`
-	Model      json.RawMessage `json:"model"`
-	StopReason string          `json:"stopReason"`
-	ToolCallID string          `json:"toolCallId"`
-	ToolName   string          `json:"toolName"`
-	Content    json.RawMessage `json:"content"`
-}
+// Role returns the message role of a message entry, or "".
+func (e *Entry) Role() string { return e.role }
 
-// contentBlock is one block of a message's content array.
-type contentBlock struct {
-	Type      string          `json:"type"`
-	Text      *string         `json:"text"`
-	Thinking  *string         `json:"thinking"`
-	ID        string          `json:"id"`
-	Name      *string         `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
-}
-
-// Field returns the raw JSON value of a top-level member of the entry.
+// Field returns the raw JSON value of a top-level member of the entry, as
+// pi sees it after migration. It reads the record back from the file.
 func (e *Entry) Field(name string) (json.RawMessage, bool) {
-	v, ok := e.fields[name]
-	return v, ok
+	r, err := e.s.Read(e)
+	if err != nil {
+		return nil, false
+	}
+	v := r.Raw(name)
+	return v, v != nil
 }
 
 // StringField returns a top-level member that is a JSON string, or "".
 func (e *Entry) StringField(name string) string {
-	s, _ := rawString(e.fields[name])
-	return s
+	r, err := e.s.Read(e)
+	if err != nil {
+		return ""
+	}
+	return r.Str(name)
 }
 
 // Message returns the AgentMessage of a message entry (role hookMessage
@@ -62,134 +59,132 @@ func (e *Entry) Message() json.RawMessage {
 	if e.Type != "message" {
 		return nil
 	}
-	return e.fields["message"]
+	v, _ := e.Field("message")
+	return v
 }
 
-// Role returns the message role of a message entry, or "".
-func (e *Entry) Role() string {
-	if e.msg == nil {
-		return ""
-	}
-	return e.msg.Role
+// Record is the JSON object of one entry, read back from the file and
+// migrated to version 3 as pi migrates it in memory, on a parse.Tape
+// (node 0 is the entry). Its bytes are its own.
+type Record struct {
+	Entry *Entry
+	Tape  parse.Tape
 }
 
-// decodeMessageHead fills e.msg for message entries.
-func (e *Entry) decodeMessageHead() {
-	if e.Type != "message" {
-		return
-	}
-	if h, ok := headOf(e.fields["message"]); ok {
-		e.msg = &h
-	}
-}
-
-// headOf reads the head of a raw message object (exact key names, as
-// JavaScript reads them).
-func headOf(raw json.RawMessage) (messageHead, bool) {
-	var h messageHead
-	if !isObject(raw) {
-		return h, false
-	}
-	members, ok := splitMembers(raw)
-	if !ok {
-		return h, json.Unmarshal(raw, &h) == nil
-	}
-	for _, m := range members {
-		switch m.key {
-		case "role":
-			h.Role, _ = rawString(m.value)
-		case "provider":
-			h.Provider = m.value
-		case "model":
-			h.Model = m.value
-		case "stopReason":
-			h.StopReason, _ = rawString(m.value)
-		case "toolCallId":
-			h.ToolCallID, _ = rawString(m.value)
-		case "toolName":
-			h.ToolName, _ = rawString(m.value)
-		case "content":
-			h.Content = m.value
-		}
-	}
-	return h, true
-}
-
-// decodeBlocks decodes a content value that is an array of blocks; a string
-// or anything else gives no blocks. Elements that are not objects give
-// empty blocks.
-func decodeBlocks(content json.RawMessage) []contentBlock {
-	if !isArray(content) {
+// Raw returns a copy of the raw value of the top-level member name, or nil
+// when it is absent.
+func (r *Record) Raw(name string) json.RawMessage {
+	v := r.Tape.Raw(r.Tape.Get(0, name))
+	if v == nil {
 		return nil
 	}
-	elems, ok := splitElements(content)
-	if !ok {
-		var blocks []contentBlock
-		if json.Unmarshal(content, &blocks) != nil {
-			return nil
-		}
-		return blocks
-	}
-	blocks := make([]contentBlock, len(elems))
-	for i, el := range elems {
-		blocks[i] = blockOf(el)
-	}
-	return blocks
+	return append(json.RawMessage(nil), v...)
 }
 
-func blockOf(raw json.RawMessage) contentBlock {
-	var b contentBlock
-	members, ok := splitMembers(raw)
-	if !ok {
-		_ = json.Unmarshal(raw, &b)
-		return b
-	}
-	str := func(v json.RawMessage) *string {
-		if s, ok := rawString(v); ok {
-			return &s
-		}
-		return nil
-	}
-	for _, m := range members {
-		switch m.key {
-		case "type":
-			b.Type, _ = rawString(m.value)
-		case "text":
-			b.Text = str(m.value)
-		case "thinking":
-			b.Thinking = str(m.value)
-		case "id":
-			b.ID, _ = rawString(m.value)
-		case "name":
-			b.Name = str(m.value)
-		case "arguments":
-			b.Arguments = m.value
+// Str returns the top-level member name when it is a JSON string, else "".
+func (r *Record) Str(name string) string {
+	s, _ := r.Tape.Str(r.Tape.Get(0, name))
+	return string([]byte(s)) // the record's buffer is not the caller's
+}
+
+// Member returns the node of the top-level member name (-1 when absent).
+func (r *Record) Member(name string) int { return r.Tape.Get(0, name) }
+
+// setMember returns a copy of the object on t at node obj with member key
+// set to val. The other members keep their order and bytes; a key that is
+// not there is appended at the end (where pi's JavaScript would add it).
+// Of duplicate keys the last is the one set, and the earlier ones go, as
+// JSON.parse keeps only the last.
+func setMember(t *parse.Tape, obj int, key string, val []byte) []byte {
+	var w objectWriter
+	last := t.Get(obj, key)
+	for k, v := range t.Members(obj) {
+		switch {
+		case v == last:
+			w.member(key, val)
+		case t.KeyIs(k, key):
+		default:
+			w.rawMember(t.Raw(k), t.Raw(v))
 		}
 	}
-	return b
+	if last < 0 {
+		w.member(key, val)
+	}
+	return w.bytes()
+}
+
+// deleteMember returns a copy of the object at node obj without member
+// key (every occurrence); the other members keep their order and bytes.
+func deleteMember(t *parse.Tape, obj int, key string) []byte {
+	var w objectWriter
+	for k, v := range t.Members(obj) {
+		if !t.KeyIs(k, key) {
+			w.rawMember(t.Raw(k), t.Raw(v))
+		}
+	}
+	return w.bytes()
+}
+
+// objectWriter writes a JSON object member by member, leaving out members
+// whose value is absent (nil), as JSON.stringify leaves out undefined.
+type objectWriter struct {
+	buf []byte
+	n   int
+}
+
+func (w *objectWriter) member(key string, value []byte) {
+	if value != nil {
+		w.rawMember(jsonString(key), value)
+	}
+}
+
+func (w *objectWriter) rawMember(key, value []byte) {
+	if w.n == 0 {
+		w.buf = append(w.buf, '{')
+	} else {
+		w.buf = append(w.buf, ',')
+	}
+	w.n++
+	w.buf = append(append(append(w.buf, key...), ':'), value...)
+}
+
+func (w *objectWriter) bytes() json.RawMessage {
+	if w.n == 0 {
+		return json.RawMessage("{}")
+	}
+	return append(w.buf, '}')
+}
+
+// tapeOf builds a tape over a raw JSON object; ok is false when raw is
+// not one.
+func tapeOf(raw []byte) (*parse.Tape, bool) {
+	t := new(parse.Tape)
+	if !isObject(raw) || t.Build(raw) != nil {
+		return nil, false
+	}
+	return t, true
 }
 
 // rawString decodes a raw value that is a JSON string.
-func rawString(raw json.RawMessage) (string, bool) {
+func rawString(raw []byte) (string, bool) {
 	n := len(raw)
 	if n < 2 || raw[0] != '"' || raw[n-1] != '"' {
 		return "", false
 	}
-	if bytes.IndexByte(raw, '\\') < 0 {
-		return string(raw[1 : n-1]), true
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
+	var t parse.Tape
+	wrapped := make([]byte, 0, n+6)
+	wrapped = append(append(append(wrapped, `{"s":`...), raw...), '}')
+	if t.Build(wrapped) != nil {
 		return "", false
 	}
-	return s, true
+	return t.Str(t.Get(0, "s"))
 }
 
-func isObject(raw json.RawMessage) bool { return firstByte(raw) == '{' }
-func isArray(raw json.RawMessage) bool  { return firstByte(raw) == '[' }
-func isNull(raw json.RawMessage) bool   { return string(raw) == "null" }
+func isObject(raw []byte) bool { return firstByte(raw) == '{' }
+func isArray(raw []byte) bool  { return firstByte(raw) == '[' }
+func isNull(raw []byte) bool   { return string(raw) == "null" }
 
-func firstByte(raw json.RawMessage) byte {
+func firstByte(raw []byte) byte {
 	for _, c := range raw {
 		switch c {
 		case ' ', '\t', '\n', '\r':
@@ -200,21 +195,40 @@ func firstByte(raw json.RawMessage) byte {
 	return 0
 }
 
-// jsonString encodes s as a JSON string (without HTML escaping, like
-// JSON.stringify).
-func jsonString(s string) json.RawMessage {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
+// jsonString encodes s as a JSON string as JSON.stringify does (no HTML
+// escaping; \u escapes only for control characters).
+func jsonString(s string) []byte {
+	const hex = "0123456789abcdef"
+	b := make([]byte, 0, len(s)+2)
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c == '\n':
+			b = append(b, '\\', 'n')
+		case c == '\r':
+			b = append(b, '\\', 'r')
+		case c == '\t':
+			b = append(b, '\\', 't')
+		case c == '\b':
+			b = append(b, '\\', 'b')
+		case c == '\f':
+			b = append(b, '\\', 'f')
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
 }
 
 // jsKey returns a key under which two raw JSON values are equal exactly
 // when JavaScript finds them equal with === (and as Map keys): absent
 // (undefined), null, booleans, strings and numbers by value. Objects and
 // arrays are never equal to another parsed value: ok is false.
-func jsKey(raw json.RawMessage) (key string, ok bool) {
+func jsKey(raw []byte) (key string, ok bool) {
 	switch c := firstByte(raw); {
 	case c == 0:
 		return "u", true

@@ -1,7 +1,8 @@
 package project
 
 import (
-	"encoding/json"
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 
@@ -21,13 +22,17 @@ type Header struct {
 	Timestamp string
 	Cwd       string
 
-	fields map[string]json.RawMessage
+	raw []byte // the header object
 }
 
 // Field returns the raw JSON value of a header member.
-func (h *Header) Field(name string) (json.RawMessage, bool) {
-	v, ok := h.fields[name]
-	return v, ok
+func (h *Header) Field(name string) ([]byte, bool) {
+	t, ok := tapeOf(h.raw)
+	if !ok {
+		return nil, false
+	}
+	v := t.Raw(t.Get(0, name))
+	return v, v != nil
 }
 
 // HeaderError says why a file cannot be read as a session at all. Code is
@@ -40,18 +45,60 @@ type HeaderError struct {
 
 func (e *HeaderError) Error() string { return e.Msg }
 
-// Session is a loaded session: its header and its entries in file order.
+// ChangedError is returned when an entry read back from the file is no
+// longer the object the index found there: the file changed while it was
+// read.
+type ChangedError struct {
+	File string
+	Line int
+}
+
+func (e *ChangedError) Error() string {
+	return fmt.Sprintf("%s:%d: the file changed while it was read", e.File, e.Line)
+}
+
+// Session is a session file's index: its header and its entries in file
+// order, each with where it lies in the file, its id, parent, type, role
+// and time. Records are read back from the file when they are needed, so a
+// Session costs memory per entry, not per byte.
 type Session struct {
 	Header  Header
 	Entries []*Entry
 	Skipped []int // physical lines that held no object (blank, torn or corrupt)
 
-	byID   map[string]int    // id -> index of the last entry with that id (pi's byId)
-	parent []int             // index of each entry's parent, -1 for a root
-	labels map[string]string // resolved label per target id
+	byID      map[string]int    // id -> index of the last entry with that id (pi's byId)
+	labels    map[string]string // resolved label per target id
+	firstKept map[int][]byte    // version 1: a compaction's firstKeptEntryId, as pi migrates it
+	src       io.ReaderAt
+	name      string
+	closer    io.Closer
 }
 
-// LoadFile opens and loads the session file at path.
+// Open indexes the session file at path in one streaming pass and keeps
+// the file open to read records back; Close closes it.
+func Open(path string, limits parse.Limits) (*Session, error) {
+	f, err := parse.OpenFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := index(f, f, path, limits)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	s.closer = f
+	return s, nil
+}
+
+// Close closes the file of a Session made by Open.
+func (s *Session) Close() error {
+	if s.closer == nil {
+		return nil
+	}
+	return s.closer.Close()
+}
+
+// LoadFile reads the session file at path into memory and indexes it.
 func LoadFile(path string, limits parse.Limits) (*Session, error) {
 	f, err := parse.OpenFile(path)
 	if err != nil {
@@ -61,203 +108,322 @@ func LoadFile(path string, limits parse.Limits) (*Session, error) {
 	return Load(f, limits)
 }
 
-// Load reads a session. Errors are I/O errors (including
-// parse.ErrFileTooLarge) and *HeaderError.
+// Load reads a session into memory and indexes it. Errors are I/O errors
+// (including parse.ErrFileTooLarge) and *HeaderError.
 func Load(r io.Reader, limits parse.Limits) (*Session, error) {
+	var data bytes.Buffer
+	s, err := index(io.TeeReader(r, &data), nil, "", limits)
+	if err != nil {
+		return nil, err
+	}
+	s.src = bytes.NewReader(data.Bytes())
+	return s, nil
+}
+
+// index reads r once: every object is laid on a Tape, the first must be
+// the header, and each entry after it leaves its place and its few fields
+// in the index. src is where records are read back from later.
+func index(r io.Reader, src io.ReaderAt, name string, limits parse.Limits) (*Session, error) {
+	ix := indexer{s: &Session{src: src, name: name, byID: map[string]int{}, labels: map[string]string{}}}
 	rd := parse.NewReader(r, limits)
-	var ld loader
+	rd.DeferClassify()
 	for rd.Next() {
-		l := rd.Line()
-		if l.Class != parse.Object && l.Class != parse.Concatenated {
-			ld.s.Skipped = append(ld.s.Skipped, l.Num)
-			continue
-		}
-		for k := range l.Objects {
-			if err := ld.add(l.Num, k, l.Object(k)); err != nil {
-				return nil, err
-			}
+		if err := ix.line(rd.Line()); err != nil {
+			return nil, err
 		}
 	}
 	if err := rd.Err(); err != nil {
 		return nil, err
 	}
-	return ld.finish()
+	return ix.finish()
 }
 
-// loader accumulates records while reading.
-type loader struct {
-	s        Session
+// indexer is the state of the index pass.
+type indexer struct {
+	s        *Session
+	tape     parse.Tape
+	cls      parse.Classifier
 	sawFirst bool
-	// records maps a v1 record index (header = 0, every parsed object counts)
-	// to its entry, nil for session records; only kept for version-1 files.
-	records []*Entry
+	slab     []Entry
+	strs     arena
+	// records maps a v1 record index (header = 0, every parsed object
+	// counts) to its entry, -1 for session records; version 1 only.
+	records []int
 	ids     *migrate.IDs
-	prevID  string
 }
 
-// add takes the k-th object of physical line num.
-func (ld *loader) add(num, k int, obj []byte) error {
-	fields, ok := fieldsOf(obj)
-	if !ok {
-		ld.s.Skipped = append(ld.s.Skipped, num)
+// line indexes the objects of one physical line.
+func (ix *indexer) line(l *parse.Line) error {
+	base := l.Offset
+	if l.BOM {
+		base += 3
+	}
+	if span, ok := ix.tape.Line(l.Raw); ok {
+		return ix.object(l.Num, 0, base+int64(span[0]), span[1]-span[0])
+	}
+	l.Classify(&ix.cls)
+	if l.Class != parse.Object && l.Class != parse.Concatenated {
+		ix.s.Skipped = append(ix.s.Skipped, l.Num)
 		return nil
 	}
-	typ, _ := rawString(fields["type"])
-	if !ld.sawFirst {
-		ld.sawFirst = true
-		return ld.header(num, typ, fields)
+	for k, span := range l.Objects {
+		if ix.tape.Build(l.Object(k)) != nil {
+			ix.s.Skipped = append(ix.s.Skipped, l.Num)
+			return nil
+		}
+		if err := ix.object(l.Num, k, base+int64(span[0]), span[1]-span[0]); err != nil {
+			return err
+		}
 	}
-	if ld.s.Header.Version == 1 {
-		ld.records = append(ld.records, nil)
+	return nil
+}
+
+// object indexes the object on ix.tape: the header, or one more entry.
+func (ix *indexer) object(num, k int, off int64, size int) error {
+	t := &ix.tape
+	typ, _ := t.Str(t.Get(0, "type"))
+	if !ix.sawFirst {
+		ix.sawFirst = true
+		return ix.header(num, typ)
+	}
+	v1 := ix.s.Header.Version == 1
+	if v1 {
+		ix.records = append(ix.records, -1)
 	}
 	if typ == "session" { // a misplaced header: pi filters it out of the entries
 		return nil
 	}
-	e := &Entry{Index: len(ld.s.Entries), Line: num, Object: k, Type: typ, fields: fields}
-	ld.migrate(e)
-	ld.s.Entries = append(ld.s.Entries, e)
+	e := ix.newEntry()
+	*e = Entry{Index: len(ix.s.Entries), Line: num, Object: k, Type: internType(typ), Timestamp: ix.strs.str(t, t.Get(0, "timestamp")),
+		offset: off, size: int32(size), parent: -1, s: ix.s}
+	e.millis, e.timeOK = jsDateMillis(t.Raw(t.Get(0, "timestamp")))
+	ix.s.Entries = append(ix.s.Entries, e)
+	if v1 {
+		ix.records[len(ix.records)-1] = e.Index
+		ix.migrateV1(e, num)
+	} else {
+		e.ID = ix.strs.str(t, t.Get(0, "id"))
+		e.ParentID = ix.parentID(t.Get(0, "parentId"))
+	}
+	if e.ID != "" {
+		ix.s.byID[e.ID] = e.Index
+	}
+	if e.Type == "message" {
+		msg := t.Get(0, "message")
+		e.role = internRole(t.StrOf(msg, "role"))
+		if e.role == "hookMessage" && ix.s.Header.Version < 3 {
+			e.role = "custom"
+		}
+	}
+	if e.Type == "label" {
+		ix.label(t)
+	}
 	return nil
 }
 
+// parentID reads a parentId, sharing the string of the entry it names.
+func (ix *indexer) parentID(n int) string {
+	p, ok := ix.tape.Str(n)
+	if !ok || p == "" {
+		return ""
+	}
+	if i, ok := ix.s.byID[p]; ok {
+		return ix.s.Entries[i].ID
+	}
+	return ix.strs.copy(p)
+}
+
+func (ix *indexer) newEntry() *Entry {
+	if len(ix.slab) == cap(ix.slab) {
+		ix.slab = make([]Entry, 0, 1024)
+	}
+	ix.slab = ix.slab[:len(ix.slab)+1]
+	return &ix.slab[len(ix.slab)-1]
+}
+
+// label resolves label entries in file order: a non-empty label sets the
+// target's label, an absent or empty one clears it.
+func (ix *indexer) label(t *parse.Tape) {
+	target, ok := t.Str(t.Get(0, "targetId"))
+	if !ok {
+		return
+	}
+	if label := t.StrOf(0, "label"); label != "" {
+		ix.s.labels[string([]byte(target))] = string([]byte(label))
+	} else {
+		delete(ix.s.labels, target)
+	}
+}
+
 // header takes the first record, which must be the session header.
-func (ld *loader) header(num int, typ string, fields map[string]json.RawMessage) error {
+func (ix *indexer) header(num int, typ string) error {
+	t := &ix.tape
 	if typ != "session" {
 		code, msg := finding.NotASession, "the first record is not a session header (not a pi session file)"
-		if _, ok := fields["kind"]; ok {
+		if t.Get(0, "kind") >= 0 {
 			code, msg = finding.UnsupportedVersion, "the first record is not a version 1-3 session header (a newer pi format?)"
 		}
 		return &HeaderError{Code: code, Line: num, Msg: msg}
 	}
-	version, err := headerVersion(fields["version"])
+	version, err := headerVersion(t)
 	if err != nil {
 		return &HeaderError{Code: finding.UnsupportedVersion, Line: num, Msg: err.Error()}
 	}
-	h := Header{Line: num, Version: version, fields: fields}
-	h.ID, _ = rawString(fields["id"])
-	h.Timestamp, _ = rawString(fields["timestamp"])
-	h.Cwd, _ = rawString(fields["cwd"])
-	ld.s.Header = h
+	h := Header{Line: num, Version: version, raw: bytes.Clone(t.Input())}
+	h.ID = string([]byte(t.StrOf(0, "id")))
+	h.Timestamp = string([]byte(t.StrOf(0, "timestamp")))
+	h.Cwd = string([]byte(t.StrOf(0, "cwd")))
+	ix.s.Header = h
 	if version == 1 {
-		ld.records = []*Entry{nil}
-		ld.ids = migrate.NewIDs(h.ID)
+		ix.records = []int{-1}
+		ix.ids = migrate.NewIDs(h.ID)
 	}
 	return nil
 }
 
 // headerVersion reads the header's version: absent (or null) is 1.
-func headerVersion(raw json.RawMessage) (int, error) {
-	if len(raw) == 0 || isNull(raw) {
+func headerVersion(t *parse.Tape) (int, error) {
+	n := t.Get(0, "version")
+	if n < 0 || t.Kind(n) == parse.KindNull {
 		return 1, nil
 	}
-	var v float64
-	if err := json.Unmarshal(raw, &v); err != nil || (v != 1 && v != 2 && v != 3) {
-		return 0, fmt.Errorf("unsupported session version %s (pisess reads versions 1 to 3)", raw)
+	if v, ok := t.Float(n); ok && (v == 1 || v == 2 || v == 3) {
+		return int(v), nil
 	}
-	return int(v), nil
-}
-
-// migrate applies section 8 to one entry in memory, then reads its id and
-// parentId.
-func (ld *loader) migrate(e *Entry) {
-	if ld.s.Header.Version == 1 {
-		ld.records[len(ld.records)-1] = e
-		ld.migrateV1(e)
-	}
-	if ld.s.Header.Version < 3 {
-		renameHookMessage(e)
-	}
-	e.ID, _ = rawString(e.fields["id"])
-	e.ParentID, _ = rawString(e.fields["parentId"])
-	e.Timestamp, _ = rawString(e.fields["timestamp"])
-	e.decodeMessageHead()
+	return 0, fmt.Errorf("unsupported session version %s (pisess reads versions 1 to 3)", t.Raw(n))
 }
 
 // migrateV1 gives a version-1 entry a deterministic id, links it to the
 // previous entry and turns a compaction's firstKeptEntryIndex into
 // firstKeptEntryId, as pi's migrateV1ToV2 does.
-func (ld *loader) migrateV1(e *Entry) {
-	id := ld.ids.For(e.Line)
-	e.fields["id"] = jsonString(id)
-	if ld.prevID == "" {
-		e.fields["parentId"] = json.RawMessage("null")
-	} else {
-		e.fields["parentId"] = jsonString(ld.prevID)
+func (ix *indexer) migrateV1(e *Entry, line int) {
+	e.ID = ix.ids.For(line)
+	if e.Index > 0 {
+		e.ParentID = ix.s.Entries[e.Index-1].ID
 	}
-	ld.prevID = id
 	if e.Type != "compaction" {
 		return
 	}
-	raw, ok := e.fields["firstKeptEntryIndex"]
-	if !ok {
-		return
-	}
-	delete(e.fields, "firstKeptEntryIndex")
-	var index float64
-	if json.Unmarshal(raw, &index) != nil || index != float64(int(index)) {
+	t := &ix.tape
+	index, ok := t.Float(t.Get(0, "firstKeptEntryIndex"))
+	if !ok || index != float64(int(index)) {
 		return
 	}
 	// pi looks the index up while it is still assigning ids: an entry at or
 	// before the compaction has one, a later entry does not yet.
-	i := int(index)
-	if i >= 0 && i < len(ld.records) && ld.records[i] != nil {
-		e.fields["firstKeptEntryId"] = ld.records[i].fields["id"]
+	if i := int(index); i >= 0 && i < len(ix.records) && ix.records[i] >= 0 {
+		if ix.s.firstKept == nil {
+			ix.s.firstKept = map[int][]byte{}
+		}
+		ix.s.firstKept[e.Index] = jsonString(ix.s.Entries[ix.records[i]].ID)
 	}
 }
 
-// renameHookMessage is pi's migrateV2ToV3: role hookMessage becomes custom.
-func renameHookMessage(e *Entry) {
-	msg, ok := e.fields["message"]
-	if e.Type != "message" || !ok || !isObject(msg) {
-		return
-	}
-	if role, _ := rawString(memberValue(msg, "role")); role != "hookMessage" {
-		return
-	}
-	if edited, err := setMember(msg, "role", jsonString("custom")); err == nil {
-		e.fields["message"] = edited
-	}
-}
-
-// finish indexes the entries once every line is read.
-func (ld *loader) finish() (*Session, error) {
-	if !ld.sawFirst {
+// finish resolves the parents once every entry is known.
+func (ix *indexer) finish() (*Session, error) {
+	if !ix.sawFirst {
 		return nil, &HeaderError{Code: finding.MissingHeader, Line: 1, Msg: "the file holds no session header (empty, or no line is a JSON object)"}
 	}
-	s := &ld.s
-	s.byID = make(map[string]int, len(s.Entries))
-	for i, e := range s.Entries {
-		if e.ID != "" {
-			s.byID[e.ID] = i
-		}
-	}
-	s.parent = make([]int, len(s.Entries))
-	for i, e := range s.Entries {
-		s.parent[i] = -1
+	s := ix.s
+	for _, e := range s.Entries {
 		if p, ok := s.byID[e.ParentID]; ok && e.ParentID != "" {
-			s.parent[i] = p
+			e.parent = int32(p)
 		}
 	}
-	s.labels = resolveLabels(s.Entries)
 	return s, nil
 }
 
-// resolveLabels applies label entries in file order: a non-empty label sets
-// the target's label, an absent or empty one clears it.
-func resolveLabels(entries []*Entry) map[string]string {
-	labels := map[string]string{}
-	for _, e := range entries {
-		if e.Type != "label" {
-			continue
-		}
-		target, ok := rawString(e.fields["targetId"])
-		if !ok {
-			continue
-		}
-		if label, _ := rawString(e.fields["label"]); label != "" {
-			labels[target] = label
-		} else {
-			delete(labels, target)
+// Read reads entry e back from the file onto a Record, migrated as pi
+// migrates it in memory.
+func (s *Session) Read(e *Entry) (*Record, error) {
+	buf := make([]byte, e.size)
+	if _, err := s.src.ReadAt(buf, e.offset); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	r := &Record{Entry: e}
+	if r.Tape.Build(buf) != nil {
+		return nil, &ChangedError{File: s.name, Line: e.Line}
+	}
+	if s.Header.Version < 3 {
+		if err := s.migrate(r); err != nil {
+			return nil, err
 		}
 	}
-	return labels
+	return r, nil
+}
+
+// migrate applies section 8 to a record of a version-1 or 2 file: the ids
+// and parent links the index gave it, a compaction's firstKeptEntryId,
+// role hookMessage renamed to custom (pi's migrateV2ToV3).
+func (s *Session) migrate(r *Record) error {
+	e, t := r.Entry, &r.Tape
+	raw := t.Input()
+	edit := func(key string, val []byte) {
+		raw = setMember(t, 0, key, val)
+		_ = t.Build(raw) // setMember wrote a valid object
+	}
+	if s.Header.Version == 1 {
+		edit("id", jsonString(e.ID))
+		parent := []byte("null")
+		if e.ParentID != "" {
+			parent = jsonString(e.ParentID)
+		}
+		edit("parentId", parent)
+		if e.Type == "compaction" && t.Get(0, "firstKeptEntryIndex") >= 0 {
+			raw = deleteMember(t, 0, "firstKeptEntryIndex")
+			_ = t.Build(raw)
+			if id, ok := s.firstKept[e.Index]; ok {
+				edit("firstKeptEntryId", id)
+			}
+		}
+	}
+	msg := t.Get(0, "message")
+	if e.Type == "message" && t.Kind(msg) == parse.KindObject && t.StrOf(msg, "role") == "hookMessage" {
+		var mt parse.Tape
+		_ = mt.Build(t.Raw(msg))
+		edit("message", setMember(&mt, 0, "role", []byte(`"custom"`)))
+	}
+	return nil
+}
+
+// readAll reads the records of entries, in order.
+func (s *Session) readAll(entries []*Entry) ([]*Record, error) {
+	out := make([]*Record, len(entries))
+	for i, e := range entries {
+		r, err := s.Read(e)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = r
+	}
+	return out, nil
+}
+
+// arena holds the strings of the index in shared blocks: one allocation
+// per 64 KiB rather than one per string.
+type arena struct{ block []byte }
+
+const arenaBlock = 64 << 10
+
+// copy returns a copy of s that lives in the arena.
+func (a *arena) copy(s string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	if len(s) > arenaBlock/8 {
+		return string([]byte(s))
+	}
+	if cap(a.block)-len(a.block) < len(s) {
+		a.block = make([]byte, 0, arenaBlock)
+	}
+	start := len(a.block)
+	a.block = append(a.block, s...)
+	b := a.block[start:len(a.block):len(a.block)]
+	return unsafeString(b)
+}
+
+// str copies string node n of t into the arena ("" when it is not one).
+func (a *arena) str(t *parse.Tape, n int) string {
+	s, _ := t.Str(n)
+	return a.copy(s)
 }

@@ -54,7 +54,7 @@ func (s *Session) Leaf(id string) (*Entry, error) {
 // Parent returns e's parent entry, or nil for a root (parentId null,
 // absent, or naming no entry).
 func (s *Session) Parent(e *Entry) *Entry {
-	if p := s.parent[e.Index]; p >= 0 {
+	if p := e.parent; p >= 0 {
 		return s.Entries[p]
 	}
 	return nil
@@ -67,14 +67,11 @@ func (s *Session) Path(leaf *Entry) ([]*Entry, error) {
 	if leaf == nil {
 		return nil, nil
 	}
-	seen := make(map[int]bool)
 	var up []*Entry
-	for i := leaf.Index; i >= 0; i = s.parent[i] {
-		if seen[i] {
-			e := s.Entries[i]
-			return nil, &CycleError{Leaf: leaf.ID, ID: e.ID, Line: e.Line}
+	for i := leaf.Index; i >= 0; i = int(s.Entries[i].parent) {
+		if len(up) == len(s.Entries) {
+			return nil, s.cycleError(leaf)
 		}
-		seen[i] = true
 		up = append(up, s.Entries[i])
 	}
 	for l, r := 0, len(up)-1; l < r; l, r = l+1, r-1 {
@@ -83,13 +80,26 @@ func (s *Session) Path(leaf *Entry) ([]*Entry, error) {
 	return up, nil
 }
 
+// cycleError finds the first entry that walking up from leaf reaches
+// twice (there is one: the walk took more steps than there are entries).
+func (s *Session) cycleError(leaf *Entry) error {
+	seen := make([]bool, len(s.Entries))
+	i := leaf.Index
+	for !seen[i] {
+		seen[i] = true
+		i = int(s.Entries[i].parent)
+	}
+	e := s.Entries[i]
+	return &CycleError{Leaf: leaf.ID, ID: e.ID, Line: e.Line}
+}
+
 // Leaves returns the entries that no entry names as its parent, in file
 // order.
 func (s *Session) Leaves() []*Entry {
 	hasChild := make([]bool, len(s.Entries))
-	for _, p := range s.parent {
-		if p >= 0 {
-			hasChild[p] = true
+	for _, e := range s.Entries {
+		if e.parent >= 0 {
+			hasChild[e.parent] = true
 		}
 	}
 	var leaves []*Entry

@@ -35,7 +35,8 @@ func brief(m json.RawMessage) string {
 	if v.Summary != "" {
 		return v.Role + ":" + v.Summary
 	}
-	return v.Role + ":" + contentText(v.Content)
+	t, _ := tapeOf(m)
+	return v.Role + ":" + contentText(t, t.Get(0, "content"))
 }
 
 func briefs(msgs []json.RawMessage) []string {

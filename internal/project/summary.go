@@ -1,26 +1,49 @@
 package project
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/pisess/pisess/internal/parse"
 )
 
 // snippetRunes is how much text a summary quotes.
 const snippetRunes = 60
 
-// Summary describes an entry in one short line for tree and path views:
-// the role and first words of a message, the tools an assistant called,
-// the size of a tool result, a model or thinking-level change, and so on.
+// Summary describes an entry in one short line: the role and first words
+// of a message, the tools an assistant called, the size of a tool result, a
+// model or thinking-level change, and so on.
+//
+// Deprecated: the views describe entries with render.Summary; this copy is
+// kept only until internal/export moves to it.
 func Summary(e *Entry) string {
+	r, err := e.s.Read(e)
+	if err != nil {
+		return "(unreadable)"
+	}
+	field := func(name string) []byte { return r.Tape.Raw(r.Member(name)) }
 	switch e.Type {
 	case "message":
-		return messageSummary(e.Message())
+		return messageSummary(r)
 	case "custom_message":
-		return join("custom_message "+e.StringField("customType")+":", snippet(contentText(e.fields["content"])))
+		return join("custom_message "+r.Str("customType")+":", snippet(contentText(&r.Tape, r.Member("content"))))
 	case "compaction":
-		return join(fmt.Sprintf("compaction (%s tokens before):", rawText(e.fields["tokensBefore"])), snippet(e.StringField("summary")))
+		return join(fmt.Sprintf("compaction (%s tokens before):", rawText(field("tokensBefore"))), snippet(r.Str("summary")))
+	case "context_edit":
+		if isNull(field("replacement")) {
+			return "context edit: omit " + r.Str("targetId")
+		}
+		return "context edit: replace content of " + r.Str("targetId")
+	case "usage":
+		return fmt.Sprintf("usage %s %s/%s: %d tokens", r.Str("kind"), r.Str("provider"), r.Str("model"), usageTokens(&r.Tape, r.Member("usage")))
+	}
+	return otherSummary(e)
+}
+
+// otherSummary describes the entries whose summary needs no record.
+func otherSummary(e *Entry) string {
+	switch e.Type {
 	case "branch_summary":
 		return join("branch summary (from "+e.StringField("fromId")+"):", snippet(e.StringField("summary")))
 	case "model_change":
@@ -34,13 +57,6 @@ func Summary(e *Entry) string {
 		return "label cleared on " + e.StringField("targetId")
 	case "session_info":
 		return "session name: " + snippet(e.StringField("name"))
-	case "context_edit":
-		if isNull(e.fields["replacement"]) {
-			return "context edit: omit " + e.StringField("targetId")
-		}
-		return "context edit: replace content of " + e.StringField("targetId")
-	case "usage":
-		return fmt.Sprintf("usage %s %s/%s: %d tokens", e.StringField("kind"), e.StringField("provider"), e.StringField("model"), usageTokens(e.fields["usage"]))
 	case "custom":
 		return "custom " + e.StringField("customType")
 	case "":
@@ -49,49 +65,46 @@ func Summary(e *Entry) string {
 	return e.Type
 }
 
-// messageSummary describes an AgentMessage.
-func messageSummary(raw json.RawMessage) string {
-	var m struct {
-		messageHead
-		Command      string          `json:"command"`
-		ExitCode     json.RawMessage `json:"exitCode"`
-		CustomType   string          `json:"customType"`
-		Summary      string          `json:"summary"`
-		IsError      bool            `json:"isError"`
-		ErrorMessage string          `json:"errorMessage"`
-	}
-	if !isObject(raw) || json.Unmarshal(raw, &m) != nil {
+// messageSummary describes the AgentMessage of a message record.
+func messageSummary(r *Record) string {
+	t, m := &r.Tape, r.Member("message")
+	if t.Kind(m) != parse.KindObject {
 		return "message (unreadable)"
 	}
-	switch m.Role {
+	content := t.Get(m, "content")
+	role := t.StrOf(m, "role")
+	if r.Entry.role != "" {
+		role = r.Entry.role
+	}
+	switch role {
 	case "assistant":
-		return assistantSummary(m.messageHead, m.ErrorMessage)
+		return assistantSummary(t, m)
 	case "toolResult":
-		text := contentText(m.Content)
-		s := fmt.Sprintf("toolResult %s (%s)", m.ToolName, byteSize(len(text)))
-		if m.IsError {
+		text := contentText(t, content)
+		s := fmt.Sprintf("toolResult %s (%s)", t.StrOf(m, "toolName"), byteSize(len(text)))
+		if t.Kind(t.Get(m, "isError")) == parse.KindTrue {
 			s += " error"
 		}
 		return join(s+":", snippet(text))
 	case "bashExecution":
-		s := "bash $ " + snippet(m.Command)
-		if code := rawText(m.ExitCode); code != "" && code != "0" && code != "null" {
+		s := "bash $ " + snippet(t.StrOf(m, "command"))
+		if code := rawText(t.Raw(t.Get(m, "exitCode"))); code != "" && code != "0" && code != "null" {
 			s += " (exit " + code + ")"
 		}
 		return s
 	case "custom":
-		return join("custom "+m.CustomType+":", snippet(contentText(m.Content)))
+		return join("custom "+t.StrOf(m, "customType")+":", snippet(contentText(t, content)))
 	case "branchSummary", "compactionSummary":
-		return join(m.Role+":", snippet(m.Summary))
+		return join(role+":", snippet(t.StrOf(m, "summary")))
 	}
-	return join(m.Role+":", snippet(contentText(m.Content)))
+	return join(role+":", snippet(contentText(t, content)))
 }
 
 // assistantSummary: "assistant: first words → tool, tool (stopReason)".
-func assistantSummary(m messageHead, errorMessage string) string {
+func assistantSummary(t *parse.Tape, m int) string {
 	var text, thinking strings.Builder
 	var tools []string
-	for _, b := range decodeBlocks(m.Content) {
+	for _, b := range blocksOf(t, t.Get(m, "content")) {
 		switch {
 		case b.Type == "text" && b.Text != nil:
 			text.WriteString(*b.Text + " ")
@@ -111,28 +124,28 @@ func assistantSummary(m messageHead, errorMessage string) string {
 	if len(tools) > 0 {
 		s += " → " + strings.Join(tools, ", ")
 	}
-	switch m.StopReason {
+	switch stop := t.StrOf(m, "stopReason"); stop {
 	case "", "stop", "toolUse":
 	case "error":
 		s += " (error"
-		if errorMessage != "" {
-			s += ": " + snippet(errorMessage)
+		if msg := t.StrOf(m, "errorMessage"); msg != "" {
+			s += ": " + snippet(msg)
 		}
 		s += ")"
 	default:
-		s += " (" + m.StopReason + ")"
+		s += " (" + stop + ")"
 	}
 	return s
 }
 
 // contentText joins the text of a string or block-array content; images
 // show as [image].
-func contentText(content json.RawMessage) string {
-	if s, ok := rawString(content); ok {
+func contentText(t *parse.Tape, content int) string {
+	if s, ok := t.Str(content); ok {
 		return s
 	}
 	var parts []string
-	for _, b := range decodeBlocks(content) {
+	for _, b := range blocksOf(t, content) {
 		switch {
 		case b.Type == "text" && b.Text != nil:
 			parts = append(parts, *b.Text)
@@ -161,7 +174,7 @@ func join(prefix, text string) string {
 }
 
 // rawText returns a raw scalar as text: strings unquoted, others verbatim.
-func rawText(raw json.RawMessage) string {
+func rawText(raw []byte) string {
 	if s, ok := rawString(raw); ok {
 		return s
 	}
@@ -181,16 +194,14 @@ func byteSize(n int) string {
 
 // usageTokens counts a usage record as cli.md does: totalTokens, or the
 // sum of its parts when absent.
-func usageTokens(raw json.RawMessage) int {
-	var u struct {
-		TotalTokens                          *float64
-		Input, Output, CacheRead, CacheWrite float64
+func usageTokens(t *parse.Tape, u int) int {
+	if total, ok := t.Float(t.Get(u, "totalTokens")); ok {
+		return int(total)
 	}
-	if json.Unmarshal(raw, &u) != nil {
-		return 0
+	sum := 0.0
+	for _, k := range []string{"input", "output", "cacheRead", "cacheWrite"} {
+		f, _ := t.Float(t.Get(u, k))
+		sum += f
 	}
-	if u.TotalTokens != nil {
-		return int(*u.TotalTokens)
-	}
-	return int(u.Input + u.Output + u.CacheRead + u.CacheWrite)
+	return int(sum)
 }

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf16"
+
+	"github.com/pisess/pisess/internal/parse"
 )
 
 // imageChars is what pi counts for one image block.
@@ -19,50 +21,44 @@ const imageChars = 4800
 // JSON, and 4,800 per image in user, toolResult, custom and system content.
 // Roles pi does not count give 0.
 func EstimateTokens(msg json.RawMessage) int {
-	var m struct {
-		Role       string          `json:"role"`
-		Content    json.RawMessage `json:"content"`
-		Command    string          `json:"command"`
-		Output     string          `json:"output"`
-		Summary    string          `json:"summary"`
-		Sections   json.RawMessage `json:"sections"`
-		ToolsAdded json.RawMessage `json:"toolsAdded"`
-	}
-	if !isObject(msg) || json.Unmarshal(msg, &m) != nil {
+	t, ok := tapeOf(msg)
+	if !ok {
 		return 0
 	}
+	content := t.Get(0, "content")
 	chars := 0
-	switch m.Role {
+	switch t.StrOf(0, "role") {
 	case "system":
-		chars = contentChars(m.Content)
-		chars += sectionChars(m.Sections)
-		if jsTruthy(m.ToolsAdded) {
-			chars += jsStringifyLen(m.ToolsAdded)
+		chars = contentChars(t, content)
+		chars += sectionChars(t, t.Get(0, "sections"))
+		if added := t.Get(0, "toolsAdded"); jsTruthy(t.Raw(added)) {
+			chars += stringifyLen(t, added)
 		}
 	case "user", "custom", "toolResult":
-		chars = contentChars(m.Content)
+		chars = contentChars(t, content)
 	case "assistant":
-		for _, b := range decodeBlocks(m.Content) {
+		for _, b := range blocksOf(t, content) {
 			chars += assistantBlockChars(b)
 		}
 	case "bashExecution":
-		chars = utf16Len(m.Command) + utf16Len(m.Output)
+		chars = utf16Len(t.StrOf(0, "command")) + utf16Len(t.StrOf(0, "output"))
 	case "branchSummary", "compactionSummary":
-		chars = utf16Len(m.Summary)
+		chars = utf16Len(t.StrOf(0, "summary"))
 	}
 	return (chars + 3) / 4
 }
 
 // sectionChars counts the string values of a system message's sections
-// (null removes a section and counts nothing).
-func sectionChars(sections json.RawMessage) int {
-	var values map[string]json.RawMessage
-	if !isObject(sections) || json.Unmarshal(sections, &values) != nil {
-		return 0
-	}
+// (null removes a section and counts nothing; of duplicate keys the last
+// counts).
+func sectionChars(t *parse.Tape, sections int) int {
 	chars := 0
-	for _, v := range values {
-		if s, ok := rawString(v); ok {
+	for k, v := range t.Members(sections) {
+		key, _ := t.Str(k)
+		if t.Get(sections, key) != v {
+			continue // a later duplicate replaces it
+		}
+		if s, ok := t.Str(v); ok {
 			chars += utf16Len(s)
 		}
 	}
@@ -71,12 +67,12 @@ func sectionChars(sections json.RawMessage) int {
 
 // contentChars counts a string content, or the text and image blocks of an
 // array content (pi's estimateTextAndImageContentChars).
-func contentChars(content json.RawMessage) int {
-	if s, ok := rawString(content); ok {
+func contentChars(t *parse.Tape, content int) int {
+	if s, ok := t.Str(content); ok {
 		return utf16Len(s)
 	}
 	chars := 0
-	for _, b := range decodeBlocks(content) {
+	for _, b := range blocksOf(t, content) {
 		if b.Type == "text" && b.Text != nil {
 			chars += utf16Len(*b.Text)
 		}
@@ -129,35 +125,28 @@ func ContextTokens(msgs []json.RawMessage) int {
 // all-zero usage, as local models write; pi 0.73.1 used it anyway) or not
 // a number (pi gets NaN, or concatenates numeric strings) is not usable.
 func assistantUsage(msg json.RawMessage) (int, bool) {
-	var m struct {
-		Role       string          `json:"role"`
-		StopReason string          `json:"stopReason"`
-		Usage      json.RawMessage `json:"usage"`
-	}
-	if !isObject(msg) || json.Unmarshal(msg, &m) != nil {
+	t, ok := tapeOf(msg)
+	if !ok {
 		return 0, false
 	}
-	if m.Role != "assistant" || m.StopReason == "aborted" || m.StopReason == "error" || !jsTruthy(m.Usage) || !isObject(m.Usage) {
-		return 0, false
-	}
-	var u map[string]json.RawMessage
-	if json.Unmarshal(m.Usage, &u) != nil {
+	stop, usage := t.StrOf(0, "stopReason"), t.Get(0, "usage")
+	if t.StrOf(0, "role") != "assistant" || stop == "aborted" || stop == "error" || t.Kind(usage) != parse.KindObject {
 		return 0, false
 	}
 	var total float64
-	if t := u["totalTokens"]; jsTruthy(t) {
-		n, ok := jsAddend(t)
+	if n := t.Get(usage, "totalTokens"); jsTruthy(t.Raw(n)) {
+		v, ok := jsAddend(t.Raw(n))
 		if !ok {
 			return 0, false // a string or object: not a number
 		}
-		total = n
+		total = v
 	} else {
 		for _, key := range []string{"input", "output", "cacheRead", "cacheWrite"} {
-			n, ok := jsAddend(u[key])
+			v, ok := jsAddend(t.Raw(t.Get(usage, key)))
 			if !ok {
 				return 0, false // NaN
 			}
-			total += n
+			total += v
 		}
 	}
 	if !(total > 0) {
@@ -169,18 +158,14 @@ func assistantUsage(msg json.RawMessage) (int, bool) {
 // jsAddend is the number a usage value adds in JavaScript: numbers as they
 // are, null and false 0, true 1; anything else (undefined, strings,
 // objects) is not a number.
-func jsAddend(raw json.RawMessage) (float64, bool) {
+func jsAddend(raw []byte) (float64, bool) {
 	switch string(raw) {
 	case "null", "false":
 		return 0, true
 	case "true":
 		return 1, true
 	}
-	var f float64
-	if c := firstByte(raw); c != '-' && (c < '0' || c > '9') || json.Unmarshal(raw, &f) != nil {
-		return 0, false
-	}
-	return f, true
+	return jsNumberValue(raw)
 }
 
 // utf16Len is JavaScript's string length.
@@ -194,51 +179,72 @@ func utf16Len(s string) int {
 
 // jsStringifyLen is JSON.stringify(v).length for a raw JSON value; an absent
 // value (undefined) counts 0.
-func jsStringifyLen(raw json.RawMessage) int {
+func jsStringifyLen(raw []byte) int {
 	if len(raw) == 0 {
 		return 0
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
+	var t parse.Tape
+	wrapped := append(append([]byte(`{"v":`), raw...), '}')
+	if t.Build(wrapped) != nil {
 		return 0
 	}
-	return stringifyLen(v)
+	return stringifyLen(&t, t.Get(0, "v"))
 }
 
-// stringifyLen walks a decoded value iteratively (arguments can nest
-// deeply) and adds up the length of its JSON.stringify text.
-func stringifyLen(root any) int {
+// stringifyLen walks the value at node root iteratively (arguments can
+// nest deeply) and adds up the length of its JSON.stringify text. Of
+// duplicate keys only the last is written, as JSON.parse keeps it.
+func stringifyLen(t *parse.Tape, root int) int {
 	n := 0
-	stack := []any{root}
+	stack := []int{root}
 	for len(stack) > 0 {
 		v := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		switch v := v.(type) {
-		case nil:
+		switch t.Kind(v) {
+		case parse.KindNull, parse.KindTrue:
 			n += 4
-		case bool:
-			n += 4
-			if !v {
-				n++
+		case parse.KindFalse:
+			n += 5
+		case parse.KindNumber:
+			n += len(jsNumber(string(t.Text(v))))
+		case parse.KindString:
+			s, _ := t.Str(v)
+			n += jsQuotedLen(s)
+		case parse.KindArray:
+			count := 0
+			for el := range t.Elements(v) {
+				stack = append(stack, el)
+				count++
 			}
-		case json.Number:
-			n += len(jsNumber(string(v)))
-		case string:
-			n += jsQuotedLen(v)
-		case []any:
-			n += 2 + max(len(v)-1, 0) // brackets and commas
-			stack = append(stack, v...)
-		case map[string]any:
-			n += 2 + max(len(v)-1, 0) // braces and commas
-			for k, x := range v {
-				n += jsQuotedLen(k) + 1 // key and colon
-				stack = append(stack, x)
+			n += 2 + max(count-1, 0) // brackets and commas
+		case parse.KindObject:
+			members := liveMembers(t, v)
+			n += 2 + max(len(members)-1, 0) // braces and commas
+			for _, k := range members {
+				key, _ := t.Str(k)
+				n += jsQuotedLen(key) + 1 // key and colon
+				stack = append(stack, k+1)
 			}
 		}
 	}
 	return n
+}
+
+// liveMembers returns the key nodes of an object's members that JSON.parse
+// keeps: the last of each key.
+func liveMembers(t *parse.Tape, obj int) []int {
+	var keys []int
+	seen := map[string]int{}
+	for k := range t.Members(obj) {
+		key, _ := t.Str(k)
+		if i, dup := seen[key]; dup {
+			keys[i] = k
+			continue
+		}
+		seen[key] = len(keys)
+		keys = append(keys, k)
+	}
+	return keys
 }
 
 // jsQuotedLen is the length of JSON.stringify(s).

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+
+	"github.com/pisess/pisess/internal/parse"
 )
 
 // UnpairedKind says which half of a tool call/result pair is missing.
@@ -73,21 +75,28 @@ type ToolTurn struct {
 // CheckToolPairs checks rule 6 on projected messages (see PairTools).
 // sources[i] is the entry behind msgs[i] (nil entries are allowed).
 func CheckToolPairs(msgs []json.RawMessage, sources []*Entry) []Unpaired {
+	return PairTools(turnsOf(msgs, sources))
+}
+
+// turnsOf builds the rule-6 turns of projected messages. A message that is
+// not an object pairs with nothing and closes nothing.
+func turnsOf(msgs []json.RawMessage, sources []*Entry) []ToolTurn {
 	turns := make([]ToolTurn, len(msgs))
 	for i, raw := range msgs {
-		var m messageHead
-		if !isObject(raw) || json.Unmarshal(raw, &m) != nil {
-			continue // not a message: pairs with nothing, closes nothing
+		t, ok := tapeOf(raw)
+		if !ok {
+			continue
 		}
-		turns[i] = ToolTurn{Role: m.Role, StopReason: m.StopReason, ToolCallID: m.ToolCallID, ToolName: m.ToolName}
-		if m.Role == "assistant" {
-			turns[i].Calls = toolCalls(m.Content)
+		turns[i] = ToolTurn{Role: t.StrOf(0, "role"), StopReason: t.StrOf(0, "stopReason"),
+			ToolCallID: t.StrOf(0, "toolCallId"), ToolName: t.StrOf(0, "toolName")}
+		if turns[i].Role == "assistant" {
+			turns[i].Calls = toolCalls(t, t.Get(0, "content"))
 		}
 		if i < len(sources) && sources[i] != nil {
 			turns[i].EntryID, turns[i].Line = sources[i].ID, sources[i].Line
 		}
 	}
-	return PairTools(turns)
+	return turns
 }
 
 // PairTools checks rule 6: every tool call of an assistant message is
@@ -146,9 +155,9 @@ func answer(open []openCall, id string) bool {
 }
 
 // toolCalls lists the toolCall blocks of an assistant content.
-func toolCalls(content json.RawMessage) []ToolCall {
+func toolCalls(t *parse.Tape, content int) []ToolCall {
 	var calls []ToolCall
-	for _, b := range decodeBlocks(content) {
+	for _, b := range blocksOf(t, content) {
 		if b.Type != "toolCall" {
 			continue
 		}

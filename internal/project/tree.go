@@ -32,7 +32,7 @@ func (s *Session) Tree() *Tree {
 		if e.ID == "" {
 			n.Label, n.HasLabel = "", false
 		}
-		if p := s.parent[i]; p < 0 || p == i {
+		if p := int(e.parent); p < 0 || p == i {
 			t.Roots = append(t.Roots, n)
 		} else {
 			nodes[p].Children = append(nodes[p].Children, n)
@@ -80,13 +80,8 @@ func sortByTimestamp(nodes []*Node) {
 	if len(nodes) < 2 {
 		return
 	}
-	ms := make(map[*Node]float64, len(nodes))
-	ok := make(map[*Node]bool, len(nodes))
-	for _, n := range nodes {
-		ms[n], ok[n] = jsDateMillis(n.Entry.fields["timestamp"])
-	}
 	sort.SliceStable(nodes, func(a, b int) bool {
-		na, nb := nodes[a], nodes[b]
-		return ok[na] && ok[nb] && ms[na] < ms[nb]
+		ea, eb := nodes[a].Entry, nodes[b].Entry
+		return ea.timeOK && eb.timeOK && ea.millis < eb.millis
 	})
 }

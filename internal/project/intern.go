@@ -1,0 +1,35 @@
+package project
+
+import "unsafe"
+
+// The entry types and message roles pi writes. The index keeps these
+// constants rather than a copy per entry.
+var (
+	entryTypes = []string{"message", "custom_message", "compaction", "branch_summary", "model_change",
+		"thinking_level_change", "label", "session_info", "context_edit", "usage", "custom", "session"}
+	messageRoles = []string{"user", "assistant", "toolResult", "system", "bashExecution", "custom",
+		"branchSummary", "compactionSummary", "hookMessage"}
+)
+
+// internType returns the constant for a known entry type, else a copy.
+func internType(s string) string { return intern(entryTypes, s) }
+
+// internRole returns the constant for a known message role, else a copy.
+func internRole(s string) string { return intern(messageRoles, s) }
+
+func intern(known []string, s string) string {
+	for _, k := range known {
+		if s == k {
+			return k
+		}
+	}
+	return string([]byte(s))
+}
+
+// unsafeString is a string that shares b, which must never change.
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
