@@ -1,0 +1,219 @@
+package export
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"html"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/project"
+)
+
+// realCorpus is the shared corpus of real pi sessions, beside the
+// repository (the tests that use it say so when it is absent).
+const realCorpus = "../../../shared/corpus/real"
+
+// The pages are opened as a user would, in headless Chromium (the Debian
+// package; .ci/run installs it). Without it these tests skip and say so.
+
+// chromium returns the browser's path, or skips the test.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no Chromium on PATH (apt-get install chromium): the page is not tested in a browser")
+	return ""
+}
+
+// browse opens url in headless Chromium with args and returns its stdout
+// and its log (stderr, where console messages go).
+func browse(t *testing.T, browser, url string, args ...string) (stdout, log string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	all := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
+		"--user-data-dir=" + t.TempDir(), "--enable-logging=stderr", "--v=0"}, args...)
+	cmd := exec.CommandContext(ctx, browser, append(all, url)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v\n%s", browser, err, errb.String())
+	}
+	return out.String(), errb.String()
+}
+
+// consoleErrors returns the lines of a Chromium log that report a script
+// error, a console.error or a blocked resource (Content-Security-Policy).
+func consoleErrors(log string) []string {
+	var bad []string
+	for _, line := range strings.Split(log, "\n") {
+		if strings.Contains(line, "CONSOLE") && (strings.Contains(line, ":ERROR:") || strings.Contains(line, "Uncaught")) ||
+			strings.Contains(line, "Refused to") || strings.Contains(line, "Content Security Policy") {
+			bad = append(bad, line)
+		}
+	}
+	return bad
+}
+
+// writePage renders the session at path (to its last entry) into dir.
+func writePage(t *testing.T, path, dir string) (file string, s *project.Session) {
+	t.Helper()
+	s, err := project.LoadFile(path, parse.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := HTML(&out, s, s.DefaultLeaf(), Options{Name: filepath.Base(path)}); err != nil {
+		t.Fatal(err)
+	}
+	file = filepath.Join(dir, "page.html")
+	if err := os.WriteFile(file, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file, s
+}
+
+// lastMessageText is the start (three words) of the text of the last
+// message on the path to the leaf, as the page renders it: what the reader
+// must be able to see.
+func lastMessageText(t *testing.T, s *project.Session) string {
+	t.Helper()
+	path, err := s.Path(s.DefaultLeaf())
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := newMarkdown()
+	for i := len(path) - 1; i >= 0; i-- {
+		for _, b := range blocks(messageContent(path[i])) {
+			if b.Type != "text" {
+				continue
+			}
+			words := strings.Fields(visibleText(renderMarkdown(md, b.Text)))
+			if len(words) >= 3 {
+				return strings.Join(words[:3], " ")
+			}
+		}
+	}
+	t.Fatal("no message with text on the path")
+	return ""
+}
+
+func messageContent(e *project.Entry) []byte {
+	var m message
+	if raw := e.Message(); raw != nil {
+		_ = json.Unmarshal(raw, &m)
+	}
+	return m.Content
+}
+
+// sectionsRE finds the conversation's sections in a dumped DOM.
+var sectionsRE = regexp.MustCompile(`(?s)<section class="turn [^"]*" id="[^"]*">.*?</section>`)
+
+// visibleText removes the collapsed <details> elements (and the markup) of
+// a dumped DOM section, leaving the text a reader sees at once.
+func visibleText(section string) string {
+	closed := regexp.MustCompile(`(?s)<details(?: class="[^"]*")?>.*?</details>`)
+	section = closed.ReplaceAllString(section, "")
+	section = regexp.MustCompile(`<[^>]*>`).ReplaceAllString(section, "")
+	return strings.Join(strings.Fields(html.UnescapeString(section)), " ")
+}
+
+func TestBrowserRendersPage(t *testing.T) {
+	browser := chromium(t)
+	sources := []string{"../../testdata/corpus/valid/v3-everything.jsonl", "../../testdata/corpus/valid/v3-branched.jsonl"}
+	if _, err := os.Stat(realCorpus); err == nil {
+		sources = append(sources, filepath.Join(realCorpus, "v3-dexter-compaction-x3-multi-provider.jsonl"))
+	} else {
+		t.Logf("the real corpus is absent (%s): testing the small corpus only", realCorpus)
+	}
+	for _, src := range sources {
+		t.Run(filepath.Base(src), func(t *testing.T) {
+			dir := t.TempDir()
+			file, s := writePage(t, src, dir)
+			dom, log := browse(t, browser, "file://"+file, "--dump-dom")
+			if bad := consoleErrors(log); len(bad) > 0 {
+				t.Errorf("console errors:\n%s", strings.Join(bad, "\n"))
+			}
+			sections := sectionsRE.FindAllString(dom, -1)
+			if len(sections) == 0 {
+				t.Fatalf("no conversation in the page Chromium built:\n%.2000s", dom)
+			}
+			want := lastMessageText(t, s)
+			found := false
+			for _, sec := range sections {
+				if strings.Contains(visibleText(sec), want) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("the last message (%q) is not visible (outside collapsed blocks) in the page", want)
+			}
+			if !strings.Contains(sections[len(sections)-1], `leaf`) {
+				t.Error("the last section is not marked as the leaf")
+			}
+			// (A screenshot at file://…#leaf comes out blank in headless
+			// Chromium 148, so the page is shot from the top.)
+			shot := filepath.Join(dir, "page.png")
+			browse(t, browser, "file://"+file, "--window-size=1000,800", "--screenshot="+shot)
+			checkScreenshot(t, shot)
+		})
+	}
+}
+
+// checkScreenshot asserts that the screenshot shows something: not one
+// colour all over.
+func checkScreenshot(t *testing.T, file string) {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatalf("no screenshot: %v", err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	colours := map[[4]uint32]bool{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y += 7 {
+		for x := b.Min.X; x < b.Max.X; x += 7 {
+			r, g, bl, a := img.At(x, y).RGBA()
+			colours[[4]uint32{r, g, bl, a}] = true
+		}
+	}
+	if len(colours) < 3 {
+		t.Errorf("the screenshot is blank (%d colours)", len(colours))
+	}
+}
+
+// TestBrowserSeesConsoleErrors shows that the check above can fail: a page
+// whose script throws, and one whose script the policy blocks.
+func TestBrowserSeesConsoleErrors(t *testing.T) {
+	browser := chromium(t)
+	dir := t.TempDir()
+	for name, page := range map[string]string{
+		"throws":  `<!DOCTYPE html><html><body><script>undefinedFunction()</script></body></html>`,
+		"blocked": `<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="` + escape(contentPolicy()) + `"></head><body><script>document.title="x"</script></body></html>`,
+	} {
+		file := filepath.Join(dir, name+".html")
+		if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, log := browse(t, browser, "file://"+file, "--dump-dom")
+		if len(consoleErrors(log)) == 0 {
+			t.Errorf("%s: no console error seen; the log was:\n%s", name, log)
+		}
+	}
+}
