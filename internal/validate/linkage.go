@@ -68,7 +68,11 @@ type linker struct {
 	strs     map[string]textRef
 	pending  map[string][]parentRef
 	tornIDs  map[string]int // id read from a torn line -> its line
-	add      func(finding.Finding)
+	// forked: the header names a parentSession. pi's
+	// createBranchedSession copies a branch_summary as it is, so its
+	// fromId may name an entry of the parent session's other branches.
+	forked bool
+	add    func(finding.Finding)
 }
 
 func newLinker(add func(finding.Finding)) *linker {
@@ -269,6 +273,9 @@ func (k *linker) checkReferences(e entry, ord int32) {
 	case "label":
 		k.checkExists(e, "targetId", e.targetID, e.hasTargetID, "")
 	case "branch_summary":
+		if _, found := k.ids.get(e.fromID); k.forked && e.hasFromID && !found {
+			return // in the parent session (see forked)
+		}
 		k.checkExists(e, "fromId", e.fromID, e.hasFromID, "root")
 	case "context_edit":
 		k.checkContextEdit(e, ord)

@@ -304,6 +304,9 @@ func (p *pass) header(line int, fields map[string]any) {
 		}
 	}
 	p.versionFinding(line, v)
+	if parent, _ := str(fields, "parentSession"); parent != "" && p.links != nil {
+		p.links.forked = true
+	}
 	if p.opts.Observer != nil {
 		p.opts.Observer.Header(line, fields)
 	}
