@@ -1,0 +1,277 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pisess/pisess/internal/fix"
+	"github.com/pisess/pisess/internal/migrate"
+	"github.com/pisess/pisess/internal/render"
+)
+
+// The repairs of issue 14: unstick and slim append, fork writes a new
+// file, recover-header rewrites the file with the safe rewrite protocol.
+
+// fixHelp is what the four commands share.
+const fixHelp = `--dry-run writes nothing and says what would be done; --format json prints
+one object ({"file","action",…,"backup"}). Exit codes: 0 done, or nothing
+to do; 1 refused to protect data (the file has errors, changed meanwhile,
+or cannot be fixed this way: the reason is printed, the file is untouched);
+2 usage error, or a file could not be read or written.`
+
+func fixFlags(leafUsage string) []cli.Flag {
+	return append(limitFlags(),
+		&cli.StringFlag{Name: "leaf", Usage: leafUsage},
+		&cli.BoolFlag{Name: "backup", Usage: "first keep a copy of the file as FILE.bak (never overwrites a different one)"},
+		&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "write nothing; say what would be done"},
+		&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
+	)
+}
+
+const defaultLeafUsage = "work on the context of the entry with this `ID` (or unique id prefix); default: the last entry"
+
+func (c *CLI) unstickCommand() *cli.Command {
+	cmd := command("unstick", "make a stuck session's context well-formed again by appending what is missing", "FILE",
+		fixFlags(defaultLeafUsage), func(ctx *cli.Context) error { return c.runFix(ctx, fix.UnstickFile) })
+	cmd.Description = `A session is stuck when its context ends in a tool call without a result
+(the agent died while a tool ran: unanswered_tool_call) or breaks the pairing
+of calls and results (unpaired_tool_in_context): providers reject the next
+turn. unstick appends, at the leaf: a toolResult (isError, saying no result
+was recorded) for each call the context ends waiting for; a context_edit
+that drops a result whose call was summarised away; a context_edit that turns
+a call left without its result mid-context into text. The new leaf is the
+last entry appended. Only whole lines are appended: the original bytes stay
+a prefix of the file. A healthy context is left alone (nothing to do).
+
+` + fixHelp + `
+
+Examples:
+   pisess unstick --dry-run f.jsonl
+   pisess unstick --backup f.jsonl
+   pisess audit --format json | jq -r 'select(.stuck).file' | xargs -n1 pisess unstick --backup`
+	return cmd
+}
+
+func (c *CLI) slimCommand() *cli.Command {
+	flags := append(fixFlags(defaultLeafUsage),
+		sizeFlag("max-bytes", 64<<10, "hide each message whose content is larger than this"))
+	cmd := command("slim", "hide giant tool outputs and images from the model with context_edit entries", "FILE",
+		flags, func(ctx *cli.Context) error { return c.runFix(ctx, fix.SlimFile) })
+	cmd.Description = `For each message of the leaf's context whose content (tool output, text,
+images as base64) is larger than --max-bytes, appends a context_edit that
+replaces the content with a short placeholder saying what was elided (kind,
+size, entry id). pi 1.6.0 then sends the placeholder instead; the content
+itself stays in the file. An assistant message keeps its tool calls. Prints
+the context's estimated tokens before and after (pi's characters/4 estimate
+of each message). Only whole lines are appended.
+
+` + fixHelp + `
+
+Examples:
+   pisess slim --dry-run --max-bytes 32KiB f.jsonl
+   pisess slim --backup --max-bytes 100KB f.jsonl`
+	return cmd
+}
+
+func (c *CLI) forkCommand() *cli.Command {
+	flags := append(fixFlags("the entry whose path becomes the new session (`ID` or unique id prefix; required)"),
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the new session to `FILE` (default: <timestamp>_<id>.jsonl beside the source, as pi names it)"})
+	cmd := command("fork", "write one branch of a session as a new session file, as pi's /fork does", "FILE",
+		flags, func(ctx *cli.Context) error { return c.runFix(ctx, fix.ForkFile) })
+	cmd.Description = `Writes the path from the root to --leaf as a new session, exactly as pi
+1.6.0's SessionManager.createBranchedSession builds it: the entries of the
+path (labels taken out of the chain and re-added at the end), a new session
+id, parentSession naming the source. The new file is created exclusively
+(never over an existing file) and fsynced; the source is only read, so
+--backup has nothing to do.
+
+` + fixHelp + `
+
+Examples:
+   pisess fork --leaf 3fc31a98 f.jsonl
+   pisess fork --leaf 3fc31a98 --output branch.jsonl f.jsonl`
+	return cmd
+}
+
+func (c *CLI) recoverHeaderCommand() *cli.Command {
+	flags := append(limitFlags(),
+		&cli.BoolFlag{Name: "backup", Usage: "keep the original as FILE.bak (always done: accepted for symmetry)"},
+		&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "write nothing; show the header that would be written"},
+		&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
+		&cli.StringFlag{Name: "id", Usage: "the session `ID` (when the file name is not <timestamp>_<id>.jsonl)"},
+		&cli.StringFlag{Name: "cwd", Usage: "the session's working `DIR` (when the directory name does not say it)"},
+	)
+	cmd := command("recover-header", "give a session file that lost its header line a new one", "FILE",
+		flags, func(ctx *cli.Context) error { return c.runFix(ctx, fix.RecoverHeaderFile) })
+	cmd.Description = `pi ignores a file whose first line is an entry, not the session header.
+recover-header rebuilds the header: the session id and time from the file
+name (<timestamp>_<session id>.jsonl), the working directory from the
+directory name (pi's --<cwd>-- encoding, checked against the directories of
+this machine), version 3 (1 when the entries have no ids). When a part is
+ambiguous it refuses and says which flag (--id, --cwd) settles it. The file
+is rewritten with the safe rewrite protocol and the original is always kept
+as FILE.bak. A file that has its header is left alone.
+
+` + fixHelp + `
+
+Examples:
+   pisess recover-header --dry-run f.jsonl
+   pisess recover-header --cwd /home/me/src/app f.jsonl`
+	return cmd
+}
+
+// fixOp is one of the fix package's file operations.
+type fixOp func(migrate.FS, string, fix.Options) (fix.Report, error)
+
+func (c *CLI) runFix(ctx *cli.Context, op fixOp) error {
+	name := ctx.Command.Name
+	args := ctx.Args().Slice()
+	switch {
+	case len(args) == 0:
+		return usageErrorf("%s needs a session FILE (see `pisess %s --help`)", name, name)
+	case len(args) > 1:
+		return usageErrorf("%s takes one FILE, not %d", name, len(args))
+	case args[0] == "-":
+		return usageErrorf("%s changes a file: it cannot read standard input", name)
+	}
+	format := ctx.String("format")
+	if format != "text" && format != "json" {
+		return usageErrorf("--format must be text or json, not %q", format)
+	}
+	vopts, err := validateOptions(ctx, true)
+	if err != nil {
+		return err
+	}
+	opts := fix.Options{
+		Leaf: ctx.String("leaf"), ResolveLeaf: resolveLeaf, Now: time.Now(), Validate: vopts,
+		Backup: ctx.Bool("backup"), DryRun: ctx.Bool("dry-run"), Output: ctx.String("output"),
+		ID: ctx.String("id"), Cwd: ctx.String("cwd"),
+	}
+	switch name {
+	case "fork":
+		if opts.Leaf == "" {
+			return usageErrorf("fork needs --leaf ID: the entry whose path becomes the new session (see `pisess tree FILE`)")
+		}
+	case "slim":
+		opts.MaxBytes = sizeOf(ctx, "max-bytes")
+		if opts.MaxBytes < fix.MinSlimBytes {
+			return usageErrorf("--max-bytes must be at least %s (the placeholder must fit)", render.Bytes(fix.MinSlimBytes))
+		}
+	}
+	rep, err := op(migrate.OS(), args[0], opts)
+	var leafErr *fix.LeafError
+	if errors.As(err, &leafErr) {
+		return usageErrorf("%s: %v", args[0], leafErr.Err)
+	}
+	return c.emitFix(ctx, format, rep, err)
+}
+
+// fixResult is the `--format json` object: the report, and why it failed.
+type fixResult struct {
+	fix.Report
+	Reason string `json:"reason,omitempty"`
+	Code   string `json:"code,omitempty"`
+}
+
+// emitFix writes the outcome and returns the exit code as an error.
+func (c *CLI) emitFix(ctx *cli.Context, format string, rep fix.Report, err error) error {
+	r := fixResult{Report: rep}
+	exit := ExitOK
+	if err != nil {
+		r.Reason, exit = err.Error(), ExitUsage
+		var merr *migrate.Error
+		if errors.As(err, &merr) {
+			r.Code, exit = string(merr.Code), merr.ExitCode()
+		}
+		if !strings.HasSuffix(r.Action, "ed") || r.Action == "unchanged" {
+			r.Action = "refused"
+		}
+	}
+	if format == "json" {
+		render.JSONLine(c.Stdout, r)
+	} else {
+		c.fixText(ctx, r)
+	}
+	if exit != ExitOK {
+		return &ExitError{Code: exit}
+	}
+	return nil
+}
+
+// fixText is the text form of a result.
+func (c *CLI) fixText(ctx *cli.Context, r fixResult) {
+	s := c.style(ctx, c.Stdout)
+	quiet := globalBool(ctx, "quiet")
+	file := render.Safe(r.File)
+	if r.Action == "refused" {
+		fmt.Fprintf(c.Stderr, "%s %s\n", s.Error("refused:"), render.Safe(r.Reason))
+		return
+	}
+	if r.Action == "unchanged" {
+		if !quiet {
+			fmt.Fprintf(c.Stdout, "%s: %s\n", file, s.Dim("nothing to do ("+nothingWhy(ctx.Command.Name, r)+")"))
+		}
+		return
+	}
+	var detail []string
+	switch {
+	case r.Output != "":
+		detail = append(detail, fmt.Sprintf("%s, session %s", render.Plural(r.Entries, "entry", "entries"), r.Session))
+	case r.Header != nil:
+		detail = append(detail, fmt.Sprintf("id %s, cwd %s, from the %s", render.Safe(r.Header.ID), render.Safe(r.Header.Cwd), r.Header.From["cwd"]))
+	case len(r.Added) > 0:
+		detail = append(detail, render.Plural(len(r.Added), "entry", "entries")+" appended", "new leaf "+r.NewLeaf)
+	}
+	if r.Backup != nil {
+		detail = append(detail, "backup "+render.Safe(*r.Backup))
+	}
+	line := file + ": " + s.OK(strings.ReplaceAll(r.Action, "-", " "))
+	if r.Output != "" {
+		line += " → " + render.Safe(r.Output)
+	}
+	fmt.Fprintf(c.Stdout, "%s (%s)\n", line, strings.Join(detail, ", "))
+	if quiet {
+		return
+	}
+	for _, a := range r.Added {
+		fmt.Fprintf(c.Stdout, "  + %s %s%s: %s\n", a.ID, a.Type, addedTarget(a), render.Safe(a.Why))
+	}
+	for _, o := range r.Over {
+		fmt.Fprintf(c.Stdout, "  %s %s %s (%s): %s\n", s.Warn("!"), o.EntryID, o.Role, render.Bytes(int64(o.Bytes)), o.Why)
+	}
+	if r.TokensBefore != nil && r.TokensAfter != nil {
+		fmt.Fprintf(c.Stdout, "  context ≈ %s tokens → ≈ %s tokens\n", render.Count(int64(*r.TokensBefore)), render.Count(int64(*r.TokensAfter)))
+	}
+	if r.Header != nil {
+		fmt.Fprintf(c.Stdout, "  %s\n", render.Safe(string(r.Header.Line())))
+	}
+}
+
+func addedTarget(a fix.Added) string {
+	switch {
+	case a.TargetID != "":
+		return " of " + a.TargetID
+	case a.ToolCallID != "":
+		return " for " + render.Safe(a.ToolCallID) + " (" + render.Safe(a.ToolName) + ")"
+	}
+	return ""
+}
+
+func nothingWhy(command string, r fixResult) string {
+	switch command {
+	case "unstick":
+		return "the context of leaf " + r.Leaf + " pairs every tool call with its result"
+	case "slim":
+		if len(r.Over) > 0 {
+			return "no message that a context_edit can change is over the limit"
+		}
+		return "no message of the context of leaf " + r.Leaf + " is over the limit"
+	case "recover-header":
+		return "line 1 is a session header"
+	}
+	return "nothing to change"
+}

@@ -1,0 +1,203 @@
+package fix
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/pisess/pisess/internal/migrate"
+	"github.com/pisess/pisess/internal/project"
+)
+
+// builder makes the entries a repair appends: pi-shaped ids (8 hex
+// characters, unique in the file, derived from the session id and the line
+// each entry lands on, so the same file gives the same ids), ISO
+// timestamps, each entry the child of the previous one.
+type builder struct {
+	ids    *migrate.IDs
+	line   int       // physical line of the next entry
+	parent string    // the entry the next one hangs from
+	now    time.Time // the time written into the entries
+	out    bytes.Buffer
+	added  []Added
+}
+
+// Added describes one appended entry.
+type Added struct {
+	ID         string `json:"id"`
+	Type       string `json:"type"`
+	Role       string `json:"role,omitempty"`       // message entries
+	TargetID   string `json:"targetId,omitempty"`   // context_edit
+	ToolCallID string `json:"toolCallId,omitempty"` // toolResult, or the call an edit removes
+	ToolName   string `json:"toolName,omitempty"`
+	Why        string `json:"why"`
+}
+
+// newBuilder starts after the last line of s, hanging from leaf.
+func newBuilder(s *project.Session, leaf *project.Entry, now time.Time) *builder {
+	taken := make([]string, 0, len(s.Entries))
+	last := s.Header.Line
+	for _, e := range s.Entries {
+		if e.ID != "" {
+			taken = append(taken, e.ID)
+		}
+		last = max(last, e.Line)
+	}
+	for _, n := range s.Skipped {
+		last = max(last, n)
+	}
+	b := &builder{ids: migrate.NewIDs(s.Header.ID+"\x00pisess-fix", taken...), line: last + 1, now: now.UTC()}
+	if leaf != nil {
+		b.parent = leaf.ID
+	}
+	return b
+}
+
+// isoTime is the timestamp format pi writes (JavaScript's toISOString).
+func isoTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// add writes one entry: type, id, parentId and timestamp first (pi's
+// order), then the given members.
+func (b *builder) add(a Added, members ...member) {
+	a.ID = b.ids.For(b.line)
+	b.line++
+	var w objectWriter
+	w.str("type", a.Type)
+	w.str("id", a.ID)
+	if b.parent == "" {
+		w.raw("parentId", json.RawMessage("null"))
+	} else {
+		w.str("parentId", b.parent)
+	}
+	w.str("timestamp", isoTime(b.now))
+	for _, m := range members {
+		w.raw(m.key, m.value)
+	}
+	b.out.Write(w.bytes())
+	b.out.WriteByte('\n')
+	b.parent = a.ID
+	b.added = append(b.added, a)
+}
+
+// toolResult appends an error result for an unanswered call.
+func (b *builder) toolResult(call project.Unpaired) {
+	text := fmt.Sprintf("No result was recorded for this tool call: the session stopped before %s returned (pi was killed, crashed or lost the connection). Added by pisess unstick; run the tool again if its result is needed.", call.ToolName)
+	var m objectWriter
+	m.str("role", "toolResult")
+	m.str("toolCallId", call.ToolCallID)
+	m.str("toolName", call.ToolName)
+	m.raw("content", textContent(text))
+	m.raw("isError", json.RawMessage("true"))
+	m.raw("timestamp", json.RawMessage(fmt.Sprint(b.now.UnixMilli())))
+	b.add(Added{Type: "message", Role: "toolResult", ToolCallID: call.ToolCallID, ToolName: call.ToolName,
+		Why: "no result was recorded for the call the context ends with"}, member{"message", m.bytes()})
+}
+
+// contextEdit appends a context_edit of target: replacement null drops
+// its messages, otherwise {content: replacement}.
+func (b *builder) contextEdit(a Added, replacement json.RawMessage) {
+	a.Type = "context_edit"
+	repl := json.RawMessage("null")
+	if replacement != nil {
+		var w objectWriter
+		w.raw("content", replacement)
+		repl = w.bytes()
+	}
+	b.add(a, member{"targetId", jsonString(a.TargetID)}, member{"replacement", repl})
+}
+
+// textContent is [{"type":"text","text":text}].
+func textContent(text string) json.RawMessage {
+	return json.RawMessage(`[{"type":"text","text":` + string(jsonString(text)) + `}]`)
+}
+
+// member is one key and raw value of an object.
+type member struct {
+	key   string
+	value json.RawMessage
+}
+
+// objectWriter writes a JSON object member by member.
+type objectWriter struct {
+	buf bytes.Buffer
+	n   int
+}
+
+func (w *objectWriter) raw(key string, value json.RawMessage) {
+	if w.n == 0 {
+		w.buf.WriteByte('{')
+	} else {
+		w.buf.WriteByte(',')
+	}
+	w.n++
+	w.buf.Write(jsonString(key))
+	w.buf.WriteByte(':')
+	w.buf.Write(value)
+}
+
+func (w *objectWriter) str(key, value string) { w.raw(key, jsonString(value)) }
+
+func (w *objectWriter) bytes() json.RawMessage {
+	if w.n == 0 {
+		return json.RawMessage("{}")
+	}
+	return append(w.buf.Bytes(), '}')
+}
+
+// jsonString encodes s as JSON.stringify does (no HTML escaping).
+func jsonString(s string) json.RawMessage {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
+}
+
+// members lists the members of a raw object in order.
+func members(obj []byte) ([]member, error) {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, fmt.Errorf("not a JSON object")
+	}
+	var out []member
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := tok.(string)
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil, err
+		}
+		out = append(out, member{key, value})
+	}
+	return out, nil
+}
+
+// setMembers returns obj with the given members' values replaced (in
+// place) or appended at the end, as a JavaScript spread does.
+func setMembers(obj []byte, set ...member) ([]byte, error) {
+	ms, err := members(obj)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range set {
+		found := false
+		for i := range ms {
+			if ms[i].key == s.key {
+				ms[i].value, found = s.value, true
+			}
+		}
+		if !found {
+			ms = append(ms, s)
+		}
+	}
+	var w objectWriter
+	for _, m := range ms {
+		w.raw(m.key, m.value)
+	}
+	return w.bytes(), nil
+}

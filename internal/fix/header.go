@@ -1,0 +1,144 @@
+package fix
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// HeaderGuess is the header RecoverHeader rebuilds, and where each part
+// came from.
+type HeaderGuess struct {
+	ID        string `json:"id"`
+	Cwd       string `json:"cwd"`
+	Timestamp string `json:"timestamp"`
+	Version   int    `json:"version"`
+	// From says where each value came from: "file name", "directory name",
+	// "first entry", "--id", "--cwd".
+	From map[string]string `json:"from"`
+}
+
+// Line is the header line, without its newline, keys in pi's order
+// (version left out for a version-1 file, as pi 0.x wrote it).
+func (g *HeaderGuess) Line() []byte {
+	var w objectWriter
+	w.str("type", "session")
+	if g.Version > 1 {
+		w.raw("version", json.RawMessage(fmt.Sprint(g.Version)))
+	}
+	w.str("id", g.ID)
+	w.str("timestamp", g.Timestamp)
+	w.str("cwd", g.Cwd)
+	return w.bytes()
+}
+
+// sessionFileName is pi's session file name: <timestamp>_<session id>.jsonl,
+// the timestamp an ISO time with ':' and '.' turned into '-'.
+var sessionFileName = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}T\d{2})-(\d{2})-(\d{2})-(\d{3})Z_([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\.jsonl$`)
+
+// sessionID is pi's assertValidSessionId.
+var sessionID = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$`)
+
+// GuessHeader rebuilds the header of the session file at path from its
+// name, its directory's name and its first entry (a raw object). id and
+// cwd override what the names say. The error says what is ambiguous and
+// which flag settles it.
+func GuessHeader(path string, first json.RawMessage, id, cwd string) (*HeaderGuess, error) {
+	g := &HeaderGuess{From: map[string]string{}}
+	name := filepath.Base(path)
+	m := sessionFileName.FindStringSubmatch(name)
+	switch {
+	case id != "":
+		if !sessionID.MatchString(id) {
+			return nil, fmt.Errorf("--id %q is not a pi session id (letters, digits, '.', '_' and '-', starting and ending with a letter or digit)", id)
+		}
+		g.ID, g.From["id"] = id, "--id"
+	case m != nil:
+		g.ID, g.From["id"] = m[5], "file name"
+	default:
+		return nil, fmt.Errorf("the file name %q is not pi's <timestamp>_<session id>.jsonl: pass the session id with --id", name)
+	}
+	if m != nil {
+		g.Timestamp, g.From["timestamp"] = fmt.Sprintf("%s:%s:%s.%sZ", m[1], m[2], m[3], m[4]), "file name"
+	} else {
+		var e struct {
+			Timestamp string `json:"timestamp"`
+		}
+		if json.Unmarshal(first, &e) != nil || e.Timestamp == "" {
+			return nil, fmt.Errorf("neither the file name nor the first entry gives the session's time")
+		}
+		g.Timestamp, g.From["timestamp"] = e.Timestamp, "first entry"
+	}
+	if cwd != "" {
+		g.Cwd, g.From["cwd"] = cwd, "--cwd"
+	} else {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return nil, err
+		}
+		dir := filepath.Base(filepath.Dir(abs))
+		decoded, err := decodeCwd(dir)
+		if err != nil {
+			return nil, err
+		}
+		g.Cwd, g.From["cwd"] = decoded, "directory name"
+	}
+	g.Version, g.From["version"] = versionOf(first), "first entry"
+	return g, nil
+}
+
+// versionOf is the version the entries imply: entries without ids are
+// version 1; otherwise 3 (pi writes nothing else now).
+func versionOf(first json.RawMessage) int {
+	var e struct {
+		ID *string `json:"id"`
+	}
+	if json.Unmarshal(first, &e) == nil && e.ID == nil {
+		return 1
+	}
+	return 3
+}
+
+// decodeCwd undoes pi's directory name for a cwd: "--" + the cwd without
+// its leading separator, every '/', '\' and ':' turned into '-', + "--".
+// A '-' may have been any of them or a '-' of the path: the decoding is the
+// one directory of this machine it names, found by walking down from the
+// root; none or several is an error that asks for --cwd.
+func decodeCwd(dir string) (string, error) {
+	body, ok := strings.CutPrefix(dir, "--")
+	if body, ok = strings.CutSuffix(body, "--"); !ok || body == "" {
+		return "", fmt.Errorf("the directory name %q is not pi's --<cwd>-- encoding: pass the working directory with --cwd", dir)
+	}
+	parts := strings.Split(body, "-")
+	var found []string
+	var walk func(prefix string, i int)
+	walk = func(prefix string, i int) {
+		if len(found) > 1 {
+			return
+		}
+		if i == len(parts) {
+			if info, err := os.Stat(prefix); err == nil && info.IsDir() {
+				found = append(found, prefix)
+			}
+			return
+		}
+		// the next '-' is a separator: the current element must exist
+		if info, err := os.Stat(prefix); err == nil && info.IsDir() {
+			walk(filepath.Join(prefix, parts[i]), i+1)
+		}
+		if i > 0 { // or a '-' inside the element
+			walk(prefix+"-"+parts[i], i+1)
+		}
+	}
+	walk("/"+parts[0], 1)
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return "", fmt.Errorf("the directory name %q names no directory of this machine (the session's working directory is gone, or it came from another machine): pass it with --cwd, e.g. --cwd %s", dir, "/"+strings.ReplaceAll(body, "-", "/"))
+	}
+	return "", fmt.Errorf("the directory name %q fits more than one directory (%s, %s…): pass the right one with --cwd", dir, found[0], found[1])
+}

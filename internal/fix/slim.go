@@ -1,0 +1,226 @@
+package fix
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/pisess/pisess/internal/project"
+)
+
+// MinSlimBytes is the smallest --max-bytes: a placeholder must fit.
+const MinSlimBytes = 1024
+
+// bigArguments is the size above which slim elides a tool call's
+// arguments (the call itself stays, so its result keeps its pair).
+const bigArguments = 256
+
+// Elided is one message slim hides behind a placeholder.
+type Elided struct {
+	EntryID string `json:"entryId"`
+	Role    string `json:"role"`
+	Kind    string `json:"kind"`  // what the content held: "text", "2 images", "text and 1 image"…
+	Bytes   int    `json:"bytes"` // the content's size as JSON (images as base64)
+	EditID  string `json:"editId"`
+}
+
+// Over is a message over the limit that slim cannot edit: a compaction's
+// summary or retainedTail, a branch summary, a bash execution.
+type Over struct {
+	EntryID string `json:"entryId"`
+	Role    string `json:"role"`
+	Bytes   int    `json:"bytes"`
+	Why     string `json:"why"`
+}
+
+// SlimPlan is what Slim appends, and what it does to the context.
+type SlimPlan struct {
+	*Plan
+	Elided []Elided
+	Over   []Over
+	// TokensBefore and TokensAfter estimate the context's size: the sum of
+	// pi's per-message estimate (characters/4, 1,200 tokens per image).
+	TokensBefore, TokensAfter int
+}
+
+// Slim plans a context_edit for each message of leaf's context whose
+// content is larger than maxBytes, replacing it with a short placeholder
+// that says what was elided (kind, size, entry id). An assistant message
+// keeps its tool calls (their results would lose their pair otherwise),
+// with large arguments elided too. TokensAfter is filled in by the caller
+// once the plan is projected (see SlimFile).
+func Slim(s *project.Session, leaf *project.Entry, maxBytes int64, now time.Time) (*SlimPlan, error) {
+	ctx, err := s.Context(leaf)
+	if err != nil {
+		return nil, cycleRefusal(err)
+	}
+	b := newBuilder(s, leaf, now)
+	p := &SlimPlan{TokensBefore: estimate(ctx.Messages)}
+	for i, msg := range ctx.Messages {
+		role, content := roleAndContent(msg)
+		src := ctx.Sources[i]
+		if !editable(src, role) {
+			if n := len(msg); int64(n) > maxBytes {
+				p.Over = append(p.Over, Over{EntryID: src.ID, Role: role, Bytes: n, Why: notEditable(src)})
+			}
+			continue
+		}
+		if int64(len(content)) <= maxBytes {
+			continue
+		}
+		el := Elided{EntryID: src.ID, Role: role, Kind: kindOf(content), Bytes: len(content)}
+		repl, err := placeholder(msg, role, el)
+		if err != nil {
+			p.Over = append(p.Over, Over{EntryID: src.ID, Role: role, Bytes: len(content), Why: err.Error()})
+			continue
+		}
+		b.contextEdit(Added{TargetID: src.ID, Why: fmt.Sprintf("%s content of %s elided", el.Kind, byteSize(el.Bytes))}, repl)
+		el.EditID = b.parent
+		p.Elided = append(p.Elided, el)
+	}
+	p.Plan = b.finish(leaf)
+	return p, nil
+}
+
+// estimate is the sum of pi's token estimates of the messages.
+func estimate(msgs []json.RawMessage) int {
+	n := 0
+	for _, m := range msgs {
+		n += project.EstimateTokens(m)
+	}
+	return n
+}
+
+func roleAndContent(msg json.RawMessage) (string, json.RawMessage) {
+	var m struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	_ = json.Unmarshal(msg, &m) // a message that is not an object has neither
+	return m.Role, m.Content
+}
+
+// editable is pi 1.6.0's rule for context_edit targets: a custom_message
+// entry, or a message entry of role user, assistant or toolResult.
+func editable(src *project.Entry, role string) bool {
+	switch {
+	case src == nil:
+		return false
+	case src.Type == "custom_message":
+		return true
+	case src.Type == "message":
+		return role == "user" || role == "assistant" || role == "toolResult"
+	}
+	return false
+}
+
+func notEditable(src *project.Entry) string {
+	if src != nil && src.Type == "compaction" {
+		return "a compaction's summary or retainedTail message: a context_edit cannot change it"
+	}
+	return "not a message a context_edit can change (pi edits user, assistant, toolResult and custom messages)"
+}
+
+// placeholder is the replacement content of a message.
+func placeholder(msg json.RawMessage, role string, el Elided) (json.RawMessage, error) {
+	what := map[string]string{"toolResult": "tool output", "user": "user message", "assistant": "assistant message", "custom": "extension message"}[role]
+	if role == "toolResult" {
+		var m struct {
+			ToolName string `json:"toolName"`
+		}
+		_ = json.Unmarshal(msg, &m)
+		what = m.ToolName + " output"
+	}
+	text := fmt.Sprintf("[elided by pisess slim: %s of %s (%s) from entry %s; the full content is still in the session file]",
+		byteSize(el.Bytes), what, el.Kind, el.EntryID)
+	switch role {
+	case "assistant":
+		return assistantPlaceholder(msg, text)
+	case "toolResult":
+		return textContent(text), nil
+	}
+	return jsonString(text), nil
+}
+
+// assistantPlaceholder keeps an assistant message's tool calls after the
+// placeholder text, each with its arguments elided when they are large.
+func assistantPlaceholder(msg json.RawMessage, text string) (json.RawMessage, error) {
+	var m struct {
+		Content []json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(msg, &m); err != nil {
+		return nil, fmt.Errorf("its content is not an array of blocks")
+	}
+	out := bytesList{json.RawMessage(`{"type":"text","text":` + string(jsonString(text)) + `}`)}
+	for _, raw := range m.Content {
+		var blk struct {
+			Type      string          `json:"type"`
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		if json.Unmarshal(raw, &blk) != nil || blk.Type != "toolCall" {
+			continue
+		}
+		if len(blk.Arguments) > bigArguments {
+			args := fmt.Sprintf(`{"elided":%s}`, jsonString(fmt.Sprintf("%s of arguments elided by pisess slim", byteSize(len(blk.Arguments)))))
+			edited, err := setMembers(raw, member{"arguments", json.RawMessage(args)})
+			if err != nil {
+				return nil, err
+			}
+			raw = edited
+		}
+		out = append(out, raw)
+	}
+	return out.array(), nil
+}
+
+// kindOf says what a content holds: text, images, or both.
+func kindOf(content json.RawMessage) string {
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		return "text"
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+	}
+	_ = json.Unmarshal(content, &blocks)
+	counts := map[string]int{}
+	for _, b := range blocks {
+		counts[b.Type]++
+	}
+	var parts []string
+	if counts["text"]+counts["thinking"] > 0 {
+		parts = append(parts, "text")
+	}
+	if n := counts["image"]; n > 0 {
+		parts = append(parts, plural(n, "image", "images"))
+	}
+	if n := counts["toolCall"]; n > 0 {
+		parts = append(parts, plural(n, "tool call", "tool calls"))
+	}
+	if len(parts) == 0 {
+		return "content"
+	}
+	return strings.Join(parts, " and ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// byteSize formats a size with IEC units, as the rest of pisess does.
+func byteSize(n int) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, u := float64(n)/unit, 0
+	for v >= unit && u < 3 {
+		v /= unit
+		u++
+	}
+	return fmt.Sprintf("%.1f %s", v, []string{"KiB", "MiB", "GiB", "TiB"}[u])
+}
