@@ -38,7 +38,12 @@ and marked.
 rendered. The file is never changed. --output never overwrites a file.
 
 Exit codes: 0 written; 1 the file is not a session, or a parentId cycle lies
-on the leaf's path; 2 usage error, or a file could not be read or written.`
+on the leaf's path; 2 usage error, or a file could not be read or written.
+
+Examples:
+   pisess export f.jsonl > session.html                # the page, to open or attach
+   pisess export --redact --output s.html f.jsonl      # to share: no secrets, never overwrites
+   pisess export --format md --leaf 3fc31a98 f.jsonl   # a transcript up to that entry, for an issue`
 	return cmd
 }
 

@@ -44,7 +44,12 @@ be - (standard input) unless --in-place. A summary goes to stderr.
 
 Exit codes: 0 written (also when there was nothing to redact); 1 the copy
 would not validate as the original does, or the rewrite was refused to
-protect the file; 2 usage error, or a file could not be read or written.`
+protect the file; 2 usage error, or a file could not be read or written.
+
+Examples:
+   pisess redact f.jsonl > shared.jsonl
+   pisess redact --output shared.jsonl f.jsonl
+   pisess redact --in-place --backup f.jsonl         # keeps f.jsonl.unredacted.bak: delete it after checking`
 	return cmd
 }
 

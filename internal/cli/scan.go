@@ -33,7 +33,13 @@ the string that holds it and its kind, never with its value: at most its
 first characters (a quarter of it, 4 at most). ` + "`pisess redact`" + ` removes them.
 
 Exit codes: 0 no secret found; 1 a secret was found; 2 usage error, or a
-file or the rule file could not be read.`
+file or the rule file could not be read.
+
+Examples:
+   pisess scan                                       # every session pi keeps
+   pisess scan --format github DIR                   # in CI, as annotations
+   pisess scan --format json DIR | jq -r .kind | sort | uniq -c
+   pisess scan --rules company.toml f.jsonl          # gitleaks-format rules of your own`
 	return cmd
 }
 
