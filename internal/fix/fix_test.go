@@ -1,0 +1,376 @@
+package fix
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pisess/pisess/internal/migrate"
+	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/validate"
+)
+
+const corpus = "../../testdata/corpus"
+
+var now = time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC)
+
+func options(t *testing.T) Options {
+	t.Helper()
+	schemas, err := validate.CompileSchemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Options{Now: now, Validate: validate.Options{Limits: parse.DefaultLimits(), Schemas: schemas}}
+}
+
+// copyFile copies a corpus file into a temp dir.
+func copyFile(t *testing.T, rel string) (path string, orig []byte) {
+	t.Helper()
+	orig, err := os.ReadFile(filepath.Join(corpus, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path = filepath.Join(t.TempDir(), filepath.Base(rel))
+	if err := os.WriteFile(path, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, orig
+}
+
+// noErrors validates a file: no error finding, no rule-6 warning.
+func noErrors(t *testing.T, path string) {
+	t.Helper()
+	rep, err := validate.File(path, options(t).Validate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		if f.Severity == "error" || f.Code == "unanswered_tool_call" || f.Code == "unpaired_tool_in_context" {
+			t.Errorf("%s: %v", path, f)
+		}
+	}
+}
+
+var pisID = regexp.MustCompile(`^[0-9a-f]{8}$`)
+
+func TestUnstickFile(t *testing.T) {
+	for _, tt := range []struct {
+		file  string
+		types []string // of the entries appended
+	}{
+		{"invalid/unanswered_tool_call.jsonl", []string{"message"}},
+		{"invalid/unpaired_tool_in_context-edit.jsonl", []string{"context_edit"}},
+		{"invalid/unpaired_tool_in_context-compaction.jsonl", []string{"context_edit"}},
+		{"valid/v3-everything.jsonl", nil},
+		{"valid/v3-tools.jsonl", nil},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			path, orig := copyFile(t, tt.file)
+			dry := options(t)
+			dry.DryRun = true
+			rep, err := UnstickFile(migrate.OS(), path, dry)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := os.ReadFile(path); !bytes.Equal(got, orig) {
+				t.Fatal("a dry run changed the file")
+			}
+			opts := options(t)
+			opts.Backup = true
+			rep, err = UnstickFile(migrate.OS(), path, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := os.ReadFile(path)
+			if !bytes.HasPrefix(got, orig) {
+				t.Fatal("the original is not a prefix of the file")
+			}
+			var types []string
+			for _, a := range rep.Added {
+				types = append(types, a.Type)
+				if !pisID.MatchString(a.ID) {
+					t.Errorf("id %q is not 8 hex characters", a.ID)
+				}
+			}
+			if strings.Join(types, ",") != strings.Join(tt.types, ",") {
+				t.Errorf("appended %v, want %v", types, tt.types)
+			}
+			if len(tt.types) == 0 {
+				if rep.Action != "unchanged" || rep.Backup != nil || !bytes.Equal(got, orig) {
+					t.Errorf("a healthy file: %+v", rep)
+				}
+				return
+			}
+			if rep.Action != "unstuck" || rep.NewLeaf != rep.Added[len(rep.Added)-1].ID {
+				t.Errorf("report %+v", rep)
+			}
+			if bak, _ := os.ReadFile(path + ".bak"); !bytes.Equal(bak, orig) {
+				t.Error("the backup is not the original")
+			}
+			noErrors(t, path)
+			again, err := UnstickFile(migrate.OS(), path, options(t))
+			if err != nil || again.Action != "unchanged" {
+				t.Errorf("second run: %+v %v", again, err)
+			}
+		})
+	}
+}
+
+func TestUnstickRefusesInvalidFiles(t *testing.T) {
+	for _, file := range []string{"invalid/duplicate_id.jsonl", "tolerated/torn-tail.jsonl", "valid/v1-linear.jsonl", "other/v4-header.jsonl"} {
+		path, orig := copyFile(t, file)
+		_, err := UnstickFile(migrate.OS(), path, options(t))
+		var e *migrate.Error
+		if !errors.As(err, &e) || e.ExitCode() != 1 {
+			t.Errorf("%s: error %v, want a refusal", file, err)
+		}
+		if got, _ := os.ReadFile(path); !bytes.Equal(got, orig) {
+			t.Errorf("%s: changed", file)
+		}
+	}
+}
+
+func TestUnstickUnknownLeaf(t *testing.T) {
+	path, _ := copyFile(t, "invalid/unanswered_tool_call.jsonl")
+	opts := options(t)
+	opts.Leaf = "nope"
+	_, err := UnstickFile(migrate.OS(), path, opts)
+	var le *LeafError
+	if !errors.As(err, &le) {
+		t.Errorf("error %v, want a LeafError", err)
+	}
+}
+
+// bigSession is a session with a 3 KiB tool output, a 2 KiB image and a
+// 2 KiB assistant text with a tool call.
+func bigSession(t *testing.T) string {
+	t.Helper()
+	big := strings.Repeat("x", 3000)
+	img := strings.Repeat("QUJD", 500)
+	lines := []string{
+		`{"type":"session","version":3,"id":"019c0000-0000-7000-8000-000000000001","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`,
+		`{"type":"message","id":"aaaa0001","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"look"},{"type":"image","data":"` + img + `","mimeType":"image/png"}],"timestamp":1}}`,
+		`{"type":"message","id":"aaaa0002","parentId":"aaaa0001","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"` + strings.Repeat("y", 2000) + `"},{"type":"toolCall","id":"call_1","name":"bash","arguments":{"command":"cat big"}}],"api":"anthropic-messages","provider":"anthropic","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":2}}`,
+		`{"type":"message","id":"aaaa0003","parentId":"aaaa0002","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"call_1","toolName":"bash","content":[{"type":"text","text":"` + big + `"}],"isError":false,"timestamp":3}}`,
+	}
+	path := filepath.Join(t.TempDir(), "big.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestSlimFile(t *testing.T) {
+	path := bigSession(t)
+	orig, _ := os.ReadFile(path)
+	opts := options(t)
+	opts.MaxBytes = 1024
+	rep, err := SlimFile(migrate.OS(), path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(path)
+	if !bytes.HasPrefix(got, orig) || rep.Action != "slimmed" {
+		t.Fatalf("report %+v", rep)
+	}
+	var elided []string
+	for _, e := range rep.Elided {
+		elided = append(elided, e.EntryID+" "+e.Role+" "+e.Kind)
+	}
+	if want := "aaaa0001 user text and 1 image,aaaa0002 assistant text and 1 tool call,aaaa0003 toolResult text"; strings.Join(elided, ",") != want {
+		t.Errorf("elided %q, want %q", elided, want)
+	}
+	if *rep.TokensAfter >= *rep.TokensBefore {
+		t.Errorf("tokens %d -> %d", *rep.TokensBefore, *rep.TokensAfter)
+	}
+	noErrors(t, path)
+	s, err := project.LoadFile(path, parse.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, err := s.Context(s.DefaultLeaf())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range ctx.Messages {
+		if len(m) > 1024 {
+			t.Errorf("message %d is %d bytes", i, len(m))
+		}
+		if !bytes.Contains(m, []byte("elided by pisess slim")) {
+			t.Errorf("message %d has no placeholder: %s", i, m)
+		}
+	}
+	if !bytes.Contains(ctx.Messages[1], []byte(`"id":"call_1"`)) {
+		t.Error("the assistant message lost its tool call")
+	}
+	again, err := SlimFile(migrate.OS(), path, opts)
+	if err != nil || again.Action != "unchanged" {
+		t.Errorf("second run: %+v %v", again, err)
+	}
+}
+
+func TestForkFile(t *testing.T) {
+	for _, tt := range []struct{ file, leaf string }{
+		{"valid/v3-branched.jsonl", "60e9216a"},
+		{"valid/v3-branched.jsonl", "84590f75"},
+		{"valid/v3-everything.jsonl", ""},
+		{"valid/v3-compacted.jsonl", ""},
+		{"valid/v1-linear.jsonl", ""},
+		{"valid/v2-hook-message.jsonl", ""},
+	} {
+		t.Run(tt.file+"@"+tt.leaf, func(t *testing.T) {
+			path, orig := copyFile(t, tt.file)
+			src, err := project.LoadFile(path, parse.DefaultLimits())
+			if err != nil {
+				t.Fatal(err)
+			}
+			leaf := tt.leaf
+			if leaf == "" {
+				leaf = src.DefaultLeaf().ID
+			}
+			opts := options(t)
+			opts.Leaf = leaf
+			rep, err := ForkFile(migrate.OS(), path, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := os.ReadFile(path); !bytes.Equal(got, orig) {
+				t.Error("the source changed")
+			}
+			if filepath.Dir(rep.Output) != filepath.Dir(path) || !strings.HasPrefix(filepath.Base(rep.Output), "2026-12-01T09-30-00-000Z_"+rep.Session) {
+				t.Errorf("output %s", rep.Output)
+			}
+			noErrors(t, rep.Output)
+			fork, err := project.LoadFile(rep.Output, parse.DefaultLimits())
+			if err != nil {
+				t.Fatal(err)
+			}
+			abs, _ := filepath.Abs(path)
+			if p, _ := fork.Header.Field("parentSession"); string(p) != string(jsonString(abs)) {
+				t.Errorf("parentSession %s", p)
+			}
+			want := contextOf(t, src, src.Lookup)(leaf)
+			got := contextOf(t, fork, fork.Lookup)(fork.DefaultLeaf().ID)
+			if got != want {
+				t.Errorf("contexts differ:\n%s\n%s", got, want)
+			}
+			if _, err := ForkFile(migrate.OS(), path, Options{Leaf: leaf, Output: rep.Output, Validate: opts.Validate, Now: now}); err == nil {
+				t.Error("a fork over an existing file was not refused")
+			}
+		})
+	}
+}
+
+func contextOf(t *testing.T, s *project.Session, lookup func(string) (*project.Entry, bool)) func(string) string {
+	return func(id string) string {
+		e, _ := lookup(id)
+		ctx, err := s.Context(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(ctx.Messages)
+		return string(b)
+	}
+}
+
+// TestForkLabels: labels leave the chain and come back at the end, in the
+// order pi's Map keeps them, chained after the last entry.
+func TestForkLabels(t *testing.T) {
+	path, _ := copyFile(t, "valid/v3-branched.jsonl")
+	opts := options(t)
+	opts.Leaf, opts.Output = "60e9216a", filepath.Join(t.TempDir(), "f.jsonl")
+	if _, err := ForkFile(migrate.OS(), path, opts); err != nil {
+		t.Fatal(err)
+	}
+	s, err := project.LoadFile(opts.Output, parse.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tail []string
+	prev := ""
+	for i, e := range s.Entries {
+		if e.Type == "label" {
+			tail = append(tail, e.StringField("label"))
+			if e.ParentID != prev {
+				t.Errorf("label %s hangs from %s, not the entry before it", e.ID, e.ParentID)
+			}
+		} else if len(tail) > 0 {
+			t.Errorf("entry %d (%s) after a label", i, e.Type)
+		}
+		if i > 0 && e.ParentID != prev {
+			t.Errorf("entry %s: parent %s, want %s", e.ID, e.ParentID, prev)
+		}
+		prev = e.ID
+	}
+	if got := strings.Join(tail, "|"); got != "regex version|unicode version|done" {
+		t.Errorf("labels %q", got)
+	}
+}
+
+func TestGuessHeader(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"src/my-app", "src/my/app2", "src/a-b", "src/a/b"} {
+		os.MkdirAll(filepath.Join(root, d), 0o755)
+	}
+	enc := func(cwd string) string {
+		return "--" + strings.ReplaceAll(strings.TrimPrefix(cwd, "/"), "/", "-") + "--"
+	}
+	const name = "2026-02-09T15-40-00-123Z_019c4a7e-1111-7000-8000-000000000001.jsonl"
+	first := json.RawMessage(`{"type":"model_change","id":"aaaa0001","parentId":null,"timestamp":"2026-02-09T15:40:01.000Z"}`)
+	for _, tt := range []struct {
+		path, id, cwd string
+		want          string // the header, or the error's start
+	}{
+		{filepath.Join(root, enc(root+"/src/my-app"), name), "", "", `{"type":"session","version":3,"id":"019c4a7e-1111-7000-8000-000000000001","timestamp":"2026-02-09T15:40:00.123Z","cwd":"` + root + `/src/my-app"}`},
+		{filepath.Join(root, enc(root+"/src/my/app2"), name), "", "", `{"type":"session","version":3,"id":"019c4a7e-1111-7000-8000-000000000001","timestamp":"2026-02-09T15:40:00.123Z","cwd":"` + root + `/src/my/app2"}`},
+		{filepath.Join(root, enc(root+"/src/a-b"), name), "", "", "the directory name"},
+		{filepath.Join(root, enc(root+"/src/a-b"), name), "", "/x", `{"type":"session","version":3,"id":"019c4a7e-1111-7000-8000-000000000001","timestamp":"2026-02-09T15:40:00.123Z","cwd":"/x"}`},
+		{filepath.Join(root, enc(root+"/gone"), name), "", "", "the directory name"},
+		{filepath.Join(root, "plain", name), "", "", "the directory name"},
+		{filepath.Join(root, enc(root+"/src/my-app"), "session.jsonl"), "", "", "the file name"},
+		{filepath.Join(root, enc(root+"/src/my-app"), "session.jsonl"), "abc", "", `{"type":"session","version":3,"id":"abc","timestamp":"2026-02-09T15:40:01.000Z","cwd":"` + root + `/src/my-app"}`},
+		{filepath.Join(root, enc(root+"/src/my-app"), "session.jsonl"), "-bad", "", "--id"},
+	} {
+		g, err := GuessHeader(tt.path, first, tt.id, tt.cwd)
+		switch {
+		case err != nil && !strings.HasPrefix(err.Error(), tt.want):
+			t.Errorf("%s: error %v, want %q", tt.path, err, tt.want)
+		case err == nil && string(g.Line()) != tt.want:
+			t.Errorf("%s:\n got %s\nwant %s", tt.path, g.Line(), tt.want)
+		}
+	}
+}
+
+func TestRecoverHeaderFile(t *testing.T) {
+	root := t.TempDir()
+	cwd := filepath.Join(root, "proj")
+	os.MkdirAll(cwd, 0o755)
+	dir := filepath.Join(root, "--"+strings.ReplaceAll(strings.TrimPrefix(cwd, "/"), "/", "-")+"--")
+	os.MkdirAll(dir, 0o755)
+	orig, _ := os.ReadFile(filepath.Join(corpus, "valid/v3-minimal.jsonl"))
+	body := orig[bytes.IndexByte(orig, '\n')+1:]
+	path := filepath.Join(dir, "2026-01-01T00-00-00-000Z_019c0000-0000-7000-8000-000000000009.jsonl")
+	os.WriteFile(path, body, 0o644)
+	rep, err := RecoverHeaderFile(migrate.OS(), path, options(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(path)
+	if rep.Action != "recovered" || !bytes.HasSuffix(got, body) || rep.Backup == nil {
+		t.Fatalf("report %+v", rep)
+	}
+	if bak, _ := os.ReadFile(path + ".bak"); !bytes.Equal(bak, body) {
+		t.Error("backup")
+	}
+	noErrors(t, path)
+	if rep, err := RecoverHeaderFile(migrate.OS(), path, options(t)); err != nil || rep.Action != "unchanged" {
+		t.Errorf("second run %+v %v", rep, err)
+	}
+}
