@@ -38,6 +38,7 @@ func Redact(r io.Reader, w io.Writer, opts Options) (RedactResult, error) {
 	ls := &lineScanner{rules: opts.Rules}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	rd := parse.NewReader(r, opts.Limits)
+	rd.DeferClassify()
 	for rd.Next() {
 		l := rd.Line()
 		res.Lines++

@@ -52,6 +52,7 @@ type hit struct {
 // lineScanner finds the secrets of one line at a time, reusing its buffers.
 type lineScanner struct {
 	rules   *Rules
+	class   parse.Classifier // for lines read with DeferClassify
 	finder  finder
 	w       walker
 	lowText []byte
@@ -76,6 +77,7 @@ func (ls *lineScanner) scanLine(l *parse.Line) []hit {
 	if len(ls.occs) == 0 && !ls.everyString && !keyed {
 		return nil
 	}
+	l.Classify(&ls.class) // only the lines that may hold a secret
 	switch l.Class {
 	case parse.Object, parse.Concatenated:
 		for _, span := range l.Objects {
@@ -203,6 +205,7 @@ func Scan(name string, r io.Reader, opts Options, found func(Finding)) (Stats, e
 	var st Stats
 	ls := &lineScanner{rules: opts.Rules}
 	rd := parse.NewReader(r, opts.Limits)
+	rd.DeferClassify()
 	for rd.Next() {
 		l := rd.Line()
 		st.Lines++
