@@ -12,7 +12,7 @@ type keywordSet struct {
 	index map[string]int // word -> its index in words
 	// pairs[b0<<8|b1] is 1 + the index in lists of the words that start
 	// with the bytes b0 b1, or 0 when none does.
-	pairs []uint16
+	pairs *[1 << 16]uint16
 	lists [][]int
 	short []int // words of one byte (searched with bytes.IndexByte)
 	// escapable: a word holds a character JSON may escape (\b \f \n \r \t
@@ -24,7 +24,7 @@ type keywordSet struct {
 }
 
 func newKeywordSet(words, keyed []string) keywordSet {
-	k := keywordSet{index: map[string]int{}, pairs: make([]uint16, 1<<16)}
+	k := keywordSet{index: map[string]int{}, pairs: new([1 << 16]uint16)}
 	isKeyed := map[string]bool{}
 	for _, w := range keyed {
 		isKeyed[w] = true
@@ -44,14 +44,27 @@ func newKeywordSet(words, keyed []string) keywordSet {
 			k.short = append(k.short, i)
 			continue
 		}
-		p := uint16(w[0])<<8 | uint16(w[1])
-		if k.pairs[p] == 0 {
-			k.lists = append(k.lists, nil)
-			k.pairs[p] = uint16(len(k.lists))
+		// The pair in every case, so that texts need not be lowered first.
+		for _, b0 := range cases(w[0]) {
+			for _, b1 := range cases(w[1]) {
+				p := uint16(b0)<<8 | uint16(b1)
+				if k.pairs[p] == 0 {
+					k.lists = append(k.lists, nil)
+					k.pairs[p] = uint16(len(k.lists))
+				}
+				k.lists[k.pairs[p]-1] = append(k.lists[k.pairs[p]-1], i)
+			}
 		}
-		k.lists[k.pairs[p]-1] = append(k.lists[k.pairs[p]-1], i)
 	}
 	return k
+}
+
+// cases returns b (lower case) and, for a letter, its upper case.
+func cases(b byte) []byte {
+	if b >= 'a' && b <= 'z' {
+		return []byte{b, b - 'a' + 'A'}
+	}
+	return []byte{b}
 }
 
 // find sets found[i] for each word i that occurs in lower and reports
@@ -101,9 +114,9 @@ func (k *keywordSet) positions(text []byte, dst []int) (occs []int, keyed bool) 
 		return dst, false
 	}
 	pairs := k.pairs
-	prev := uint16(lowerByte[text[0]])
+	prev := uint16(text[0])
 	for i := 1; i < len(text); i++ {
-		cur := uint16(lowerByte[text[i]])
+		cur := uint16(text[i])
 		if l := pairs[prev<<8|cur]; l != 0 {
 			for _, w := range k.lists[l-1] {
 				if !hasPrefixFold(text[i-1:], k.words[w]) {
