@@ -140,16 +140,26 @@ func bytesContain(s []byte, c byte) bool {
 // contents start at i, and whether it has escapes; -1 if it is not closed.
 func stringEnd(raw []byte, i int) (int, bool) {
 	escaped := false
-	for ; i < len(raw); i++ {
-		switch raw[i] {
-		case '"':
-			return i, escaped
-		case '\\':
-			escaped = true
-			i++
+	for {
+		q := bytes.IndexByte(raw[i:], '"')
+		if q < 0 {
+			return -1, escaped
 		}
+		q += i
+		// The quote closes the string unless an odd run of backslashes
+		// comes before it.
+		n := 0
+		for q-1-n >= i && raw[q-1-n] == '\\' {
+			n++
+		}
+		if !escaped && bytes.IndexByte(raw[i:q], '\\') >= 0 {
+			escaped = true
+		}
+		if n%2 == 0 {
+			return q, escaped
+		}
+		i = q + 1
 	}
-	return -1, escaped
 }
 
 // escapeSpan is one escape sequence of a JSON string: the bytes
@@ -172,6 +182,19 @@ func (m offsetMap) raw(i int) int {
 		return m[k].raw0
 	}
 	return m[k].raw1 + i - m[k].dec1
+}
+
+// dec returns the decoded offset of source offset r (which must not be
+// inside an escape).
+func (m offsetMap) dec(r int) int {
+	k := sort.Search(len(m), func(k int) bool { return m[k].raw0 > r }) - 1
+	switch {
+	case k < 0:
+		return r
+	case r < m[k].raw1:
+		return m[k].dec0
+	}
+	return m[k].dec1 + r - m[k].raw1
 }
 
 // decodeString decodes the contents of a JSON string (between the quotes)

@@ -96,19 +96,24 @@ func (k *keywordSet) find(lower []byte, found []bool) bool {
 	return any
 }
 
-// positions appends to dst the offset of every keyword occurrence in text
-// (compared in lower case) outside JSON member names, in order (an offset
-// once, whichever words start there). An occurrence followed by letters,
+// occurrence is a keyword found at an offset of a text.
+type occurrence struct {
+	at   int
+	word int // index in keywordSet.words
+}
+
+// positions appends to dst every keyword occurrence in text (compared in
+// lower case) outside JSON member names, in order. An occurrence followed by letters,
 // digits or _ and then `":` is in a member name ("totalTokens":): a string
 // value is never followed by a colon, and a quote inside one is escaped.
 // keyed reports a member name that ends with a keyed word ("apiKey":).
-func (k *keywordSet) positions(text []byte, dst []int) (occs []int, keyed bool) {
-	if len(k.short) > 0 {
-		// Rare (user rules only): every byte may start a word.
-		for i := range text {
-			dst = append(dst, i)
+func (k *keywordSet) positions(text []byte, dst []occurrence) (occs []occurrence, keyed bool) {
+	for _, w := range k.short { // rare: one-byte words (user rules only)
+		for i, c := range text {
+			if lowerByte[c] == k.words[w][0] {
+				dst = append(dst, occurrence{i, w})
+			}
 		}
-		return dst, true
 	}
 	if len(text) < 2 {
 		return dst, false
@@ -124,8 +129,8 @@ func (k *keywordSet) positions(text []byte, dst []int) (occs []int, keyed bool) 
 				}
 				rest := text[i-1+len(k.words[w]):]
 				if !inMemberName(rest) {
-					dst = append(dst, i-1)
-					break
+					dst = append(dst, occurrence{i - 1, w})
+					continue
 				}
 				if k.keyed[w] && len(rest) > 1 && rest[0] == '"' && rest[1] == ':' {
 					keyed = true

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -336,6 +337,38 @@ func (f *finder) find(rs *Rules, text, lower []byte, dst []Match) []Match {
 				from := max(0, at-r.before-1)
 				dst = r.matchAt(text[:min(len(text), at+r.window+1)], from, dst)
 				at++
+			}
+		}
+	}
+	return append(dst[:start], merge(dst[start:])...)
+}
+
+// findAt appends the secrets of text to dst, given where the keywords
+// occur in it (decoded offsets, in order): the search of a line has
+// already found them.
+func (f *finder) findAt(rs *Rules, text []byte, occs []occurrence, dst []Match) []Match {
+	n := len(rs.keywords.words)
+	if cap(f.found) < n {
+		f.found = make([]bool, n)
+	}
+	f.found = f.found[:n]
+	clear(f.found)
+	for _, o := range occs {
+		f.found[o.word] = true
+	}
+	start := len(dst)
+	for _, r := range rs.rules {
+		if !f.applies(r) {
+			continue
+		}
+		if r.window == 0 {
+			dst = r.matches(text, 0, dst)
+			continue
+		}
+		for _, o := range occs {
+			if slices.Contains(r.kwIndex, o.word) {
+				from := max(0, o.at-r.before-1)
+				dst = r.matchAt(text[:min(len(text), o.at+r.window+1)], from, dst)
 			}
 		}
 	}

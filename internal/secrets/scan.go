@@ -60,7 +60,8 @@ type lineScanner struct {
 	offs    offsetMap
 	matches []Match
 	hits    []hit
-	occs    []int // offsets of keyword occurrences in the line
+	occs    []occurrence // keyword occurrences in the line, in order
+	local   []occurrence // those of one string, at decoded offsets
 	// everyString: look at every string of the line, not only those
 	// holding a keyword occurrence (a rule without keywords, an escape
 	// that may spell or split a keyword).
@@ -73,6 +74,9 @@ func (ls *lineScanner) scanLine(l *parse.Line) []hit {
 	raw := l.Raw
 	occs, keyed := ls.rules.keywords.positions(raw, ls.occs[:0])
 	ls.occs = occs
+	if len(ls.rules.keywords.short) > 0 {
+		slices.SortStableFunc(ls.occs, func(a, b occurrence) int { return a.at - b.at })
+	}
 	ls.everyString = ls.rules.always || hasASCIIEscape(raw) || ls.rules.keywords.escapable
 	if len(ls.occs) == 0 && !ls.everyString && !keyed {
 		return nil
@@ -102,7 +106,8 @@ func (ls *lineScanner) scanObject(raw []byte, from, to int) error {
 	return ls.w.walk(obj, func(s, e int, escaped bool) {
 		key := ls.keyName(obj)
 		keyed := key != nil && ls.rules.secretKey(key) && e-s >= 8
-		if !keyed && !ls.everyString && !ls.occursIn(from+s, from+e) {
+		in := ls.occursIn(from+s, from+e)
+		if !keyed && !ls.everyString && len(in) == 0 {
 			return
 		}
 		text, offs := obj[s:e], offsetMap(nil)
@@ -110,9 +115,18 @@ func (ls *lineScanner) scanObject(raw []byte, from, to int) error {
 			ls.text, ls.offs = decodeString(text, ls.text, ls.offs)
 			text, offs = ls.text, ls.offs
 		}
-		ls.lowText = lowerASCII(ls.lowText[:0], text)
-		low := ls.lowText
-		ms := ls.finder.find(ls.rules, text, low, ls.matches[:0])
+		var ms []Match
+		if ls.everyString {
+			ls.lowText = lowerASCII(ls.lowText[:0], text)
+			ms = ls.finder.find(ls.rules, text, ls.lowText, ls.matches[:0])
+		} else {
+			// The keywords are where the line's search found them.
+			ls.local = ls.local[:0]
+			for _, o := range in {
+				ls.local = append(ls.local, occurrence{offs.dec(o.at - from - s), o.word})
+			}
+			ms = ls.finder.findAt(ls.rules, text, ls.local, ls.matches[:0])
+		}
 		if keyed && ls.rules.keyedSecret(text) {
 			ms = merge(append(ms, Match{Kind: assignmentRule, Start: 0, End: len(text)}))
 		}
@@ -135,11 +149,15 @@ func (ls *lineScanner) scanObject(raw []byte, from, to int) error {
 	})
 }
 
-// occursIn reports whether a keyword occurrence starts in the line's
-// bytes [start,end).
-func (ls *lineScanner) occursIn(start, end int) bool {
-	i, _ := slices.BinarySearch(ls.occs, start)
-	return i < len(ls.occs) && ls.occs[i] < end
+// occursIn returns the keyword occurrences that start in the line's bytes
+// [start,end).
+func (ls *lineScanner) occursIn(start, end int) []occurrence {
+	i, _ := slices.BinarySearchFunc(ls.occs, start, func(o occurrence, at int) int { return o.at - at })
+	j := i
+	for j < len(ls.occs) && ls.occs[j].at < end {
+		j++
+	}
+	return ls.occs[i:j]
 }
 
 // keyName returns the raw name of the member being visited, or nil in an

@@ -3,6 +3,7 @@ package secrets
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -213,5 +214,35 @@ func TestWalkerPointers(t *testing.T) {
 		if err := w.walk([]byte(bad), func(int, int, bool) {}); err == nil {
 			t.Errorf("%s: no error", bad)
 		}
+	}
+}
+
+// The fast path (keywords found once per line, strings without one
+// skipped) finds what searching every string in full finds.
+func TestFastPathAgreesWithFullSearch(t *testing.T) {
+	rs := mustDefault(t)
+	full := *rs
+	full.always = true
+	var b strings.Builder
+	b.WriteString(header + "\n")
+	for i, tc := range ruleCases {
+		for j, text := range []string{tc.positive, tc.negative, "é\n\"" + tc.positive + "\"\t😀", "x\\" + tc.positive, strings.ToUpper(tc.positive)} {
+			b.WriteString(userLine(fmt.Sprintf("u%d-%d", i, j), text) + "\n")
+		}
+	}
+	text := b.String()
+	collect := func(rules *Rules) []Finding {
+		var got []Finding
+		if _, err := Scan("f", strings.NewReader(text), Options{Rules: rules, Limits: parse.DefaultLimits()}, func(f Finding) { got = append(got, f) }); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	fast, slow := collect(rs), collect(&full)
+	if len(fast) < len(ruleCases)*2 {
+		t.Errorf("only %d findings", len(fast))
+	}
+	if fmt.Sprint(fast) != fmt.Sprint(slow) {
+		t.Errorf("fast path:\n%v\nfull search:\n%v", fast, slow)
 	}
 }
