@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -24,7 +25,9 @@ func runIn(env map[string]string, stdin string, args ...string) invocation {
 	var stdout, stderr bytes.Buffer
 	c := &CLI{Stdin: strings.NewReader(stdin), Stdout: &stdout, Stderr: &stderr,
 		Getenv:     func(k string) string { return env[k] },
-		IsTerminal: func(io.Writer) bool { return false }}
+		IsTerminal: func(io.Writer) bool { return false },
+		Now:        func() time.Time { return time.Date(2026, 12, 1, 5, 0, 0, 0, time.UTC) },
+		Random:     bytes.NewReader(bytes.Repeat([]byte{0x5e, 0xed, 0x1d, 0x7a}, 64))}
 	code := c.Run(append([]string{"pisess"}, args...))
 	return invocation{code, stdout.String(), stderr.String()}
 }
@@ -35,15 +38,22 @@ func runIn(env map[string]string, stdin string, args ...string) invocation {
 var flagValues = map[string]map[string]string{
 	"": {
 		"max-line-bytes": "64MiB", "max-file-bytes": "1GiB", "jobs": "1", "leaf": "8e39d05e",
-		"width": "80", "require-version": "3", "sessions-dir": ".",
+		"width": "80", "require-version": "3", "sessions-dir": ".", "rules": "$RULES", "depth": "2",
 	},
-	"validate": {"format": "json"},
-	"migrate":  {"format": "json"},
-	"repair":   {"format": "json"},
-	"tree":     {"format": "json"},
-	"path":     {"format": "json"},
-	"context":  {"format": "json"},
-	"audit":    {"format": "json", "by": "model", "sort": "size", "order": "desc", "since": "2026-01-01", "until": "2026-12-31", "tz": "UTC"},
+	"validate":       {"format": "json"},
+	"migrate":        {"format": "json"},
+	"repair":         {"format": "json"},
+	"tree":           {"format": "json"},
+	"path":           {"format": "json"},
+	"context":        {"format": "json"},
+	"export":         {"format": "md", "output": "out.md", "max-block": "512"},
+	"scan":           {"format": "json"},
+	"redact":         {"output": "redacted.jsonl"},
+	"unstick":        {"format": "json"},
+	"slim":           {"format": "json", "max-bytes": "64KiB"},
+	"fork":           {"format": "json", "output": "fork.jsonl"},
+	"recover-header": {"format": "json", "id": "s1", "cwd": "/tmp"},
+	"audit":          {"format": "json", "by": "model", "sort": "size", "order": "desc", "since": "2026-01-01", "until": "2026-12-31", "tz": "UTC"},
 }
 
 // valueFor returns the test value of a flag of cmd, and whether it has one.
@@ -67,6 +77,10 @@ func TestFlagsAnywhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rules := filepath.Join(t.TempDir(), "rules.toml")
+	if err := os.WriteFile(rules, []byte("[[rules]]\nid = \"test-token\"\nregex = '''tok-[0-9]{8}'''\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	file := filepath.Join(dir, "s.jsonl")
 	t.Chdir(dir)
@@ -86,29 +100,38 @@ func TestFlagsAnywhere(t *testing.T) {
 					t.Errorf("%s --%s: no test value in flagValues", cmd.Name, name)
 					continue
 				}
-				flag = append(flag, v)
+				flag = append(flag, strings.ReplaceAll(v, "$RULES", rules))
 			}
 			t.Run(cmd.Name+"/"+name, func(t *testing.T) {
 				before := runOnCopy(t, file, original, append(append([]string{cmd.Name}, flag...), "s.jsonl"))
 				after := runOnCopy(t, file, original, append([]string{cmd.Name, "s.jsonl"}, flag...))
 				if before != after {
-					t.Errorf("flag before FILE: exit %d, stderr %q, stdout %.300q\nflag after FILE: exit %d, stderr %q, stdout %.300q\nfile the same after both: %v",
-						before.code, before.stderr, before.stdout, after.code, after.stderr, after.stdout, before.file == after.file)
+					t.Errorf("flag before FILE: exit %d, stderr %q, stdout %.300q\nflag after FILE: exit %d, stderr %q, stdout %.300q\nfiles the same after both: %v",
+						before.code, before.stderr, before.stdout, after.code, after.stderr, after.stdout, before.files == after.files)
 				}
 			})
 		}
 	}
 }
 
-// outcome of runOnCopy: the invocation and the file's bytes afterwards.
+// fileOutcome is runOnCopy's result: the invocation and every file in the
+// directory afterwards (name and bytes), the session file included.
 type fileOutcome struct {
 	invocation
-	file string
+	files string
 }
 
-// runOnCopy writes original to file, runs args and returns what happened.
+// runOnCopy empties file's directory, writes original to file, runs args
+// and returns what happened.
 func runOnCopy(t *testing.T, file string, original []byte, args []string) fileOutcome {
 	t.Helper()
+	dir := filepath.Dir(file)
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := os.WriteFile(file, original, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -116,15 +139,17 @@ func runOnCopy(t *testing.T, file string, original []byte, args []string) fileOu
 	if err := os.Chtimes(file, stamp, stamp); err != nil {
 		t.Fatal(err)
 	}
-	for _, bak := range []string{file + ".v3.bak", file + ".bak"} {
-		os.Remove(bak)
-	}
 	inv := runIn(map[string]string{"HOME": t.TempDir()}, "", args...)
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
+	var files strings.Builder
+	entries, _ = os.ReadDir(dir)
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&files, "-- %s --\n%s", e.Name(), data)
 	}
-	return fileOutcome{inv, string(data)}
+	return fileOutcome{inv, files.String()}
 }
 
 // A usage error anywhere on the line stops everything before it starts:

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -54,13 +55,17 @@ type CLI struct {
 	Getenv func(string) string
 	// IsTerminal reports whether w is a terminal (colour, progress bars).
 	IsTerminal func(w io.Writer) bool
+	// Now is the clock, and Random the source of new ids (fork): tests
+	// fix both. A nil Now is time.Now, a nil Random crypto/rand.
+	Now    func() time.Time
+	Random io.Reader
 
 	targets []target // the files the command's paths name (resolveTargets)
 }
 
 // New returns a CLI on the process's own streams and environment.
 func New() *CLI {
-	return &CLI{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, IsTerminal: isTerminal}
+	return &CLI{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now}
 }
 
 // Run runs pisess with the process's arguments and returns the exit code.
@@ -222,6 +227,13 @@ func (c *CLI) newApp() *cli.App {
 			c.helpCommand(),
 			c.versionCommand(),
 			c.completionCommand(),
+			c.unstickCommand(),
+			c.slimCommand(),
+			c.forkCommand(),
+			c.recoverHeaderCommand(),
+			c.exportCommand(),
+			c.scanCommand(),
+			c.redactCommand(),
 		},
 	}
 }
@@ -240,6 +252,14 @@ func command(name, usage, argsUsage string, flags []cli.Flag, action cli.ActionF
 			return usageErrorf("%s (see `pisess %s --help`)", flagWording(err), name)
 		},
 	}
+}
+
+// now is the time by the CLI's clock.
+func (c *CLI) now() time.Time {
+	if c.Now == nil {
+		return time.Now()
+	}
+	return c.Now()
 }
 
 // flagWording spells flags in a parse error as users type them: the flag

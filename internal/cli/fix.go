@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -147,7 +146,7 @@ func (c *CLI) runFix(ctx *cli.Context, op fixOp) error {
 		return err
 	}
 	opts := fix.Options{
-		Leaf: ctx.String("leaf"), ResolveLeaf: resolveLeaf, Now: time.Now(), Validate: vopts,
+		Leaf: ctx.String("leaf"), ResolveLeaf: resolveLeaf, Now: c.now(), Random: c.Random, Validate: vopts,
 		Backup: ctx.Bool("backup"), DryRun: ctx.Bool("dry-run"), Output: ctx.String("output"),
 		ID: ctx.String("id"), Cwd: ctx.String("cwd"),
 	}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -191,7 +190,7 @@ func (c *CLI) cleanTemps(targets []target, format string, s render.Style, dryRun
 			continue
 		}
 		seen[dir] = true
-		verdicts, err := migrate.CleanTemps(migrate.OS(), dir, time.Now(), dryRun)
+		verdicts, err := migrate.CleanTemps(migrate.OS(), dir, c.now(), dryRun)
 		if err != nil {
 			fmt.Fprintf(c.Stderr, "%s %s\n", s.Error("clean-temps:"), render.Safe(err.Error()))
 			continue

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"time"
@@ -41,7 +42,7 @@ type ForkPlan struct {
 // raw holds the source's bytes at version 3 (FileFork migrates older files
 // in memory first), s the session loaded from them. id and now are the new
 // session's id and time.
-func Fork(raw []byte, s *project.Session, leaf *project.Entry, source, id string, now time.Time) (*ForkPlan, error) {
+func Fork(raw []byte, s *project.Session, leaf *project.Entry, source, id string, now time.Time, random io.Reader) (*ForkPlan, error) {
 	path, err := s.Path(leaf)
 	if err != nil {
 		return nil, cycleRefusal(err)
@@ -103,7 +104,7 @@ func Fork(raw []byte, s *project.Session, leaf *project.Entry, source, id string
 		if !kept[l.target] {
 			continue
 		}
-		lid := newEntryID(kept)
+		lid := newEntryID(kept, random)
 		kept[lid] = true
 		var w objectWriter
 		w.str("type", "label")
@@ -179,20 +180,31 @@ func truthy(raw json.RawMessage) bool {
 }
 
 // newEntryID draws a random 8-hex id not in taken, as pi's generateId.
-func newEntryID(taken map[string]bool) string {
+func newEntryID(taken map[string]bool, random io.Reader) string {
 	for {
 		var b [4]byte
-		_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+		readRandom(random, b[:])
 		if id := hex.EncodeToString(b[:]); !taken[id] {
 			return id
 		}
 	}
 }
 
+// readRandom fills b from random, else from crypto/rand (whose Read never
+// fails since Go 1.24).
+func readRandom(random io.Reader, b []byte) {
+	if random != nil {
+		if _, err := io.ReadFull(random, b); err == nil {
+			return
+		}
+	}
+	_, _ = rand.Read(b)
+}
+
 // NewSessionID returns a UUIDv7 (RFC 9562) for now, as pi's createSessionId.
-func NewSessionID(now time.Time) string {
+func NewSessionID(now time.Time, random io.Reader) string {
 	var u [16]byte
-	_, _ = rand.Read(u[:])
+	readRandom(random, u[:])
 	ms := uint64(now.UnixMilli())
 	for i := 0; i < 6; i++ {
 		u[i] = byte(ms >> (40 - 8*i))

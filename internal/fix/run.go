@@ -23,6 +23,7 @@ type Options struct {
 	Leaf        string                                                      // --leaf as given ("" = the last entry)
 	ResolveLeaf func(s *project.Session, id string) (*project.Entry, error) // nil: Session.Leaf
 	Now         time.Time
+	Random      io.Reader        // new ids (fork); nil: crypto/rand
 	Validate    validate.Options // how the input is checked (limits, schemas)
 	Backup      bool
 	DryRun      bool
@@ -309,7 +310,7 @@ func ForkFile(fsys migrate.FS, source string, opts Options) (Report, error) {
 	if err != nil {
 		return r, withPath(err, source)
 	}
-	plan, err := Fork(v3, l.s, l.leaf, abs, NewSessionID(opts.Now), opts.Now)
+	plan, err := Fork(v3, l.s, l.leaf, abs, NewSessionID(opts.Now, opts.Random), opts.Now, opts.Random)
 	if err != nil {
 		return r, withPath(err, source)
 	}
