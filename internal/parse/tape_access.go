@@ -87,3 +87,9 @@ func (t *Tape) StrOf(obj int, key string) string {
 	s, _ := t.Str(t.Get(obj, key))
 	return s
 }
+
+// Clone returns a copy of the tape that owns a copy of its input, for a
+// caller that keeps a tape whose input will be reused.
+func (t *Tape) Clone() Tape {
+	return Tape{raw: append([]byte(nil), t.raw...), nodes: append([]node(nil), t.nodes...)}
+}

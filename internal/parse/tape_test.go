@@ -258,3 +258,16 @@ func TestTapeWalkers(t *testing.T) {
 		t.Error("Members of an array")
 	}
 }
+
+func TestTapeClone(t *testing.T) {
+	var tp Tape
+	in := []byte(`{"a":"x","b":[1]}`)
+	if err := tp.Build(in); err != nil {
+		t.Fatal(err)
+	}
+	c := tp.Clone()
+	copy(in, `{"a":"y","b":[2]}`)
+	if s, _ := c.Str(c.Get(0, "a")); s != "x" || string(c.Raw(c.Get(0, "b"))) != "[1]" {
+		t.Errorf("the clone changed with the input: %q %q", s, c.Raw(c.Get(0, "b")))
+	}
+}
