@@ -1,9 +1,10 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,22 +37,31 @@ version, or too large), or (path, context) a parentId cycle lies on the
 leaf's path; 2 usage error (including a --leaf that names no entry) or the
 file could not be read. On failure nothing is written to stdout.`
 
-func viewFlags() []cli.Flag {
-	return append(limitFlags(),
+func viewFlags(extra ...cli.Flag) []cli.Flag {
+	return append(append(limitFlags(),
 		&cli.StringFlag{Name: "leaf", Usage: "show the session as of the entry with this `ID` (or unique id prefix); default: the last entry"},
 		&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
 		&cli.IntFlag{Name: "width", Usage: "cut text lines to `N` columns; 0 never cuts", DefaultText: "COLUMNS, else the terminal's width, else 100"},
-	)
+	), extra...)
 }
 
 func (c *CLI) treeCommand() *cli.Command {
-	cmd := command("tree", "show the whole session tree: branches, labels, the active path and the leaf", "FILE", viewFlags(), c.runTree)
+	cmd := command("tree", "show the whole session tree: branches, labels, the active path and the leaf", "FILE", viewFlags(
+		&cli.BoolFlag{Name: "compact", Usage: "fold linear runs into one \"… N entries …\" line (text)"},
+		&cli.IntFlag{Name: "depth", Usage: "show branches nested at most `N` levels deep; deeper ones are summed up (text)"},
+	), c.runTree)
 	cmd.Description = `Every entry on one line: short id, kind, first words, tools called, result
 sizes, model changes. A linear run of entries stays at one indentation; a new
 level starts below each branch point (⑂ N branches). • and the accent colour
 mark the path to the leaf (◀ leaf); [labels] are shown on their targets.
 Entries whose parentId links form a cycle are listed after the tree, which
 is still shown (exit 0). --quiet leaves out the header and the warning line.
+
+--compact folds each linear run into one "… N entries …" line, keeping the
+roots, branch points and the first entry of each branch, branch tips,
+labelled entries, compactions, branch summaries, model changes and the
+leaf. --depth N sums up the branches below a branch point N levels deep in
+one line. Both shape the text view; --format json is always the whole tree.
 
 ` + viewHelp
 	return cmd
@@ -82,7 +92,7 @@ such a context. --quiet leaves out the header and the closing warning.
 	return cmd
 }
 
-// view is one tree, path or context invocation, with the session loaded
+// view is one tree, path or context invocation, with the session indexed
 // and the leaf resolved.
 type view struct {
 	session *project.Session
@@ -93,19 +103,21 @@ type view struct {
 }
 
 func (c *CLI) runTree(ctx *cli.Context) error {
+	if ctx.Int("depth") < 0 {
+		return usageErrorf("--depth must be 0 (all) or more, not %d", ctx.Int("depth"))
+	}
 	v, err := c.openView(ctx)
 	if err != nil {
 		return err
 	}
-	tv := v.session.TreeView(v.leaf)
-	var out bytes.Buffer
-	if v.format == "json" {
-		_, err = tv.WriteTo(&out)
-		out.WriteByte('\n')
-	} else {
-		err = render.Tree(&out, tv, v.opts)
-	}
-	return c.emit(&out, err)
+	defer v.session.Close()
+	v.opts.Compact, v.opts.Depth = ctx.Bool("compact"), ctx.Int("depth")
+	return c.emit(func(out io.Writer) error {
+		if v.format == "json" {
+			return render.TreeJSON(out, v.session, v.leaf)
+		}
+		return render.Tree(out, v.session, v.leaf, v.opts)
+	})
 }
 
 func (c *CLI) runPath(ctx *cli.Context) error {
@@ -113,19 +125,17 @@ func (c *CLI) runPath(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var out bytes.Buffer
-	if v.format == "json" {
-		pv, err := v.session.PathView(v.leaf)
-		if err != nil {
-			return v.pathError(err)
-		}
-		return c.emit(&out, render.JSONDocument(&out, pv))
-	}
+	defer v.session.Close()
 	path, err := v.session.Path(v.leaf)
 	if err != nil {
 		return v.pathError(err)
 	}
-	return c.emit(&out, render.Path(&out, v.session, path, v.opts))
+	return c.emit(func(out io.Writer) error {
+		if v.format == "json" {
+			return render.PathJSON(out, v.session, v.leaf, path)
+		}
+		return render.Path(out, v.session, path, v.opts)
+	})
 }
 
 func (c *CLI) runContext(ctx *cli.Context) error {
@@ -133,32 +143,37 @@ func (c *CLI) runContext(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	defer v.session.Close()
 	pc, err := v.session.Context(v.leaf)
 	if err != nil {
 		return v.pathError(err)
 	}
-	var out bytes.Buffer
-	if v.format == "json" {
-		err = render.ContextJSON(&out, pc.View())
-	} else {
-		err = render.Context(&out, pc, v.opts)
-	}
-	return c.emit(&out, err)
+	return c.emit(func(out io.Writer) error {
+		if v.format == "json" {
+			return render.ContextJSON(out, pc)
+		}
+		return render.Context(out, pc, v.opts)
+	})
 }
 
-// emit writes a finished view to stdout: all of it, or nothing when it
-// could not be built.
-func (c *CLI) emit(out *bytes.Buffer, err error) error {
-	if err != nil {
+// emit writes a view to stdout: all of it, or nothing when it could not
+// be built. The output is held in a spool (memory, then a temporary file
+// past spoolMemory) until write has finished.
+func (c *CLI) emit(write func(io.Writer) error) error {
+	var sp spool
+	defer sp.discard()
+	if err := write(&sp); err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
-	if _, err := c.Stdout.Write(render.EscapeControls(out.Bytes())); err != nil {
+	if err := sp.copyTo(c.Stdout); err != nil {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the output: %w", err)}
 	}
 	return nil
 }
 
-// openView checks the arguments, loads the file and resolves the leaf.
+// openView checks the arguments, indexes the file and resolves the leaf.
+// Standard input ("-") is spooled to a temporary file first, so records
+// can be read back from it.
 func (c *CLI) openView(ctx *cli.Context) (*view, error) {
 	args := ctx.Args().Slice()
 	switch {
@@ -181,14 +196,15 @@ func (c *CLI) openView(ctx *cli.Context) (*view, error) {
 	}
 	if v.file == "-" {
 		v.file = stdinName
-		v.session, err = project.Load(c.Stdin, lim)
+		v.session, err = c.openStdin(lim)
 	} else {
-		v.session, err = project.LoadFile(v.file, lim)
+		v.session, err = project.Open(v.file, lim)
 	}
 	if err != nil {
 		return nil, v.loadError(err)
 	}
 	if v.leaf, err = resolveLeaf(v.session, ctx.String("leaf")); err != nil {
+		v.session.Close()
 		return nil, usageErrorf("%s: %v", v.file, err)
 	}
 	quiet := globalBool(ctx, "quiet")
@@ -199,6 +215,27 @@ func (c *CLI) openView(ctx *cli.Context) (*view, error) {
 	style := c.style(ctx, c.Stdout)
 	v.opts = render.ViewOptions{Style: style, Width: width, File: v.file, Quiet: quiet}
 	return v, nil
+}
+
+// openStdin copies standard input to a temporary file (removed at once;
+// the open descriptor keeps it readable) and indexes that.
+func (c *CLI) openStdin(lim parse.Limits) (*project.Session, error) {
+	f, err := os.CreateTemp("", "pisess-stdin-*.jsonl")
+	if err != nil {
+		return nil, err
+	}
+	name := f.Name()
+	defer os.Remove(name)
+	in := c.Stdin
+	if lim.MaxFileBytes > 0 {
+		in = io.LimitReader(in, lim.MaxFileBytes+1) // one byte more: the index pass reports the file too large
+	}
+	if _, err := io.Copy(f, in); err != nil {
+		f.Close()
+		return nil, err
+	}
+	f.Close()
+	return project.Open(name, lim)
 }
 
 // width is --width, else COLUMNS, else the terminal's width, else

@@ -123,11 +123,12 @@ func (s *Session) Context(leaf *Entry) (*Context, error) {
 	if err != nil {
 		return nil, err
 	}
+	rd := s.Records()
 	for i, e := range c.Entries {
 		if i > 0 && e.Type == "compaction" {
 			continue // an older compaction inside the kept range yields nothing
 		}
-		r, err := s.Read(e)
+		r, err := rd.Read(e)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package project
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -32,6 +33,9 @@ type Entry struct {
 
 // Role returns the message role of a message entry, or "".
 func (e *Entry) Role() string { return e.role }
+
+// Record reads the entry back from its file (see Session.Read).
+func (e *Entry) Record() (*Record, error) { return e.s.Read(e) }
 
 // Field returns the raw JSON value of a top-level member of the entry, as
 // pi sees it after migration. It reads the record back from the file.
@@ -170,6 +174,9 @@ func rawString(raw []byte) (string, bool) {
 	n := len(raw)
 	if n < 2 || raw[0] != '"' || raw[n-1] != '"' {
 		return "", false
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : n-1]), true
 	}
 	var t parse.Tape
 	wrapped := make([]byte, 0, n+6)

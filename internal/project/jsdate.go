@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/pisess/pisess/internal/parse"
 )
 
 // maxTimeMillis is ECMAScript's TimeClip bound.
@@ -18,6 +20,14 @@ func jsDateJSON(raw json.RawMessage) json.RawMessage {
 		return json.RawMessage("null")
 	}
 	return json.RawMessage(strconv.FormatFloat(ms, 'f', -1, 64))
+}
+
+// millisOf is jsDateMillis of node n of t (-1: absent).
+func millisOf(t *parse.Tape, n int) (float64, bool) {
+	if s, ok := t.Str(n); ok {
+		return isoMillis(s)
+	}
+	return jsDateMillis(t.Raw(n))
 }
 
 // jsDateMillis is new Date(v).getTime() for a raw JSON value (absent =

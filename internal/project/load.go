@@ -196,7 +196,7 @@ func (ix *indexer) object(num, k int, off int64, size int) error {
 	e := ix.newEntry()
 	*e = Entry{Index: len(ix.s.Entries), Line: num, Object: k, Type: internType(typ), Timestamp: ix.strs.str(t, t.Get(0, "timestamp")),
 		offset: off, size: int32(size), parent: -1, s: ix.s}
-	e.millis, e.timeOK = jsDateMillis(t.Raw(t.Get(0, "timestamp")))
+	e.millis, e.timeOK = millisOf(t, t.Get(0, "timestamp"))
 	ix.s.Entries = append(ix.s.Entries, e)
 	if v1 {
 		ix.records[len(ix.records)-1] = e.Index
@@ -333,29 +333,90 @@ func (ix *indexer) finish() (*Session, error) {
 	return s, nil
 }
 
-// Read reads entry e back from the file onto a Record, migrated as pi
-// migrates it in memory.
+// Read reads entry e back from the file onto a new Record, migrated as pi
+// migrates it in memory. To read many entries, a RecordReader is faster.
 func (s *Session) Read(e *Entry) (*Record, error) {
-	buf := make([]byte, e.size)
-	if _, err := s.src.ReadAt(buf, e.offset); err != nil && !errors.Is(err, io.EOF) {
+	raw := make([]byte, e.size)
+	if n, err := s.src.ReadAt(raw, e.offset); n < len(raw) {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = &ChangedError{File: s.name, Line: e.Line}
+		}
 		return nil, err
 	}
-	r := &Record{Entry: e}
-	if r.Tape.Build(buf) != nil {
-		return nil, &ChangedError{File: s.name, Line: e.Line}
+	r := &Record{}
+	return r, s.fill(r, e, raw)
+}
+
+// fill lays the bytes of entry e on r's tape and migrates them.
+func (s *Session) fill(r *Record, e *Entry, raw []byte) error {
+	r.Entry = e
+	if r.Tape.Build(raw) != nil {
+		return &ChangedError{File: s.name, Line: e.Line}
 	}
 	if s.Header.Version < 3 {
-		if err := s.migrate(r); err != nil {
-			return nil, err
-		}
+		s.migrate(r)
 	}
-	return r, nil
+	return nil
+}
+
+// RecordReader reads records back from a session's file through a window
+// of the file, so that reading entries in about file order costs one read
+// per window rather than one per entry. The Record it returns (its tape,
+// and the strings read from it) is valid until the next Read.
+type RecordReader struct {
+	s      *Session
+	window []byte
+	start  int64 // file offset of window[0]
+	rec    Record
+}
+
+// errShortRead: the file ends before an entry the index found in it.
+var errShortRead = errors.New("the file is shorter than its index")
+
+// readWindow is how much of the file a RecordReader reads at once.
+const readWindow = 256 << 10
+
+// Records returns a RecordReader of the session's file.
+func (s *Session) Records() *RecordReader { return &RecordReader{s: s} }
+
+// Read reads entry e (see RecordReader).
+func (rd *RecordReader) Read(e *Entry) (*Record, error) {
+	raw, err := rd.bytes(e.offset, int(e.size))
+	if errors.Is(err, errShortRead) {
+		return nil, &ChangedError{File: rd.s.name, Line: e.Line}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &rd.rec, rd.s.fill(&rd.rec, e, raw)
+}
+
+// bytes returns n bytes of the file at off, from the window when they are
+// in it.
+func (rd *RecordReader) bytes(off int64, n int) ([]byte, error) {
+	if off >= rd.start && off+int64(n) <= rd.start+int64(len(rd.window)) {
+		return rd.window[off-rd.start : off-rd.start+int64(n)], nil
+	}
+	size := max(n, readWindow)
+	if cap(rd.window) < size {
+		rd.window = make([]byte, size)
+	}
+	rd.window = rd.window[:size]
+	got, err := rd.s.src.ReadAt(rd.window, off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	rd.window, rd.start = rd.window[:got], off
+	if got < n {
+		return nil, errShortRead
+	}
+	return rd.window[:n], nil
 }
 
 // migrate applies section 8 to a record of a version-1 or 2 file: the ids
 // and parent links the index gave it, a compaction's firstKeptEntryId,
 // role hookMessage renamed to custom (pi's migrateV2ToV3).
-func (s *Session) migrate(r *Record) error {
+func (s *Session) migrate(r *Record) {
 	e, t := r.Entry, &r.Tape
 	raw := t.Input()
 	edit := func(key string, val []byte) {
@@ -383,20 +444,6 @@ func (s *Session) migrate(r *Record) error {
 		_ = mt.Build(t.Raw(msg))
 		edit("message", setMember(&mt, 0, "role", []byte(`"custom"`)))
 	}
-	return nil
-}
-
-// readAll reads the records of entries, in order.
-func (s *Session) readAll(entries []*Entry) ([]*Record, error) {
-	out := make([]*Record, len(entries))
-	for i, e := range entries {
-		r, err := s.Read(e)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = r
-	}
-	return out, nil
 }
 
 // arena holds the strings of the index in shared blocks: one allocation

@@ -117,3 +117,15 @@ func (s *Session) Label(id string) (string, bool) {
 	l, ok := s.labels[id]
 	return l, ok
 }
+
+// ChildCounts returns how many entries name each entry as their parent,
+// by entry index (an entry that names itself is a root, not its own child).
+func (s *Session) ChildCounts() []int {
+	n := make([]int, len(s.Entries))
+	for i, e := range s.Entries {
+		if p := int(e.parent); p >= 0 && p != i {
+			n[p]++
+		}
+	}
+	return n
+}

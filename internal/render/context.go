@@ -1,17 +1,23 @@
 package render
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
 )
+
+// viewRaw reads a projected message for the views.
+func viewRaw(raw []byte) messageView {
+	var t parse.Tape
+	if t.Build(raw) != nil {
+		return messageView{role: "?", text: "(unreadable message)", tokens: project.EstimateTokens(raw)}
+	}
+	return viewMessage(&t, 0, 0, true)
+}
 
 // Context writes the text view of `pisess context`: a header with the model,
 // thinking level, message count and estimated tokens (and the compaction
@@ -25,7 +31,7 @@ func Context(w io.Writer, c *project.Context, opt ViewOptions) error {
 	tw := newTextWriter(w, opt)
 	msgs := make([]messageView, len(c.Messages))
 	for i, raw := range c.Messages {
-		msgs[i] = viewMessage(raw)
+		msgs[i] = viewRaw(raw)
 	}
 	if !opt.Quiet {
 		tw.contextHeader(c, msgs)
@@ -133,7 +139,6 @@ func cutNote(c *project.Context) string {
 
 func isJSONArray(comp *project.Entry) bool {
 	raw, _ := comp.Field("retainedTail")
-	raw = bytes.TrimSpace(raw)
 	return len(raw) > 0 && raw[0] == '['
 }
 
@@ -179,6 +184,7 @@ func editable(e *project.Entry) bool {
 // omission is a message a context_edit took out of the context.
 type omission struct {
 	entry *project.Entry
+	kind  string // what the views call the entry
 	by    string
 	at    int // the index the message would have had
 }
@@ -196,10 +202,19 @@ func omissions(c *project.Context, edits map[string]edit) []omission {
 			next++
 		}
 		if ed, ok := edits[e.ID]; ok && ed.omit && e.ID != "" && editable(e) && (e.Type != "message" || e.Message() != nil) {
-			out = append(out, omission{entry: e, by: ed.by, at: next})
+			out = append(out, omission{entry: e, kind: kindOf(e), by: ed.by, at: next})
 		}
 	}
 	return out
+}
+
+// kindOf is the kind the views give an entry ("?" when it cannot be read).
+func kindOf(e *project.Entry) string {
+	r, err := e.Record()
+	if err != nil {
+		return "?"
+	}
+	return describe(r, 1).kind
 }
 
 // edit is the context_edit in force for a target.
@@ -216,18 +231,16 @@ func contextEdits(c *project.Context) map[string]edit {
 		if e.Type != "context_edit" {
 			continue
 		}
-		target := e.StringField("targetId")
-		repl, ok := e.Field("replacement")
-		if target == "" || !ok {
+		r, err := e.Record()
+		if err != nil {
 			continue
 		}
-		var r struct {
-			Content json.RawMessage `json:"content"`
-		}
-		switch {
-		case string(bytes.TrimSpace(repl)) == "null":
+		target, repl := r.Str("targetId"), r.Member("replacement")
+		switch t := &r.Tape; {
+		case target == "" || repl < 0:
+		case t.Kind(repl) == parse.KindNull:
 			edits[target] = edit{by: e.ID, omit: true}
-		case json.Unmarshal(repl, &r) == nil && r.Content != nil:
+		case t.Get(repl, "content") >= 0:
 			edits[target] = edit{by: e.ID}
 		}
 	}
@@ -270,7 +283,7 @@ func (tw *textWriter) messageLines(c *project.Context, msgs []messageView) {
 		for len(omitted) > 0 && omitted[0].at <= upTo {
 			o := omitted[0]
 			omitted = omitted[1:]
-			tw.line(cell{text: strings.Repeat(" ", numW+2) + "✂ " + shortID(o.entry.ID) + " " + Safe(describe(o.entry).kind) +
+			tw.line(cell{text: strings.Repeat(" ", numW+2) + "✂ " + shortID(o.entry.ID) + " " + Safe(o.kind) +
 				" omitted by context edit " + shortID(o.by), paint: st.Dim})
 		}
 	}
@@ -342,306 +355,4 @@ func unpairedText(u project.Unpaired) string {
 		return fmt.Sprintf("tool call %s (%s) has no result before the next message", u.ToolCallID, name)
 	}
 	return fmt.Sprintf("tool result for %s (%s) does not follow its call", u.ToolCallID, name)
-}
-
-// messageView is what the views show of one AgentMessage.
-type messageView struct {
-	role       string
-	customType string
-	failed     bool // an errored tool result or turn, a failed command
-	usage      bool // an assistant message whose usage counts (pi's getAssistantUsage)
-	chars      int  // characters of what the token estimate counts (images count none)
-	tokens     int  // pi's estimate
-	// detail is what to know before the text: tools called, a tool result's
-	// name and size, an error, an exit code; text is the first words.
-	detail, text string
-}
-
-// wireMessage is the part of an AgentMessage the views read.
-type wireMessage struct {
-	Role         string          `json:"role"`
-	Content      json.RawMessage `json:"content"`
-	ToolName     string          `json:"toolName"`
-	IsError      bool            `json:"isError"`
-	Command      string          `json:"command"`
-	Output       string          `json:"output"`
-	ExitCode     json.RawMessage `json:"exitCode"`
-	Summary      string          `json:"summary"`
-	CustomType   string          `json:"customType"`
-	FromID       string          `json:"fromId"`
-	TokensBefore json.RawMessage `json:"tokensBefore"`
-	StopReason   string          `json:"stopReason"`
-	ErrorMessage string          `json:"errorMessage"`
-	Usage        json.RawMessage `json:"usage"`
-}
-
-// wireBlock is one content block.
-type wireBlock struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	Thinking  string          `json:"thinking"`
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
-}
-
-// viewMessage reads a message for the views. Text is left whole (white
-// space collapsed): the line width decides how much is shown.
-func viewMessage(raw json.RawMessage) messageView {
-	var m wireMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return messageView{role: "?", text: "(unreadable message)", tokens: project.EstimateTokens(raw)}
-	}
-	v := messageView{role: m.Role, customType: m.CustomType,
-		tokens: project.EstimateTokens(raw)}
-	switch m.Role {
-	case "assistant":
-		v.usage = m.StopReason != "aborted" && m.StopReason != "error" && truthy(m.Usage)
-		v.assistant(m)
-	case "toolResult":
-		text, chars := contentText(m.Content)
-		v.chars, v.text = chars, text
-		v.detail = m.ToolName + " (" + textSize(text) + ")"
-		if m.IsError {
-			v.detail += " ✗ error"
-			v.failed = true
-		}
-	case "bashExecution":
-		v.chars = utf8.RuneCountInString(m.Command) + utf8.RuneCountInString(m.Output)
-		v.text = "$ " + m.Command
-		if code := strings.TrimSpace(string(m.ExitCode)); code != "" && code != "0" && code != "null" {
-			v.detail = "✗ exit " + code
-			v.failed = true
-		}
-	case "compactionSummary":
-		v.chars, v.text = utf8.RuneCountInString(m.Summary), m.Summary
-		if n, err := strconv.ParseInt(string(m.TokensBefore), 10, 64); err == nil {
-			v.detail = "(" + Count(n) + " tokens before)"
-		}
-	case "branchSummary":
-		v.chars, v.text = utf8.RuneCountInString(m.Summary), m.Summary
-		if m.FromID != "" {
-			v.detail = "(from " + shortID(m.FromID) + ")"
-		}
-	default:
-		v.text, v.chars = contentText(m.Content)
-	}
-	v.text = words(v.text)
-	return v
-}
-
-// assistant reads an assistant turn: its text (or thinking) and the tools
-// it called; an error or abort is part of the detail.
-func (v *messageView) assistant(m wireMessage) {
-	var text, thinking, tools []string
-	for _, b := range blocks(m.Content) {
-		switch b.Type {
-		case "text":
-			text = append(text, b.Text)
-			v.chars += utf8.RuneCountInString(b.Text)
-		case "thinking":
-			thinking = append(thinking, b.Thinking)
-			v.chars += utf8.RuneCountInString(b.Thinking)
-		case "toolCall":
-			tools = append(tools, b.Name)
-			v.chars += utf8.RuneCountInString(b.Name) + utf8.RuneCount(b.Arguments)
-		}
-	}
-	v.text = strings.Join(text, " ")
-	if strings.TrimSpace(v.text) == "" && len(thinking) > 0 {
-		v.text = "(thinking) " + strings.Join(thinking, " ")
-	}
-	var detail []string
-	if len(tools) > 0 {
-		detail = append(detail, "→ "+strings.Join(tools, ", "))
-	}
-	switch m.StopReason {
-	case "error":
-		detail = append(detail, "✗ error")
-		v.failed = true
-		if m.ErrorMessage != "" && strings.TrimSpace(v.text) == "" {
-			v.text = m.ErrorMessage
-		}
-	case "aborted", "length":
-		detail = append(detail, "("+m.StopReason+")")
-	}
-	v.detail = strings.Join(detail, " ")
-}
-
-// line joins the detail and the text: "→ bash: text".
-func (v messageView) line() string { return joinDetail(v.detail, v.text) }
-
-func joinDetail(detail, text string) string {
-	switch {
-	case detail == "":
-		return text
-	case text == "":
-		return detail
-	}
-	return detail + ": " + text
-}
-
-// textSize is the size of a tool result for people: bytes, and lines when
-// there are several.
-func textSize(text string) string {
-	size := byteSize(len(text))
-	if n := strings.Count(strings.TrimRight(text, "\n"), "\n") + 1; n > 1 {
-		size += ", " + Count(int64(n)) + " lines"
-	}
-	return size
-}
-
-// byteSize formats a byte count in decimal units, as project summaries do.
-func byteSize(n int) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprintf("%d B", n)
-	case n < 1000*1000:
-		return fmt.Sprintf("%.1f kB", float64(n)/1000)
-	}
-	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
-}
-
-// contentText returns the text of a string or block content (images as
-// [image]) and its length in characters.
-func contentText(content json.RawMessage) (string, int) {
-	var s string
-	if json.Unmarshal(content, &s) == nil {
-		return s, utf8.RuneCountInString(s)
-	}
-	var parts []string
-	chars := 0
-	for _, b := range blocks(content) {
-		switch b.Type {
-		case "text":
-			parts = append(parts, b.Text)
-			chars += utf8.RuneCountInString(b.Text)
-		case "image":
-			parts = append(parts, "[image]")
-		}
-	}
-	return strings.Join(parts, " "), chars
-}
-
-func blocks(content json.RawMessage) []wireBlock {
-	var bs []wireBlock
-	if json.Unmarshal(content, &bs) != nil {
-		return nil
-	}
-	return bs
-}
-
-// truthy is JavaScript truthiness of a usage value (absent, null, false,
-// 0 and "" are falsy).
-func truthy(raw json.RawMessage) bool {
-	switch s := string(bytes.TrimSpace(raw)); s {
-	case "", "null", "false", "0", `""`:
-		return false
-	}
-	return true
-}
-
-// words collapses white space, so a text stays on one line.
-func words(s string) string {
-	return strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
-}
-
-// kind is the message column of the context view: the role, with the
-// extension's type for a custom message and plain words for the summaries.
-func (v messageView) kind() string {
-	switch v.role {
-	case "compactionSummary":
-		return "compaction summary"
-	case "branchSummary":
-		return "branch summary"
-	case "custom":
-		if v.customType != "" {
-			return "custom " + v.customType
-		}
-	case "bashExecution":
-		return "bash"
-	case "":
-		return "(no role)"
-	}
-	return v.role
-}
-
-func (v messageView) kindPaint(st Style) func(string) string {
-	switch v.role {
-	case "user":
-		return st.Bold
-	case "compactionSummary", "branchSummary", "custom":
-		return st.Label
-	}
-	if v.failed {
-		return st.Error
-	}
-	return nil
-}
-
-// ContextJSON writes `pisess context --format json`: the document of
-// project.ContextView, on one line, with each message exactly as the
-// projection returned it (the file's own bytes for message entries: no
-// re-encoding, no HTML escaping, numbers untouched).
-func ContextJSON(w io.Writer, v *project.ContextView) error {
-	var b bytes.Buffer
-	member := func(first bool, name string, value any) error {
-		if !first {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Quote(name) + ":")
-		return encodeJSON(&b, value)
-	}
-	b.WriteByte('{')
-	if err := member(true, "leaf", v.Leaf); err != nil {
-		return err
-	}
-	if err := member(false, "model", v.Model); err != nil {
-		return err
-	}
-	if len(v.ThinkingLevel) > 0 {
-		b.WriteString(`,"thinkingLevel":`)
-		b.Write(v.ThinkingLevel)
-	}
-	b.WriteString(`,"messages":[`)
-	for i, m := range v.Messages {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(m)
-	}
-	b.WriteByte(']')
-	for _, m := range []struct {
-		name  string
-		value any
-	}{{"entryIds", v.EntryIDs}, {"estimatedTokens", v.EstimatedTokens}, {"unpaired", v.Unpaired}} {
-		if err := member(false, m.name, m.value); err != nil {
-			return err
-		}
-	}
-	b.WriteString("}\n")
-	_, err := w.Write(b.Bytes())
-	return err
-}
-
-// encodeJSON appends v as JSON without HTML escaping and without a newline.
-func encodeJSON(b *bytes.Buffer, v any) error {
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	b.Truncate(b.Len() - 1)
-	return nil
-}
-
-// JSONDocument writes v as one line of JSON without HTML escaping (so
-// text from a file keeps its <, > and &).
-func JSONDocument(w io.Writer, v any) error {
-	var b bytes.Buffer
-	if err := encodeJSON(&b, v); err != nil {
-		return err
-	}
-	b.WriteByte('\n')
-	_, err := w.Write(b.Bytes())
-	return err
 }

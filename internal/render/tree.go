@@ -2,8 +2,6 @@ package render
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -24,6 +22,11 @@ type ViewOptions struct {
 	File string
 	// Quiet leaves out the header and the closing notes.
 	Quiet bool
+	// Compact folds linear runs of the tree into "… N entries …" lines.
+	Compact bool
+	// Depth, when positive, sums up the branches nested deeper than this
+	// many levels below the roots.
+	Depth int
 }
 
 // Markers shared by the views.
@@ -55,59 +58,82 @@ func shortID(id string) string {
 // branch point (as pi's /tree does), the active path marked with • (and in
 // the accent colour), the leaf with ◀ leaf, labels in brackets, branch points
 // with ⑂ and their number of branches. Entries no root reaches are listed
-// after the tree under a warning. It never recurses: any depth is fine, and
-// nesting deeper than the width allows is elided so each line costs at most
-// the width.
-func Tree(w io.Writer, v *project.TreeView, opt ViewOptions) error {
+// after the tree under a warning. With Compact, linear runs fold into one
+// "… N entries …" line; with Depth, branches nested deeper are summed up.
+// It works from the session's index in O(n), reading each record it
+// describes once, and never recurses: any depth is fine, and nesting deeper
+// than the width allows is elided so each line costs at most the width.
+func Tree(w io.Writer, s *project.Session, leaf *project.Entry, opt ViewOptions) error {
 	tw := newTextWriter(w, opt)
-	stats := treeStats(v.Tree)
+	t := s.Tree()
+	tr := &treeRun{tw: tw, s: s, leaf: leaf, onPath: pathSet(s, leaf), records: s.Records()}
+	st := treeStats(s, t)
 	if !opt.Quiet {
-		tw.header(treeHeader(v, stats, opt))
+		tw.header(tr.header(st))
 	}
-	if stats.entries == 0 {
+	if st.entries == 0 {
 		tw.line(cell{text: "(no entries)", paint: opt.Style.Dim})
 		return tw.flush()
 	}
-	tw.treeLines(v)
-	if len(v.Tree.Detached) > 0 {
-		tw.detached(v)
+	if err := tr.lines(t); err != nil {
+		return err
+	}
+	if len(t.Detached) > 0 {
+		if err := tr.detached(t.Detached); err != nil {
+			return err
+		}
 	}
 	return tw.flush()
 }
+
+// treeRun is one tree being written.
+type treeRun struct {
+	tw      *textWriter
+	s       *project.Session
+	leaf    *project.Entry
+	onPath  []bool // by entry index; nil when the leaf has no path
+	records *project.RecordReader
+}
+
+func (tr *treeRun) on(e *project.Entry) bool { return tr.onPath != nil && tr.onPath[e.Index] }
 
 // stats are the counts of the tree header.
 type stats struct {
 	entries, leaves, branchPoints, roots int
 }
 
-func treeStats(t *project.Tree) stats {
-	st := stats{roots: len(t.Roots), entries: len(t.Detached)}
-	t.Walk(func(n *project.Node, _ int) {
-		st.entries++
-		switch len(n.Children) {
-		case 0:
+func treeStats(s *project.Session, t *project.Tree) stats {
+	st := stats{roots: len(t.Roots), entries: len(s.Entries)}
+	detached := make(map[int]bool, len(t.Detached))
+	for _, e := range t.Detached {
+		detached[e.Index] = true
+	}
+	for i, k := range s.ChildCounts() {
+		switch {
+		case detached[i]:
+		case k == 0:
 			st.leaves++
-		case 1:
-		default:
+		case k > 1:
 			st.branchPoints++
 		}
-	})
+	}
 	return st
 }
 
-func treeHeader(v *project.TreeView, st stats, opt ViewOptions) []cell {
+func (tr *treeRun) header(st stats) []cell {
+	opt := tr.tw.opt
 	parts := []string{Plural(st.entries, "entry", "entries"), Plural(st.leaves, "leaf", "leaves"),
 		Plural(st.branchPoints, "branch point", "branch points")}
 	if st.roots > 1 {
 		parts = append(parts, Plural(st.roots, "root", "roots"))
 	}
 	cells := []cell{fileCell(opt.File, opt.Style), {text: ": " + strings.Join(parts, ", ")}}
-	if v.Leaf != nil {
+	if tr.leaf != nil {
 		note := cell{text: " (" + pathMark + " marks its path)", paint: opt.Style.Dim, optional: true}
-		if !v.OnPath[v.Leaf] {
+		if !tr.on(tr.leaf) {
 			note = cell{text: " (no path: a parentId cycle above it)", paint: opt.Style.Warn}
 		}
-		cells = append(cells, cell{text: "; leaf "}, cell{text: shortID(v.Leaf.ID), paint: opt.Style.Accent}, note)
+		cells = append(cells, cell{text: "; leaf "}, cell{text: shortID(tr.leaf.ID), paint: opt.Style.Accent}, note)
 	}
 	return cells
 }
@@ -130,6 +156,13 @@ func (l *level) push(more bool) *level {
 	return &level{up: l, more: more, depth: d}
 }
 
+func (l *level) levels() int {
+	if l == nil {
+		return 0
+	}
+	return l.depth
+}
+
 // Connectors of a branch's first entry.
 const (
 	connMid  = "├─ "
@@ -145,23 +178,83 @@ type treeFrame struct {
 	conn string // connMid or connLast for the first entry of a branch
 }
 
-func (tw *textWriter) treeLines(v *project.TreeView) {
+// lines writes the tree below the roots, depth first, from an explicit
+// stack.
+func (tr *treeRun) lines(t *project.Tree) error {
 	var stack []treeFrame
-	stack = pushBranches(stack, v.Tree.Roots, nil)
+	stack = pushBranches(stack, t.Roots, nil)
 	for len(stack) > 0 {
 		f := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		tw.treeLine(v, f)
+		if tr.tw.opt.Compact && f.conn == "" && !tr.keep(f.n) {
+			if next, folded := tr.fold(f); folded {
+				stack = append(stack, next)
+				continue
+			}
+		}
+		if err := tr.line(f); err != nil {
+			return err
+		}
 		body := f.lvl
 		if f.conn != "" {
 			body = f.lvl.push(f.conn == connMid)
 		}
-		if len(f.n.Children) == 1 {
-			stack = append(stack, treeFrame{n: f.n.Children[0], lvl: body})
-			continue
+		switch kids := f.n.Children; {
+		case len(kids) == 1:
+			stack = append(stack, treeFrame{n: kids[0], lvl: body})
+		case len(kids) > 1 && tr.tw.opt.Depth > 0 && body.levels() >= tr.tw.opt.Depth:
+			tr.below(f.n, body)
+		default:
+			stack = pushBranches(stack, kids, body)
 		}
-		stack = pushBranches(stack, f.n.Children, body)
 	}
+	return nil
+}
+
+// keep reports whether the compact tree shows an entry on its own line:
+// roots and branch tips, branch points, labelled entries, compactions,
+// branch summaries, model changes and the leaf.
+func (tr *treeRun) keep(n *project.Node) bool {
+	switch n.Entry.Type {
+	case "compaction", "branch_summary", "model_change":
+		return true
+	}
+	return len(n.Children) != 1 || n.HasLabel || n.Entry == tr.leaf || n.Entry.ParentID == ""
+}
+
+// fold writes a run of two or more entries the compact tree leaves out as
+// one "… N entries …" line and returns the frame of the entry after it.
+func (tr *treeRun) fold(f treeFrame) (treeFrame, bool) {
+	n, count := f.n, 0
+	for !tr.keep(n) {
+		count++
+		n = n.Children[0] // keep holds every entry without exactly one child
+	}
+	if count < 2 {
+		return f, false
+	}
+	st := tr.tw.opt.Style
+	mark := cell{text: "  "}
+	if tr.on(f.n.Entry) {
+		mark = cell{text: pathMark + " ", paint: st.Accent}
+	}
+	tr.tw.line(mark, cell{text: tr.tw.indent(f.lvl), paint: st.Dim},
+		cell{text: "… " + Plural(count, "entry", "entries") + " …", paint: st.Dim})
+	return treeFrame{n: n, lvl: f.lvl}, true
+}
+
+// below sums up the branches of a branch point deeper than --depth.
+func (tr *treeRun) below(n *project.Node, lvl *level) {
+	entries := 0
+	stack := append([]*project.Node(nil), n.Children...)
+	for len(stack) > 0 {
+		top := stack[len(stack)-1]
+		stack = append(stack[:len(stack)-1], top.Children...)
+		entries++
+	}
+	st := tr.tw.opt.Style
+	tr.tw.line(cell{text: "  "}, cell{text: tr.tw.indent(lvl) + "└╴ ", paint: st.Dim},
+		cell{text: "… " + Plural(entries, "entry", "entries") + " in " + strconv.Itoa(len(n.Children)) + " branches (--depth " + strconv.Itoa(tr.tw.opt.Depth) + ")", paint: st.Dim})
 }
 
 // pushBranches pushes the first entries of several branches (or a single
@@ -180,22 +273,26 @@ func pushBranches(stack []treeFrame, nodes []*project.Node, lvl *level) []treeFr
 	return stack
 }
 
-func (tw *textWriter) treeLine(v *project.TreeView, f treeFrame) {
-	st := tw.opt.Style
+func (tr *treeRun) line(f treeFrame) error {
 	e := f.n.Entry
-	onPath := v.OnPath[e]
+	r, err := tr.records.Read(e)
+	if err != nil {
+		return err
+	}
+	st := tr.tw.opt.Style
+	onPath := tr.on(e)
 	cells := make([]cell, 0, 8)
 	if onPath {
 		cells = append(cells, cell{text: pathMark + " ", paint: st.Accent})
 	} else {
 		cells = append(cells, cell{text: "  "})
 	}
-	cells = append(cells, cell{text: tw.indent(f.lvl) + f.conn, paint: st.Dim})
+	cells = append(cells, cell{text: tr.tw.indent(f.lvl) + f.conn, paint: st.Dim})
 	idPaint := st.Dim
 	if onPath {
 		idPaint = st.Accent
 	}
-	d := describe(e)
+	d := describe(r, textLimit(tr.tw.opt))
 	cells = append(cells, cell{text: shortID(e.ID), paint: idPaint}, cell{text: " "},
 		cell{text: Safe(d.kind), paint: d.paint(st)}, cell{text: Safe(d.rest()), flex: true})
 	if f.n.HasLabel {
@@ -204,10 +301,20 @@ func (tw *textWriter) treeLine(v *project.TreeView, f treeFrame) {
 	if k := len(f.n.Children); k > 1 {
 		cells = append(cells, cell{text: fmt.Sprintf("  %s %d branches", branchMark, k), paint: st.Bold})
 	}
-	if e == v.Leaf {
+	if e == tr.leaf {
 		cells = append(cells, cell{text: "  " + leafMark, paint: st.Accent})
 	}
-	tw.line(cells...)
+	tr.tw.line(cells...)
+	return nil
+}
+
+// textLimit is how many runes of an entry's text a line of the given
+// options can show at most (0: all of it).
+func textLimit(opt ViewOptions) int {
+	if opt.Width <= 0 {
+		return 0
+	}
+	return opt.Width + 1
 }
 
 func labelCell(label string, st Style) cell {
@@ -247,29 +354,34 @@ func (tw *textWriter) maxLevels() int {
 	return max(4, (tw.opt.Width-40)/len([]rune(barMore)))
 }
 
-func (tw *textWriter) detached(v *project.TreeView) {
-	st := tw.opt.Style
-	n := len(v.Tree.Detached)
-	tw.line()
-	if !tw.opt.Quiet {
-		tw.line(cell{text: warnMark + " ", paint: st.Warn},
-			cell{text: Plural(n, "detached entry", "detached entries") + ": a parentId cycle cuts them off from every root (pi ignores them)", paint: st.Warn})
+func (tr *treeRun) detached(entries []*project.Entry) error {
+	st := tr.tw.opt.Style
+	tr.tw.line()
+	if !tr.tw.opt.Quiet {
+		tr.tw.line(cell{text: warnMark + " ", paint: st.Warn},
+			cell{text: Plural(len(entries), "detached entry", "detached entries") + ": a parentId cycle cuts them off from every root (pi ignores them)", paint: st.Warn})
 	}
-	for _, e := range v.Tree.Detached {
+	for _, e := range entries {
+		r, err := tr.records.Read(e)
+		if err != nil {
+			return err
+		}
 		cells := []cell{{text: "  "}, {text: shortID(e.ID), paint: st.Dim}, {text: " "},
-			{text: Safe(describe(e).line()), flex: true},
+			{text: Safe(describe(r, textLimit(tr.tw.opt)).line()), flex: true},
 			{text: fmt.Sprintf("  (line %d, parent %s)", e.Line, shortID(e.ParentID)), paint: st.Dim}}
-		if e == v.Leaf {
+		if e == tr.leaf {
 			cells = append(cells, cell{text: "  " + leafMark, paint: st.Accent})
 		}
-		tw.line(cells...)
+		tr.tw.line(cells...)
 	}
+	return nil
 }
 
 // Path writes the text view of `pisess path`: one line per entry from the
 // root to the leaf with its position, short id, time of day (UTC, as
 // recorded; a dated rule whenever the day changes), kind (the role for a
-// message) and summary; labels, branch points and the leaf are marked.
+// message) and summary; labels, branch points and the leaf are marked. It
+// reads back only the records on the path.
 func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOptions) error {
 	tw := newTextWriter(w, opt)
 	st := opt.Style
@@ -284,11 +396,16 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 		}
 		tw.header(h)
 	}
-	children := childCounts(s)
+	children := s.ChildCounts()
 	views := make([]entryView, len(path))
 	kindWidth := 0
+	records := s.Records()
 	for i, e := range path {
-		views[i] = describe(e)
+		r, err := records.Read(e)
+		if err != nil {
+			return err
+		}
+		views[i] = describe(r, textLimit(opt)).clone()
 		kindWidth = max(kindWidth, tw.width(Safe(views[i].kind)))
 	}
 	numWidth := len(strconv.Itoa(len(path)))
@@ -310,7 +427,7 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 		if l, ok := s.Label(e.ID); ok && e.ID != "" {
 			cells = append(cells, labelCell(l, st))
 		}
-		if k := children[e]; k > 1 {
+		if k := children[e.Index]; k > 1 {
 			cells = append(cells, cell{text: fmt.Sprintf("  %s %d branches", branchMark, k), paint: st.Bold})
 		}
 		if i == len(path)-1 {
@@ -319,17 +436,6 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 		tw.line(cells...)
 	}
 	return tw.flush()
-}
-
-// childCounts counts each entry's children.
-func childCounts(s *project.Session) map[*project.Entry]int {
-	n := map[*project.Entry]int{}
-	for _, e := range s.Entries {
-		if p := s.Parent(e); p != nil && p != e {
-			n[p]++
-		}
-	}
-	return n
 }
 
 // splitTime splits an ISO timestamp into its UTC date and time of day.
@@ -371,7 +477,14 @@ func newTextWriter(w io.Writer, opt ViewOptions) *textWriter {
 		cond: &runewidth.Condition{EastAsianWidth: false, StrictEmojiNeutral: true}}
 }
 
-func (tw *textWriter) width(s string) int { return tw.cond.StringWidth(s) }
+func (tw *textWriter) width(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return tw.cond.StringWidth(s)
+		}
+	}
+	return len(s) // printable ASCII: a column a byte
+}
 
 // header writes a header line and a blank line after it.
 func (tw *textWriter) header(cells []cell) {
@@ -512,147 +625,4 @@ func Plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return Count(int64(n)) + " " + many
-}
-
-// entryView is what the tree and path views show of an entry: a short kind
-// (the role of a message), a detail (tools called, a result's size, a
-// model, a customType…) and the first words of its text.
-type entryView struct {
-	kind, detail, text string
-	failed             bool // an errored tool result or turn, a failed command
-}
-
-// line is the tree's form: "kind detail: text".
-func (d entryView) line() string { return d.kind + d.rest() }
-
-// rest is what follows the kind on a tree line.
-func (d entryView) rest() string {
-	s := ""
-	if d.detail != "" {
-		s = " " + d.detail
-	}
-	if d.text != "" {
-		s += ": " + d.text
-	}
-	return s
-}
-
-// paint colours the kind: user turns stand out, failures are red, and the
-// entries that stand for rewritten history (summaries) are yellow.
-func (d entryView) paint(st Style) func(string) string {
-	switch {
-	case d.failed:
-		return st.Error
-	case d.kind == "user":
-		return st.Bold
-	case d.kind == "compaction" || d.kind == "branch summary":
-		return st.Warn
-	}
-	return nil
-}
-
-// describe reads an entry for the tree and path views. Texts are whole
-// (white space collapsed): the line width decides how much is shown.
-func describe(e *project.Entry) entryView {
-	switch e.Type {
-	case "message":
-		raw := e.Message()
-		if raw == nil || e.Role() == "" && !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) {
-			return entryView{kind: "message", text: "(unreadable)"}
-		}
-		m := viewMessage(raw)
-		kind := m.role
-		switch m.role {
-		case "custom":
-			m.detail = joinWords(m.customType, m.detail)
-		case "bashExecution":
-			kind = "bash"
-		case "":
-			kind = "message"
-		}
-		return entryView{kind: kind, detail: m.detail, text: m.text, failed: m.failed}
-	case "model_change":
-		return entryView{kind: "model", detail: "→ " + e.StringField("provider") + "/" + e.StringField("modelId")}
-	case "thinking_level_change":
-		return entryView{kind: "thinking", detail: "→ " + e.StringField("thinkingLevel")}
-	case "compaction":
-		return describeCompaction(e)
-	case "branch_summary":
-		return entryView{kind: "branch summary", detail: "(from " + shortID(e.StringField("fromId")) + ")", text: words(e.StringField("summary"))}
-	case "custom_message":
-		raw, _ := e.Field("content")
-		text, _ := contentText(raw)
-		detail := e.StringField("customType")
-		if display, _ := e.Field("display"); string(display) == "false" {
-			detail = joinWords(detail, "(hidden)")
-		}
-		return entryView{kind: "custom message", detail: detail, text: words(text)}
-	case "custom":
-		return entryView{kind: "custom", detail: e.StringField("customType")}
-	case "label":
-		if l := e.StringField("label"); l != "" {
-			return entryView{kind: "label", detail: strconv.Quote(l) + " → " + shortID(e.StringField("targetId"))}
-		}
-		return entryView{kind: "label", detail: "cleared on " + shortID(e.StringField("targetId"))}
-	case "session_info":
-		return entryView{kind: "session name", text: words(e.StringField("name"))}
-	case "context_edit":
-		if raw, _ := e.Field("replacement"); string(bytes.TrimSpace(raw)) == "null" {
-			return entryView{kind: "context edit", detail: "omit " + shortID(e.StringField("targetId"))}
-		}
-		return entryView{kind: "context edit", detail: "replace content of " + shortID(e.StringField("targetId"))}
-	case "usage":
-		return describeUsage(e)
-	case "":
-		return entryView{kind: "(no type)"}
-	}
-	return entryView{kind: e.Type}
-}
-
-func describeCompaction(e *project.Entry) entryView {
-	var meta []string
-	if raw, _ := e.Field("tokensBefore"); len(raw) > 0 {
-		if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
-			meta = append(meta, Count(n)+" tokens before")
-		}
-	}
-	if isJSONArray(e) {
-		var tail []json.RawMessage
-		raw, _ := e.Field("retainedTail")
-		_ = json.Unmarshal(raw, &tail)
-		meta = append(meta, "retains "+Plural(len(tail), "message", "messages"))
-	} else if kept := e.StringField("firstKeptEntryId"); kept != "" {
-		meta = append(meta, "keeps from "+shortID(kept))
-	}
-	d := entryView{kind: "compaction", text: words(e.StringField("summary"))}
-	if len(meta) > 0 {
-		d.detail = "(" + strings.Join(meta, ", ") + ")"
-	}
-	return d
-}
-
-func describeUsage(e *project.Entry) entryView {
-	var u struct {
-		TotalTokens                          *float64
-		Input, Output, CacheRead, CacheWrite float64
-	}
-	raw, _ := e.Field("usage")
-	_ = json.Unmarshal(raw, &u)
-	total := u.Input + u.Output + u.CacheRead + u.CacheWrite
-	if u.TotalTokens != nil {
-		total = *u.TotalTokens
-	}
-	model := e.StringField("provider") + "/" + e.StringField("model")
-	return entryView{kind: "usage", detail: joinWords(e.StringField("kind"), model),
-		text: Count(int64(total)) + " tokens"}
-}
-
-func joinWords(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return a + " " + b
 }

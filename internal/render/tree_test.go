@@ -43,10 +43,19 @@ func renderTree(t testing.TB, s *project.Session, leaf string, opt ViewOptions) 
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := Tree(&b, s.TreeView(e), opt); err != nil {
+	if err := Tree(&b, s, e, opt); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+func record(t testing.TB, e *project.Entry) *project.Record {
+	t.Helper()
+	r, err := e.Record()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 func TestTree(t *testing.T) {
@@ -176,7 +185,7 @@ func TestDescribe(t *testing.T) {
 	}
 	for _, tt := range tests {
 		s := load(t, tt.line)
-		if got := describe(s.Entries[0]).line(); got != tt.want {
+		if got := describe(record(t, s.Entries[0]), 0).line(); got != tt.want {
 			t.Errorf("%s:\n got %q\nwant %q", tt.line, got, tt.want)
 		}
 	}
@@ -204,7 +213,7 @@ func TestViewsEscapeControlCharacters(t *testing.T) {
 	for _, color := range []bool{false, true} {
 		opt := ViewOptions{Style: NewStyle(color), File: "x\x1b[2J.jsonl", Width: 200}
 		var tree, pathOut, ctx bytes.Buffer
-		if err := Tree(&tree, s.TreeView(leaf), opt); err != nil {
+		if err := Tree(&tree, s, leaf, opt); err != nil {
 			t.Fatal(err)
 		}
 		if err := Path(&pathOut, s, path, opt); err != nil {

@@ -1,0 +1,411 @@
+package render
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/project"
+)
+
+// This file is the one describer of an entry: the kind, detail and first
+// words every view shows of it (tree and path lines, the "summary" of
+// their JSON documents, the messages of the context view).
+
+// summaryRunes is how much text a JSON summary quotes.
+const summaryRunes = 60
+
+// entryView is what the tree and path views show of an entry: a short kind
+// (the role of a message), a detail (tools called, a result's size, a
+// model, a customType…) and the first words of its text.
+type entryView struct {
+	kind, detail, text string
+	failed             bool // an errored tool result or turn, a failed command
+}
+
+// line is the tree's form: "kind detail: text".
+func (d entryView) line() string { return d.kind + d.rest() }
+
+// rest is what follows the kind on a tree line.
+func (d entryView) rest() string {
+	s := ""
+	if d.detail != "" {
+		s = " " + d.detail
+	}
+	if d.text != "" {
+		s += ": " + d.text
+	}
+	return s
+}
+
+// paint colours the kind: user turns stand out, failures are red, and the
+// entries that stand for rewritten history (summaries) are yellow.
+func (d entryView) paint(st Style) func(string) string {
+	switch {
+	case d.failed:
+		return st.Error
+	case d.kind == "user":
+		return st.Bold
+	case d.kind == "compaction" || d.kind == "branch summary":
+		return st.Warn
+	}
+	return nil
+}
+
+// Summary describes an entry in one line of at most about 80 characters,
+// as the JSON documents of tree and path give it: the tree line with its
+// text cut to summaryRunes runes.
+func Summary(r *project.Record) string {
+	d := describe(r, summaryRunes+1)
+	d.text = snippet(d.text, summaryRunes)
+	return d.line()
+}
+
+// snippet cuts s (white space already collapsed) to n runes with "…".
+func snippet(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimRightFunc(string(r[:n-1]), unicode.IsSpace) + "…"
+}
+
+// describe reads an entry for the views. Texts have their white space
+// collapsed and are cut after limit runes (0: whole), which the caller
+// sets beyond what a line can show: the line width decides how much is
+// shown. The strings may share the record's buffer (see clone).
+func describe(r *project.Record, limit int) entryView {
+	t, e := &r.Tape, r.Entry
+	str := func(key string) string { return t.StrOf(0, key) }
+	words := func(s string) string { return wordsUpTo(s, limit) }
+	switch e.Type {
+	case "message":
+		msg := r.Member("message")
+		if t.Kind(msg) != parse.KindObject {
+			return entryView{kind: "message", text: "(unreadable)"}
+		}
+		m := viewMessage(t, msg, limit, false)
+		kind := m.role
+		switch m.role {
+		case "custom":
+			m.detail = joinWords(m.customType, m.detail)
+		case "bashExecution":
+			kind = "bash"
+		case "":
+			kind = "message"
+		}
+		return entryView{kind: kind, detail: m.detail, text: m.text, failed: m.failed}
+	case "model_change":
+		return entryView{kind: "model", detail: "→ " + str("provider") + "/" + str("modelId")}
+	case "thinking_level_change":
+		return entryView{kind: "thinking", detail: "→ " + str("thinkingLevel")}
+	case "compaction":
+		return describeCompaction(r, limit)
+	case "branch_summary":
+		return entryView{kind: "branch summary", detail: "(from " + shortID(str("fromId")) + ")", text: words(str("summary"))}
+	case "custom_message":
+		text, _ := contentText(t, r.Member("content"))
+		detail := str("customType")
+		if t.Kind(r.Member("display")) == parse.KindFalse {
+			detail = joinWords(detail, "(hidden)")
+		}
+		return entryView{kind: "custom message", detail: detail, text: words(text)}
+	case "custom":
+		return entryView{kind: "custom", detail: str("customType")}
+	case "label":
+		if l := str("label"); l != "" {
+			return entryView{kind: "label", detail: strconv.Quote(l) + " → " + shortID(str("targetId"))}
+		}
+		return entryView{kind: "label", detail: "cleared on " + shortID(str("targetId"))}
+	case "session_info":
+		return entryView{kind: "session name", text: words(str("name"))}
+	case "context_edit":
+		if t.Kind(r.Member("replacement")) == parse.KindNull {
+			return entryView{kind: "context edit", detail: "omit " + shortID(str("targetId"))}
+		}
+		return entryView{kind: "context edit", detail: "replace content of " + shortID(str("targetId"))}
+	case "usage":
+		return describeUsage(r)
+	case "":
+		return entryView{kind: "(no type)"}
+	}
+	return entryView{kind: e.Type}
+}
+
+func describeCompaction(r *project.Record, limit int) entryView {
+	t := &r.Tape
+	var meta []string
+	if n, err := strconv.ParseInt(string(t.Raw(r.Member("tokensBefore"))), 10, 64); err == nil {
+		meta = append(meta, Count(n)+" tokens before")
+	}
+	if tail := r.Member("retainedTail"); t.Kind(tail) == parse.KindArray {
+		n := 0
+		for range t.Elements(tail) {
+			n++
+		}
+		meta = append(meta, "retains "+Plural(n, "message", "messages"))
+	} else if kept := t.StrOf(0, "firstKeptEntryId"); kept != "" {
+		meta = append(meta, "keeps from "+shortID(kept))
+	}
+	d := entryView{kind: "compaction", text: wordsUpTo(t.StrOf(0, "summary"), limit)}
+	if len(meta) > 0 {
+		d.detail = "(" + strings.Join(meta, ", ") + ")"
+	}
+	return d
+}
+
+func describeUsage(r *project.Record) entryView {
+	t, u := &r.Tape, r.Member("usage")
+	total := 0.0
+	for _, k := range []string{"input", "output", "cacheRead", "cacheWrite"} {
+		f, _ := t.Float(t.Get(u, k))
+		total += f
+	}
+	if f, ok := t.Float(t.Get(u, "totalTokens")); ok {
+		total = f
+	}
+	model := t.StrOf(0, "provider") + "/" + t.StrOf(0, "model")
+	return entryView{kind: "usage", detail: joinWords(t.StrOf(0, "kind"), model), text: Count(int64(total)) + " tokens"}
+}
+
+func joinWords(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + " " + b
+}
+
+// messageView is what the views show of one AgentMessage.
+type messageView struct {
+	role       string
+	customType string
+	failed     bool // an errored tool result or turn, a failed command
+	usage      bool // an assistant message whose usage counts (pi's getAssistantUsage)
+	chars      int  // characters of what the token estimate counts (images count none)
+	tokens     int  // pi's estimate
+	// detail is what to know before the text: tools called, a tool result's
+	// name and size, an error, an exit code; text is the first words.
+	detail, text string
+}
+
+// viewMessage reads the message at node m of t for the views, its text cut
+// after limit runes as describe does; with tokens, pi's estimate too.
+func viewMessage(t *parse.Tape, m int, limit int, tokens bool) messageView {
+	str := func(key string) string { return t.StrOf(m, key) }
+	v := messageView{role: str("role"), customType: str("customType")}
+	if tokens {
+		v.tokens = project.EstimateTokens(t.Raw(m))
+	}
+	content := t.Get(m, "content")
+	switch v.role {
+	case "assistant":
+		stop := str("stopReason")
+		v.usage = stop != "aborted" && stop != "error" && truthy(t.Raw(t.Get(m, "usage")))
+		v.assistant(t, m, stop)
+	case "toolResult":
+		text, chars := contentText(t, content)
+		v.chars, v.text = chars, text
+		v.detail = str("toolName") + " (" + textSize(text) + ")"
+		if t.Kind(t.Get(m, "isError")) == parse.KindTrue {
+			v.detail += " ✗ error"
+			v.failed = true
+		}
+	case "bashExecution":
+		v.chars = utf8.RuneCountInString(str("command")) + utf8.RuneCountInString(str("output"))
+		v.text = "$ " + str("command")
+		if code := string(t.Raw(t.Get(m, "exitCode"))); code != "" && code != "0" && code != "null" {
+			v.detail = "✗ exit " + code
+			v.failed = true
+		}
+	case "compactionSummary":
+		v.chars, v.text = utf8.RuneCountInString(str("summary")), str("summary")
+		if n, err := strconv.ParseInt(string(t.Raw(t.Get(m, "tokensBefore"))), 10, 64); err == nil {
+			v.detail = "(" + Count(n) + " tokens before)"
+		}
+	case "branchSummary":
+		v.chars, v.text = utf8.RuneCountInString(str("summary")), str("summary")
+		if from := str("fromId"); from != "" {
+			v.detail = "(from " + shortID(from) + ")"
+		}
+	default:
+		v.text, v.chars = contentText(t, content)
+	}
+	v.text = wordsUpTo(v.text, limit)
+	return v
+}
+
+// assistant reads an assistant turn: its text (or thinking) and the tools
+// it called; an error or abort is part of the detail.
+func (v *messageView) assistant(t *parse.Tape, m int, stop string) {
+	var text, thinking, tools []string
+	for b := range t.Elements(t.Get(m, "content")) {
+		switch t.StrOf(b, "type") {
+		case "text":
+			s := t.StrOf(b, "text")
+			text = append(text, s)
+			v.chars += utf8.RuneCountInString(s)
+		case "thinking":
+			s := t.StrOf(b, "thinking")
+			thinking = append(thinking, s)
+			v.chars += utf8.RuneCountInString(s)
+		case "toolCall":
+			name := t.StrOf(b, "name")
+			tools = append(tools, name)
+			v.chars += utf8.RuneCountInString(name) + utf8.RuneCount(t.Raw(t.Get(b, "arguments")))
+		}
+	}
+	v.text = strings.Join(text, " ")
+	if strings.TrimSpace(v.text) == "" && len(thinking) > 0 {
+		v.text = "(thinking) " + strings.Join(thinking, " ")
+	}
+	var detail []string
+	if len(tools) > 0 {
+		detail = append(detail, "→ "+strings.Join(tools, ", "))
+	}
+	switch stop {
+	case "error":
+		detail = append(detail, "✗ error")
+		v.failed = true
+		if msg := t.StrOf(m, "errorMessage"); msg != "" && strings.TrimSpace(v.text) == "" {
+			v.text = msg
+		}
+	case "aborted", "length":
+		detail = append(detail, "("+stop+")")
+	}
+	v.detail = strings.Join(detail, " ")
+}
+
+// line joins the detail and the text: "→ bash: text".
+func (v messageView) line() string { return joinDetail(v.detail, v.text) }
+
+func joinDetail(detail, text string) string {
+	switch {
+	case detail == "":
+		return text
+	case text == "":
+		return detail
+	}
+	return detail + ": " + text
+}
+
+// textSize is the size of a tool result for people: bytes, and lines when
+// there are several.
+func textSize(text string) string {
+	size := byteSize(len(text))
+	if n := strings.Count(strings.TrimRight(text, "\n"), "\n") + 1; n > 1 {
+		size += ", " + Count(int64(n)) + " lines"
+	}
+	return size
+}
+
+// byteSize formats a byte count in decimal units: "812 B", "4.2 kB".
+func byteSize(n int) string {
+	switch {
+	case n < 1000:
+		return strconv.Itoa(n) + " B"
+	case n < 1000*1000:
+		return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + " kB"
+	}
+	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB"
+}
+
+// contentText returns the text of a string or block content (images as
+// [image]) and its length in characters.
+func contentText(t *parse.Tape, content int) (string, int) {
+	if s, ok := t.Str(content); ok {
+		return s, utf8.RuneCountInString(s)
+	}
+	var parts []string
+	chars := 0
+	for b := range t.Elements(content) {
+		switch t.StrOf(b, "type") {
+		case "text":
+			s := t.StrOf(b, "text")
+			parts = append(parts, s)
+			chars += utf8.RuneCountInString(s)
+		case "image":
+			parts = append(parts, "[image]")
+		}
+	}
+	return strings.Join(parts, " "), chars
+}
+
+// truthy is JavaScript truthiness of a usage value (absent, null, false,
+// 0 and "" are falsy).
+func truthy(raw []byte) bool {
+	switch string(raw) {
+	case "", "null", "false", "0", `""`:
+		return false
+	}
+	return true
+}
+
+// words collapses white space, so a text stays on one line.
+func words(s string) string { return wordsUpTo(s, 0) }
+
+// wordsUpTo collapses white space and stops after limit runes (0: none).
+func wordsUpTo(s string, limit int) string {
+	var b strings.Builder
+	n, space := 0, false
+	for _, r := range s {
+		if limit > 0 && n >= limit {
+			break
+		}
+		if unicode.IsSpace(r) {
+			space = b.Len() > 0
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			n++
+			space = false
+		}
+		b.WriteRune(r)
+		n++
+	}
+	return b.String()
+}
+
+// clone copies the strings of d out of the record they were read from.
+func (d entryView) clone() entryView {
+	d.kind, d.detail, d.text = strings.Clone(d.kind), strings.Clone(d.detail), strings.Clone(d.text)
+	return d
+}
+
+// kind is the message column of the context view: the role, with the
+// extension's type for a custom message and plain words for the summaries.
+func (v messageView) kind() string {
+	switch v.role {
+	case "compactionSummary":
+		return "compaction summary"
+	case "branchSummary":
+		return "branch summary"
+	case "custom":
+		if v.customType != "" {
+			return "custom " + v.customType
+		}
+	case "bashExecution":
+		return "bash"
+	case "":
+		return "(no role)"
+	}
+	return v.role
+}
+
+func (v messageView) kindPaint(st Style) func(string) string {
+	switch v.role {
+	case "user":
+		return st.Bold
+	case "compactionSummary", "branchSummary", "custom":
+		return st.Label
+	}
+	if v.failed {
+		return st.Error
+	}
+	return nil
+}

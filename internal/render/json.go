@@ -1,0 +1,328 @@
+package render
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"strconv"
+
+	"github.com/pisess/pisess/internal/project"
+)
+
+// The JSON documents of tree, path and context (cli.md), all written by
+// one streaming writer: one line, no HTML escaping (text from a file keeps
+// its <, > and &), raw values from the file copied byte for byte.
+
+// jsonWriter writes one JSON document as it goes.
+type jsonWriter struct {
+	w     *bufio.Writer
+	comma bool // a value ends just before: the next one needs a comma
+}
+
+func newJSONWriter(w io.Writer) *jsonWriter { return &jsonWriter{w: bufio.NewWriter(w)} }
+
+func (j *jsonWriter) sep() {
+	if j.comma {
+		j.w.WriteByte(',')
+	}
+	j.comma = false
+}
+
+// open starts an object ('{') or an array ('[').
+func (j *jsonWriter) open(c byte) {
+	j.sep()
+	j.w.WriteByte(c)
+}
+
+// close ends an object ('}') or an array (']').
+func (j *jsonWriter) close(c byte) {
+	j.w.WriteByte(c)
+	j.comma = true
+}
+
+// key writes a member name and its colon.
+func (j *jsonWriter) key(k string) {
+	j.sep()
+	j.quote(k)
+	j.w.WriteByte(':')
+}
+
+func (j *jsonWriter) str(s string) {
+	j.sep()
+	j.quote(s)
+	j.comma = true
+}
+
+// optStr writes s, or null when it is "".
+func (j *jsonWriter) optStr(s string) {
+	if s == "" {
+		j.raw([]byte("null"))
+		return
+	}
+	j.str(s)
+}
+
+func (j *jsonWriter) int(n int) { j.raw(strconv.AppendInt(nil, int64(n), 10)) }
+
+func (j *jsonWriter) bool(b bool) { j.raw(strconv.AppendBool(nil, b)) }
+
+// raw writes a JSON value as it is.
+func (j *jsonWriter) raw(b []byte) {
+	j.sep()
+	j.w.Write(b)
+	j.comma = true
+}
+
+// quote writes s as encoding/json does without HTML escaping.
+func (j *jsonWriter) quote(s string) {
+	if plainJSON(s) {
+		j.w.WriteByte('"')
+		j.w.WriteString(s)
+		j.w.WriteByte('"')
+		return
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	j.w.Write(bytes.TrimSuffix(b.Bytes(), []byte{'\n'}))
+}
+
+// plainJSON reports whether s needs no escape in a JSON string: printable
+// ASCII without quote or backslash.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// end finishes the document with a newline.
+func (j *jsonWriter) end() error {
+	j.w.WriteByte('\n')
+	return j.w.Flush()
+}
+
+// entryMembers writes the members every entry has in the tree and path
+// documents: id, type, parentId, timestamp, line, label, summary.
+func (j *jsonWriter) entryMembers(s *project.Session, rd *project.RecordReader, e *project.Entry, labelled bool) error {
+	r, err := rd.Read(e)
+	if err != nil {
+		return err
+	}
+	j.key("id")
+	j.str(e.ID)
+	j.key("type")
+	j.str(e.Type)
+	j.key("parentId")
+	j.optStr(e.ParentID)
+	j.key("timestamp")
+	j.str(e.Timestamp)
+	j.key("line")
+	j.int(e.Line)
+	j.key("label")
+	if l, ok := s.Label(e.ID); ok && labelled && e.ID != "" {
+		j.str(l)
+	} else {
+		j.raw([]byte("null"))
+	}
+	j.key("summary")
+	j.str(Summary(r))
+	return nil
+}
+
+// PathJSON writes `pisess path --format json`:
+// {"leaf":ID,"entries":[{"id","type","parentId","timestamp","line","label","summary"}…]}.
+func PathJSON(w io.Writer, s *project.Session, leaf *project.Entry, path []*project.Entry) error {
+	j := newJSONWriter(w)
+	j.open('{')
+	j.key("leaf")
+	j.leafID(leaf)
+	j.key("entries")
+	j.open('[')
+	rd := s.Records()
+	for _, e := range path {
+		j.open('{')
+		if err := j.entryMembers(s, rd, e, true); err != nil {
+			return err
+		}
+		j.close('}')
+	}
+	j.close(']')
+	j.close('}')
+	return j.end()
+}
+
+func (j *jsonWriter) leafID(leaf *project.Entry) {
+	if leaf == nil {
+		j.raw([]byte("null"))
+		return
+	}
+	j.str(leaf.ID)
+}
+
+// TreeJSON writes `pisess tree --format json`:
+// {"leaf":ID,"roots":[{"id","type","parentId","timestamp","line","label","summary","onPath","children":[…]}…]}
+// and, for entries no root reaches (a parentId cycle), "detached":[…] with
+// the members of a path entry. It nests without recursion: any depth is
+// fine.
+func TreeJSON(w io.Writer, s *project.Session, leaf *project.Entry) error {
+	t := s.Tree()
+	onPath := pathSet(s, leaf)
+	rd := s.Records()
+	j := newJSONWriter(w)
+	j.open('{')
+	j.key("leaf")
+	j.leafID(leaf)
+	j.key("roots")
+	j.open('[')
+	type frame struct {
+		n    *project.Node
+		next int // next child to write
+	}
+	for _, root := range t.Roots {
+		stack := []frame{{root, 0}}
+		if err := j.nodeHead(s, rd, root, onPath); err != nil {
+			return err
+		}
+		for len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			if f.next == len(f.n.Children) {
+				j.close(']')
+				j.close('}')
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			child := f.n.Children[f.next]
+			f.next++
+			if err := j.nodeHead(s, rd, child, onPath); err != nil {
+				return err
+			}
+			stack = append(stack, frame{child, 0})
+		}
+	}
+	j.close(']')
+	if len(t.Detached) > 0 {
+		j.key("detached")
+		j.open('[')
+		for _, e := range t.Detached {
+			j.open('{')
+			if err := j.entryMembers(s, rd, e, false); err != nil {
+				return err
+			}
+			j.close('}')
+		}
+		j.close(']')
+	}
+	j.close('}')
+	return j.end()
+}
+
+// nodeHead opens a tree node and writes its members up to its children's
+// opening bracket.
+func (j *jsonWriter) nodeHead(s *project.Session, rd *project.RecordReader, n *project.Node, onPath []bool) error {
+	j.open('{')
+	if err := j.entryMembers(s, rd, n.Entry, true); err != nil {
+		return err
+	}
+	j.key("onPath")
+	j.bool(onPath != nil && onPath[n.Entry.Index])
+	j.key("children")
+	j.open('[')
+	return nil
+}
+
+// pathSet marks the entries on leaf's path by index; nil when there is no
+// path (no leaf, or a parentId cycle above it).
+func pathSet(s *project.Session, leaf *project.Entry) []bool {
+	path, err := s.Path(leaf)
+	if err != nil || leaf == nil {
+		return nil
+	}
+	on := make([]bool, len(s.Entries))
+	for _, e := range path {
+		on[e.Index] = true
+	}
+	return on
+}
+
+// ContextJSON writes `pisess context --format json`:
+// {"leaf","model","thinkingLevel","messages","entryIds","estimatedTokens","unpaired"},
+// each message exactly as the projection returned it (the file's own bytes
+// for message entries: no re-encoding, no HTML escaping, numbers
+// untouched).
+func ContextJSON(w io.Writer, c *project.Context) error {
+	j := newJSONWriter(w)
+	j.open('{')
+	j.key("leaf")
+	j.leafID(c.Leaf)
+	j.key("model")
+	j.model(c.Model)
+	if len(c.ThinkingLevel) > 0 {
+		j.key("thinkingLevel")
+		j.raw(c.ThinkingLevel)
+	}
+	j.key("messages")
+	j.open('[')
+	for _, m := range c.Messages {
+		j.raw(m)
+	}
+	j.close(']')
+	j.key("entryIds")
+	j.open('[')
+	for _, e := range c.Sources {
+		j.str(e.ID)
+	}
+	j.close(']')
+	j.key("estimatedTokens")
+	j.int(project.ContextTokens(c.Messages))
+	j.key("unpaired")
+	j.open('[')
+	for _, u := range c.Unpaired {
+		j.open('{')
+		j.key("kind")
+		j.str(string(u.Kind))
+		j.key("entryId")
+		j.str(u.EntryID)
+		j.key("line")
+		j.int(u.Line)
+		j.key("messageIndex")
+		j.int(u.MessageIndex)
+		j.key("toolCallId")
+		j.str(u.ToolCallID)
+		j.key("toolName")
+		j.str(u.ToolName)
+		j.close('}')
+	}
+	j.close(']')
+	j.close('}')
+	return j.end()
+}
+
+// model writes the active model: null, or its provider and modelId as
+// the entry holds them (an absent one left out).
+func (j *jsonWriter) model(m *project.Model) {
+	if m == nil {
+		j.raw([]byte("null"))
+		return
+	}
+	j.open('{')
+	for _, f := range []struct {
+		name  string
+		value []byte
+	}{{"provider", m.Provider}, {"modelId", m.ModelID}} {
+		if len(f.value) > 0 {
+			j.key(f.name)
+			var b bytes.Buffer
+			if json.Compact(&b, f.value) != nil {
+				b.Reset()
+				b.Write(f.value)
+			}
+			j.raw(b.Bytes())
+		}
+	}
+	j.close('}')
+}

@@ -1,0 +1,89 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/project"
+)
+
+// The tree document nests without recursion: a 100,000-entry chain is one
+// node per entry, each with its children array.
+func TestTreeJSONDeepChain(t *testing.T) {
+	const n = 100_000
+	s, err := project.Load(strings.NewReader(chain(n)), parse.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := TreeJSON(&out, s, s.DefaultLeaf()); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(out.String(), `"children":[`); got != n {
+		t.Errorf("tree JSON has %d nodes, want %d", got, n)
+	}
+	if !strings.HasSuffix(out.String(), "]}]}]}\n") {
+		t.Errorf("document ends %q", out.String()[out.Len()-20:])
+	}
+}
+
+func TestTreeAndPathJSON(t *testing.T) {
+	s := load(t,
+		msgLine("a1", "", 1, user("first <b>")),
+		msgLine("b1", "a1", 2, user("left")),
+		msgLine("c1", "a1", 4, user("right")),
+		`{"type":"label","id":"l1","parentId":"c1","timestamp":"2026-02-09T15:00:05.000Z","targetId":"b1","label":"try A"}`,
+	)
+	leaf := s.DefaultLeaf()
+	var tree bytes.Buffer
+	if err := TreeJSON(&tree, s, leaf); err != nil {
+		t.Fatal(err)
+	}
+	const wantTree = `{"leaf":"l1","roots":[{"id":"a1","type":"message","parentId":null,"timestamp":"2026-02-09T15:00:01.000Z","line":2,"label":null,"summary":"user: first <b>","onPath":true,"children":[` +
+		`{"id":"b1","type":"message","parentId":"a1","timestamp":"2026-02-09T15:00:02.000Z","line":3,"label":"try A","summary":"user: left","onPath":false,"children":[]},` +
+		`{"id":"c1","type":"message","parentId":"a1","timestamp":"2026-02-09T15:00:04.000Z","line":4,"label":null,"summary":"user: right","onPath":true,"children":[` +
+		`{"id":"l1","type":"label","parentId":"c1","timestamp":"2026-02-09T15:00:05.000Z","line":5,"label":null,"summary":"label \"try A\" → b1","onPath":true,"children":[]}]}]}]}` + "\n"
+	if tree.String() != wantTree {
+		t.Errorf("tree:\n got %s\nwant %s", tree.String(), wantTree)
+	}
+	path, err := s.Path(leaf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pj bytes.Buffer
+	if err := PathJSON(&pj, s, leaf, path); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Leaf    string `json:"leaf"`
+		Entries []struct {
+			ID       string  `json:"id"`
+			ParentID *string `json:"parentId"`
+			Summary  string  `json:"summary"`
+		} `json:"entries"`
+	}
+	if err := json.Unmarshal(pj.Bytes(), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, pj.String())
+	}
+	if doc.Leaf != "l1" || len(doc.Entries) != 3 || doc.Entries[0].ParentID != nil || *doc.Entries[2].ParentID != "c1" {
+		t.Errorf("path %s", pj.String())
+	}
+
+	empty := load(t)
+	var et bytes.Buffer
+	if err := TreeJSON(&et, empty, nil); err != nil || et.String() != `{"leaf":null,"roots":[]}`+"\n" {
+		t.Errorf("empty tree %q (%v)", et.String(), err)
+	}
+}
+
+// Summary is the tree line with the text cut to 60 runes.
+func TestSummaryCutsTheText(t *testing.T) {
+	s := load(t, msgLine("a1", "", 1, user(strings.Repeat("word ", 40))))
+	got := Summary(record(t, s.Entries[0]))
+	if want := "user: " + strings.Repeat("word ", 11) + "word…"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
