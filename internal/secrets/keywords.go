@@ -118,6 +118,7 @@ func (k *keywordSet) positions(text []byte, dst []occurrence) (occs []occurrence
 	if len(text) < 2 {
 		return dst, false
 	}
+	var names memberNames
 	pairs := k.pairs
 	prev := uint16(text[0])
 	for i := 1; i < len(text); i++ {
@@ -128,7 +129,7 @@ func (k *keywordSet) positions(text []byte, dst []occurrence) (occs []occurrence
 					continue
 				}
 				rest := text[i-1+len(k.words[w]):]
-				if !inMemberName(rest) {
+				if !names.inMemberName(text, i-1+len(k.words[w])) {
 					dst = append(dst, occurrence{i - 1, w})
 					continue
 				}
@@ -142,19 +143,32 @@ func (k *keywordSet) positions(text []byte, dst []occurrence) (occs []occurrence
 	return dst, keyed
 }
 
-// inMemberName reports whether rest, the text after a keyword, goes on
-// with the end of a JSON member name: word characters, then `":`.
-func inMemberName(rest []byte) bool {
-	for i, c := range rest {
-		switch {
-		case c == '"':
-			return i+1 < len(rest) && rest[i+1] == ':'
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_':
-		default:
-			return false
-		}
+// memberNames answers inMemberName for the offsets of one text, each
+// run of word characters scanned once (a text made of keywords would
+// otherwise cost the square of its length).
+type memberNames struct {
+	from, end int // text[from:end] is a run of word characters…
+	result    bool
+	valid     bool
+}
+
+// inMemberName reports whether text[at:], the text after a keyword, goes
+// on with the end of a JSON member name: word characters, then `":`.
+func (m *memberNames) inMemberName(text []byte, at int) bool {
+	if m.valid && at >= m.from && at <= m.end {
+		return m.result
 	}
-	return false
+	e := at
+	for e < len(text) && isWordByte(text[e]) {
+		e++
+	}
+	m.from, m.end, m.valid = at, e, true
+	m.result = e+1 < len(text) && text[e] == '"' && text[e+1] == ':'
+	return m.result
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
 
 // hasPrefixFold reports whether text starts with word (lower case),

@@ -297,6 +297,7 @@ func (rs *Rules) Find(text string) []Match {
 // finder searches texts with a rule set, reusing its buffers.
 type finder struct {
 	found []bool // found[k]: keyword k occurs in the text
+	ats   []int  // where one rule's keywords occur
 }
 
 // hasKeyword reports whether lower (lower-case text) holds a keyword of
@@ -319,26 +320,22 @@ func (f *finder) find(rs *Rules, text, lower []byte, dst []Match) []Match {
 		if !f.applies(r) {
 			continue
 		}
-		if r.window == 0 {
-			dst = r.matches(text, 0, dst)
-			continue
-		}
+		f.ats = f.ats[:0]
 		for _, k := range r.kwIndex {
 			if !f.found[k] {
 				continue
 			}
 			word := []byte(rs.keywords.words[k])
-			for at := 0; ; {
+			for at := 0; len(f.ats) <= r.denseAt(text); {
 				i := bytes.Index(lower[at:], word)
 				if i < 0 {
 					break
 				}
-				at += i
-				from := max(0, at-r.before-1)
-				dst = r.matchAt(text[:min(len(text), at+r.window+1)], from, dst)
-				at++
+				f.ats = append(f.ats, at+i)
+				at += i + 1
 			}
 		}
+		dst = r.search(text, f.ats, dst)
 	}
 	return append(dst[:start], merge(dst[start:])...)
 }
@@ -361,16 +358,13 @@ func (f *finder) findAt(rs *Rules, text []byte, occs []occurrence, dst []Match) 
 		if !f.applies(r) {
 			continue
 		}
-		if r.window == 0 {
-			dst = r.matches(text, 0, dst)
-			continue
-		}
+		f.ats = f.ats[:0]
 		for _, o := range occs {
 			if slices.Contains(r.kwIndex, o.word) {
-				from := max(0, o.at-r.before-1)
-				dst = r.matchAt(text[:min(len(text), o.at+r.window+1)], from, dst)
+				f.ats = append(f.ats, o.at)
 			}
 		}
+		dst = r.search(text, f.ats, dst)
 	}
 	return append(dst[:start], merge(dst[start:])...)
 }
@@ -386,6 +380,33 @@ func (f *finder) applies(r *Rule) bool {
 		}
 	}
 	return false
+}
+
+// search appends the rule's matches in text to dst, given where its
+// keywords occur (ats). A rule with a window runs around each of them,
+// unless they are so many that the windows would cover the text more than
+// twice over: then, like a rule without a window, over the whole text once.
+// Either way the work is linear in the text: a line made of keywords costs
+// no more than any other.
+func (r *Rule) search(text []byte, ats []int, dst []Match) []Match {
+	if r.window == 0 || len(ats) > r.denseAt(text) {
+		return r.matches(text, 0, dst)
+	}
+	slices.Sort(ats) // (several keywords: their occurrences interleave)
+	for _, at := range ats {
+		from := max(0, at-r.before-1)
+		dst = r.matchAt(text[:min(len(text), at+r.window+1)], from, dst)
+	}
+	return dst
+}
+
+// denseAt is how many keyword occurrences make the rule search the whole
+// text instead of windows.
+func (r *Rule) denseAt(text []byte) int {
+	if r.window == 0 {
+		return 0
+	}
+	return 2*len(text)/(r.window+r.before+2) + 1
 }
 
 // matchAt appends the rule's match that starts near text[from] (within

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pisess/pisess/internal/parse"
 )
@@ -244,5 +245,29 @@ func TestFastPathAgreesWithFullSearch(t *testing.T) {
 	}
 	if fmt.Sprint(fast) != fmt.Sprint(slow) {
 		t.Errorf("fast path:\n%v\nfull search:\n%v", fast, slow)
+	}
+}
+
+// A line made of keywords costs time linear in its length, not its
+// square: 10 times the line takes well under 100 times as long.
+func TestDenseKeywordsCostLinearTime(t *testing.T) {
+	rules := mustDefault(t)
+	scan := func(kw string, n int) time.Duration {
+		text := header + "\n" + userLine("u", strings.Repeat(kw, n/len(kw))) + "\n"
+		best := time.Hour
+		for range 3 {
+			t0 := time.Now()
+			if _, err := Scan("f", strings.NewReader(text), Options{Rules: rules, Limits: parse.DefaultLimits()}, func(Finding) {}); err != nil {
+				t.Fatal(err)
+			}
+			best = min(best, time.Since(t0))
+		}
+		return best
+	}
+	for _, kw := range []string{"-----BEGIN ", "eyJ", "token=", "AKIA", "ghp_", "xoxb-", "password: ", "aB3", "\\u0041"} {
+		small, big := scan(kw, 20_000), scan(kw, 200_000)
+		if big > 40*small+50*time.Millisecond {
+			t.Errorf("%q: 20 kB in %v, 200 kB in %v: not linear", kw, small, big)
+		}
 	}
 }
