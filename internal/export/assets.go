@@ -25,6 +25,7 @@ main{padding:12px 16px;min-width:0}
 @media (max-width:900px){.layout{display:block}nav.tree{position:static;max-height:40vh;border-right:0;border-bottom:1px solid var(--line)}}
 ul.run,ul.branches{list-style:none;margin:0;padding:0}
 ul.branches{padding-left:12px;border-left:1px dashed var(--line);margin-left:4px}
+li.branch+li.branch{border-top:1px dotted var(--line);margin-top:2px;padding-top:2px}
 li.node{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;color:var(--dim)}
 li.node a{color:inherit;text-decoration:none}
 li.on-path{color:var(--fg)}li.on-path::before{content:"● ";color:var(--path)}

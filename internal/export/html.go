@@ -192,7 +192,7 @@ func (p *page) tree() {
 				open = " open"
 			}
 		}
-		p.raw(`<li class="fork"><details`, open, `><summary>⑂ `, strconv.Itoa(len(n.Children)), ` branches</summary><ul class="branches">`)
+		p.raw(`<li class="fork"><details`, open, `><summary>`, strconv.Itoa(len(n.Children)), ` branches</summary><ul class="branches">`)
 		stack = append(stack, item{markup: "</ul></details></li>"})
 		for i := len(n.Children) - 1; i >= 0; i-- {
 			stack = append(stack, item{markup: "</ul></li>"}, item{node: n.Children[i]}, item{markup: `<li class="branch"><ul class="run">`})
