@@ -389,13 +389,14 @@ func (p *page) body(t *turn) {
 		p.text(p.summary(e))
 		p.raw(`</div>`)
 		if t.kind == "custom" || t.kind == "context_edit" {
-			p.details("data", e)
+			p.data(e)
 		}
 	}
 }
 
-// details writes an entry's data members collapsed, as JSON.
-func (p *page) details(title string, e *project.Entry) {
+// data writes the data (custom) or replacement (context_edit) of an entry,
+// collapsed, as JSON.
+func (p *page) data(e *project.Entry) {
 	for _, name := range []string{"data", "replacement"} {
 		raw, ok := e.Field(name)
 		if !ok {
