@@ -56,7 +56,7 @@ func (s *Session) settingsOf(path []*Entry) (Settings, error) {
 				return st, err
 			}
 			st.Model, model = &Model{Provider: r.Raw("provider"), ModelID: r.Raw("modelId")}, true
-		case e.role == "assistant" && !model:
+		case e.Role() == "assistant" && !model:
 			r, err := s.Read(e)
 			if err != nil {
 				return st, err
@@ -171,7 +171,7 @@ func (s *Session) contextEntries(path []*Entry) ([]*Entry, error) {
 		kept := false
 		for _, e := range path[:ci] {
 			kept = kept || (firstKept != "" && e.ID == firstKept)
-			if kept && e.role != "system" {
+			if kept && e.Role() != "system" {
 				out = append(out, e)
 			}
 		}

@@ -22,17 +22,22 @@ type Entry struct {
 	Type      string // "" when type is not a string
 	Timestamp string // the entry's ISO timestamp ("" when absent)
 
-	role   string  // a message entry's role (after migration), else ""
-	millis float64 // new Date(timestamp).getTime(), when ok
-	timeOK bool
+	offset int64   // where the object starts in the file
+	millis float64 // new Date(timestamp).getTime(), when timeOK
+	s      *Session
 	parent int32 // index of the parent entry, -1 for a root
 	size   int32 // bytes of the object in the file
-	offset int64 // where the object starts in the file
-	s      *Session
+	role   uint8 // a message entry's role (after migration): 1 + its index in messageRoles, 0 for none or another
+	timeOK bool
 }
 
 // Role returns the message role of a message entry, or "".
-func (e *Entry) Role() string { return e.role }
+func (e *Entry) Role() string {
+	if e.role > 0 {
+		return messageRoles[e.role-1]
+	}
+	return e.s.otherRoles[e.Index]
+}
 
 // Record reads the entry back from its file (see Session.Read).
 func (e *Entry) Record() (*Record, error) { return e.s.Read(e) }

@@ -14,8 +14,15 @@ var (
 // internType returns the constant for a known entry type, else a copy.
 func internType(s string) string { return intern(entryTypes, s) }
 
-// internRole returns the constant for a known message role, else a copy.
-func internRole(s string) string { return intern(messageRoles, s) }
+// roleCode returns 1 + the index of a known message role, else 0.
+func roleCode(role string) uint8 {
+	for i, k := range messageRoles {
+		if role == k {
+			return uint8(i + 1)
+		}
+	}
+	return 0
+}
 
 func intern(known []string, s string) string {
 	for _, k := range known {
@@ -33,3 +40,6 @@ func unsafeString(b []byte) string {
 	}
 	return unsafe.String(&b[0], len(b))
 }
+
+// internRole returns the constant for a known message role, else a copy.
+func internRole(s string) string { return intern(messageRoles, s) }

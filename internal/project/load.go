@@ -66,12 +66,13 @@ type Session struct {
 	Entries []*Entry
 	Skipped []int // physical lines that held no object (blank, torn or corrupt)
 
-	byID      map[string]int    // id -> index of the last entry with that id (pi's byId)
-	labels    map[string]string // resolved label per target id
-	firstKept map[int][]byte    // version 1: a compaction's firstKeptEntryId, as pi migrates it
-	src       io.ReaderAt
-	name      string
-	closer    io.Closer
+	byID       *idTable          // id -> index of the last entry with that id (pi's byId)
+	labels     map[string]string // resolved label per target id
+	otherRoles map[int]string    // the roles of message entries that are not in messageRoles
+	firstKept  map[int][]byte    // version 1: a compaction's firstKeptEntryId, as pi migrates it
+	src        io.ReaderAt
+	name       string
+	closer     io.Closer
 }
 
 // Open indexes the session file at path in one streaming pass and keeps
@@ -120,117 +121,89 @@ func Load(r io.Reader, limits parse.Limits) (*Session, error) {
 	return s, nil
 }
 
-// index reads r once: every object is laid on a Tape, the first must be
-// the header, and each entry after it leaves its place and its few fields
-// in the index. src is where records are read back from later.
+// index reads r once: every object is laid on a Tape (on several
+// goroutines, a batch of lines at a time), the first must be the header,
+// and each entry after it leaves its place and its few fields in the
+// index. src is where records are read back from later.
 func index(r io.Reader, src io.ReaderAt, name string, limits parse.Limits) (*Session, error) {
-	ix := indexer{s: &Session{src: src, name: name, byID: map[string]int{}, labels: map[string]string{}}}
-	rd := parse.NewReader(r, limits)
-	rd.DeferClassify()
-	for rd.Next() {
-		if err := ix.line(rd.Line()); err != nil {
-			return nil, err
-		}
-	}
-	if err := rd.Err(); err != nil {
+	ix := &indexer{s: &Session{src: src, name: name, byID: newIDTable(), labels: map[string]string{}}}
+	if err := scan(r, limits, ix.settle); err != nil {
 		return nil, err
 	}
 	return ix.finish()
 }
 
-// indexer is the state of the index pass.
+// indexer is the sequential part of the index pass: it takes the facts of
+// each object in file order.
 type indexer struct {
 	s        *Session
-	tape     parse.Tape
-	cls      parse.Classifier
 	sawFirst bool
 	slab     []Entry
-	strs     arena
 	// records maps a v1 record index (header = 0, every parsed object
 	// counts) to its entry, -1 for session records; version 1 only.
 	records []int
 	ids     *migrate.IDs
 }
 
-// line indexes the objects of one physical line.
-func (ix *indexer) line(l *parse.Line) error {
-	base := l.Offset
-	if l.BOM {
-		base += 3
-	}
-	if span, ok := ix.tape.Line(l.Raw); ok {
-		return ix.object(l.Num, 0, base+int64(span[0]), span[1]-span[0])
-	}
-	l.Classify(&ix.cls)
-	if l.Class != parse.Object && l.Class != parse.Concatenated {
-		ix.s.Skipped = append(ix.s.Skipped, l.Num)
+// settle takes the facts of the next object (or skipped line) in file
+// order: the header, or one more entry.
+func (ix *indexer) settle(f *facts) error {
+	if f.skipped {
+		ix.s.Skipped = append(ix.s.Skipped, f.line)
 		return nil
 	}
-	for k, span := range l.Objects {
-		if ix.tape.Build(l.Object(k)) != nil {
-			ix.s.Skipped = append(ix.s.Skipped, l.Num)
-			return nil
-		}
-		if err := ix.object(l.Num, k, base+int64(span[0]), span[1]-span[0]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// object indexes the object on ix.tape: the header, or one more entry.
-func (ix *indexer) object(num, k int, off int64, size int) error {
-	t := &ix.tape
-	typ, _ := t.Str(t.Get(0, "type"))
 	if !ix.sawFirst {
 		ix.sawFirst = true
-		return ix.header(num, typ)
+		return ix.header(f)
 	}
 	v1 := ix.s.Header.Version == 1
 	if v1 {
 		ix.records = append(ix.records, -1)
 	}
-	if typ == "session" { // a misplaced header: pi filters it out of the entries
+	if f.typ == "session" { // a misplaced header: pi filters it out of the entries
 		return nil
 	}
 	e := ix.newEntry()
-	*e = Entry{Index: len(ix.s.Entries), Line: num, Object: k, Type: internType(typ), Timestamp: ix.strs.str(t, t.Get(0, "timestamp")),
-		offset: off, size: int32(size), parent: -1, s: ix.s}
-	e.millis, e.timeOK = millisOf(t, t.Get(0, "timestamp"))
+	*e = Entry{Index: len(ix.s.Entries), Line: f.line, Object: f.object, Type: f.typ, Timestamp: f.timestamp,
+		offset: f.offset, size: f.size, parent: -1, s: ix.s, millis: f.millis, timeOK: f.timeOK}
 	ix.s.Entries = append(ix.s.Entries, e)
 	if v1 {
 		ix.records[len(ix.records)-1] = e.Index
-		ix.migrateV1(e, num)
+		ix.migrateV1(e, f)
 	} else {
-		e.ID = ix.strs.str(t, t.Get(0, "id"))
-		e.ParentID = ix.parentID(t.Get(0, "parentId"))
-	}
-	if e.ID != "" {
-		ix.s.byID[e.ID] = e.Index
-	}
-	if e.Type == "message" {
-		msg := t.Get(0, "message")
-		e.role = internRole(t.StrOf(msg, "role"))
-		if e.role == "hookMessage" && ix.s.Header.Version < 3 {
-			e.role = "custom"
+		e.ID, e.ParentID = f.id, f.parentID
+		if p := ix.s.byID.get(ix.s.Entries, e.ParentID); p >= 0 {
+			e.ParentID = ix.s.Entries[p].ID // one copy of each id
 		}
 	}
-	if e.Type == "label" {
-		ix.label(t)
+	if e.ID != "" {
+		ix.s.byID.put(ix.s.Entries, e.Index)
+	}
+	if e.Type == "message" {
+		ix.role(e, f.role)
+	}
+	if e.Type == "label" && f.hasTarget {
+		if f.label != "" {
+			ix.s.labels[f.target] = f.label
+		} else {
+			delete(ix.s.labels, f.target)
+		}
 	}
 	return nil
 }
 
-// parentID reads a parentId, sharing the string of the entry it names.
-func (ix *indexer) parentID(n int) string {
-	p, ok := ix.tape.Str(n)
-	if !ok || p == "" {
-		return ""
+// role notes a message entry's role (hookMessage is custom before
+// version 3, as pi migrates it).
+func (ix *indexer) role(e *Entry, role string) {
+	if role == "hookMessage" && ix.s.Header.Version < 3 {
+		role = "custom"
 	}
-	if i, ok := ix.s.byID[p]; ok {
-		return ix.s.Entries[i].ID
+	if e.role = roleCode(role); e.role == 0 && role != "" {
+		if ix.s.otherRoles == nil {
+			ix.s.otherRoles = map[int]string{}
+		}
+		ix.s.otherRoles[e.Index] = role
 	}
-	return ix.strs.copy(p)
 }
 
 func (ix *indexer) newEntry() *Entry {
@@ -241,35 +214,21 @@ func (ix *indexer) newEntry() *Entry {
 	return &ix.slab[len(ix.slab)-1]
 }
 
-// label resolves label entries in file order: a non-empty label sets the
-// target's label, an absent or empty one clears it.
-func (ix *indexer) label(t *parse.Tape) {
-	target, ok := t.Str(t.Get(0, "targetId"))
-	if !ok {
-		return
-	}
-	if label := t.StrOf(0, "label"); label != "" {
-		ix.s.labels[string([]byte(target))] = string([]byte(label))
-	} else {
-		delete(ix.s.labels, target)
-	}
-}
-
 // header takes the first record, which must be the session header.
-func (ix *indexer) header(num int, typ string) error {
-	t := &ix.tape
-	if typ != "session" {
+func (ix *indexer) header(f *facts) error {
+	t, _ := tapeOf(f.header)
+	if f.typ != "session" {
 		code, msg := finding.NotASession, "the first record is not a session header (not a pi session file)"
 		if t.Get(0, "kind") >= 0 {
 			code, msg = finding.UnsupportedVersion, "the first record is not a version 1-3 session header (a newer pi format?)"
 		}
-		return &HeaderError{Code: code, Line: num, Msg: msg}
+		return &HeaderError{Code: code, Line: f.line, Msg: msg}
 	}
 	version, err := headerVersion(t)
 	if err != nil {
-		return &HeaderError{Code: finding.UnsupportedVersion, Line: num, Msg: err.Error()}
+		return &HeaderError{Code: finding.UnsupportedVersion, Line: f.line, Msg: err.Error()}
 	}
-	h := Header{Line: num, Version: version, raw: bytes.Clone(t.Input())}
+	h := Header{Line: f.line, Version: version, raw: f.header}
 	h.ID = string([]byte(t.StrOf(0, "id")))
 	h.Timestamp = string([]byte(t.StrOf(0, "timestamp")))
 	h.Cwd = string([]byte(t.StrOf(0, "cwd")))
@@ -296,17 +255,13 @@ func headerVersion(t *parse.Tape) (int, error) {
 // migrateV1 gives a version-1 entry a deterministic id, links it to the
 // previous entry and turns a compaction's firstKeptEntryIndex into
 // firstKeptEntryId, as pi's migrateV1ToV2 does.
-func (ix *indexer) migrateV1(e *Entry, line int) {
-	e.ID = ix.ids.For(line)
+func (ix *indexer) migrateV1(e *Entry, f *facts) {
+	e.ID = ix.ids.For(e.Line)
 	if e.Index > 0 {
 		e.ParentID = ix.s.Entries[e.Index-1].ID
 	}
-	if e.Type != "compaction" {
-		return
-	}
-	t := &ix.tape
-	index, ok := t.Float(t.Get(0, "firstKeptEntryIndex"))
-	if !ok || index != float64(int(index)) {
+	index := f.keptIndex
+	if e.Type != "compaction" || !f.hasKeptIndex || index != float64(int(index)) {
 		return
 	}
 	// pi looks the index up while it is still assigning ids: an entry at or
@@ -326,7 +281,7 @@ func (ix *indexer) finish() (*Session, error) {
 	}
 	s := ix.s
 	for _, e := range s.Entries {
-		if p, ok := s.byID[e.ParentID]; ok && e.ParentID != "" {
+		if p := s.byID.get(s.Entries, e.ParentID); p >= 0 && e.ParentID != "" {
 			e.parent = int32(p)
 		}
 	}

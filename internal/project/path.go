@@ -31,8 +31,8 @@ func (s *Session) DefaultLeaf() *Entry {
 // Lookup returns the entry with the given id (the last one, if the id is
 // duplicated, as pi's index does).
 func (s *Session) Lookup(id string) (*Entry, bool) {
-	i, ok := s.byID[id]
-	if !ok || id == "" {
+	i := s.byID.get(s.Entries, id)
+	if i < 0 || id == "" {
 		return nil, false
 	}
 	return s.Entries[i], true

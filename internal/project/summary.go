@@ -73,8 +73,8 @@ func messageSummary(r *Record) string {
 	}
 	content := t.Get(m, "content")
 	role := t.StrOf(m, "role")
-	if r.Entry.role != "" {
-		role = r.Entry.role
+	if r.Entry.Role() != "" {
+		role = r.Entry.Role()
 	}
 	switch role {
 	case "assistant":

@@ -87,16 +87,10 @@ func describe(r *project.Record, limit int) entryView {
 			return entryView{kind: "message", text: "(unreadable)"}
 		}
 		m := viewMessage(t, msg, limit, false)
-		kind := m.role
-		switch m.role {
-		case "custom":
+		if m.role == "custom" {
 			m.detail = joinWords(m.customType, m.detail)
-		case "bashExecution":
-			kind = "bash"
-		case "":
-			kind = "message"
 		}
-		return entryView{kind: kind, detail: m.detail, text: m.text, failed: m.failed}
+		return entryView{kind: entryKind(e), detail: m.detail, text: m.text, failed: m.failed}
 	case "model_change":
 		return entryView{kind: "model", detail: "→ " + str("provider") + "/" + str("modelId")}
 	case "thinking_level_change":
@@ -132,6 +126,37 @@ func describe(r *project.Record, limit int) entryView {
 		return entryView{kind: "(no type)"}
 	}
 	return entryView{kind: e.Type}
+}
+
+// entryKind is the kind the views show for an entry, from the index
+// alone: the role of a message, a short name for the other types.
+func entryKind(e *project.Entry) string {
+	switch e.Type {
+	case "message":
+		switch role := e.Role(); role {
+		case "bashExecution":
+			return "bash"
+		case "":
+			return "message"
+		default:
+			return role
+		}
+	case "model_change":
+		return "model"
+	case "thinking_level_change":
+		return "thinking"
+	case "branch_summary":
+		return "branch summary"
+	case "custom_message":
+		return "custom message"
+	case "session_info":
+		return "session name"
+	case "context_edit":
+		return "context edit"
+	case "":
+		return "(no type)"
+	}
+	return e.Type
 }
 
 func describeCompaction(r *project.Record, limit int) entryView {
@@ -369,12 +394,6 @@ func wordsUpTo(s string, limit int) string {
 		n++
 	}
 	return b.String()
-}
-
-// clone copies the strings of d out of the record they were read from.
-func (d entryView) clone() entryView {
-	d.kind, d.detail, d.text = strings.Clone(d.kind), strings.Clone(d.detail), strings.Clone(d.text)
-	return d
 }
 
 // kind is the message column of the context view: the role, with the

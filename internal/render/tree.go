@@ -397,26 +397,24 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 		tw.header(h)
 	}
 	children := s.ChildCounts()
-	views := make([]entryView, len(path))
 	kindWidth := 0
+	for _, e := range path {
+		kindWidth = max(kindWidth, tw.width(Safe(entryKind(e))))
+	}
+	numWidth := len(strconv.Itoa(len(path)))
+	day := ""
 	records := s.Records()
 	for i, e := range path {
 		r, err := records.Read(e)
 		if err != nil {
 			return err
 		}
-		views[i] = describe(r, textLimit(opt)).clone()
-		kindWidth = max(kindWidth, tw.width(Safe(views[i].kind)))
-	}
-	numWidth := len(strconv.Itoa(len(path)))
-	day := ""
-	for i, e := range path {
+		d := describe(r, textLimit(opt))
 		date, clock := splitTime(e.Timestamp)
 		if date != day && date != "" {
 			tw.line(cell{text: strings.Repeat(" ", numWidth+2) + "── " + date + " ──", paint: st.Dim})
 			day = date
 		}
-		d := views[i]
 		cells := []cell{
 			{text: fmt.Sprintf("%*d  ", numWidth, i+1), paint: st.Dim},
 			{text: shortID(e.ID), paint: st.Accent}, {text: "  "},

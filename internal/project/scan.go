@@ -1,0 +1,209 @@
+package project
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/pisess/pisess/internal/parse"
+)
+
+// The index pass reads lines on one goroutine and hands them, a batch at a
+// time, to workers that lay each object on a Tape and pull out its facts;
+// the facts come back to the caller in file order. This is how validate
+// spreads its pass over the cores, without the checks.
+
+// facts are what the index keeps of one object, or a line without one.
+type facts struct {
+	line, object                       int
+	skipped                            bool // the line holds no object (blank, torn or corrupt)
+	offset                             int64
+	size                               int32
+	typ, id, parentID, timestamp, role string
+	target, label                      string // a label entry's targetId (hasTarget) and label
+	hasTarget                          bool
+	millis                             float64
+	timeOK                             bool
+	keptIndex                          float64 // a compaction's firstKeptEntryIndex (version 1)
+	hasKeptIndex                       bool
+	header                             []byte // the first object of a batch, copied: it may be the file's header
+}
+
+// Batches are cut at this many bytes or lines.
+const (
+	scanBatchBytes = 256 << 10
+	scanBatchLines = 512
+)
+
+// scanLine is a line waiting in a batch: its bytes are arena[start:end].
+type scanLine struct {
+	num        int
+	offset     int64 // file offset of the line's first byte after a byte order mark
+	atEOF      bool  // the last line, without a newline
+	start, end int
+}
+
+type scanBatch struct {
+	arena []byte
+	lines []scanLine
+	out   []facts
+	done  chan struct{}
+}
+
+// scanWorker is the state one goroutine reuses from batch to batch.
+type scanWorker struct {
+	tape parse.Tape
+	cls  parse.Classifier
+	strs arena
+}
+
+// scan reads r and calls settle with the facts of every object, and of
+// every line without one, in file order.
+func scan(r interface{ Read([]byte) (int, error) }, limits parse.Limits, settle func(*facts) error) error {
+	rd := parse.NewReader(r, limits)
+	rd.DeferClassify()
+	workers := min(runtime.GOMAXPROCS(0), 4)
+	p := &pipeline{settle: settle, work: make(chan *scanBatch, workers)}
+	for range workers {
+		p.wg.Add(1)
+		go p.worker()
+	}
+	defer p.stop()
+	b := p.batch()
+	for rd.Next() {
+		l := rd.Line()
+		off := l.Offset
+		if l.BOM {
+			off += 3
+		}
+		start := len(b.arena)
+		b.arena = append(b.arena, l.Raw...)
+		b.lines = append(b.lines, scanLine{num: l.Num, offset: off, atEOF: !l.Newline, start: start, end: len(b.arena)})
+		if len(b.arena) >= scanBatchBytes || len(b.lines) >= scanBatchLines {
+			if err := p.submit(b); err != nil {
+				return err
+			}
+			b = p.batch()
+		}
+	}
+	if err := p.submit(b); err != nil {
+		return err
+	}
+	if err := p.drain(0); err != nil {
+		return err
+	}
+	return rd.Err()
+}
+
+// pipeline keeps the batches in flight in file order.
+type pipeline struct {
+	settle func(*facts) error
+	work   chan *scanBatch
+	queue  []*scanBatch
+	free   []*scanBatch // settled batches, to reuse
+	wg     sync.WaitGroup
+}
+
+// batch returns an empty batch, reusing a settled one when there is one.
+func (p *pipeline) batch() *scanBatch {
+	if n := len(p.free); n > 0 {
+		b := p.free[n-1]
+		p.free = p.free[:n-1]
+		b.arena, b.lines, b.out = b.arena[:0], b.lines[:0], b.out[:0]
+		return b
+	}
+	return &scanBatch{arena: make([]byte, 0, 2*scanBatchBytes)}
+}
+
+func (p *pipeline) worker() {
+	defer p.wg.Done()
+	var w scanWorker
+	for b := range p.work {
+		w.batch(b)
+		close(b.done)
+	}
+}
+
+// submit sends a batch to the workers and settles those that are done,
+// keeping at most a few batches in flight.
+func (p *pipeline) submit(b *scanBatch) error {
+	b.done = make(chan struct{})
+	p.queue = append(p.queue, b)
+	p.work <- b
+	return p.drain(2 * cap(p.work))
+}
+
+// drain settles finished batches in order until at most keep are queued.
+func (p *pipeline) drain(keep int) error {
+	for len(p.queue) > keep {
+		b := p.queue[0]
+		<-b.done
+		p.queue = p.queue[1:]
+		for i := range b.out {
+			if err := p.settle(&b.out[i]); err != nil {
+				return err
+			}
+		}
+		clear(b.out)                          // the strings live in the workers' arenas; headers may go
+		if cap(b.arena) <= 4*scanBatchBytes { // not one that grew for a long line
+			p.free = append(p.free, b)
+		}
+	}
+	return nil
+}
+
+// stop ends the workers (after the batches in flight).
+func (p *pipeline) stop() {
+	close(p.work)
+	p.wg.Wait()
+}
+
+// batch pulls the facts out of every line of b.
+func (w *scanWorker) batch(b *scanBatch) {
+	first := true
+	for _, l := range b.lines {
+		raw := b.arena[l.start:l.end]
+		if span, ok := w.tape.Line(raw); ok {
+			b.out = append(b.out, w.facts(l, 0, span, first))
+			first = false
+			continue
+		}
+		v := w.cls.Classify(raw, l.atEOF)
+		if v.Class != parse.Object && v.Class != parse.Concatenated {
+			b.out = append(b.out, facts{line: l.num, skipped: true})
+			continue
+		}
+		for k, span := range v.Objects {
+			if w.tape.Build(raw[span[0]:span[1]]) != nil {
+				b.out = append(b.out, facts{line: l.num, skipped: true})
+				break
+			}
+			b.out = append(b.out, w.facts(l, k, span, first))
+			first = false
+		}
+	}
+}
+
+// facts reads the object on w.tape, the k-th of line l at span.
+func (w *scanWorker) facts(l scanLine, k int, span [2]int, first bool) facts {
+	t := &w.tape
+	f := facts{line: l.num, object: k, offset: l.offset + int64(span[0]), size: int32(span[1] - span[0])}
+	f.typ = internType(t.StrOf(0, "type"))
+	if first {
+		f.header = append([]byte(nil), t.Input()...)
+	}
+	f.id = w.strs.str(t, t.Get(0, "id"))
+	f.parentID = w.strs.str(t, t.Get(0, "parentId"))
+	f.timestamp = w.strs.str(t, t.Get(0, "timestamp"))
+	f.millis, f.timeOK = millisOf(t, t.Get(0, "timestamp"))
+	switch f.typ {
+	case "message":
+		f.role = internRole(t.StrOf(t.Get(0, "message"), "role"))
+	case "label":
+		var target string
+		target, f.hasTarget = t.Str(t.Get(0, "targetId"))
+		f.target, f.label = w.strs.copy(target), w.strs.copy(t.StrOf(0, "label"))
+	case "compaction":
+		f.keptIndex, f.hasKeptIndex = t.Float(t.Get(0, "firstKeptEntryIndex"))
+	}
+	return f
+}
