@@ -87,7 +87,7 @@ if [ -n "$GIB" ]; then
 fi
 
 echo "bench: Go micro-benchmarks -> $OUT/micro.txt" >&2
-$GO test ./internal/parse ./internal/validate -run '^$' -bench . -benchmem -benchtime "$BENCHTIME" | tee "$OUT/micro.txt"
+$GO test ./internal/parse ./internal/validate ./internal/secrets -run '^$' -bench . -benchmem -benchtime "$BENCHTIME" | tee "$OUT/micro.txt"
 
 sets=()
 if [ "$SRC" = "$CORPUS" ]; then
@@ -98,4 +98,8 @@ if [ -n "$GIB" ]; then
 	sets+=(-rss "gib=$OUT/data/gib")
 fi
 $GO run ./bench/runner -out "$OUT" -pisess "$OUT/pisess" -rounds "$ROUNDS" "${sets[@]}"
+# scan beside validate on the real corpus (issue 16: at least half its throughput).
+if [ "$SRC" = "$CORPUS" ] && command -v hyperfine >/dev/null; then
+	hyperfine -N -w 3 -r 20 -i --export-markdown "$OUT/scan.md" "$OUT/pisess validate -q $CORPUS" "$OUT/pisess scan -q $CORPUS"
+fi
 echo "bench: results in $OUT/results.md, $OUT/results.tsv and $OUT/micro.txt" >&2

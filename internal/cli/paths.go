@@ -34,8 +34,14 @@ func pathFlags() []cli.Flag {
 	}
 }
 
-// readsStdin are the commands that take "-" for standard input.
-var readsStdin = map[string]bool{"validate": true, "tree": true, "path": true, "context": true}
+// readsStdin reports whether command takes "-" for standard input.
+func readsStdin(command string) bool {
+	switch command {
+	case "validate", "scan", "tree", "path", "context", "export", "redact":
+		return true
+	}
+	return false
+}
 
 // resolveTargets expands the command's path arguments before the command
 // does anything, so that a usage error (standard input where it cannot be
@@ -48,7 +54,7 @@ func (c *CLI) resolveTargets(ctx *cli.Context) error {
 		if a != "-" {
 			continue
 		}
-		if !readsStdin[name] {
+		if !readsStdin(name) {
 			return usageErrorf("%s cannot read standard input (-): give it session files or directories", name)
 		}
 		if stdin++; stdin > 1 {
