@@ -8,7 +8,7 @@ FUZZTIME  ?= 10s
 CORPUS    ?= testdata/corpus
 DEMO_FILE ?= testdata/corpus/valid/v3-everything.jsonl
 
-.PHONY: all build test unit short fuzz conformance reliability demo bench vet clean
+.PHONY: all build test unit short fuzz ccusage conformance reliability demo bench vet clean
 
 all: build
 
@@ -72,6 +72,12 @@ demo: build
 BENCH ?= full
 bench:
 	BENCH=$(BENCH) GO=$(GO) bench/run.sh
+	GO=$(GO) bench/ccusage/run.sh
+
+# pisess audit beside ccusage (npm, pinned) on the real corpus: per-session
+# totals, every difference explained, and both timed (docs/performance.md).
+ccusage:
+	GO=$(GO) bench/ccusage/run.sh
 
 clean:
 	rm -rf bin
