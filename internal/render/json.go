@@ -143,13 +143,24 @@ func PathJSON(w io.Writer, s *project.Session, leaf *project.Entry, path []*proj
 	j.leafID(leaf)
 	j.key("entries")
 	j.open('[')
-	rd := s.Records()
-	for _, e := range path {
-		j.open('{')
-		if err := j.entryMembers(s, rd, e, true); err != nil {
-			return err
+	if err := j.w.Flush(); err != nil {
+		return err
+	}
+	err := inChunks(w, len(path), func(w io.Writer, from, to int) error {
+		j := newJSONWriter(w)
+		j.comma = from > 0
+		rd := s.Records()
+		for _, e := range path[from:to] {
+			j.open('{')
+			if err := j.entryMembers(s, rd, e, true); err != nil {
+				return err
+			}
+			j.close('}')
 		}
-		j.close('}')
+		return j.w.Flush()
+	})
+	if err != nil {
+		return err
 	}
 	j.close(']')
 	j.close('}')
@@ -172,42 +183,39 @@ func (j *jsonWriter) leafID(leaf *project.Entry) {
 func TreeJSON(w io.Writer, s *project.Session, leaf *project.Entry) error {
 	t := s.Tree()
 	onPath := pathSet(s, leaf)
-	rd := s.Records()
 	j := newJSONWriter(w)
 	j.open('{')
 	j.key("leaf")
 	j.leafID(leaf)
 	j.key("roots")
 	j.open('[')
-	type frame struct {
-		n    *project.Node
-		next int // next child to write
+	if err := j.w.Flush(); err != nil {
+		return err
 	}
-	for _, root := range t.Roots {
-		stack := []frame{{root, 0}}
-		if err := j.nodeHead(s, rd, root, onPath); err != nil {
-			return err
-		}
-		for len(stack) > 0 {
-			f := &stack[len(stack)-1]
-			if f.next == len(f.n.Children) {
-				j.close(']')
-				j.close('}')
-				stack = stack[:len(stack)-1]
-				continue
-			}
-			child := f.n.Children[f.next]
-			f.next++
-			if err := j.nodeHead(s, rd, child, onPath); err != nil {
+	items := treeItems(t)
+	err := inChunks(w, len(items), func(w io.Writer, from, to int) error {
+		j := newJSONWriter(w)
+		rd := s.Records()
+		for _, it := range items[from:to] {
+			j.comma = it.comma
+			if err := j.nodeHead(s, rd, it.n, onPath); err != nil {
 				return err
 			}
-			stack = append(stack, frame{child, 0})
+			for range it.closes {
+				j.close(']')
+				j.close('}')
+			}
 		}
+		return j.w.Flush()
+	})
+	if err != nil {
+		return err
 	}
 	j.close(']')
 	if len(t.Detached) > 0 {
 		j.key("detached")
 		j.open('[')
+		rd := s.Records()
 		for _, e := range t.Detached {
 			j.open('{')
 			if err := j.entryMembers(s, rd, e, false); err != nil {
@@ -219,6 +227,41 @@ func TreeJSON(w io.Writer, s *project.Session, leaf *project.Entry) error {
 	}
 	j.close('}')
 	return j.end()
+}
+
+// jsonNode is a node of the tree document in the order it is written: a
+// comma before it (not the first of its siblings), then its head, then
+// the closing brackets of closes nodes whose children end there.
+type jsonNode struct {
+	n      *project.Node
+	comma  bool
+	closes int
+}
+
+// treeItems lays the tree document out depth first, without recursion.
+func treeItems(t *project.Tree) []jsonNode {
+	type frame struct {
+		n    *project.Node
+		next int // next child to write
+	}
+	var items []jsonNode
+	for r, root := range t.Roots {
+		items = append(items, jsonNode{n: root, comma: r > 0})
+		stack := []frame{{root, 0}}
+		for len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			if f.next == len(f.n.Children) {
+				items[len(items)-1].closes++
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			child := f.n.Children[f.next]
+			items = append(items, jsonNode{n: child, comma: f.next > 0})
+			f.next++
+			stack = append(stack, frame{child, 0})
+		}
+	}
+	return items
 }
 
 // nodeHead opens a tree node and writes its members up to its children's

@@ -75,6 +75,9 @@ func Tree(w io.Writer, s *project.Session, leaf *project.Entry, opt ViewOptions)
 		tw.line(cell{text: "(no entries)", paint: opt.Style.Dim})
 		return tw.flush()
 	}
+	if err := tw.flush(); err != nil {
+		return err
+	}
 	if err := tr.lines(t); err != nil {
 		return err
 	}
@@ -178,23 +181,55 @@ type treeFrame struct {
 	conn string // connMid or connLast for the first entry of a branch
 }
 
-// lines writes the tree below the roots, depth first, from an explicit
-// stack.
+// treeItem is one line of the tree: an entry's (frame), a folded run of
+// fold entries starting at the frame's entry, or the sum of the branches
+// below the frame's entry (below).
+type treeItem struct {
+	frame treeFrame
+	fold  int
+	below bool
+}
+
+// lines writes the tree below the roots: the lines are laid out depth
+// first from an explicit stack, then written a chunk at a time on the
+// cores (each entry's record read and described once).
 func (tr *treeRun) lines(t *project.Tree) error {
+	items := tr.layout(t)
+	return inChunks(tr.tw.out, len(items), func(w io.Writer, from, to int) error {
+		c := *tr
+		c.tw, c.records = newTextWriter(w, tr.tw.opt), tr.s.Records()
+		for _, it := range items[from:to] {
+			switch {
+			case it.fold > 0:
+				c.foldLine(it.frame, it.fold)
+			case it.below:
+				c.belowLine(it.frame.n, it.frame.lvl)
+			default:
+				if err := c.line(it.frame); err != nil {
+					return err
+				}
+			}
+		}
+		return c.tw.flush()
+	})
+}
+
+// layout lists the lines of the tree in order.
+func (tr *treeRun) layout(t *project.Tree) []treeItem {
+	var items []treeItem
 	var stack []treeFrame
 	stack = pushBranches(stack, t.Roots, nil)
 	for len(stack) > 0 {
 		f := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		if tr.tw.opt.Compact && f.conn == "" && !tr.keep(f.n) {
-			if next, folded := tr.fold(f); folded {
-				stack = append(stack, next)
+			if next, count := tr.run(f.n); count >= 2 {
+				items = append(items, treeItem{frame: f, fold: count})
+				stack = append(stack, treeFrame{n: next, lvl: f.lvl})
 				continue
 			}
 		}
-		if err := tr.line(f); err != nil {
-			return err
-		}
+		items = append(items, treeItem{frame: f})
 		body := f.lvl
 		if f.conn != "" {
 			body = f.lvl.push(f.conn == connMid)
@@ -203,12 +238,12 @@ func (tr *treeRun) lines(t *project.Tree) error {
 		case len(kids) == 1:
 			stack = append(stack, treeFrame{n: kids[0], lvl: body})
 		case len(kids) > 1 && tr.tw.opt.Depth > 0 && body.levels() >= tr.tw.opt.Depth:
-			tr.below(f.n, body)
+			items = append(items, treeItem{frame: treeFrame{n: f.n, lvl: body}, below: true})
 		default:
 			stack = pushBranches(stack, kids, body)
 		}
 	}
-	return nil
+	return items
 }
 
 // keep reports whether the compact tree shows an entry on its own line:
@@ -222,17 +257,20 @@ func (tr *treeRun) keep(n *project.Node) bool {
 	return len(n.Children) != 1 || n.HasLabel || n.Entry == tr.leaf || n.Entry.ParentID == ""
 }
 
-// fold writes a run of two or more entries the compact tree leaves out as
-// one "… N entries …" line and returns the frame of the entry after it.
-func (tr *treeRun) fold(f treeFrame) (treeFrame, bool) {
-	n, count := f.n, 0
+// run counts the entries from n down its single-child chain that the
+// compact tree leaves out, and returns the entry after them.
+func (tr *treeRun) run(n *project.Node) (*project.Node, int) {
+	count := 0
 	for !tr.keep(n) {
 		count++
 		n = n.Children[0] // keep holds every entry without exactly one child
 	}
-	if count < 2 {
-		return f, false
-	}
+	return n, count
+}
+
+// foldLine writes a run of entries the compact tree leaves out as one
+// "… N entries …" line.
+func (tr *treeRun) foldLine(f treeFrame, count int) {
 	st := tr.tw.opt.Style
 	mark := cell{text: "  "}
 	if tr.on(f.n.Entry) {
@@ -240,11 +278,10 @@ func (tr *treeRun) fold(f treeFrame) (treeFrame, bool) {
 	}
 	tr.tw.line(mark, cell{text: tr.tw.indent(f.lvl), paint: st.Dim},
 		cell{text: "… " + Plural(count, "entry", "entries") + " …", paint: st.Dim})
-	return treeFrame{n: n, lvl: f.lvl}, true
 }
 
-// below sums up the branches of a branch point deeper than --depth.
-func (tr *treeRun) below(n *project.Node, lvl *level) {
+// belowLine sums up the branches of a branch point deeper than --depth.
+func (tr *treeRun) belowLine(n *project.Node, lvl *level) {
 	entries := 0
 	stack := append([]*project.Node(nil), n.Children...)
 	for len(stack) > 0 {
@@ -402,38 +439,48 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 		kindWidth = max(kindWidth, tw.width(Safe(entryKind(e))))
 	}
 	numWidth := len(strconv.Itoa(len(path)))
-	day := ""
-	records := s.Records()
-	for i, e := range path {
-		r, err := records.Read(e)
-		if err != nil {
-			return err
-		}
-		d := describe(r, textLimit(opt))
-		date, clock := splitTime(e.Timestamp)
-		if date != day && date != "" {
-			tw.line(cell{text: strings.Repeat(" ", numWidth+2) + "── " + date + " ──", paint: st.Dim})
-			day = date
-		}
-		cells := []cell{
-			{text: fmt.Sprintf("%*d  ", numWidth, i+1), paint: st.Dim},
-			{text: shortID(e.ID), paint: st.Accent}, {text: "  "},
-			{text: clock + strings.Repeat(" ", max(0, 8-tw.width(clock))), paint: st.Dim}, {text: "  "},
-			{text: Safe(d.kind) + strings.Repeat(" ", kindWidth-tw.width(Safe(d.kind))), paint: d.paint(st)}, {text: "  "},
-			{text: Safe(joinDetail(d.detail, d.text)), flex: true},
-		}
-		if l, ok := s.Label(e.ID); ok && e.ID != "" {
-			cells = append(cells, labelCell(l, st))
-		}
-		if k := children[e.Index]; k > 1 {
-			cells = append(cells, cell{text: fmt.Sprintf("  %s %d branches", branchMark, k), paint: st.Bold})
-		}
-		if i == len(path)-1 {
-			cells = append(cells, cell{text: "  " + leafMark, paint: st.Accent})
-		}
-		tw.line(cells...)
+	if err := tw.flush(); err != nil {
+		return err
 	}
-	return tw.flush()
+	return inChunks(w, len(path), func(w io.Writer, from, to int) error {
+		tw := newTextWriter(w, opt)
+		records := s.Records()
+		day := ""
+		for j := from - 1; j >= 0 && day == ""; j-- {
+			day, _ = splitTime(path[j].Timestamp) // the rule the lines before this chunk drew last
+		}
+		for i := from; i < to; i++ {
+			e := path[i]
+			r, err := records.Read(e)
+			if err != nil {
+				return err
+			}
+			d := describe(r, textLimit(opt))
+			date, clock := splitTime(e.Timestamp)
+			if date != day && date != "" {
+				tw.line(cell{text: strings.Repeat(" ", numWidth+2) + "── " + date + " ──", paint: st.Dim})
+				day = date
+			}
+			cells := []cell{
+				{text: fmt.Sprintf("%*d  ", numWidth, i+1), paint: st.Dim},
+				{text: shortID(e.ID), paint: st.Accent}, {text: "  "},
+				{text: clock + strings.Repeat(" ", max(0, 8-tw.width(clock))), paint: st.Dim}, {text: "  "},
+				{text: Safe(d.kind) + strings.Repeat(" ", kindWidth-tw.width(Safe(d.kind))), paint: d.paint(st)}, {text: "  "},
+				{text: Safe(joinDetail(d.detail, d.text)), flex: true},
+			}
+			if l, ok := s.Label(e.ID); ok && e.ID != "" {
+				cells = append(cells, labelCell(l, st))
+			}
+			if k := children[e.Index]; k > 1 {
+				cells = append(cells, cell{text: fmt.Sprintf("  %s %d branches", branchMark, k), paint: st.Bold})
+			}
+			if i == len(path)-1 {
+				cells = append(cells, cell{text: "  " + leafMark, paint: st.Accent})
+			}
+			tw.line(cells...)
+		}
+		return tw.flush()
+	})
 }
 
 // splitTime splits an ISO timestamp into its UTC date and time of day.
