@@ -25,12 +25,20 @@ type Tree struct {
 func (s *Session) Tree() *Tree {
 	nodes := make([]Node, len(s.Entries))
 	t := &Tree{}
+	// The children of all nodes share one array, each node a slice of it
+	// (capacity capped, so an append never spills into the next node's).
+	counts := s.ChildCounts()
+	all := make([]*Node, len(s.Entries))
+	next := 0
+	for i := range nodes {
+		nodes[i].Children = all[next : next : next+counts[i]]
+		next += counts[i]
+	}
 	for i, e := range s.Entries {
 		n := &nodes[i]
 		n.Entry = e
-		n.Label, n.HasLabel = s.labels[e.ID]
-		if e.ID == "" {
-			n.Label, n.HasLabel = "", false
+		if e.ID != "" {
+			n.Label, n.HasLabel = s.labels[e.ID]
 		}
 		if p := int(e.parent); p < 0 || p == i {
 			t.Roots = append(t.Roots, n)

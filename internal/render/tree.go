@@ -186,7 +186,7 @@ type treeFrame struct {
 // below the frame's entry (below).
 type treeItem struct {
 	frame treeFrame
-	fold  int
+	fold  int32
 	below bool
 }
 
@@ -201,7 +201,7 @@ func (tr *treeRun) lines(t *project.Tree) error {
 		for _, it := range items[from:to] {
 			switch {
 			case it.fold > 0:
-				c.foldLine(it.frame, it.fold)
+				c.foldLine(it.frame, int(it.fold))
 			case it.below:
 				c.belowLine(it.frame.n, it.frame.lvl)
 			default:
@@ -224,7 +224,7 @@ func (tr *treeRun) layout(t *project.Tree) []treeItem {
 		stack = stack[:len(stack)-1]
 		if tr.tw.opt.Compact && f.conn == "" && !tr.keep(f.n) {
 			if next, count := tr.run(f.n); count >= 2 {
-				items = append(items, treeItem{frame: f, fold: count})
+				items = append(items, treeItem{frame: f, fold: int32(count)})
 				stack = append(stack, treeFrame{n: next, lvl: f.lvl})
 				continue
 			}
