@@ -1,0 +1,72 @@
+package session
+
+import (
+	"math"
+
+	"github.com/pisess/pisess/internal/parse"
+)
+
+// CurrentVersion is the session format version pi writes today.
+const CurrentVersion = 3
+
+// Header is the typed view of a file's first record. Its strings share the
+// Tape's input: clone what outlives it.
+type Header struct {
+	Type    string // "session" for a version 1-3 header
+	Kind    string // pi's newer format has {"kind":"header"} and no type
+	HasKind bool   // the record has a "kind" member, whatever its value
+	ID      string
+	// Version is the header's version: 1 when it is absent or null, as pi
+	// reads `version ?? 1`; else the number, when it is a whole number
+	// (0 for anything else). VersionOK says it is one pisess reads.
+	Version   int
+	VersionOK bool
+	// VersionText is the version as written ("" when absent), for messages.
+	VersionText string
+
+	ParentSession string // the session this one was forked from
+	BranchedFrom  string // the older name of ParentSession
+	Cwd           string
+	Timestamp     string
+	Provider      string // version 1: the model the session started with
+	ModelID       string
+}
+
+// ReadHeader reads the header on tape t (node 0). It is the one reader of
+// a header's version: validate, project and migrate all take it from here.
+func ReadHeader(t *parse.Tape) Header {
+	h := Header{
+		Type:          t.StrOf(0, "type"),
+		ID:            t.StrOf(0, "id"),
+		ParentSession: t.StrOf(0, "parentSession"),
+		BranchedFrom:  t.StrOf(0, "branchedFrom"),
+		Cwd:           t.StrOf(0, "cwd"),
+		Timestamp:     t.StrOf(0, "timestamp"),
+		Provider:      t.StrOf(0, "provider"),
+		ModelID:       t.StrOf(0, "modelId"),
+	}
+	kind := t.Get(0, "kind")
+	h.Kind, _ = t.Str(kind)
+	h.HasKind = kind >= 0
+	h.Version, h.VersionOK, h.VersionText = version(t, t.Get(0, "version"))
+	return h
+}
+
+// version reads a header's version at node n: absent or null is 1; a
+// number is read as JSON.parse reads it (3.0 is 3); 1, 2 and 3 are the
+// versions pisess reads.
+func version(t *parse.Tape, n int) (v int, ok bool, text string) {
+	switch t.Kind(n) {
+	case parse.KindNone:
+		return 1, true, ""
+	case parse.KindNull:
+		return 1, true, "null"
+	}
+	text = string(t.Raw(n))
+	f, isNum := t.Float(n)
+	if !isNum || f != math.Trunc(f) || math.Abs(f) > 1<<31 {
+		return 0, false, text
+	}
+	v = int(f)
+	return v, v >= 1 && v <= CurrentVersion, text
+}
