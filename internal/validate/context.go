@@ -6,14 +6,14 @@ import (
 	"strings"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // Rule 6 (session-format.md section 5): in the projected context of the
 // default leaf every tool call is answered before the next message. The
 // projection needs only a little of each entry, so validate keeps that
 // little in its compact index, rebuilds the context's turns at the end, and
-// lets project.PairTools judge them: the same verdicts as the projection of
+// lets session.PairTools judge them: the same verdicts as the projection of
 // the full file (a test holds the two to each other on every corpus file),
 // in memory that grows with the number of entries, not their size.
 
@@ -22,11 +22,11 @@ type special struct {
 	// compaction
 	firstKept int32              // ordinal of the first kept entry, -1 for none
 	hasTail   bool               // retainedTail is an array: nothing before is kept
-	tail      []project.ToolTurn // the retainedTail messages
+	tail      []session.ToolTurn // the retainedTail messages
 	// context_edit (well-formed only)
 	target int32              // ordinal of the edited entry, -1 for none
 	omit   bool               // replacement null
-	calls  []project.ToolCall // tool calls of a replacement content
+	calls  []session.ToolCall // tool calls of a replacement content
 }
 
 // projectsMessage reports whether an entry puts a message into the context
@@ -107,24 +107,24 @@ func (k *linker) contextEdit(e entry) (*special, bool) {
 	}
 	sp := &special{firstKept: -1, target: target}
 	for _, c := range e.repl.calls {
-		sp.calls = append(sp.calls, project.ToolCall{ID: strings.Clone(c.id), Name: k.internString(c.name)})
+		sp.calls = append(sp.calls, session.ToolCall{ID: strings.Clone(c.id), Name: k.internString(c.name)})
 	}
 	return sp, true
 }
 
 // turnOfMessage is the turn of a message (a retainedTail element).
-func (k *linker) turnOfMessage(msg message, entryID string, line int) project.ToolTurn {
+func (k *linker) turnOfMessage(msg message, entryID string, line int) session.ToolTurn {
 	if !msg.present {
-		return project.ToolTurn{}
+		return session.ToolTurn{}
 	}
 	role := msg.role
-	t := project.ToolTurn{Role: strings.Clone(role), EntryID: strings.Clone(entryID), Line: line}
+	t := session.ToolTurn{Role: strings.Clone(role), EntryID: strings.Clone(entryID), Line: line}
 	t.StopReason = strings.Clone(msg.stopReason)
 	t.ToolCallID = strings.Clone(msg.toolCallID)
 	t.ToolName = k.internString(msg.toolName)
 	if role == "assistant" {
 		for _, c := range msg.calls {
-			t.Calls = append(t.Calls, project.ToolCall{ID: strings.Clone(c.id), Name: k.internString(c.name)})
+			t.Calls = append(t.Calls, session.ToolCall{ID: strings.Clone(c.id), Name: k.internString(c.name)})
 		}
 	}
 	return t
@@ -134,17 +134,17 @@ func (k *linker) turnOfMessage(msg message, entryID string, line int) project.To
 // the tool calls the context ends waiting for (unanswered_tool_call).
 func (k *linker) checkContext() {
 	turns := k.contextTurns()
-	for _, u := range project.PairTools(turns) {
+	for _, u := range session.PairTools(turns) {
 		k.add(finding.Warnf(finding.UnpairedToolInContext, u.Line, "%s", u.Describe()).WithEntry(u.EntryID))
 	}
-	for _, u := range project.Unanswered(turns) {
-		k.add(finding.Warnf(finding.UnansweredToolCall, u.Line, "%s", project.DescribeUnanswered(u)).WithEntry(u.EntryID))
+	for _, u := range session.Unanswered(turns) {
+		k.add(finding.Warnf(finding.UnansweredToolCall, u.Line, "%s", session.DescribeUnanswered(u)).WithEntry(u.EntryID))
 	}
 }
 
 // contextTurns projects the default leaf (the last entry) as pi does
 // (session-format.md section 7) and returns one turn per message.
-func (k *linker) contextTurns() []project.ToolTurn {
+func (k *linker) contextTurns() []session.ToolTurn {
 	entries := k.contextEntries(k.defaultPath())
 	edits := map[int32]*special{}
 	for _, ord := range entries {
@@ -152,11 +152,11 @@ func (k *linker) contextTurns() []project.ToolTurn {
 			edits[sp.target] = sp
 		}
 	}
-	var turns []project.ToolTurn
+	var turns []session.ToolTurn
 	for i, ord := range entries {
 		n := *k.node(ord)
 		if i == 0 && k.name(n.typ) == "compaction" {
-			turns = append(turns, project.ToolTurn{Role: "compactionSummary", EntryID: k.entryID(n), Line: int(n.line)})
+			turns = append(turns, session.ToolTurn{Role: "compactionSummary", EntryID: k.entryID(n), Line: int(n.line)})
 			turns = append(turns, k.specials[ord].tail...)
 			continue
 		}
@@ -214,9 +214,9 @@ func (k *linker) contextEntries(path []int32) []int32 {
 }
 
 // turnOf is the turn of an entry that projects a message.
-func (k *linker) turnOf(ord int32) project.ToolTurn {
+func (k *linker) turnOf(ord int32) session.ToolTurn {
 	n := *k.node(ord)
-	t := project.ToolTurn{EntryID: k.entryID(n), Line: int(n.line)}
+	t := session.ToolTurn{EntryID: k.entryID(n), Line: int(n.line)}
 	switch k.name(n.typ) {
 	case "custom_message":
 		t.Role = "custom"
@@ -232,7 +232,7 @@ func (k *linker) turnOf(ord int32) project.ToolTurn {
 		}
 		for s := n.aux; s >= 0 && s < k.sites.len() && k.sites.at(s).node == ord; s++ {
 			site := k.sites.at(s)
-			t.Calls = append(t.Calls, project.ToolCall{ID: k.texts.get(site.id), Name: k.texts.get(site.name)})
+			t.Calls = append(t.Calls, session.ToolCall{ID: k.texts.get(site.id), Name: k.texts.get(site.name)})
 		}
 	case "toolResult":
 		if n.aux >= 0 {

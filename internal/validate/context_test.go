@@ -10,6 +10,7 @@ import (
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // TestUnpairedMatchesProjection holds validate's compact rule-6 check to the
@@ -46,7 +47,7 @@ func TestUnpairedMatchesProjection(t *testing.T) {
 			want = append(want, itoa(u.Line)+" "+u.Describe())
 		}
 		for _, u := range ctx.Unanswered() {
-			want = append(want, itoa(u.Line)+" "+project.DescribeUnanswered(u))
+			want = append(want, itoa(u.Line)+" "+session.DescribeUnanswered(u))
 		}
 		for _, f := range rep.Findings {
 			if f.Code == finding.UnpairedToolInContext || f.Code == finding.UnansweredToolCall {
