@@ -7,8 +7,8 @@ import (
 	"io"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // CurrentVersion is the session format version pi writes.
@@ -142,7 +142,7 @@ type indexer struct {
 	// records maps a v1 record index (header = 0, every parsed object
 	// counts) to its entry, -1 for session records; version 1 only.
 	records []int
-	ids     *migrate.IDs
+	ids     *session.IDs
 }
 
 // settle takes the facts of the next object (or skipped line) in file
@@ -235,7 +235,7 @@ func (ix *indexer) header(f *facts) error {
 	ix.s.Header = h
 	if version == 1 {
 		ix.records = []int{-1}
-		ix.ids = migrate.NewIDs(h.ID)
+		ix.ids = session.NewIDs(h.ID)
 	}
 	return nil
 }

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 func ids(entries []*Entry) []string {
@@ -343,7 +343,7 @@ func TestV1Migration(t *testing.T) {
 	if s.Header.Version != 1 {
 		t.Fatalf("version %d", s.Header.Version)
 	}
-	gen := migrate.NewIDs(sessionID)
+	gen := session.NewIDs(sessionID)
 	lines := []int{2, 4, 5, 7, 8, 9, 10} // blank lines 3 and 6 hold no entry
 	prev := ""
 	for i, e := range s.Entries {

@@ -1,4 +1,4 @@
-package project
+package session
 
 import (
 	"strings"
