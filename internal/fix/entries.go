@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // builder makes the entries a repair appends: pi-shaped ids (8 hex
@@ -15,7 +15,7 @@ import (
 // each entry lands on, so the same file gives the same ids), ISO
 // timestamps, each entry the child of the previous one.
 type builder struct {
-	ids    *migrate.IDs
+	ids    *session.IDs
 	line   int       // physical line of the next entry
 	parent string    // the entry the next one hangs from
 	now    time.Time // the time written into the entries
@@ -47,7 +47,7 @@ func newBuilder(s *project.Session, leaf *project.Entry, now time.Time) *builder
 	for _, n := range s.Skipped {
 		last = max(last, n)
 	}
-	b := &builder{ids: migrate.NewIDs(s.Header.ID+"\x00pisess-fix", taken...), line: last + 1, now: now.UTC()}
+	b := &builder{ids: session.NewIDs(s.Header.ID+"\x00pisess-fix", taken...), line: last + 1, now: now.UTC()}
 	if leaf != nil {
 		b.parent = leaf.ID
 	}

@@ -1,6 +1,10 @@
 package migrate
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/pisess/pisess/internal/parse"
+)
 
 func TestEditorRemoveAndAppend(t *testing.T) {
 	tests := []struct {
@@ -21,7 +25,8 @@ func TestEditorRemoveAndAppend(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := []byte(tt.in)
-			obj, err := locate(b, 0, nil)
+			var tape parse.Tape
+			obj, err := locate(&tape, b, [2]int{0, len(b)}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

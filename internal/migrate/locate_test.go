@@ -1,31 +1,35 @@
 package migrate
 
 import (
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/pisess/pisess/internal/parse"
 )
 
 func TestLocateMembers(t *testing.T) {
 	tests := []struct {
-		name  string
-		in    string
-		start int
-		want  []string // key=value, raw bytes
+		name string
+		in   string
+		span [2]int
+		want []string // key=value, raw bytes
 	}{
-		{"empty", `{}`, 0, nil},
-		{"empty with space", `{ }`, 0, nil},
-		{"flat", `{"a":1,"b":"x"}`, 0, []string{`"a"=1`, `"b"="x"`}},
-		{"spaces everywhere", ` { "a" : 1 , "b" : [ 1 , 2 ] } `, 1, []string{`"a"=1`, `"b"=[ 1 , 2 ]`}},
-		{"nested and strings with braces", `{"m":{"x":"}{","y":[{"z":"]"}]},"n":null}`, 0,
+		{"empty", `{}`, [2]int{0, 2}, nil},
+		{"empty with space", `{ }`, [2]int{0, 3}, nil},
+		{"flat", `{"a":1,"b":"x"}`, [2]int{0, 15}, []string{`"a"=1`, `"b"="x"`}},
+		{"spaces everywhere", ` { "a" : 1 , "b" : [ 1 , 2 ] } `, [2]int{1, 30}, []string{`"a"=1`, `"b"=[ 1 , 2 ]`}},
+		{"nested and strings with braces", `{"m":{"x":"}{","y":[{"z":"]"}]},"n":null}`, [2]int{0, 41},
 			[]string{`"m"={"x":"}{","y":[{"z":"]"}]}`, `"n"=null`}},
-		{"escaped quotes", `{"a\"b":"c\"}","d":true}`, 0, []string{`"a\"b"="c\"}"`, `"d"=true`}},
-		{"escaped backslash before quote", `{"a":"x\\","b":-1.5e+3}`, 0, []string{`"a"="x\\"`, `"b"=-1.5e+3`}},
-		{"second object on a line", `{"a":1}{"b":2}`, 7, []string{`"b"=2`}},
+		{"escaped quotes", `{"a\"b":"c\"}","d":true}`, [2]int{0, 24}, []string{`"a\"b"="c\"}"`, `"d"=true`}},
+		{"escaped backslash before quote", `{"a":"x\\","b":-1.5e+3}`, [2]int{0, 23}, []string{`"a"="x\\"`, `"b"=-1.5e+3`}},
+		{"second object on a line", `{"a":1}{"b":2}`, [2]int{7, 14}, []string{`"b"=2`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := []byte(tt.in)
-			obj, err := locate(b, tt.start, nil)
+			var tape parse.Tape
+			obj, err := locate(&tape, b, tt.span, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -36,8 +40,8 @@ func TestLocateMembers(t *testing.T) {
 			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
-			if b[obj.close] != '}' {
-				t.Errorf("close at %d is %q", obj.close, b[obj.close])
+			if b[obj.open] != '{' || b[obj.close] != '}' || obj.open != tt.span[0] || obj.close != tt.span[1]-1 {
+				t.Errorf("braces at %d and %d, want %d and %d", obj.open, obj.close, tt.span[0], tt.span[1]-1)
 			}
 		})
 	}
@@ -45,34 +49,62 @@ func TestLocateMembers(t *testing.T) {
 
 func TestLocateMalformedIsAnErrorNotAPanic(t *testing.T) {
 	for _, in := range []string{``, `[]`, `{`, `{"a"`, `{"a":`, `{"a":1`, `{"a":1,}`, `{a:1}`, `{"a" 1}`, `{"a":"x}`, `{"a":{"b":1}`, `{"a":1 "b":2}`} {
-		if _, err := locate([]byte(in), 0, nil); err == nil {
+		var tape parse.Tape
+		if _, err := locate(&tape, []byte(in), [2]int{0, len(in)}, nil); err == nil {
 			t.Errorf("%q: no error", in)
 		}
 	}
 }
 
-func TestLocateDeepNestingUsesNoStack(t *testing.T) {
-	const depth = 1 << 20
+func TestLocateTooDeepIsAnError(t *testing.T) {
+	const depth = parse.MaxDepth + 1
 	in := `{"a":` + strings.Repeat("[", depth) + strings.Repeat("]", depth) + `,"b":1}`
-	obj, err := locate([]byte(in), 0, nil)
-	if err != nil || len(obj.members) != 2 {
-		t.Fatalf("got %d members, err %v", len(obj.members), err)
+	var tape parse.Tape
+	_, err := locate(&tape, []byte(in), [2]int{0, len(in)}, nil)
+	if !errors.Is(err, parse.ErrTooDeep) {
+		t.Fatalf("err %v, want parse.ErrTooDeep", err)
+	}
+	var e *Error
+	if !errors.As(unreadable(1, err), &e) || e.Finding == nil || e.Finding.Code != "too_deep" {
+		t.Errorf("unreadable: %v, want a too_deep refusal", unreadable(1, err))
 	}
 }
 
 func TestIndexDecodesEscapedKeysAndRefusesDuplicates(t *testing.T) {
 	b := []byte(`{"\u0069d":"x","type":"a","type":"b"}`)
-	obj, err := locate(b, 0, nil)
+	var tape parse.Tape
+	obj, err := locate(&tape, b, [2]int{0, len(b)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k, err := obj.index(b, "id"); k != 0 || err != nil {
+	if k, err := obj.index(&tape, "id"); k != 0 || err != nil {
 		t.Errorf(`escaped "id": k=%d err=%v`, k, err)
 	}
-	if _, err := obj.index(b, "type"); err == nil {
+	if _, err := obj.index(&tape, "type"); err == nil {
 		t.Error("duplicate key: no error")
 	}
-	if k, err := obj.index(b, "missing"); k != -1 || err != nil {
+	if k, err := obj.index(&tape, "missing"); k != -1 || err != nil {
 		t.Errorf("missing: k=%d err=%v", k, err)
+	}
+}
+
+func TestValuesReadAsJSONParseReadsThem(t *testing.T) {
+	b := []byte(`{"s":"a\"b","n":1e400,"f":-2.5,"z":null,"o":{}}`)
+	var tape parse.Tape
+	obj, err := locate(&tape, b, [2]int{0, len(b)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := stringValue(&tape, obj.members[0]); !ok || s != `a"b` {
+		t.Errorf("string: %q %v", s, ok)
+	}
+	if _, ok := numberValue(&tape, obj.members[1]); ok {
+		t.Error("1e400 is a finite number")
+	}
+	if f, ok := numberValue(&tape, obj.members[2]); !ok || f != -2.5 {
+		t.Errorf("number: %v %v", f, ok)
+	}
+	if !isNull(&tape, obj.members[3]) || isNull(&tape, obj.members[4]) {
+		t.Error("null")
 	}
 }

@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // CurrentVersion is the session format version Migrate produces.
-const CurrentVersion = 3
+const CurrentVersion = session.CurrentVersion
 
 // Result describes one migration.
 type Result struct {
@@ -31,8 +33,8 @@ type Result struct {
 // every other byte (key order, number formatting, escapes, whitespace, line
 // terminators, blank lines, a torn last line, a torn line mid-file) is
 // copied unchanged. Ids for
-// version-1 entries come from NewIDs, so the same input gives the same
-// output. A version-3 file is copied byte for byte with Changed false.
+// version-1 entries come from session.NewIDs, so the same input gives the
+// same output. A version-3 file is copied byte for byte with Changed false.
 //
 // Migrate reads in twice: a first pass checks the file and maps record
 // indexes to lines (a v1 firstKeptEntryIndex may name a later record), the
@@ -60,7 +62,7 @@ func Migrate(in io.ReadSeeker, out io.Writer, limits parse.Limits) (Result, erro
 		}
 		return res, nil
 	}
-	w := &rewriter{session: s, ids: s.assignIDs(), limits: limits}
+	w := &rewriter{scanned: s, ids: s.assignIDs(), limits: limits}
 	if err := w.run(in, out); err != nil {
 		return Result{}, err
 	}
@@ -72,7 +74,7 @@ func Migrate(in io.ReadSeeker, out io.Writer, limits parse.Limits) (Result, erro
 // (1, 2 or 3). It refuses what Migrate would refuse about the header.
 func PeekVersion(r io.Reader, limits parse.Limits) (int, error) {
 	rd := parse.NewReader(r, limits)
-	var members []member
+	var t parse.Tape
 	for rd.Next() {
 		l := rd.Line()
 		if f, ok := l.BOMFinding(); ok {
@@ -84,7 +86,7 @@ func PeekVersion(r io.Reader, limits parse.Limits) (int, error) {
 		if l.Class != parse.Object {
 			return 0, lineRefusal(l)
 		}
-		h, err := readHeader(l, members)
+		h, err := readHeader(&t, l, nil)
 		return h.version, err
 	}
 	if err := readError(rd.Err(), 1); err != nil {
@@ -93,8 +95,8 @@ func PeekVersion(r io.Reader, limits parse.Limits) (int, error) {
 	return 0, refuse(RefusedCorrupt, finding.Errorf(finding.MissingHeader, 1, "the file is empty"))
 }
 
-// session is what the first pass learns about a file.
-type session struct {
+// scanned is what the first pass learns about a file.
+type scanned struct {
 	version   int
 	sessionID string
 	recLine   []int // record index → physical line (index 0 is the header)
@@ -109,9 +111,10 @@ type header struct {
 
 // scanSession is the first pass: it refuses corruption and anything that is
 // not a migratable session, and records where each record is.
-func scanSession(in io.Reader, limits parse.Limits) (*session, error) {
-	s := &session{}
+func scanSession(in io.Reader, limits parse.Limits) (*scanned, error) {
+	s := &scanned{}
 	rd := parse.NewReader(in, limits)
+	var t parse.Tape
 	var members []member
 	for rd.Next() {
 		l := rd.Line()
@@ -132,12 +135,12 @@ func scanSession(in io.Reader, limits parse.Limits) (*session, error) {
 			return nil, lineRefusal(l)
 		}
 		if len(s.recLine) == 0 {
-			h, err := readHeader(l, members)
+			h, err := readHeader(&t, l, members)
 			if err != nil {
 				return nil, err
 			}
-			s.version, s.sessionID = h.version, h.sessionID
-		} else if err := s.readEntry(l, members); err != nil {
+			s.version, s.sessionID = h.version, strings.Clone(h.sessionID)
+		} else if err := s.readEntry(&t, l, members); err != nil {
 			return nil, err
 		}
 		s.recLine = append(s.recLine, l.Num)
@@ -152,55 +155,49 @@ func scanSession(in io.Reader, limits parse.Limits) (*session, error) {
 }
 
 // readEntry checks one entry record in the first pass.
-func (s *session) readEntry(l *parse.Line, members []member) error {
-	obj, err := locate(l.Raw, l.Objects[0][0], members)
+func (s *scanned) readEntry(t *parse.Tape, l *parse.Line, members []member) error {
+	obj, err := locate(t, l.Raw, l.Objects[0], members)
 	if err != nil {
-		return malformed(l.Num, "", err)
+		return unreadable(l.Num, err)
 	}
-	if k, err := obj.index(l.Raw, "type"); err != nil {
+	if k, err := obj.index(t, "type"); err != nil {
 		return malformed(l.Num, "/type", err)
 	} else if k >= 0 {
-		if t, _ := stringValue(l.Raw, obj.members[k]); t == "session" {
+		if typ, _ := stringValue(t, obj.members[k]); typ == "session" {
 			return refuse(RefusedCorrupt, finding.Errorf(finding.MisplacedHeader, l.Num, "a session header after line 1"))
 		}
 	}
 	return nil
 }
 
-// readHeader decodes what migration needs from the header line.
-func readHeader(l *parse.Line, members []member) (header, error) {
-	obj, err := locate(l.Raw, l.Objects[0][0], members)
+// readHeader decodes what migration needs from the header line, on tape
+// t: the version as session.ReadHeader reads it (absent or null is 1), the
+// session id (it shares the line). A duplicated type, version or id is
+// refused: an edit could not be made safely.
+func readHeader(t *parse.Tape, l *parse.Line, members []member) (header, error) {
+	obj, err := locate(t, l.Raw, l.Objects[0], members)
 	if err != nil {
-		return header{}, malformed(l.Num, "", err)
+		return header{}, unreadable(l.Num, err)
 	}
-	t, err := stringMember(l, &obj, "type")
-	if err != nil {
-		return header{}, err
+	for _, key := range []string{"type", "version", "id"} {
+		if _, err := obj.index(t, key); err != nil {
+			return header{}, malformed(l.Num, "/"+key, err)
+		}
 	}
-	if t != "session" {
-		if k, _ := obj.index(l.Raw, "kind"); k >= 0 {
+	hd := session.ReadHeader(t)
+	if hd.Type != "session" {
+		if hd.HasKind {
 			return header{}, refuse(Unsupported, finding.Errorf(finding.UnsupportedVersion, l.Num,
 				"the first record is not a version 1-3 session header (a newer pi format?): pisess does not migrate it"))
 		}
 		return header{}, refuse(Unsupported, finding.Errorf(finding.NotASession, l.Num,
-			"the first record is not a session header (type %q): not a pi session", t))
+			"the first record is not a session header (type %q): not a pi session", hd.Type))
 	}
-	h := header{version: 1}
-	k, err := obj.index(l.Raw, "version")
-	if err != nil {
-		return header{}, malformed(l.Num, "/version", err)
+	if !hd.VersionOK {
+		return header{}, refuse(Unsupported, finding.Errorf(finding.UnsupportedVersion, l.Num,
+			"header version %s is not 1, 2 or 3", hd.VersionText).WithPointer("/version"))
 	}
-	if k >= 0 && !isNull(l.Raw, obj.members[k]) { // null is absent, as for pi's `version ?? 1`
-		v, ok := numberValue(l.Raw, obj.members[k])
-		if !ok || v != math.Trunc(v) || v < 1 || v > CurrentVersion {
-			return header{}, refuse(Unsupported, finding.Errorf(finding.UnsupportedVersion, l.Num,
-				"header version %s is not 1, 2 or 3", l.Raw[obj.members[k].valStart:obj.members[k].valEnd]).WithPointer("/version"))
-		}
-		h.version = int(v)
-	}
-	if h.sessionID, err = stringMember(l, &obj, "id"); err != nil {
-		return header{}, err
-	}
+	h := header{version: hd.Version, sessionID: hd.ID}
 	if h.sessionID == "" {
 		return header{}, refuse(RefusedCorrupt, finding.Errorf(finding.Schema, l.Num,
 			"the session header has no id").WithPointer("/id"))
@@ -210,28 +207,28 @@ func readHeader(l *parse.Line, members []member) (header, error) {
 
 // stringMember returns the string value of key name ("" when absent or not
 // a string), refusing a duplicated key.
-func stringMember(l *parse.Line, obj *object, name string) (string, error) {
-	k, err := obj.index(l.Raw, name)
+func stringMember(t *parse.Tape, l *parse.Line, obj *object, name string) (string, error) {
+	k, err := obj.index(t, name)
 	if err != nil {
 		return "", malformed(l.Num, "/"+name, err)
 	}
 	if k < 0 {
 		return "", nil
 	}
-	s, _ := stringValue(l.Raw, obj.members[k])
+	s, _ := stringValue(t, obj.members[k])
 	return s, nil
 }
 
 // assignIDs gives every record of a version-1 file its id, in file order:
 // ids[i] is the id of record i (ids[0], the header, stays empty). Like pi,
 // migration overwrites any id a v1 entry already has, so no existing id
-// survives to collide with; NewIDs keeps the new ones unique, and the
-// project package derives the same ids for v1 files it reads.
-func (s *session) assignIDs() []string {
+// survives to collide with; session.NewIDs keeps the new ones unique, and
+// the project package derives the same ids for v1 files it reads.
+func (s *scanned) assignIDs() []string {
 	if s.version > 1 {
 		return nil
 	}
-	gen := NewIDs(s.sessionID)
+	gen := session.NewIDs(s.sessionID)
 	ids := make([]string, len(s.recLine))
 	for i := 1; i < len(ids); i++ {
 		ids[i] = gen.For(s.recLine[i])
@@ -241,10 +238,11 @@ func (s *session) assignIDs() []string {
 
 // rewriter is the second pass: it copies every line, editing records.
 type rewriter struct {
-	*session
+	*scanned
 	ids     []string
 	limits  parse.Limits
 	ed      editor
+	tape    parse.Tape
 	members []member
 	nested  []member
 	notes   []finding.Finding
@@ -291,13 +289,13 @@ func (w *rewriter) run(in io.Reader, out io.Writer) error {
 
 // edit queues the migration edits of record rec on line l.
 func (w *rewriter) edit(l *parse.Line, rec int) error {
-	obj, err := locate(l.Raw, l.Objects[0][0], w.members)
+	obj, err := locate(&w.tape, l.Raw, l.Objects[0], w.members)
 	if err != nil {
-		return malformed(l.Num, "", err)
+		return unreadable(l.Num, err)
 	}
 	w.members = obj.members
 	if rec == 0 {
-		w.editHeader(l.Raw, &obj)
+		w.editHeader(&obj)
 		return nil
 	}
 	return w.editEntry(l, &obj, rec)
@@ -315,8 +313,8 @@ func (w *rewriter) writeLine(bw *bufio.Writer, l *parse.Line) error {
 }
 
 // editHeader sets the header version to 3, in place or at the end.
-func (w *rewriter) editHeader(b []byte, obj *object) {
-	if k, _ := obj.index(b, "version"); k >= 0 {
+func (w *rewriter) editHeader(obj *object) {
+	if k, _ := obj.index(&w.tape, "version"); k >= 0 {
 		w.ed.replaceValue(obj.members[k], "3")
 		return
 	}
@@ -326,7 +324,7 @@ func (w *rewriter) editHeader(b []byte, obj *object) {
 // editEntry applies v1→v2 (ids, parentId, firstKeptEntryId) and v2→v3
 // (hookMessage → custom) to one entry.
 func (w *rewriter) editEntry(l *parse.Line, obj *object, rec int) error {
-	typ, err := stringMember(l, obj, "type")
+	typ, err := stringMember(&w.tape, l, obj, "type")
 	if err != nil {
 		return err
 	}
@@ -360,7 +358,7 @@ func (w *rewriter) addLinks(l *parse.Line, obj *object, rec int, typ string) err
 	}
 	removed := -1
 	if typ == "compaction" {
-		k, err := obj.index(l.Raw, "firstKeptEntryIndex")
+		k, err := obj.index(&w.tape, "firstKeptEntryIndex")
 		if err != nil {
 			return malformed(l.Num, "/firstKeptEntryIndex", err)
 		}
@@ -383,7 +381,7 @@ func (w *rewriter) addLinks(l *parse.Line, obj *object, rec int, typ string) err
 // set replaces the value of key name when the object has it, or queues the
 // pair for appending.
 func (w *rewriter) set(l *parse.Line, obj *object, name, value string, pairs *[]string) error {
-	k, err := obj.index(l.Raw, name)
+	k, err := obj.index(&w.tape, name)
 	switch {
 	case err != nil:
 		return malformed(l.Num, "/"+name, err)
@@ -401,7 +399,7 @@ func (w *rewriter) set(l *parse.Line, obj *object, name, value string, pairs *[]
 // own id, which keeps nothing before the compaction, as pi's projection
 // does for an id it cannot find; a note says so.
 func (w *rewriter) firstKept(l *parse.Line, m member, rec int) (string, error) {
-	n, ok := numberValue(l.Raw, m)
+	n, ok := numberValue(&w.tape, m)
 	if !ok {
 		return "", refuse(RefusedCorrupt, finding.Errorf(finding.Schema, l.Num,
 			"firstKeptEntryIndex is not a number").WithPointer("/firstKeptEntryIndex"))
@@ -418,24 +416,21 @@ func (w *rewriter) firstKept(l *parse.Line, m member, rec int) (string, error) {
 
 // renameHookMessage turns message.role "hookMessage" into "custom".
 func (w *rewriter) renameHookMessage(l *parse.Line, obj *object) error {
-	k, err := obj.index(l.Raw, "message")
+	k, err := obj.index(&w.tape, "message")
 	if err != nil {
 		return malformed(l.Num, "/message", err)
 	}
-	if k < 0 || l.Raw[obj.members[k].valStart] != '{' {
+	if k < 0 || w.tape.Kind(obj.members[k].value) != parse.KindObject {
 		return nil
 	}
-	msg, err := locate(l.Raw, obj.members[k].valStart, w.nested)
-	if err != nil {
-		return malformed(l.Num, "/message", err)
-	}
+	msg := layout(&w.tape, obj.members[k].value, l.Objects[0][0], w.nested)
 	w.nested = msg.members
-	r, err := msg.index(l.Raw, "role")
+	r, err := msg.index(&w.tape, "role")
 	if err != nil {
 		return malformed(l.Num, "/message/role", err)
 	}
 	if r >= 0 {
-		if role, _ := stringValue(l.Raw, msg.members[r]); role == "hookMessage" {
+		if role, _ := stringValue(&w.tape, msg.members[r]); role == "hookMessage" {
 			w.ed.replaceValue(msg.members[r], `"custom"`)
 		}
 	}
@@ -443,8 +438,6 @@ func (w *rewriter) renameHookMessage(l *parse.Line, obj *object) error {
 }
 
 func keepAll(int) bool { return false }
-
-func isNull(b []byte, m member) bool { return string(b[m.valStart:m.valEnd]) == "null" }
 
 // quote encodes s as a JSON string. Ids and key names here are plain
 // ASCII letters, digits and '-', which need no escaping.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 const sid = "s1"
@@ -17,7 +18,7 @@ const sid = "s1"
 // record on physical line n; ids are drawn in order of recordLines, as
 // Migrate does.
 func withIDs(want string, recordLines ...int) string {
-	gen := NewIDs(sid)
+	gen := session.NewIDs(sid)
 	for _, n := range recordLines {
 		want = strings.ReplaceAll(want, fmt.Sprintf("{L%d}", n), gen.For(n))
 	}

@@ -196,16 +196,17 @@ func (t tornEntries) check(l *parse.Line, records int) error {
 
 // checkObject refuses object k of line l when it names a torn entry.
 func (t tornEntries) checkObject(l *parse.Line, k int) error {
-	obj, err := locate(l.Raw, l.Objects[k][0], nil)
+	var tape parse.Tape // only after a torn line: rare
+	obj, err := locate(&tape, l.Raw, l.Objects[k], nil)
 	if err != nil {
 		return nil // not this check's business; validate reports it
 	}
 	for _, key := range referenceKeys {
-		i, err := obj.index(l.Raw, key)
+		i, err := obj.index(&tape, key)
 		if err != nil || i < 0 {
 			continue
 		}
-		id, ok := stringValue(l.Raw, obj.members[i])
+		id, ok := stringValue(&tape, obj.members[i])
 		line, torn := t[id]
 		if !ok || !torn {
 			continue
