@@ -10,6 +10,10 @@
 //	                      checks a version-2/3 entry, $defs/v1 a version-1 one
 //	role-<role>.json      one per AgentMessage role (user, assistant, ...)
 //	defs.json             content blocks, Usage and the AgentMessage dispatcher
+//	omp-*.json            the oh-my-pi dialect (docs/omp.md): omp-title (the
+//	                      256-byte title slot on line 1), omp-header, one
+//	                      omp-entry-<type> per omp entry type, omp-message
+//	                      (omp's roles and assistant blocks)
 //
 // Files refer to each other with relative references ("defs.json#/$defs/usage"),
 // so a copy of the folder works with any draft 2020-12 validator. Why each

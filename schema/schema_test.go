@@ -16,6 +16,12 @@ func TestSchemaNames(t *testing.T) {
 		"entry-custom_message", "entry-label", "entry-message", "entry-model_change",
 		"entry-session_info", "entry-thinking_level_change", "entry-usage",
 		"header",
+		"omp-entry-branch_summary", "omp-entry-compaction", "omp-entry-credential_pin",
+		"omp-entry-custom", "omp-entry-custom_message", "omp-entry-label", "omp-entry-message",
+		"omp-entry-mode_change", "omp-entry-model_change", "omp-entry-model_usage",
+		"omp-entry-reset_boundary", "omp-entry-service_tier_change", "omp-entry-session_init",
+		"omp-entry-thinking_level_change", "omp-entry-title_change", "omp-entry-ttsr_injection",
+		"omp-header", "omp-message", "omp-title",
 		"role-assistant", "role-bashExecution", "role-branchSummary", "role-compactionSummary",
 		"role-custom", "role-hookMessage", "role-system", "role-toolResult", "role-user",
 	}
