@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // pi-load.mjs: pi's own load path, timed for `make bench` (bench/run.sh).
 //
-// Usage: node pi-load.mjs FILE|DIR...
+// Usage: node pi-load.mjs [--pi 1.6.0] FILE|DIR...
+//
+// --pi 1.6.0 takes pi 1.6.0's session-manager.js from conformance/ (npm ci
+// there); the default is pi 0.73.1 from bench/node.
 //
 // For every session file it does what pi does when it opens a session
 // (SessionManager.setSessionFile in pi 0.73.1), using pi's own exported
@@ -16,12 +19,25 @@
 // time spent after the module import (so startup can be told apart).
 
 import { readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
-import {
-	buildSessionContext,
-	loadEntriesFromFile,
-	migrateSessionEntries,
-} from "./node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const modules = {
+	"0.73.1": join(here, "node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js"),
+	"1.6.0": join(here, "../../conformance/node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js"),
+};
+let args = process.argv.slice(2);
+let pi = "0.73.1";
+if (args[0] === "--pi") {
+	pi = args[1];
+	args = args.slice(2);
+}
+if (!modules[pi]) {
+	process.stderr.write(`pi-load: --pi must be one of ${Object.keys(modules).join(", ")}\n`);
+	process.exit(2);
+}
+const { buildSessionContext, loadEntriesFromFile, migrateSessionEntries } = await import(pathToFileURL(modules[pi]).href);
 
 // sessionFiles expands directories into their *.jsonl files, sorted.
 function sessionFiles(args) {
@@ -59,7 +75,7 @@ function load(file) {
 	return { entries: entries.length, messages: ctx.messages.length };
 }
 
-const files = sessionFiles(process.argv.slice(2));
+const files = sessionFiles(args);
 if (files.length === 0) {
 	process.stderr.write("usage: node pi-load.mjs FILE|DIR...\n");
 	process.exit(2);

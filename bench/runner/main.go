@@ -1,5 +1,7 @@
 // Command runner times pisess validate against pi's own load path, ajv
-// with pisess's schemas and jq on the same inputs, for `make bench`
+// with pisess's schemas and jq on the same inputs, and on a set of one
+// file the views (context, path, tree) beside validate and pi 1.6.0's own
+// load + buildSessionContext, for `make bench`
 // (bench/run.sh prepares the inputs and the tools; docs/performance.md
 // explains the method and keeps the results).
 //
@@ -53,9 +55,13 @@ type inputSet struct {
 	name  string
 	files []string
 	bytes int64
+	views bool // one file, also timed with the views (-views)
 }
 
-type setFlag struct{ sets *[]inputSet }
+type setFlag struct {
+	sets  *[]inputSet
+	views bool
+}
 
 func (f setFlag) String() string { return "" }
 
@@ -66,7 +72,7 @@ func (f setFlag) Set(v string) error {
 	if !ok {
 		return fmt.Errorf("want NAME=PATH[,PATH...], got %q", v)
 	}
-	s := inputSet{name: name}
+	s := inputSet{name: name, views: f.views}
 	for _, p := range strings.Split(paths, ",") {
 		files, err := expand(p)
 		if err != nil {
@@ -76,6 +82,9 @@ func (f setFlag) Set(v string) error {
 	}
 	if len(s.files) == 0 {
 		return fmt.Errorf("set %s: no *.jsonl files", name)
+	}
+	if s.views && len(s.files) != 1 {
+		return fmt.Errorf("views set %s: %d files, want one", name, len(s.files))
 	}
 	for _, file := range s.files {
 		info, err := os.Stat(file)
@@ -137,8 +146,9 @@ func parseFlags() (config, error) {
 	flag.IntVar(&c.rounds, "rounds", 5, "rounds per set")
 	flag.StringVar(&c.before, "before", "", "another pisess binary (say, the previous commit's) timed beside -pisess")
 	flag.StringVar(&c.only, "only", "", "time only the commands whose name starts with this (\"pisess\")")
-	flag.Var(setFlag{&c.sets}, "set", "NAME=PATH[,PATH...] (repeatable): an input set timed with every command")
-	flag.Var(setFlag{&c.rssOf}, "rss", "NAME=PATH: a set whose peak RSS pisess alone is measured (/usr/bin/time -v)")
+	flag.Var(setFlag{sets: &c.sets}, "set", "NAME=PATH[,PATH...] (repeatable): an input set timed with every command")
+	flag.Var(setFlag{sets: &c.sets, views: true}, "views", "NAME=FILE (repeatable): one session file timed with every command and the views (tree, path, context) and pi 1.6.0's own load")
+	flag.Var(setFlag{sets: &c.rssOf}, "rss", "NAME=PATH: a set whose peak RSS pisess alone is measured (/usr/bin/time -v)")
 	flag.Parse()
 	if len(c.sets) == 0 && len(c.rssOf) == 0 {
 		return c, errors.New("no -set")
@@ -152,6 +162,7 @@ type command struct {
 	argv  []string // the files are appended
 	okRC  []int    // exit codes that are not failures
 	inner bool     // prints "ms T": its own time after startup
+	one   bool     // takes one file: timed only on views sets
 }
 
 // commands are what every set is timed with. jobs is the CPU count.
@@ -168,6 +179,14 @@ func (c config) commands(jobs int) []command {
 		{name: "pi load (Node.js)", argv: node("pi-load.mjs"), okRC: []int{0}, inner: true},
 		{name: "ajv, our schemas (Node.js)", argv: node("ajv-validate.mjs"), okRC: []int{0}, inner: true},
 		{name: "jq -c . (parse floor)", argv: []string{"jq", "-c", "."}, okRC: []int{0, 2, 5}},
+		{name: "pisess context --format json", argv: []string{c.pisess, "context", "--format", "json"}, okRC: []int{0}, one: true},
+		{name: "pisess context", argv: []string{c.pisess, "context"}, okRC: []int{0}, one: true},
+		{name: "pisess path --format json", argv: []string{c.pisess, "path", "--format", "json"}, okRC: []int{0}, one: true},
+		{name: "pisess path", argv: []string{c.pisess, "path"}, okRC: []int{0}, one: true},
+		{name: "pisess tree --format json", argv: []string{c.pisess, "tree", "--format", "json"}, okRC: []int{0}, one: true},
+		{name: "pisess tree", argv: []string{c.pisess, "tree"}, okRC: []int{0}, one: true},
+		{name: "pisess tree --compact", argv: []string{c.pisess, "tree", "--compact"}, okRC: []int{0}, one: true},
+		{name: "pi 1.6.0 load + buildSessionContext (Node.js)", argv: append(node("pi-load.mjs"), "--pi", "1.6.0"), okRC: []int{0}, inner: true, one: true},
 	}
 	if c.before != "" {
 		cmds = append(cmds,
@@ -214,7 +233,7 @@ func run() error {
 		if err != nil {
 			return err
 		}
-		summarize(&report, s, c.commands(runtime.NumCPU()), samples, load)
+		summarize(&report, s, c.commandsFor(s), samples, load)
 	}
 	for _, s := range c.rssOf {
 		if err := c.rssSet(&report, s); err != nil {
@@ -232,9 +251,21 @@ func header(w *strings.Builder, c config) {
 		host, runtime.NumCPU(), cpuModel(), memTotal(), runtime.Version(), version(c.pisess, "--version"), version("node", "--version"), c.rounds)
 }
 
+// commandsFor are the commands timed on set s: those that take one file
+// only on a views set.
+func (c config) commandsFor(s inputSet) []command {
+	var out []command
+	for _, cmd := range c.commands(runtime.NumCPU()) {
+		if !cmd.one || s.views {
+			out = append(out, cmd)
+		}
+	}
+	return out
+}
+
 // timeSet runs the rounds of one set.
 func (c config) timeSet(s inputSet, tsv *os.File) ([]sample, [2]string, error) {
-	cmds := c.commands(runtime.NumCPU())
+	cmds := c.commandsFor(s)
 	before, err := fingerprint(s.files)
 	if err != nil {
 		return nil, [2]string{}, err
@@ -419,6 +450,10 @@ func summarize(w *strings.Builder, s inputSet, cmds []command, samples []sample,
 	add(fmt.Sprintf("`--jobs 1` ÷ `--jobs %d` = **%%.2f×** (full)", n), st["pisess validate --jobs 1"].wall, full)
 	add(fmt.Sprintf("`--jobs 1` ÷ `--jobs %d` = %%.2f× (`--no-schema`)", n), st["pisess validate --no-schema --jobs 1"].wall, noSchema)
 	add("pisess validate ÷ jq = %.2f", full, st["jq -c . (parse floor)"].wall)
+	for _, view := range []string{"pisess context --format json", "pisess path --format json", "pisess path", "pisess tree --format json", "pisess tree"} {
+		add("`"+strings.TrimPrefix(view, "pisess ")+"` ÷ validate = **%.2f**", st[view].wall, full)
+	}
+	add("`context --format json` ÷ pi 1.6.0 load + buildSessionContext = **%.2f**", st["pisess context --format json"].wall, st["pi 1.6.0 load + buildSessionContext (Node.js)"].wall)
 	add("before ÷ now = **%.2f×**", st["pisess validate (before)"].wall, full)
 	add("before ÷ now, `--jobs 1` = %.2f×", st["pisess validate --jobs 1 (before)"].wall, st["pisess validate --jobs 1"].wall)
 	fmt.Fprintf(w, "\nRatios of the medians: %s.\n", strings.Join(ratios, "; "))

@@ -192,7 +192,7 @@ func TreeJSON(w io.Writer, s *project.Session, leaf *project.Entry) error {
 	if err := j.w.Flush(); err != nil {
 		return err
 	}
-	items := treeItems(t)
+	items := treeItems(t, len(s.Entries))
 	err := inChunks(w, len(items), func(w io.Writer, from, to int) error {
 		j := newJSONWriter(w)
 		rd := s.Records()
@@ -239,12 +239,12 @@ type jsonNode struct {
 }
 
 // treeItems lays the tree document out depth first, without recursion.
-func treeItems(t *project.Tree) []jsonNode {
+func treeItems(t *project.Tree, entries int) []jsonNode {
 	type frame struct {
 		n    *project.Node
 		next int // next child to write
 	}
-	var items []jsonNode
+	items := make([]jsonNode, 0, entries)
 	for r, root := range t.Roots {
 		items = append(items, jsonNode{n: root, comma: r > 0})
 		stack := []frame{{root, 0}}

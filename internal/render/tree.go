@@ -216,7 +216,7 @@ func (tr *treeRun) lines(t *project.Tree) error {
 
 // layout lists the lines of the tree in order.
 func (tr *treeRun) layout(t *project.Tree) []treeItem {
-	var items []treeItem
+	items := make([]treeItem, 0, len(tr.s.Entries)) // at most one line an entry, and a few sums
 	var stack []treeFrame
 	stack = pushBranches(stack, t.Roots, nil)
 	for len(stack) > 0 {
