@@ -86,6 +86,9 @@ func PeekVersion(r io.Reader, limits parse.Limits) (int, error) {
 		if l.Class != parse.Object {
 			return 0, lineRefusal(l)
 		}
+		if isTitleSlot(l) {
+			continue // omp's title slot: the header follows
+		}
 		h, err := readHeader(&t, l, nil)
 		return h.version, err
 	}
@@ -133,6 +136,9 @@ func scanSession(in io.Reader, limits parse.Limits) (*scanned, error) {
 		case parse.Object:
 		default:
 			return nil, lineRefusal(l)
+		}
+		if len(s.recLine) == 0 && isTitleSlot(l) {
+			continue // omp's title slot: no record, copied as it is
 		}
 		if len(s.recLine) == 0 {
 			h, err := readHeader(&t, l, members)
@@ -261,6 +267,9 @@ func (w *rewriter) run(in io.Reader, out io.Writer) error {
 		switch l.Class {
 		case parse.Blank, parse.PartialTail, parse.TornLine:
 		case parse.Object:
+			if rec == 0 && isTitleSlot(l) {
+				break // omp's title slot: written back byte for byte
+			}
 			if rec >= len(w.recLine) || w.recLine[rec] != l.Num {
 				return changedBetweenPasses(l.Num)
 			}
