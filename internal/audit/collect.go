@@ -7,13 +7,15 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/pisess/pisess/internal/session"
 	"github.com/pisess/pisess/internal/validate"
 )
 
 // noTime marks a charge whose entry has no usable timestamp.
 const noTime = math.MinInt64
 
-// firstMessageRunes is how long the first user message may get.
+// firstMessageRunes is how long the first user message may get. oneLine
+// looks at 8 bytes a rune of it: within session.TextLimit.
 const firstMessageRunes = 72
 
 // collector is the validation Observer that gathers one file's figures.
@@ -22,7 +24,7 @@ type collector struct {
 	rec        *Record
 	version    int
 	observed   int             // entries seen
-	nodes      map[string]node // entry id → its place in the tree
+	nodes      map[uint64]node // entry key (keyOf its id) → its place in the tree
 	models     map[string]struct{}
 	modelIndex map[string]int32
 	current    string // the model in use at this point of the file
@@ -39,21 +41,19 @@ type node struct {
 func newCollector() *collector {
 	return &collector{
 		rec:        &Record{Messages: map[string]int{}},
-		nodes:      map[string]node{},
+		nodes:      map[uint64]node{},
 		models:     map[string]struct{}{},
 		modelIndex: map[string]int32{},
 	}
 }
 
 // Header implements validate.Observer.
-func (c *collector) Header(_ int, fields map[string]any) {
-	c.rec.CWD, _ = fields["cwd"].(string)
-	c.version = 1
-	if v, ok := integer(fields["version"]); ok {
-		c.version = int(v)
-	}
-	for _, key := range []string{"parentSession", "branchedFrom"} {
-		if p, _ := fields[key].(string); p != "" {
+func (c *collector) Header(_ int, h *session.Header) {
+	c.rec.CWD = strings.Clone(h.Cwd)
+	c.version = h.Version
+	for _, p := range []string{h.ParentSession, h.BranchedFrom} {
+		if p != "" {
+			p = strings.Clone(p)
 			c.rec.parents = append(c.rec.parents, p)
 			if c.rec.ParentSession == "" {
 				c.rec.ParentSession = p
@@ -61,92 +61,115 @@ func (c *collector) Header(_ int, fields map[string]any) {
 		}
 	}
 	// Version 1 headers name the model the session started with.
-	c.current = modelName(str(fields, "provider"), str(fields, "modelId"))
+	c.current = modelName(h.Provider, h.ModelID)
 }
 
 // Entry implements validate.Observer.
-func (c *collector) Entry(_ int, fields map[string]any) {
+func (c *collector) Entry(_ int, e *session.Entry) {
 	c.observed++
-	at := timestamp(fields["timestamp"])
+	at := timestamp(e.Timestamp)
 	if at.After(c.latest) {
 		c.latest = at
 	}
 	if !at.IsZero() && (c.earliest.IsZero() || at.Before(c.earliest)) {
 		c.earliest = at
 	}
-	key := c.tree(fields)
-	switch str(fields, "type") {
+	key := c.tree(e)
+	switch e.Type {
 	case "message":
-		msg, _ := fields["message"].(map[string]any)
-		c.message(msg, key, at)
+		c.message(&e.Message, key, at)
 	case "model_change":
-		c.current = modelName(str(fields, "provider"), str(fields, "modelId"))
+		c.current = modelName(e.Provider, e.Model)
 	case "usage":
-		model := modelName(str(fields, "provider"), str(fields, "model"))
+		model := modelName(e.Provider, e.Model)
 		c.use(model)
-		c.charge(fields["usage"], key, at, model)
+		c.charge(e.Usage, key, at, model)
 	case "compaction":
 		c.rec.Compactions++
-		c.charge(fields["usage"], key, at, c.current) // never its retainedTail
+		c.charge(e.Usage, key, at, c.current) // never its retainedTail
 	case "branch_summary":
-		c.charge(fields["usage"], key, at, c.current)
+		c.charge(e.Usage, key, at, c.current)
 	case "session_info":
-		c.rec.Name = str(fields, "name")
+		c.rec.Name = strings.Clone(e.Name)
 	}
 }
 
 // tree records the entry's place in the tree and returns its key index,
-// or -1 when it has no id (version 1).
-func (c *collector) tree(fields map[string]any) int32 {
-	id, _ := fields["id"].(string)
-	if c.version < 2 || id == "" {
+// or -1 when it has no id (version 1). Entries are known by the key of
+// their id, so the file's bytes are never kept.
+func (c *collector) tree(e *session.Entry) int32 {
+	if c.version < 2 || e.ID == "" {
 		return -1
 	}
-	n := c.nodes[id]
+	key := keyOf(e.ID)
+	n := c.nodes[key]
 	n.exists = true
-	c.nodes[id] = n
-	if parent, ok := fields["parentId"].(string); ok {
-		p := c.nodes[parent]
-		p.children++
-		c.nodes[parent] = p
+	c.nodes[key] = n
+	if e.HasParent {
+		p := keyOf(e.ParentID)
+		parent := c.nodes[p]
+		parent.children++
+		c.nodes[p] = parent
 	}
-	c.rec.keys = append(c.rec.keys, keyOf(id))
+	c.rec.keys = append(c.rec.keys, key)
 	return int32(len(c.rec.keys) - 1)
 }
 
 // message gathers one message entry.
-func (c *collector) message(msg map[string]any, key int32, at time.Time) {
-	role := str(msg, "role")
-	c.rec.Messages[role]++
-	if at.IsZero() {
-		at = unixMillis(msg["timestamp"])
+func (c *collector) message(msg *session.Message, key int32, at time.Time) {
+	c.rec.Messages[role(msg.Role)]++
+	if at.IsZero() && msg.Millis > 0 {
+		at = time.UnixMilli(msg.Millis)
 	}
-	switch role {
+	switch msg.Role {
 	case "user":
 		if c.rec.FirstMessage == "" {
-			c.rec.FirstMessage = oneLine(text(msg["content"]), firstMessageRunes)
+			c.rec.FirstMessage = strings.Clone(oneLine(msg.Text, firstMessageRunes)) // msg shares the file
 		}
 	case "assistant":
-		model := modelName(str(msg, "provider"), str(msg, "model"))
+		model := modelName(msg.Provider, msg.Model)
 		c.current = model
 		c.use(model)
-		c.charge(msg["usage"], key, at, model)
+		c.charge(msg.Usage, key, at, model)
 	case "toolResult":
-		c.charge(msg["usage"], key, at, c.current)
+		c.charge(msg.Usage, key, at, c.current)
 	}
+}
+
+// role returns pi's message roles as constants, any other role as a copy:
+// a map keeps the key it is given, and msg's strings share the file.
+func role(r string) string {
+	switch r {
+	case "user":
+		return "user"
+	case "assistant":
+		return "assistant"
+	case "toolResult":
+		return "toolResult"
+	case "bashExecution":
+		return "bashExecution"
+	case "custom":
+		return "custom"
+	case "branchSummary":
+		return "branchSummary"
+	case "compactionSummary":
+		return "compactionSummary"
+	case "system":
+		return "system"
+	}
+	return strings.Clone(r)
 }
 
 // use notes a model as used.
 func (c *collector) use(model string) {
-	if model != "" {
-		c.models[model] = struct{}{}
+	if _, seen := c.models[model]; model != "" && !seen {
+		c.models[strings.Clone(model)] = struct{}{}
 	}
 }
 
-// charge counts one usage record, when v is one.
-func (c *collector) charge(v any, key int32, at time.Time, model string) {
-	u, ok := v.(map[string]any)
-	if !ok {
+// charge counts one usage record, when u is one.
+func (c *collector) charge(u session.Usage, key int32, at time.Time, model string) {
+	if !u.Present {
 		return
 	}
 	tokens, cost, price := usageOf(u)
@@ -158,6 +181,7 @@ func (c *collector) charge(v any, key int32, at time.Time, model string) {
 	if model != "" {
 		i, ok := c.modelIndex[model]
 		if !ok {
+			model = strings.Clone(model)
 			i = int32(len(c.rec.models))
 			c.rec.models = append(c.rec.models, model)
 			c.modelIndex[model] = i
@@ -223,25 +247,6 @@ func modelName(provider, model string) string {
 	return provider + "/" + model
 }
 
-// text returns a message content's text: the string itself, or its first
-// text block.
-func text(content any) string {
-	switch v := content.(type) {
-	case string:
-		return v
-	case []any:
-		for _, b := range v {
-			block, _ := b.(map[string]any)
-			if str(block, "type") == "text" {
-				if t := str(block, "text"); strings.TrimSpace(t) != "" {
-					return t
-				}
-			}
-		}
-	}
-	return ""
-}
-
 // oneLine squeezes whitespace and cuts s to at most n runes (ending in …).
 func oneLine(s string, n int) string {
 	if limit := 8 * n; len(s) > limit { // look at the start only
@@ -258,15 +263,8 @@ func oneLine(s string, n int) string {
 	return strings.TrimSpace(string(runes[:n-1])) + "…"
 }
 
-// str returns m[key] when it is a string.
-func str(m map[string]any, key string) string {
-	s, _ := m[key].(string)
-	return s
-}
-
 // timestamp parses an entry's ISO 8601 timestamp; zero when absent or bad.
-func timestamp(v any) time.Time {
-	s, _ := v.(string)
+func timestamp(s string) time.Time {
 	if s == "" {
 		return time.Time{}
 	}
@@ -275,15 +273,6 @@ func timestamp(v any) time.Time {
 		return time.Time{}
 	}
 	return t
-}
-
-// unixMillis reads a message's Unix-millisecond timestamp.
-func unixMillis(v any) time.Time {
-	ms, ok := integer(v)
-	if !ok || ms <= 0 {
-		return time.Time{}
-	}
-	return time.UnixMilli(ms)
 }
 
 // keyOf turns an entry id into a compact dedup key: pi's usual 8

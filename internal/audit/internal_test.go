@@ -1,10 +1,12 @@
 package audit
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 func TestKeyOf(t *testing.T) {
@@ -50,47 +52,55 @@ func TestOneLine(t *testing.T) {
 	}
 }
 
-func TestText(t *testing.T) {
-	var blocks any
-	json.Unmarshal([]byte(`[{"type":"image","data":"x"},{"type":"text","text":"  "},{"type":"text","text":"second"}]`), &blocks)
-	for _, tt := range []struct {
-		content any
-		want    string
-	}{
-		{"plain", "plain"},
-		{blocks, "second"},
-		{nil, ""},
-		{json.Number("3"), ""},
+// entryOn reads an entry's JSON as validate hands it to the collector.
+func entryOn(t *testing.T, line string) *session.Entry {
+	t.Helper()
+	var tape parse.Tape
+	if err := tape.Build([]byte(line)); err != nil {
+		t.Fatalf("%s: %v", line, err)
+	}
+	e := session.ReadEntry(&tape, session.Figures)
+	return &e
+}
+
+func TestFirstText(t *testing.T) {
+	for _, tt := range []struct{ content, want string }{
+		{`"plain"`, "plain"},
+		{`[{"type":"image","data":"x"},{"type":"text","text":"  "},{"type":"text","text":"second"}]`, "second"},
+		{`[{"type":"text","text":"\n\t "},{"type":"text","text":"caf\u00e9"}]`, "café"},
+		{`null`, ""},
+		{`3`, ""},
 	} {
-		if got := text(tt.content); got != tt.want {
-			t.Errorf("text(%v) = %q, want %q", tt.content, got, tt.want)
+		e := entryOn(t, `{"type":"message","message":{"role":"user","content":`+tt.content+`}}`)
+		if got := e.Message.Text; got != tt.want {
+			t.Errorf("text of %s = %q, want %q", tt.content, got, tt.want)
 		}
 	}
 }
 
 func TestUsageOf(t *testing.T) {
-	n := func(s string) json.Number { return json.Number(s) }
 	tests := []struct {
 		name   string
-		u      map[string]any
+		u      string
 		tokens Tokens
 		cost   float64
 		price  pricing
 	}{
-		{"totalTokens wins", map[string]any{"input": n("1"), "output": n("2"), "totalTokens": n("10"), "cost": map[string]any{"total": n("0.5")}},
-			Tokens{Input: 1, Output: 2, Total: 10}, 0.5, costKnown},
-		{"sum without totalTokens", map[string]any{"input": n("1"), "output": n("2"), "cacheRead": n("3"), "cacheWrite": n("4")},
-			Tokens{1, 2, 3, 4, 10}, 0, costMissing},
-		{"a fractional total", map[string]any{"totalTokens": n("7.6")}, Tokens{Total: 8}, 0, costMissing},
-		{"a string is no number", map[string]any{"totalTokens": "7", "input": n("2")}, Tokens{Input: 2, Total: 2}, 0, costMissing},
-		{"no cost total", map[string]any{"totalTokens": n("1"), "cost": map[string]any{"input": n("1")}}, Tokens{Total: 1}, 0, costMissing},
-		{"cost total null", map[string]any{"totalTokens": n("1"), "cost": map[string]any{"total": nil}}, Tokens{Total: 1}, 0, costMissing},
-		{"zero cost for tokens", map[string]any{"input": n("5"), "cost": map[string]any{"total": n("0")}}, Tokens{Input: 5, Total: 5}, 0, costZero},
-		{"zero cost, zero tokens", map[string]any{"input": n("0"), "cost": map[string]any{"total": n("0")}}, Tokens{}, 0, costKnown},
-		{"exponent cost", map[string]any{"cost": map[string]any{"total": n("1e-3")}}, Tokens{}, 0.001, costKnown},
+		{"totalTokens wins", `{"input":1,"output":2,"totalTokens":10,"cost":{"total":0.5}}`, Tokens{Input: 1, Output: 2, Total: 10}, 0.5, costKnown},
+		{"sum without totalTokens", `{"input":1,"output":2,"cacheRead":3,"cacheWrite":4}`, Tokens{1, 2, 3, 4, 10}, 0, costMissing},
+		{"a fractional total", `{"totalTokens":7.6}`, Tokens{Total: 8}, 0, costMissing},
+		{"a string is no number", `{"totalTokens":"7","input":2}`, Tokens{Input: 2, Total: 2}, 0, costMissing},
+		{"no cost total", `{"totalTokens":1,"cost":{"input":1}}`, Tokens{Total: 1}, 0, costMissing},
+		{"cost total null", `{"totalTokens":1,"cost":{"total":null}}`, Tokens{Total: 1}, 0, costMissing},
+		{"cost total out of range", `{"totalTokens":1,"cost":{"total":1e400}}`, Tokens{Total: 1}, 0, costMissing},
+		{"zero cost for tokens", `{"input":5,"cost":{"total":0}}`, Tokens{Input: 5, Total: 5}, 0, costZero},
+		{"zero cost, zero tokens", `{"input":0,"cost":{"total":0}}`, Tokens{}, 0, costKnown},
+		{"exponent cost", `{"cost":{"total":1e-3}}`, Tokens{}, 0.001, costKnown},
+		{"the last of duplicate keys", `{"input":1,"input":"x","cost":{"total":1},"cost":{"total":2}}`, Tokens{}, 2, costKnown},
 	}
 	for _, tt := range tests {
-		tokens, cost, price := usageOf(tt.u)
+		e := entryOn(t, `{"type":"usage","usage":`+tt.u+`}`)
+		tokens, cost, price := usageOf(e.Usage)
 		if tokens != tt.tokens || cost != tt.cost || price != tt.price {
 			t.Errorf("%s: %+v, $%v, pricing %d; want %+v, $%v, %d", tt.name, tokens, cost, price, tt.tokens, tt.cost, tt.price)
 		}
@@ -125,10 +135,13 @@ func TestPeriodOf(t *testing.T) {
 // A message entry without its own timestamp is dated by its message's.
 func TestChargeTimeFallback(t *testing.T) {
 	c := newCollector()
-	c.Header(1, map[string]any{"type": "session", "version": json.Number("3"), "cwd": "/w"})
-	c.Entry(2, map[string]any{"type": "message", "id": "00000001", "message": map[string]any{
-		"role": "assistant", "provider": "p", "model": "m", "timestamp": json.Number("1767225600000"),
-		"usage": map[string]any{"totalTokens": json.Number("5")}}})
+	var tape parse.Tape
+	if err := tape.Build([]byte(`{"type":"session","version":3,"cwd":"/w"}`)); err != nil {
+		t.Fatal(err)
+	}
+	h := session.ReadHeader(&tape)
+	c.Header(1, &h)
+	c.Entry(2, entryOn(t, `{"type":"message","id":"00000001","message":{"role":"assistant","provider":"p","model":"m","timestamp":1767225600000,"usage":{"totalTokens":5}}}`))
 	if len(c.rec.charges) != 1 || PeriodOf(ByDay, c.rec.charges[0].at, time.UTC) != "2026-01-01" {
 		t.Errorf("charges %+v", c.rec.charges)
 	}

@@ -1,8 +1,9 @@
 package audit
 
 import (
-	"encoding/json"
 	"math"
+
+	"github.com/pisess/pisess/internal/session"
 )
 
 // Tokens splits a token count the way pi's usage records do.
@@ -99,53 +100,18 @@ func finiteAdd(a, b float64) float64 {
 // usageOf reads one usage record: input, output, cacheRead and cacheWrite
 // as recorded; the total is totalTokens, or the sum of the four when
 // totalTokens is absent; the cost is cost.total, and whether it is known.
-func usageOf(u map[string]any) (Tokens, float64, pricing) {
-	var t Tokens
-	t.Input, _ = integer(u["input"])
-	t.Output, _ = integer(u["output"])
-	t.CacheRead, _ = integer(u["cacheRead"])
-	t.CacheWrite, _ = integer(u["cacheWrite"])
-	if total, ok := integer(u["totalTokens"]); ok {
-		t.Total = total
+func usageOf(u session.Usage) (Tokens, float64, pricing) {
+	t := Tokens{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite}
+	if u.HasTotalTokens {
+		t.Total = u.TotalTokens
 	} else {
 		t.Total = saturatingAdd(saturatingAdd(t.Input, t.Output), saturatingAdd(t.CacheRead, t.CacheWrite))
 	}
-	c, _ := u["cost"].(map[string]any)
-	cost, ok := number(c["total"])
 	switch {
-	case !ok:
+	case !u.HasCost:
 		return t, 0, costMissing
-	case cost == 0 && t.Total != 0:
+	case u.Cost == 0 && t.Total != 0:
 		return t, 0, costZero
 	}
-	return t, cost, costKnown
-}
-
-// integer reads a JSON number as an integer (rounding a fraction).
-func integer(v any) (int64, bool) {
-	n, ok := v.(json.Number)
-	if !ok {
-		return 0, false
-	}
-	if i, err := n.Int64(); err == nil {
-		return i, true
-	}
-	f, ok := number(v)
-	if !ok || f > math.MaxInt64 || f < math.MinInt64 {
-		return 0, false
-	}
-	return int64(math.Round(f)), true
-}
-
-// number reads a finite JSON number.
-func number(v any) (float64, bool) {
-	n, ok := v.(json.Number)
-	if !ok {
-		return 0, false
-	}
-	f, err := n.Float64()
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, false
-	}
-	return f, true
+	return t, u.Cost, costKnown
 }

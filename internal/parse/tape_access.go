@@ -93,3 +93,36 @@ func (t *Tape) StrOf(obj int, key string) string {
 func (t *Tape) Clone() Tape {
 	return Tape{raw: append([]byte(nil), t.raw...), nodes: append([]node(nil), t.nodes...)}
 }
+
+// StrPrefix returns the value of string node n, decoded as Str decodes
+// it, but cut after max bytes (possibly inside a character): for a reader
+// that shows the start of a string that may be megabytes long.
+// "" when n is not a string.
+func (t *Tape) StrPrefix(n, max int) string {
+	if n < 0 || t.nodes[n].kind != KindString {
+		return ""
+	}
+	if !t.nodes[n].escaped {
+		s, _ := t.Str(n)
+		return s[:min(len(s), max)]
+	}
+	body := t.Text(n)
+	out := make([]byte, 0, min(len(body), max+12))
+	for i := 0; i < len(body) && len(out) < max; {
+		j := i
+		for j < len(body) && body[j] != '\\' && j-i < max-len(out) {
+			j++
+		}
+		out = append(out, body[i:j]...)
+		if j == len(body) || body[j] != '\\' {
+			i = j
+			continue
+		}
+		var w int
+		if out, w = appendEscape(out, body[j:]); w == 0 {
+			break // cannot happen: scanString accepted the escapes
+		}
+		i = j + w
+	}
+	return string(out[:min(len(out), max)])
+}

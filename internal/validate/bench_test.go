@@ -9,6 +9,7 @@ import (
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // The benchmarks of one validation pass and of its steps, on the largest
@@ -108,7 +109,7 @@ func BenchmarkLinkage(b *testing.B) {
 			}
 		})
 		for _, r := range recs {
-			k.enter(entryOf(r.tape, r.line, r.version == 1))
+			k.enter(entryOf(r.tape, r.line, r.version == 1, session.Links))
 		}
 		k.finish()
 		k.checkContext()

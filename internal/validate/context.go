@@ -32,13 +32,13 @@ type special struct {
 // projectsMessage reports whether an entry puts a message into the context
 // when it is on the context path (compactions are handled apart).
 func projectsMessage(e entry) bool {
-	switch e.typ {
+	switch e.Type {
 	case "message":
-		return e.msg.present
+		return e.Message.Present
 	case "custom_message":
 		return true
 	case "branch_summary":
-		return e.summary
+		return e.Summary
 	}
 	return false
 }
@@ -46,11 +46,11 @@ func projectsMessage(e entry) bool {
 // remember keeps what the projection will need of an entry.
 func (k *linker) remember(e entry, ord int32) {
 	switch {
-	case e.typ == "message" && k.name(k.node(ord).role) == "toolResult":
-		k.node(ord).aux = k.results.add(resultRef{id: k.callIDRef(e.msg.toolCallID), name: k.intern(e.msg.toolName)})
-	case e.typ == "compaction":
+	case e.Type == "message" && k.name(k.node(ord).role) == "toolResult":
+		k.node(ord).aux = k.results.add(resultRef{id: k.callIDRef(e.Message.ToolCallID), name: k.intern(e.Message.ToolName)})
+	case e.Type == "compaction":
 		k.specials[ord] = k.compaction(e, ord)
-	case e.typ == "context_edit":
+	case e.Type == "context_edit":
 		if sp, ok := k.contextEdit(e); ok {
 			k.specials[ord] = sp
 		}
@@ -71,20 +71,20 @@ func (k *linker) callIDRef(id string) textRef {
 // compaction resolves a compaction's kept range and its retainedTail turns.
 func (k *linker) compaction(e entry, ord int32) *special {
 	sp := &special{firstKept: -1, target: -1}
-	if e.hasTail {
+	if e.HasTail {
 		sp.hasTail = true
-		for _, msg := range e.tail {
-			sp.tail = append(sp.tail, k.turnOfMessage(msg, e.id, e.line))
+		for _, msg := range e.Tail {
+			sp.tail = append(sp.tail, k.turnOfMessage(msg, e.ID, e.line))
 		}
 		return sp
 	}
 	if e.linear { // version 1: the index counts records, the header is 0
-		if idx := e.firstKeptIndex; idx.present && idx.isInt && idx.n >= 1 && idx.n <= int64(ord)+1 {
-			sp.firstKept = int32(idx.n - 1)
+		if idx := e.FirstKeptIndex; idx.Present && idx.IsInt && idx.N >= 1 && idx.N <= int64(ord)+1 {
+			sp.firstKept = int32(idx.N - 1)
 		}
 		return sp
 	}
-	if first, ok := e.firstKeptID, e.hasFirstKeptID; ok {
+	if first, ok := e.FirstKeptID, e.HasFirstKeptID; ok {
 		if target, found := k.ids.get(first); found {
 			sp.firstKept = target
 		}
@@ -95,36 +95,36 @@ func (k *linker) compaction(e entry, ord int32) *special {
 // contextEdit reads a well-formed context edit: replacement null, or an
 // object with a content; anything else is ignored, as pi would.
 func (k *linker) contextEdit(e entry) (*special, bool) {
-	if !e.hasTargetID || e.repl.kind == replacementIgnored {
+	if !e.HasTargetID || e.Replacement.Kind == session.ReplacementIgnored {
 		return nil, false
 	}
-	target, found := k.ids.get(e.targetID)
+	target, found := k.ids.get(e.TargetID)
 	if !found {
 		return nil, false
 	}
-	if e.repl.kind == replacementOmit {
+	if e.Replacement.Kind == session.ReplacementOmit {
 		return &special{firstKept: -1, target: target, omit: true}, true
 	}
 	sp := &special{firstKept: -1, target: target}
-	for _, c := range e.repl.calls {
-		sp.calls = append(sp.calls, session.ToolCall{ID: strings.Clone(c.id), Name: k.internString(c.name)})
+	for _, c := range e.Replacement.Calls {
+		sp.calls = append(sp.calls, session.ToolCall{ID: strings.Clone(c.ID), Name: k.internString(c.Name)})
 	}
 	return sp, true
 }
 
 // turnOfMessage is the turn of a message (a retainedTail element).
-func (k *linker) turnOfMessage(msg message, entryID string, line int) session.ToolTurn {
-	if !msg.present {
+func (k *linker) turnOfMessage(msg session.Message, entryID string, line int) session.ToolTurn {
+	if !msg.Present {
 		return session.ToolTurn{}
 	}
-	role := msg.role
+	role := msg.Role
 	t := session.ToolTurn{Role: strings.Clone(role), EntryID: strings.Clone(entryID), Line: line}
-	t.StopReason = strings.Clone(msg.stopReason)
-	t.ToolCallID = strings.Clone(msg.toolCallID)
-	t.ToolName = k.internString(msg.toolName)
+	t.StopReason = strings.Clone(msg.StopReason)
+	t.ToolCallID = strings.Clone(msg.ToolCallID)
+	t.ToolName = k.internString(msg.ToolName)
 	if role == "assistant" {
-		for _, c := range msg.calls {
-			t.Calls = append(t.Calls, session.ToolCall{ID: strings.Clone(c.id), Name: k.internString(c.name)})
+		for _, c := range msg.Calls {
+			t.Calls = append(t.Calls, session.ToolCall{ID: strings.Clone(c.ID), Name: k.internString(c.Name)})
 		}
 	}
 	return t

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // Batching: once the header is read, lines are copied into a batch's arena
@@ -20,8 +21,7 @@ const (
 
 // inspected is one entry after the checks that need only the entry itself.
 type inspected struct {
-	entry    entry
-	fields   map[string]any // the decoded entry, for the Observer only
+	entry    entry // read with session.Figures when there is an Observer
 	findings []finding.Finding
 	linkable bool // the entry goes on to the linkage checks
 }
@@ -299,17 +299,17 @@ func (in *inspector) inspect(t *parse.Tape, line int, raw []byte) inspected {
 		id, _ := t.Str(t.Get(0, "id"))
 		return inspected{findings: []finding.Finding{finding.Errorf(finding.MisplacedHeader, line, "a session header after the first record").WithEntry(id)}}
 	}
-	linear := in.version == 1
-	r := inspected{entry: entryOf(t, line, linear), linkable: true}
+	detail := session.Links
+	if in.opts.Observer != nil {
+		detail = session.Figures
+	}
+	r := inspected{entry: entryOf(t, line, in.version == 1, detail), linkable: true}
 	switch {
 	case !IsEntryType(typ):
 		// Still a tree node (pi indexes every entry): later entries may name it.
-		r.findings = []finding.Finding{finding.Errorf(finding.UnknownEntryType, line, "unknown entry type %q", t.Value(t.Get(0, "type"))).WithEntry(r.entry.id).WithPointer("/type")}
+		r.findings = []finding.Finding{finding.Errorf(finding.UnknownEntryType, line, "unknown entry type %q", t.Value(t.Get(0, "type"))).WithEntry(r.entry.ID).WithPointer("/type")}
 	case in.opts.Schemas != nil:
 		r.findings = in.opts.Schemas.CheckTape(in.version, line, t)
-	}
-	if in.opts.Observer != nil {
-		r.fields, _ = parse.Decode(raw, false) // copies: the Observer may keep strings
 	}
 	return r
 }

@@ -158,18 +158,18 @@ func (k *linker) node(i int32) *node { return k.nodes.at(i) }
 func (k *linker) enter(e entry) int32 {
 	ord := k.nodes.len()
 	parent := k.resolveParent(e, ord)
-	n := node{parent: parent, jump: -1, aux: -1, line: int32(e.line), typ: k.code(e.typ)}
+	n := node{parent: parent, jump: -1, aux: -1, line: int32(e.line), typ: k.code(e.Type)}
 	if parent >= 0 {
 		p := k.node(parent)
 		n.depth = p.depth + 1
 		n.jump = k.jumpFor(parent)
 	}
-	if h, ok := hexID(e.id); ok && e.hasID {
+	if h, ok := hexID(e.ID); ok && e.HasID {
 		n.id, n.flags = h, n.flags|flagHexID
 	}
-	if e.typ == "message" {
-		n.role = k.code(e.msg.role)
-		if stop := e.msg.stopReason; stop == "aborted" || stop == "error" {
+	if e.Type == "message" {
+		n.role = k.code(e.Message.Role)
+		if stop := e.Message.StopReason; stop == "aborted" || stop == "error" {
 			n.flags |= flagExempt
 		}
 	}
@@ -188,19 +188,19 @@ func (k *linker) resolveParent(e entry, ord int32) int32 {
 	if e.linear {
 		return ord - 1
 	}
-	if !e.hasParent {
+	if !e.HasParent {
 		return -1
 	}
-	pid := e.parentID
-	if e.hasID && pid == e.id {
-		k.add(finding.Errorf(finding.SelfParent, e.line, "entry %q is its own parent", e.id).WithEntry(e.id).WithPointer("/parentId"))
+	pid := e.ParentID
+	if e.HasID && pid == e.ID {
+		k.add(finding.Errorf(finding.SelfParent, e.line, "entry %q is its own parent", e.ID).WithEntry(e.ID).WithPointer("/parentId"))
 		return -1
 	}
 	if p, ok := k.ids.get(pid); ok {
 		return p
 	}
 	pid = strings.Clone(pid)
-	k.pending[pid] = append(k.pending[pid], parentRef{line: e.line, entryID: strings.Clone(e.id)})
+	k.pending[pid] = append(k.pending[pid], parentRef{line: e.line, entryID: strings.Clone(e.ID)})
 	return -1
 }
 
@@ -235,48 +235,48 @@ func (k *linker) isAncestor(a, x int32) bool {
 
 // register records e's id and tool calls, and settles forward references.
 func (k *linker) register(e entry, ord int32) {
-	if e.hasID {
-		if prev, dup := k.ids.get(e.id); dup {
-			k.add(finding.Errorf(finding.DuplicateID, e.line, "id %q is already used on line %d", e.id, k.node(prev).line).WithEntry(e.id).WithPointer("/id"))
+	if e.HasID {
+		if prev, dup := k.ids.get(e.ID); dup {
+			k.add(finding.Errorf(finding.DuplicateID, e.line, "id %q is already used on line %d", e.ID, k.node(prev).line).WithEntry(e.ID).WithPointer("/id"))
 		} else {
-			k.ids.put(e.id, ord)
+			k.ids.put(e.ID, ord)
 		}
-		for _, ref := range k.pending[e.id] {
-			k.add(finding.Errorf(finding.ForwardParent, ref.line, "parentId %q names an entry that appears later (line %d)", e.id, e.line).WithEntry(ref.entryID).WithPointer("/parentId"))
+		for _, ref := range k.pending[e.ID] {
+			k.add(finding.Errorf(finding.ForwardParent, ref.line, "parentId %q names an entry that appears later (line %d)", e.ID, e.line).WithEntry(ref.entryID).WithPointer("/parentId"))
 		}
-		delete(k.pending, e.id)
+		delete(k.pending, e.ID)
 	}
 	if k.name(k.node(ord).role) == "assistant" {
-		calls := e.msg.calls
+		calls := e.Message.Calls
 		if len(calls) > 0 {
 			k.node(ord).aux = k.sites.len()
 		}
 		for _, c := range calls {
-			h := maphash.String(k.seed, c.id)
+			h := maphash.String(k.seed, c.ID)
 			prev, seen := k.calls[h]
 			if !seen {
 				prev = -1
 			}
 			k.calls[h] = k.sites.len()
-			k.sites.add(callSite{node: ord, prev: prev, id: k.texts.add(c.id), name: k.intern(c.name)})
+			k.sites.add(callSite{node: ord, prev: prev, id: k.texts.add(c.ID), name: k.intern(c.Name)})
 		}
 	}
 }
 
 // checkReferences checks the references an entry makes to other entries.
 func (k *linker) checkReferences(e entry, ord int32) {
-	switch e.typ {
+	switch e.Type {
 	case "message":
 		if k.name(k.node(ord).role) == "toolResult" {
 			k.checkToolResult(e, ord)
 		}
 	case "label":
-		k.checkExists(e, "targetId", e.targetID, e.hasTargetID, "")
+		k.checkExists(e, "targetId", e.TargetID, e.HasTargetID, "")
 	case "branch_summary":
-		if _, found := k.ids.get(e.fromID); k.forked && e.hasFromID && !found {
+		if _, found := k.ids.get(e.FromID); k.forked && e.HasFromID && !found {
 			return // in the parent session (see forked)
 		}
-		k.checkExists(e, "fromId", e.fromID, e.hasFromID, "root")
+		k.checkExists(e, "fromId", e.FromID, e.HasFromID, "root")
 	case "context_edit":
 		k.checkContextEdit(e, ord)
 	case "compaction":
@@ -286,11 +286,11 @@ func (k *linker) checkReferences(e entry, ord int32) {
 
 // checkToolResult: a result answers a call on its ancestor chain, by name.
 func (k *linker) checkToolResult(e entry, ord int32) {
-	callID, ok := e.msg.toolCallID, e.msg.hasToolCallID
+	callID, ok := e.Message.ToolCallID, e.Message.HasToolCallID
 	if !ok {
 		return // the schema reports it
 	}
-	name := e.msg.toolName
+	name := e.Message.ToolName
 	site, seen := k.calls[maphash.String(k.seed, callID)]
 	for ; seen && site >= 0; site = k.sites.at(site).prev {
 		c := k.sites.at(site)
@@ -298,7 +298,7 @@ func (k *linker) checkToolResult(e entry, ord int32) {
 			continue
 		}
 		if callName := k.texts.get(c.name); callName != name {
-			k.add(finding.Errorf(finding.ToolNameMismatch, e.line, "toolName %q differs from the call's name %q (line %d)", name, callName, k.node(c.node).line).WithEntry(e.id).WithPointer("/message/toolName"))
+			k.add(finding.Errorf(finding.ToolNameMismatch, e.line, "toolName %q differs from the call's name %q (line %d)", name, callName, k.node(c.node).line).WithEntry(e.ID).WithPointer("/message/toolName"))
 		}
 		return
 	}
@@ -306,7 +306,7 @@ func (k *linker) checkToolResult(e entry, ord int32) {
 	if e.linear {
 		where = "earlier in the file"
 	}
-	k.add(finding.Errorf(finding.OrphanToolResult, e.line, "toolResult answers call %q, but no toolCall with that id is %s", callID, where).WithEntry(e.id).WithPointer("/message/toolCallId"))
+	k.add(finding.Errorf(finding.OrphanToolResult, e.line, "toolResult answers call %q, but no toolCall with that id is %s", callID, where).WithEntry(e.ID).WithPointer("/message/toolCallId"))
 }
 
 // checkExists: the entry named by key (its value target, when ok) exists
@@ -317,7 +317,7 @@ func (k *linker) checkExists(e entry, key, target string, ok bool, allowed strin
 	}
 	ord, found := k.ids.get(target)
 	if !found {
-		k.add(finding.Errorf(finding.DanglingReference, e.line, "%s %q names no earlier entry%s", key, target, k.lostIn(target)).WithEntry(e.id).WithPointer("/" + key))
+		k.add(finding.Errorf(finding.DanglingReference, e.line, "%s %q names no earlier entry%s", key, target, k.lostIn(target)).WithEntry(e.ID).WithPointer("/" + key))
 		return -1, false
 	}
 	return ord, true
@@ -325,7 +325,7 @@ func (k *linker) checkExists(e entry, key, target string, ok bool, allowed strin
 
 // checkContextEdit: the target is on the edit's ancestor chain and editable.
 func (k *linker) checkContextEdit(e entry, ord int32) {
-	target, ok := k.checkExists(e, "targetId", e.targetID, e.hasTargetID, "")
+	target, ok := k.checkExists(e, "targetId", e.TargetID, e.HasTargetID, "")
 	if !ok {
 		return
 	}
@@ -335,9 +335,9 @@ func (k *linker) checkContextEdit(e entry, ord int32) {
 		(typ == "message" && (role == "user" || role == "assistant" || role == "toolResult"))
 	switch {
 	case !k.isAncestor(target, ord):
-		k.add(finding.Errorf(finding.ContextEditTarget, e.line, "targetId names line %d, which is not on this edit's ancestor chain", t.line).WithEntry(e.id).WithPointer("/targetId"))
+		k.add(finding.Errorf(finding.ContextEditTarget, e.line, "targetId names line %d, which is not on this edit's ancestor chain", t.line).WithEntry(e.ID).WithPointer("/targetId"))
 	case !editable:
-		k.add(finding.Errorf(finding.ContextEditTarget, e.line, "targetId names a %s on line %d, which cannot be edited (only custom_message and user, assistant, toolResult messages)", k.describe(t), t.line).WithEntry(e.id).WithPointer("/targetId"))
+		k.add(finding.Errorf(finding.ContextEditTarget, e.line, "targetId names a %s on line %d, which cannot be edited (only custom_message and user, assistant, toolResult messages)", k.describe(t), t.line).WithEntry(e.ID).WithPointer("/targetId"))
 	}
 }
 
@@ -354,26 +354,26 @@ func (k *linker) checkFirstKept(e entry, ord int32) {
 		k.checkFirstKeptIndex(e, ord)
 		return
 	}
-	first, ok := e.firstKeptID, e.hasFirstKeptID
-	if !ok || (e.hasID && first == e.id) {
+	first, ok := e.FirstKeptID, e.HasFirstKeptID
+	if !ok || (e.HasID && first == e.ID) {
 		return
 	}
 	if target, found := k.ids.get(first); found && k.isAncestor(target, ord) {
 		return
 	}
-	k.add(finding.Warnf(finding.DanglingFirstKept, e.line, "firstKeptEntryId %q is not on this compaction's path: pi keeps nothing from before it%s", first, k.lostIn(first)).WithEntry(e.id).WithPointer("/firstKeptEntryId"))
+	k.add(finding.Warnf(finding.DanglingFirstKept, e.line, "firstKeptEntryId %q is not on this compaction's path: pi keeps nothing from before it%s", first, k.lostIn(first)).WithEntry(e.ID).WithPointer("/firstKeptEntryId"))
 }
 
 // checkFirstKeptIndex: a version-1 index is a record before or at the
 // compaction, and not the header (record 0).
 func (k *linker) checkFirstKeptIndex(e entry, ord int32) {
-	idx := e.firstKeptIndex
-	if !idx.present {
+	idx := e.FirstKeptIndex
+	if !idx.Present {
 		return
 	}
 	record := int64(ord) + 1 // the header is record 0
-	if !idx.isInt || idx.n < 1 || idx.n > record {
-		k.add(finding.Warnf(finding.DanglingFirstKept, e.line, "firstKeptEntryIndex %s is not an entry at or before this compaction (records 1..%d)", idx.text, record).WithPointer("/firstKeptEntryIndex"))
+	if !idx.IsInt || idx.N < 1 || idx.N > record {
+		k.add(finding.Warnf(finding.DanglingFirstKept, e.line, "firstKeptEntryIndex %s is not an entry at or before this compaction (records 1..%d)", idx.Text, record).WithPointer("/firstKeptEntryIndex"))
 	}
 }
 

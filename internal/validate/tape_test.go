@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // Validation reads entries from parse.Tape: the schema dispatch, the quick
@@ -51,7 +54,7 @@ func checkTapeAgrees(t *testing.T, s *Schemas, version, line int, v map[string]a
 			t.Fatalf("%s: CheckTape = %v, Check = %v", what, got, want)
 		}
 		for _, linear := range []bool{false, true} {
-			if got, want := entryOf(tape, line, linear), entryFromMap(v, line, linear); !reflect.DeepEqual(got, want) {
+			if got, want := entryOf(tape, line, linear, session.Figures), entryFromMap(v, line, linear); !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s: entryOf (linear %v)\n got %+v\nwant %+v", what, linear, got, want)
 			}
 		}
@@ -122,79 +125,172 @@ func TestTapeDuplicateKeys(t *testing.T) {
 		if got, want := s.CheckTape(3, 1, tape), s.Check(3, 1, v); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: CheckTape = %v, Check = %v", line, got, want)
 		}
-		if got, want := entryOf(tape, 1, false), entryFromMap(v, 1, false); !reflect.DeepEqual(got, want) {
+		if got, want := entryOf(tape, 1, false, session.Figures), entryFromMap(v, 1, false); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: entryOf\n got %+v\nwant %+v", line, got, want)
 		}
 	}
 }
 
-// entryFromMap is entryOf on the decoded entry: the reading the linker did
-// before it read tapes, kept as the reference.
+// entryFromMap is entryOf (with session.Figures) on the decoded entry:
+// the reading the linker and the audit's map observer did before they read
+// tapes, kept as the reference.
 func entryFromMap(v map[string]any, line int, linear bool) entry {
 	e := entry{line: line, linear: linear}
-	e.typ, _ = str(v, "type")
+	e.Type, _ = str(v, "type")
 	var hasID bool
-	e.id, hasID = str(v, "id")
-	e.hasID = hasID && !linear
+	e.ID, hasID = str(v, "id")
+	e.HasID = hasID && !linear
 	if !linear {
-		e.parentID, e.hasParent = str(v, "parentId")
+		e.ParentID, e.HasParent = str(v, "parentId")
 	}
+	e.Timestamp, _ = str(v, "timestamp")
 	obj := func(m map[string]any, key string) map[string]any { o, _ := m[key].(map[string]any); return o }
-	switch e.typ {
+	switch e.Type {
 	case "message":
-		e.msg = messageFromMap(obj(v, "message"))
+		e.Message = messageFromMap(obj(v, "message"), true)
 	case "label", "context_edit":
-		e.targetID, e.hasTargetID = str(v, "targetId")
-		if e.typ == "context_edit" {
+		e.TargetID, e.HasTargetID = str(v, "targetId")
+		if e.Type == "context_edit" {
 			if repl, has := v["replacement"]; has {
 				r, _ := repl.(map[string]any)
 				content, hasContent := r["content"]
 				switch {
 				case repl == nil:
-					e.repl = replacement{kind: replacementOmit}
+					e.Replacement = session.Replacement{Kind: session.ReplacementOmit}
 				case r != nil && hasContent && content != nil:
-					e.repl = replacement{kind: replacementContent, calls: callsFromMap(content)}
+					e.Replacement = session.Replacement{Kind: session.ReplacementContent, Calls: callsFromMap(content)}
 				}
 			}
 		}
 	case "branch_summary":
-		e.fromID, e.hasFromID = str(v, "fromId")
-		e.summary = truthyValue(v["summary"])
+		e.FromID, e.HasFromID = str(v, "fromId")
+		e.Summary = truthyValue(v["summary"])
 	case "compaction":
-		e.firstKeptID, e.hasFirstKeptID = str(v, "firstKeptEntryId")
-		if idx, ok := v["firstKeptEntryIndex"]; ok && linear {
+		e.FirstKeptID, e.HasFirstKeptID = str(v, "firstKeptEntryId")
+		if idx, ok := v["firstKeptEntryIndex"]; ok {
 			n, err := asInt(idx)
-			e.firstKeptIndex = keptIndex{present: true, n: n, isInt: err == nil, text: fmt.Sprint(idx)}
+			e.FirstKeptIndex = session.KeptIndex{Present: true, N: n, IsInt: err == nil, Text: fmt.Sprint(idx)}
 		}
 		if tail, ok := v["retainedTail"].([]any); ok {
-			e.hasTail, e.tail = true, []message{}
+			e.HasTail, e.Tail = true, []session.Message{}
 			for _, m := range tail {
 				msg, _ := m.(map[string]any)
-				e.tail = append(e.tail, messageFromMap(msg))
+				e.Tail = append(e.Tail, messageFromMap(msg, false))
 			}
 		}
+	}
+	switch e.Type {
+	case "usage":
+		e.Provider, _ = str(v, "provider")
+		e.Model, _ = str(v, "model")
+		e.Usage = usageFromMap(v["usage"])
+	case "model_change":
+		e.Provider, _ = str(v, "provider")
+		e.Model, _ = str(v, "modelId")
+	case "compaction", "branch_summary":
+		e.Usage = usageFromMap(v["usage"])
+	case "session_info":
+		e.Name, _ = str(v, "name")
 	}
 	return e
 }
 
-func messageFromMap(msg map[string]any) message {
+func messageFromMap(msg map[string]any, figures bool) session.Message {
 	if msg == nil {
-		return message{}
+		return session.Message{}
 	}
-	m := message{present: true}
-	m.role, _ = str(msg, "role")
-	m.stopReason, _ = str(msg, "stopReason")
-	m.toolCallID, m.hasToolCallID = str(msg, "toolCallId")
-	m.toolName, _ = str(msg, "toolName")
-	if m.role == "assistant" {
-		m.calls = callsFromMap(msg["content"])
+	m := session.Message{Present: true}
+	m.Role, _ = str(msg, "role")
+	m.StopReason, _ = str(msg, "stopReason")
+	m.ToolCallID, m.HasToolCallID = str(msg, "toolCallId")
+	m.ToolName, _ = str(msg, "toolName")
+	if m.Role == "assistant" {
+		m.Calls = callsFromMap(msg["content"])
+	}
+	if !figures {
+		return m
+	}
+	m.Provider, _ = str(msg, "provider")
+	m.Model, _ = str(msg, "model")
+	m.Usage = usageFromMap(msg["usage"])
+	if ms, ok := integerValue(msg["timestamp"]); ok && ms > 0 {
+		m.Millis = ms
+	}
+	if m.Role == "user" {
+		m.Text = textFromMap(msg["content"])
+		m.Text = m.Text[:min(len(m.Text), session.TextLimit)]
 	}
 	return m
 }
 
-func callsFromMap(content any) []toolCall {
+// textFromMap is a content's text as the audit read it: the string, or
+// the first text block that is not blank.
+func textFromMap(content any) string {
+	switch v := content.(type) {
+	case string:
+		return v
+	case []any:
+		for _, b := range v {
+			block, _ := b.(map[string]any)
+			if typ, _ := str(block, "type"); typ == "text" {
+				if t, _ := str(block, "text"); strings.TrimSpace(t) != "" {
+					return t
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// usageFromMap reads a usage record as the audit read it.
+func usageFromMap(v any) session.Usage {
+	u, ok := v.(map[string]any)
+	if !ok {
+		return session.Usage{}
+	}
+	r := session.Usage{Present: true}
+	r.Input, _ = integerValue(u["input"])
+	r.Output, _ = integerValue(u["output"])
+	r.CacheRead, _ = integerValue(u["cacheRead"])
+	r.CacheWrite, _ = integerValue(u["cacheWrite"])
+	r.TotalTokens, r.HasTotalTokens = integerValue(u["totalTokens"])
+	c, _ := u["cost"].(map[string]any)
+	r.Cost, r.HasCost = numberValue(c["total"])
+	return r
+}
+
+// integerValue reads a JSON number as an integer (rounding a fraction).
+func integerValue(v any) (int64, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	if i, err := n.Int64(); err == nil {
+		return i, true
+	}
+	f, ok := numberValue(v)
+	if !ok || f > math.MaxInt64 || f < math.MinInt64 {
+		return 0, false
+	}
+	return int64(math.Round(f)), true
+}
+
+// numberValue reads a finite JSON number.
+func numberValue(v any) (float64, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	f, err := n.Float64()
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
+}
+
+func callsFromMap(content any) []session.ToolCall {
 	blocks, _ := content.([]any)
-	var calls []toolCall
+	var calls []session.ToolCall
 	for _, b := range blocks {
 		block, _ := b.(map[string]any)
 		if typ, _ := str(block, "type"); typ != "toolCall" {
@@ -202,7 +298,7 @@ func callsFromMap(content any) []toolCall {
 		}
 		id, _ := str(block, "id")
 		name, _ := str(block, "name")
-		calls = append(calls, toolCall{id: id, name: name})
+		calls = append(calls, session.ToolCall{ID: id, Name: name})
 	}
 	return calls
 }
@@ -220,6 +316,21 @@ func truthyValue(v any) bool {
 		return err == nil && f != 0
 	}
 	return true
+}
+
+// str returns m[key] when it is a string.
+func str(m map[string]any, key string) (string, bool) {
+	s, ok := m[key].(string)
+	return s, ok
+}
+
+// asInt reads a JSON integer.
+func asInt(v any) (int64, error) {
+	num, ok := v.(json.Number)
+	if !ok {
+		return 0, fmt.Errorf("not a number: %v", v)
+	}
+	return num.Int64()
 }
 
 // FuzzTapeAgrees: on any line that is one JSON object, the tape path gives
@@ -251,7 +362,7 @@ func FuzzTapeAgrees(f *testing.F) {
 			t.Fatalf("%q: CheckTape = %v, Check = %v", line, got, want)
 		}
 		linear := ver == 1
-		if got, want := entryOf(&tape, 1, linear), entryFromMap(v, 1, linear); !reflect.DeepEqual(got, want) {
+		if got, want := entryOf(&tape, 1, linear, session.Figures), entryFromMap(v, 1, linear); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q: entryOf\n got %+v\nwant %+v", line, got, want)
 		}
 	})

@@ -1,7 +1,6 @@
 package validate
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,10 +9,11 @@ import (
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // CurrentVersion is the session format version pi writes today.
-const CurrentVersion = 3
+const CurrentVersion = session.CurrentVersion
 
 // Status is a file's overall result, as cli.md defines it.
 type Status string
@@ -35,12 +35,14 @@ const (
 	TooNew     Kind = "too-new"       // a newer format than pisess reads
 )
 
-// Observer receives every record of a file as it streams past; audit uses
-// it to gather figures in the same pass. With an Observer, decoded strings
-// are copies and may be kept; the maps themselves should not be.
+// Observer receives the typed view of every record of a file as it streams
+// past, in file order; audit uses it to gather figures in the same pass.
+// An Observer's entries are read with session.Figures. The views' strings
+// share the file's bytes: they are valid during the call only, and what
+// is kept must be cloned.
 type Observer interface {
-	Header(line int, fields map[string]any)
-	Entry(line int, fields map[string]any)
+	Header(line int, h *session.Header)
+	Entry(line int, e *session.Entry)
 }
 
 // Options configure a validation.
@@ -249,16 +251,17 @@ func (p *pass) record(line int, raw []byte) {
 	}
 }
 
-// headerRecord decodes and checks the first record, then starts the
+// headerRecord reads and checks the first record, then starts the
 // inspector for the entries.
 func (p *pass) headerRecord(line int, raw []byte) {
-	fields, err := parse.Decode(raw, false)
+	var t parse.Tape
+	err := t.Build(raw)
 	if f, bad := decodeFinding(line, err); bad {
 		p.add(f)
 		p.trusted = false
 		return
 	}
-	p.header(line, fields)
+	p.header(line, &t)
 	if p.checking {
 		p.insp = newInspector(p.opts, p.rep.Version, p)
 	}
@@ -276,39 +279,39 @@ func decodeFinding(line int, err error) (finding.Finding, bool) {
 	}
 }
 
-// header checks the first record.
-func (p *pass) header(line int, fields map[string]any) {
-	typ, _ := str(fields, "type")
-	if kind, _ := str(fields, "kind"); kind == "header" && typ == "" {
+// header checks the first record, on tape t.
+func (p *pass) header(line int, t *parse.Tape) {
+	h := session.ReadHeader(t)
+	if h.Kind == "header" && h.Type == "" {
 		p.rep.Kind = TooNew
-		p.rep.Version = versionOf(fields)
+		if h.VersionText != "" && h.VersionText != "null" {
+			p.rep.Version = h.Version
+		}
 		p.add(finding.Errorf(finding.UnsupportedVersion, line, "pi's newer version-%d format ({\"kind\":\"header\"}); pisess reads versions 1 to 3", p.rep.Version).WithPointer("/version"))
 		return
 	}
-	if typ != "session" {
-		p.notHeader(line, typ)
+	if h.Type != "session" {
+		p.notHeader(line, h.Type)
 		return
 	}
-	id, _ := str(fields, "id")
-	p.rep.SessionID = id
-	v, ok := headerVersion(fields)
-	p.rep.Version = v
-	if !ok {
+	p.rep.SessionID = string([]byte(h.ID)) // h shares the line
+	p.rep.Version = h.Version
+	if !h.VersionOK {
 		p.rep.Kind = TooNew
-		p.add(finding.Errorf(finding.UnsupportedVersion, line, "header version %v is not one pisess reads (1, 2, 3)", fields["version"]).WithPointer("/version"))
+		p.add(finding.Errorf(finding.UnsupportedVersion, line, "header version %s is not one pisess reads (1, 2, 3)", h.VersionText).WithPointer("/version"))
 		return
 	}
 	if p.opts.Schemas != nil {
-		for _, f := range p.opts.Schemas.Check(v, line, fields) {
+		for _, f := range p.opts.Schemas.CheckTape(h.Version, line, t) {
 			p.add(f)
 		}
 	}
-	p.versionFinding(line, v)
-	if parent, _ := str(fields, "parentSession"); parent != "" && p.links != nil {
+	p.versionFinding(line, h.Version)
+	if h.ParentSession != "" && p.links != nil {
 		p.links.forked = true
 	}
 	if p.opts.Observer != nil {
-		p.opts.Observer.Header(line, fields)
+		p.opts.Observer.Header(line, &h)
 	}
 	p.checking = true
 }
@@ -380,7 +383,7 @@ func (p *pass) settle(r *inspected) {
 	}
 	p.links.enter(r.entry)
 	if p.opts.Observer != nil {
-		p.opts.Observer.Entry(r.entry.line, r.fields)
+		p.opts.Observer.Entry(r.entry.line, &r.entry.Entry)
 	}
 }
 
@@ -405,33 +408,4 @@ func (p *pass) finish() *Report {
 		rep.Status = Valid
 	}
 	return rep
-}
-
-// headerVersion reads the header's version: absent or null is 1 (pi reads
-// `version ?? 1`); 2 and 3 are known.
-func headerVersion(fields map[string]any) (int, bool) {
-	raw, present := fields["version"]
-	if !present || raw == nil {
-		return 1, true
-	}
-	n, err := asInt(raw)
-	if err != nil {
-		return 0, false
-	}
-	return int(n), n == 2 || n == 3 || n == 1
-}
-
-// versionOf reads a version number, or 0.
-func versionOf(fields map[string]any) int {
-	n, _ := asInt(fields["version"])
-	return int(n)
-}
-
-// asInt reads a JSON integer.
-func asInt(v any) (int64, error) {
-	num, ok := v.(json.Number)
-	if !ok {
-		return 0, fmt.Errorf("not a number: %v", v)
-	}
-	return num.Int64()
 }
