@@ -1,16 +1,21 @@
-// Package project builds the tree, the active path and the model context of
-// a session, exactly as pi 1.6.0's getTree and buildSessionProjection do.
+// Package project indexes a session file and builds its tree, the active
+// path and the model context exactly as pi 1.6.0's getTree and
+// buildSessionProjection do.
 //
-// Load reads one session file with the streaming parse.Reader and keeps every
-// entry as decoded top-level fields (raw JSON values, so numbers and key order
-// round-trip exactly). Version-1 and version-2 files are migrated in memory
-// only (session-format.md section 8); the file on disk is never touched.
-// Lines that hold no object (blank, torn, corrupt) are skipped: the validate
-// command reports them. A line of concatenated objects contributes each of its
-// objects in order.
+// Open (or Load, for a reader) reads the file once, on the cores: every
+// object is laid on a parse.Tape and leaves a compact Entry in the index
+// (where it lies in the file, line, id, parent, type, message role,
+// timestamp; about 128 bytes). Version-1 and version-2 files are migrated
+// in memory only (session-format.md section 8), ids and parent links in the
+// index, the rest when a record is read back; the file on disk is never
+// touched. Lines that hold no object (blank, torn, corrupt) are skipped:
+// the validate command reports them. A line of concatenated objects
+// contributes each of its objects in order.
 //
-// From a loaded Session:
+// From a Session:
 //
+//   - Read and RecordReader read an entry's record back (ReadAt) onto a
+//     Record, migrated; nothing else is kept of it,
 //   - Leaf picks the leaf (an explicit id, or the last entry in file order),
 //   - Path follows parentId to the root, iteratively, and fails with a
 //     *CycleError instead of looping on a parent cycle,
@@ -18,13 +23,11 @@
 //     resolved labels) without recursion,
 //   - Context projects the model context of section 7 (settings, compaction
 //     cut and checkpoint, branch summaries, custom messages, context edits,
-//     null content) and checks rule 6 (every tool call answered, every
-//     result preceded by its call),
-//   - TreeView, PathView and ContextView are the JSON documents of cli.md,
-//   - Summary describes an entry in one line, EstimateTokens and
-//     ContextTokens are pi's token estimates, CheckToolPairs is rule 6 on
-//     any message list.
+//     null content), reading back only the records it needs, and checks
+//     rule 6 (every tool call answered, every result preceded by its call),
+//   - EstimateTokens and ContextTokens are pi's token estimates.
 //
+// The wording and the JSON documents of the views are render's.
 // docs/format.md ("Projection: our reading") records where this follows pi
 // rather than the letter of the spec, and how rule 6 was calibrated.
 //
