@@ -15,6 +15,7 @@ import (
 	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/session"
 	"github.com/pisess/pisess/internal/validate"
 )
 
@@ -460,7 +461,7 @@ func RecoverHeaderFile(fsys migrate.FS, path string, opts Options) (Report, erro
 	case head.Type != nil && *head.Type == "session":
 		r.Action = "unchanged"
 		return r, nil
-	case head.Type == nil || head.Kind != nil || !entryTypes[*head.Type]:
+	case head.Type == nil || head.Kind != nil || !session.IsEntryType(*head.Type):
 		f := finding.Errorf(finding.NotASession, 1, "line 1 is not a session entry")
 		return r, &migrate.Error{Code: migrate.Unsupported, Path: path, Line: 1, Finding: &f, Err: errors.New("not a pi session that lost its header")}
 	}
@@ -493,13 +494,6 @@ func RecoverHeaderFile(fsys migrate.FS, path string, opts Options) (Report, erro
 		r.Backup = &b
 	}
 	return r, nil
-}
-
-// entryTypes are the eleven entry types.
-var entryTypes = map[string]bool{
-	"message": true, "model_change": true, "thinking_level_change": true, "compaction": true,
-	"branch_summary": true, "custom": true, "custom_message": true, "label": true,
-	"session_info": true, "usage": true, "context_edit": true,
 }
 
 // firstLine reads line 1 of a file (without its newline).

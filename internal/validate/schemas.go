@@ -18,6 +18,7 @@ import (
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 	"github.com/pisess/pisess/schema"
 )
 
@@ -25,13 +26,6 @@ import (
 // never leaves the process: the compiler has no loader for its scheme, so a
 // reference that is not embedded fails at compile time instead of fetching.
 const schemaBase = "pisess:///schema/"
-
-// schemaEntryTypes are the eleven entry types (session-format.md section 3),
-// in the spec's order.
-var schemaEntryTypes = []string{
-	"message", "model_change", "thinking_level_change", "usage", "compaction",
-	"branch_summary", "custom", "custom_message", "context_edit", "label", "session_info",
-}
 
 // currentRoles are the AgentMessage roles of a version-3 file.
 var currentRoles = []string{
@@ -182,14 +176,14 @@ func (c *checkCompiler) compileVersion(version int) (*versionSchemas, error) {
 		variant = "/$defs/v1"
 	}
 	vs := &versionSchemas{
-		entries: make(map[string]check, len(schemaEntryTypes)),
+		entries: make(map[string]check, len(session.EntryTypes())),
 		roles:   make(map[string]check, len(currentRoles)+1),
 	}
 	var err error
 	if vs.untyped, err = c.compile(base, variant); err != nil {
 		return nil, err
 	}
-	for _, t := range schemaEntryTypes {
+	for _, t := range session.EntryTypes() {
 		if t == "message" {
 			continue
 		}
