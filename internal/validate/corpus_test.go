@@ -71,7 +71,7 @@ func TestCorpus(t *testing.T) {
 func checkCorpusFile(t *testing.T, rel string, schemas *Schemas) {
 	category, _, _ := strings.Cut(rel, "/")
 	path := filepath.Join(corpusDir, filepath.FromSlash(rel))
-	w, err := readWant(strings.TrimSuffix(path, ".jsonl")+".want", category == "valid")
+	w, err := readWant(strings.TrimSuffix(path, ".jsonl")+".want", category == "valid" || category == "omp")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,6 +92,10 @@ func checkCorpusFile(t *testing.T, rel string, schemas *Schemas) {
 		}
 		if n := rep.Errors(); n != 0 {
 			t.Errorf("%d errors in a %s/ file", n, category)
+		}
+	case "omp": // written by oh-my-pi's own code (docs/omp.md)
+		if rep.Kind != Session || rep.Dialect != parse.Omp || rep.Errors() != 0 {
+			t.Errorf("kind %s, dialect %q, %d errors; want a session of dialect omp without errors", rep.Kind, rep.Dialect, rep.Errors())
 		}
 	case "other":
 		if w.kind == "" {

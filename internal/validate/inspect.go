@@ -77,6 +77,7 @@ type inspector struct {
 	wg        sync.WaitGroup
 	untrusted atomic.Int64 // line of the first fatal corruption, 0 for none
 	closed    bool
+	dialect   parse.Dialect
 }
 
 func newInspector(opts Options, version int, to settler) *inspector {
@@ -305,11 +306,11 @@ func (in *inspector) inspect(t *parse.Tape, line int, raw []byte) inspected {
 	}
 	r := inspected{entry: entryOf(t, line, in.version == 1, detail), linkable: true}
 	switch {
-	case !IsEntryType(typ):
+	case !isEntryTypeOf(in.dialect, typ):
 		// Still a tree node (pi indexes every entry): later entries may name it.
 		r.findings = []finding.Finding{finding.Errorf(finding.UnknownEntryType, line, "unknown entry type %q", t.Value(t.Get(0, "type"))).WithEntry(r.entry.ID).WithPointer("/type")}
 	case in.opts.Schemas != nil:
-		r.findings = in.opts.Schemas.CheckTape(in.version, line, t)
+		r.findings = in.checkEntry(line, t)
 	}
 	return r
 }

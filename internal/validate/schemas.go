@@ -42,6 +42,7 @@ const legacyRole = "hookMessage"
 type Schemas struct {
 	header   check
 	versions [4]*versionSchemas // indexed by file version 1..3
+	omp      *ompSchemas        // the oh-my-pi dialect (omp.go)
 }
 
 // versionSchemas are the checks for one file version. Each check covers
@@ -112,6 +113,9 @@ func CompileSchemas() (*Schemas, error) {
 		if s.versions[version], err = c.compileVersion(version); err != nil {
 			return nil, fmt.Errorf("compile version-%d schemas: %w", version, err)
 		}
+	}
+	if s.omp, err = c.compileOmp(); err != nil {
+		return nil, fmt.Errorf("compile omp schemas: %w", err)
 	}
 	return s, nil
 }

@@ -62,6 +62,7 @@ type Report struct {
 	Version   int               `json:"version"`
 	Entries   int               `json:"entries"`
 	SessionID string            `json:"sessionId"`
+	Dialect   parse.Dialect     `json:"dialect"` // pi, or omp for oh-my-pi's files (docs/omp.md)
 	Findings  []finding.Finding `json:"findings"`
 	Kind      Kind              `json:"-"`
 	Bytes     int64             `json:"-"`
@@ -119,7 +120,7 @@ func File(path string, opts Options) (*Report, error) {
 		return nil, &IOError{Path: path, Err: errors.New("is a directory")}
 	}
 	if max := opts.Limits.MaxFileBytes; max > 0 && info.Mode().IsRegular() && info.Size() > max {
-		rep := &Report{File: path, Kind: Session, Bytes: info.Size(), Findings: []finding.Finding{}}
+		rep := &Report{File: path, Kind: Session, Dialect: parse.Pi, Bytes: info.Size(), Findings: []finding.Finding{}}
 		rep.Findings = append(rep.Findings, finding.Errorf(finding.FileTooLarge, 0, "file of %d bytes exceeds the limit of %d (--max-file-bytes)", info.Size(), max))
 		rep.Status = Invalid
 		return rep, nil
@@ -132,7 +133,9 @@ func File(path string, opts Options) (*Report, error) {
 
 // Stream validates a session read from r; name is used in the report.
 func Stream(name string, r io.Reader, opts Options) (*Report, error) {
+	dialect, r := sniff(r)
 	p := newPass(name, opts)
+	p.dialect, p.rep.Dialect = dialect, dialect
 	rd := getReader(r, opts.Limits)
 	defer putReader(rd)
 	rd.DeferClassify()
@@ -191,6 +194,7 @@ type pass struct {
 	checking bool             // the header allows entry checks
 	lastLine int
 	tail     bool // a torn write was seen: a partial tail or a torn line (status tolerated)
+	dialect  parse.Dialect
 }
 
 func newPass(name string, opts Options) *pass {
@@ -207,6 +211,9 @@ func (p *pass) add(f finding.Finding) { p.rep.Findings = append(p.rep.Findings, 
 func (p *pass) line(l *parse.Line) {
 	if f, ok := l.BOMFinding(); ok {
 		p.add(f)
+	}
+	if p.titleSlot(l) {
+		return
 	}
 	if l.Class == parse.TornLine && p.records == 0 {
 		p.tornHeader(l)
@@ -264,6 +271,7 @@ func (p *pass) headerRecord(line int, raw []byte) {
 	p.header(line, &t)
 	if p.checking {
 		p.insp = newInspector(p.opts, p.rep.Version, p)
+		p.insp.dialect = p.dialect
 	}
 }
 
@@ -302,7 +310,7 @@ func (p *pass) header(line int, t *parse.Tape) {
 		return
 	}
 	if p.opts.Schemas != nil {
-		for _, f := range p.opts.Schemas.CheckTape(h.Version, line, t) {
+		for _, f := range p.checkHeader(h.Version, line, t) {
 			p.add(f)
 		}
 	}
