@@ -1,0 +1,68 @@
+package session
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// The reading of an entry is held to the map reference in validate's
+// tape_test.go (examples, mutants, the real corpus, FuzzTapeAgrees); these
+// are the cases that say what the reading is.
+func TestReadEntry(t *testing.T) {
+	tests := []struct {
+		name string
+		line string
+		d    Detail
+		want Entry
+	}{
+		{"links of a message", `{"type":"message","id":"a","parentId":"p","timestamp":"ts","message":{"role":"assistant","stopReason":"toolUse","content":[{"type":"text","text":"x"},{"type":"toolCall","id":"c1","name":"bash"},{"type":"toolCall","id":7}],"usage":{"input":1}}}`, Links,
+			Entry{Type: "message", ID: "a", HasID: true, ParentID: "p", HasParent: true, Timestamp: "ts",
+				Message: Message{Present: true, Role: "assistant", StopReason: "toolUse", Calls: []ToolCall{{ID: "c1", Name: "bash"}, {}}}}},
+		{"figures of a message", `{"type":"message","parentId":null,"message":{"role":"user","content":"hi","timestamp":5,"provider":"p","model":"m","usage":{"input":1,"totalTokens":2.4,"cost":{"total":0.5}}}}`, Figures,
+			Entry{Type: "message", Message: Message{Present: true, Role: "user", Text: "hi", Millis: 5, Provider: "p", Model: "m",
+				Usage: Usage{Present: true, Input: 1, TotalTokens: 2, HasTotalTokens: true, Cost: 0.5, HasCost: true}}}},
+		{"a tool result", `{"type":"message","message":{"role":"toolResult","toolCallId":"c1","toolName":"bash"}}`, Links,
+			Entry{Type: "message", Message: Message{Present: true, Role: "toolResult", ToolCallID: "c1", HasToolCallID: true, ToolName: "bash"}}},
+		{"a message that is no object", `{"type":"message","message":"x"}`, Figures, Entry{Type: "message"}},
+		{"escaped keys, the last of duplicates", `{"\u0074ype":"label","targetId":1,"targetId":"t","id":"a","id":null}`, Links,
+			Entry{Type: "label", TargetID: "t", HasTargetID: true}},
+		{"a compaction", `{"type":"compaction","firstKeptEntryId":"k","firstKeptEntryIndex":2,"retainedTail":[{"role":"user"},3],"usage":{"output":4}}`, Figures,
+			Entry{Type: "compaction", FirstKeptID: "k", HasFirstKeptID: true, FirstKeptIndex: KeptIndex{Present: true, N: 2, IsInt: true, Text: "2"},
+				HasTail: true, Tail: []Message{{Present: true, Role: "user"}, {}}, Usage: Usage{Present: true, Output: 4}}},
+		{"a context edit that drops", `{"type":"context_edit","targetId":"t","replacement":null}`, Links,
+			Entry{Type: "context_edit", TargetID: "t", HasTargetID: true, Replacement: Replacement{Kind: ReplacementOmit}}},
+		{"a context edit that replaces", `{"type":"context_edit","targetId":"t","replacement":{"content":[{"type":"toolCall","id":"c","name":"n"}]}}`, Links,
+			Entry{Type: "context_edit", TargetID: "t", HasTargetID: true, Replacement: Replacement{Kind: ReplacementContent, Calls: []ToolCall{{ID: "c", Name: "n"}}}}},
+		{"a context edit pi ignores", `{"type":"context_edit","targetId":"t","replacement":{"content":null}}`, Links,
+			Entry{Type: "context_edit", TargetID: "t", HasTargetID: true}},
+		{"a branch summary", `{"type":"branch_summary","fromId":"root","summary":0}`, Links,
+			Entry{Type: "branch_summary", FromID: "root", HasFromID: true}},
+		{"a usage entry", `{"type":"usage","provider":"p","model":"m","usage":{"cacheRead":3,"cacheWrite":1e400}}`, Figures,
+			Entry{Type: "usage", Provider: "p", Model: "m", Usage: Usage{Present: true, CacheRead: 3}}},
+		{"a model change", `{"type":"model_change","provider":"p","modelId":"m","model":"x"}`, Figures,
+			Entry{Type: "model_change", Provider: "p", Model: "m"}},
+		{"figures are not read for links", `{"type":"session_info","name":"n"}`, Links, Entry{Type: "session_info"}},
+		{"a session name", `{"type":"session_info","name":"n"}`, Figures, Entry{Type: "session_info", Name: "n"}},
+	}
+	for _, tt := range tests {
+		if got := ReadEntry(tapeOf(t, tt.line), tt.d); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s:\n got %+v\nwant %+v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestFirstTextIsBounded(t *testing.T) {
+	long := strings.Repeat("é", 2*TextLimit)
+	for _, content := range []string{`"` + long + `"`, `"` + strings.ReplaceAll(long, "é", `\u00e9`) + `"`, `[{"type":"text","text":"` + long + `"}]`} {
+		e := ReadEntry(tapeOf(t, `{"type":"message","message":{"role":"user","content":`+content+`}}`), Figures)
+		if len(e.Message.Text) != TextLimit || !strings.HasPrefix(long, e.Message.Text) {
+			t.Errorf("%.20s...: text of %d bytes", content, len(e.Message.Text))
+		}
+	}
+	blank := `"` + strings.Repeat(" ", 2*TextLimit) + `x"`
+	e := ReadEntry(tapeOf(t, `{"type":"message","message":{"role":"user","content":[{"type":"text","text":`+blank+`}]}}`), Figures)
+	if strings.TrimSpace(e.Message.Text) != "" || len(e.Message.Text) != TextLimit {
+		t.Errorf("a text blank for longer than the limit is not blank: %q", e.Message.Text)
+	}
+}
