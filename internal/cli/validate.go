@@ -88,8 +88,8 @@ type validator struct {
 
 // tally counts results for the summary and the exit code.
 type tally struct {
-	files, valid, tolerated, invalid, unreadable, errors, warnings int
-	warningCodes                                                   map[finding.Code]int
+	files, valid, tolerated, invalid, unreadable, errors, warnings, omp int
+	warningCodes                                                        map[finding.Code]int
 }
 
 func (c *CLI) runValidate(ctx *cli.Context) error {
@@ -138,6 +138,9 @@ func (v *validator) emit(path string, o outcome) {
 			render.GitHub(v.out, rep.File, f)
 		}
 	default:
+		if rep.Dialect == parse.Omp && !v.quiet {
+			fmt.Fprintf(v.out, "%s: %s\n", render.Safe(rep.File), v.style.Dim("oh-my-pi session (dialect omp)"))
+		}
 		for _, f := range rep.Findings {
 			if v.quiet && f.Severity != finding.Error {
 				continue
@@ -148,6 +151,9 @@ func (v *validator) emit(path string, o outcome) {
 }
 
 func (v *validator) count(rep *validate.Report) {
+	if rep.Dialect == parse.Omp {
+		v.tally.omp++
+	}
 	v.tally.errors += rep.Errors()
 	v.tally.warnings += rep.Warnings()
 	for _, f := range rep.Findings {
@@ -176,6 +182,9 @@ func (v *validator) summary() {
 	}
 	t := v.tally
 	line := fmt.Sprintf("%s: %d valid, %d tolerated, %d invalid", render.Plural(t.files, "file", "files"), t.valid, t.tolerated, t.invalid)
+	if t.omp > 0 {
+		line = fmt.Sprintf("%s (%d oh-my-pi): %d valid, %d tolerated, %d invalid", render.Plural(t.files, "file", "files"), t.omp, t.valid, t.tolerated, t.invalid)
+	}
 	if t.unreadable > 0 {
 		line += fmt.Sprintf(", %d unreadable", t.unreadable)
 	}
