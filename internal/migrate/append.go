@@ -54,14 +54,7 @@ type truncater interface{ Truncate(size int64) error }
 func Append(fsys FS, path string, opts RewriteOptions, plan Planner) (AppendOutcome, error) {
 	r := &rewrite{fsys: fsys, opts: opts}
 	out, err := r.appendRun(path, plan)
-	if err != nil {
-		err = r.cleanup(err)
-		var e *Error
-		if errors.As(err, &e) && e.Path == "" {
-			e.Path = r.pathOr(path)
-		}
-	}
-	return out, err
+	return out, r.finish(path, err)
 }
 
 func (r *rewrite) appendRun(path string, plan Planner) (AppendOutcome, error) {

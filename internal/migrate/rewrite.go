@@ -104,14 +104,20 @@ type Outcome struct {
 func Rewrite(fsys FS, path string, opts RewriteOptions, generate Generator) (Outcome, error) {
 	r := &rewrite{fsys: fsys, opts: opts}
 	out, err := r.run(path, generate)
-	if err != nil {
-		err = r.cleanup(err)
-		var e *Error
-		if errors.As(err, &e) && e.Path == "" {
-			e.Path = r.pathOr(path)
-		}
+	return out, r.finish(path, err)
+}
+
+// finish cleans up after a failed run and names the file in its error.
+func (r *rewrite) finish(path string, err error) error {
+	if err == nil {
+		return nil
 	}
-	return out, err
+	err = r.cleanup(err)
+	var e *Error
+	if errors.As(err, &e) && e.Path == "" {
+		e.Path = r.pathOr(path)
+	}
+	return err
 }
 
 // rewrite is the state of one Rewrite: what it read and what it created.
