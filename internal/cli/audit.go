@@ -51,6 +51,7 @@ type auditRun struct {
 	rows       []fileRow
 	records    []*audit.Record
 	unreadable int
+	staleTemps []string // left by an interrupted rewrite in the directories searched
 }
 
 // fileRow is one file as shown: its record and its usage in the window.
@@ -69,6 +70,7 @@ func (c *CLI) runAudit(ctx *cli.Context) error {
 		return err
 	}
 	targets := c.expand(ctx.Args().Slice())
+	a.staleTemps = c.staleTemps
 	opts.Workers = workersPerFile(jobs(ctx), len(targets))
 	bar := c.newProgress(ctx, a.format, targets)
 	ordered(len(targets), jobs(ctx), func(i int) auditOutcome {
@@ -227,7 +229,9 @@ func (a *auditRun) write(sum audit.Summary) error {
 	}
 	switch a.format {
 	case "json":
-		return render.JSONLine(a.out, summaryJSON(sum, a.totals, a.unreadable))
+		js := summaryJSON(sum, a.totals, a.unreadable)
+		js.Summary.StaleTemps = a.staleTemps
+		return render.JSONLine(a.out, js)
 	case "csv":
 		switch {
 		case a.totals.By != audit.NoGrouping:

@@ -96,7 +96,8 @@ type auditTotals struct {
 	Versions         map[string]int `json:"versions"`
 	Bytes            int64          `json:"bytes"`
 	Unreadable       int            `json:"unreadable"`
-	Stuck            int            `json:"stuck,omitempty"` // stuck files, when there are any
+	Stuck            int            `json:"stuck,omitempty"`      // stuck files, when there are any
+	StaleTemps       []string       `json:"staleTemps,omitempty"` // temp files an interrupted rewrite left
 	Since            string         `json:"since,omitempty"`
 	Until            string         `json:"until,omitempty"` // exclusive
 	TZ               string         `json:"tz,omitempty"`

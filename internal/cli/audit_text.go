@@ -256,7 +256,21 @@ func (a *auditRun) summaryText(s audit.Summary) {
 				render.Count(d.Usage.Tokens.Total) + " tokens and " + render.Money(d.Usage.Cost) + " left out"})
 		}
 	}
+	a.tempsText()
 	a.problems()
+}
+
+// tempsText lists the temp files an interrupted rewrite left behind, and
+// how to remove them.
+func (a *auditRun) tempsText() {
+	if len(a.staleTemps) == 0 {
+		return
+	}
+	names := make([]string, len(a.staleTemps))
+	for i, t := range a.staleTemps {
+		names[i] = render.Safe(t)
+	}
+	a.lines("temp files:", append(names, "left by an interrupted migrate or repair; `pisess repair --clean-temps DIR` removes them"))
 }
 
 // lines writes a head and its parts, joined with ", " and wrapped to the

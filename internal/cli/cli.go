@@ -60,7 +60,8 @@ type CLI struct {
 	Now    func() time.Time
 	Random io.Reader
 
-	targets []target // the files the command's paths name (resolveTargets)
+	targets    []target // the files the command's paths name (resolveTargets)
+	staleTemps []string // temp files of an interrupted rewrite found there
 }
 
 // New returns a CLI on the process's own streams and environment.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/render"
 )
 
@@ -71,11 +72,11 @@ func (c *CLI) resolveTargets(ctx *cli.Context) error {
 		}
 		args = []string{dir.path}
 	}
-	targets, err := expandPaths(args, ctx.Bool("allow-empty"))
+	found, err := expandPaths(args, ctx.Bool("allow-empty"))
 	if err != nil {
 		return err
 	}
-	c.targets = targets
+	c.targets, c.staleTemps = found.targets, found.temps
 	return nil
 }
 
@@ -83,10 +84,17 @@ func (c *CLI) resolveTargets(ctx *cli.Context) error {
 func (c *CLI) expand(args []string) []target {
 	if c.targets == nil && len(args) > 0 {
 		// Not resolved (a command without resolveTargets): each path as given.
-		ts, _ := expandPaths(args, true)
-		return ts
+		found, _ := expandPaths(args, true)
+		return found.targets
 	}
 	return c.targets
+}
+
+// expansion is what path arguments name: the files to process, and the
+// temp files an interrupted rewrite left in the directories searched.
+type expansion struct {
+	targets []target
+	temps   []string
 }
 
 // expandPaths turns path arguments into files: a file stands for itself, a
@@ -94,8 +102,9 @@ func (c *CLI) expand(args []string) []target {
 // followed, each directory read once, so a loop cannot trap the walk). A
 // file named twice, under any name, is processed once. A directory with no
 // session file is a usage error unless allowEmpty.
-func expandPaths(args []string, allowEmpty bool) ([]target, error) {
+func expandPaths(args []string, allowEmpty bool) (expansion, error) {
 	var out []target
+	var temps []string
 	seen := map[fileID]bool{}
 	for _, arg := range args {
 		if arg == "-" {
@@ -110,9 +119,10 @@ func expandPaths(args []string, allowEmpty bool) ([]target, error) {
 			w := walker{seenFiles: seen, seenDirs: map[fileID]bool{}}
 			w.walk(arg, info)
 			if w.sessions == 0 && !allowEmpty {
-				return nil, usageErrorf("no pi session files (*.jsonl) under %s (--allow-empty accepts that)", arg)
+				return expansion{}, usageErrorf("no pi session files (*.jsonl) under %s (--allow-empty accepts that)", arg)
 			}
 			out = append(out, w.out...)
+			temps = append(temps, w.temps...)
 		default:
 			if id, ok := idOf(info); ok {
 				if seen[id] {
@@ -123,7 +133,7 @@ func expandPaths(args []string, allowEmpty bool) ([]target, error) {
 			out = append(out, target{Path: arg})
 		}
 	}
-	return out, nil
+	return expansion{out, temps}, nil
 }
 
 // fileID identifies a file whatever its name: device and inode.
@@ -141,6 +151,7 @@ func idOf(info fs.FileInfo) (fileID, bool) {
 type walker struct {
 	seenFiles, seenDirs map[fileID]bool
 	out                 []target
+	temps               []string // temp files of the rewrite protocol
 	sessions            int
 }
 
@@ -171,6 +182,8 @@ func (w *walker) walk(dir string, info fs.FileInfo) {
 			w.out = append(w.out, target{Path: path, Err: err})
 		case info.IsDir():
 			w.walk(path, info)
+		case migrate.IsTempName(e.Name()) && info.Mode().IsRegular():
+			w.temps = append(w.temps, path)
 		case !strings.HasSuffix(e.Name(), ".jsonl"):
 		case !info.Mode().IsRegular():
 			w.out = append(w.out, target{Path: path, Err: fmt.Errorf("%s: not a regular file (%s), not read", path, info.Mode().Type())})
