@@ -22,7 +22,7 @@ import (
 func (c *CLI) auditCommand() *cli.Command {
 	return command("audit", "verdict, size, tokens and cost of every session, with totals that count forked and snapshot copies once", "[PATH...]",
 		append(limitFlags(),
-			&cli.StringFlag{Name: "format", Value: "table", Usage: "table, json (one object per file, then a summary line) or csv"},
+			formatFlag("table, json (one object per file, then a summary line) or csv", "table", "json", "csv"),
 			&cli.StringFlag{Name: "sort", Usage: "order of the table or csv rows: activity, size, cost, tokens or file (default: activity for the table, the order given for csv)"},
 			&cli.StringFlag{Name: "order", Value: "asc", Usage: "asc (the newest, largest, costliest last, next to the totals) or desc"},
 			&cli.StringFlag{Name: "by", Usage: "grouped totals by day, week (ISO), month, model (provider/model of each usage), project (header cwd) or session (header id)"},
@@ -91,11 +91,6 @@ func (c *CLI) newAuditRun(ctx *cli.Context) (*auditRun, error) {
 	a := &auditRun{out: c.Stdout, errw: c.Stderr, style: c.style(ctx, c.Stdout),
 		format: ctx.String("format"), sortKey: ctx.String("sort"), summary: ctx.Bool("summary"),
 		quiet: globalBool(ctx, "quiet")}
-	switch a.format {
-	case "table", "json", "csv":
-	default:
-		return nil, usageErrorf("--format must be table, json or csv, not %q", a.format)
-	}
 	switch a.sortKey {
 	case "", "activity", "size", "cost", "tokens", "file":
 	default:

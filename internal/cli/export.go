@@ -14,7 +14,7 @@ import (
 func (c *CLI) exportCommand() *cli.Command {
 	cmd := command("export", "render a session as one self-contained HTML page or a Markdown transcript", "FILE",
 		append(limitFlags(),
-			&cli.StringFlag{Name: "format", Value: "html", Usage: "html (the tree and the conversation, one offline file) or md (a transcript of the path)"},
+			formatFlag("html (the tree and the conversation, one offline file) or md (a transcript of the path)", "html", "md"),
 			&cli.StringFlag{Name: "leaf", Usage: "show the conversation up to the entry with this `ID` (or unique id prefix); default: the last entry"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (which must not exist) instead of standard output"},
 			&cli.BoolFlag{Name: "redact", Usage: "replace every secret `pisess scan` would find with [REDACTED:<kind>]"},
@@ -56,9 +56,6 @@ func (c *CLI) runExport(ctx *cli.Context) error {
 		return usageErrorf("export takes one FILE, not %d", len(args))
 	}
 	format := ctx.String("format")
-	if format != "html" && format != "md" {
-		return usageErrorf("--format must be html or md, not %q", format)
-	}
 	if ctx.IsSet("rules") && !ctx.Bool("redact") {
 		return usageErrorf("--rules goes with --redact")
 	}

@@ -27,7 +27,7 @@ func fixFlags(leafUsage string) []cli.Flag {
 		&cli.StringFlag{Name: "leaf", Usage: leafUsage},
 		&cli.BoolFlag{Name: "backup", Usage: "first keep a copy of the file as FILE.bak (never overwrites a different one)"},
 		&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "write nothing; say what would be done"},
-		&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
+		formatFlag("text or json", "text", "json"),
 	)
 }
 
@@ -100,7 +100,7 @@ func (c *CLI) recoverHeaderCommand() *cli.Command {
 	flags := append(limitFlags(),
 		&cli.BoolFlag{Name: "backup", Usage: "keep the original as FILE.bak (always done: accepted for symmetry)"},
 		&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "write nothing; show the header that would be written"},
-		&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
+		formatFlag("text or json", "text", "json"),
 		&cli.StringFlag{Name: "id", Usage: "the session `ID` (when the file name is not <timestamp>_<id>.jsonl)"},
 		&cli.StringFlag{Name: "cwd", Usage: "the session's working `DIR` (when the directory name does not say it)"},
 	)
@@ -138,9 +138,6 @@ func (c *CLI) runFix(ctx *cli.Context, op fixOp) error {
 		return usageErrorf("%s changes a file: it cannot read standard input", name)
 	}
 	format := ctx.String("format")
-	if format != "text" && format != "json" {
-		return usageErrorf("--format must be text or json, not %q", format)
-	}
 	vopts, err := validateOptions(ctx, true)
 	if err != nil {
 		return err

@@ -20,7 +20,7 @@ func rewriteFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "backup", Usage: "keep the original beside the file (never overwrites an existing backup)"},
 		&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "write nothing; say what would change"},
 		&cli.BoolFlag{Name: "diff", Usage: "show a unified diff of what changes"},
-		&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json (one object per file)"},
+		formatFlag("text or json (one object per file)", "text", "json"),
 		&cli.BoolFlag{Name: "follow-symlinks", Usage: "rewrite the file a symbolic link points to (refused by default)"},
 		jobsFlag(),
 	)
@@ -138,9 +138,6 @@ type rewriteTally struct {
 
 func (c *CLI) runRewrite(ctx *cli.Context, op fileOp, verify verifier) error {
 	format := ctx.String("format")
-	if format != "text" && format != "json" {
-		return usageErrorf("--format must be text or json, not %q", format)
-	}
 	vopts, err := validateOptions(ctx, true)
 	if err != nil {
 		return err

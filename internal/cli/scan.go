@@ -17,7 +17,7 @@ import (
 func (c *CLI) scanCommand() *cli.Command {
 	cmd := command("scan", "find secrets (API keys, tokens, private keys, passwords) in session files", "[PATH...]",
 		append(limitFlags(),
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json (one object per secret) or github (Actions annotations)"},
+			formatFlag("text, json (one object per secret) or github (Actions annotations)", "text", "json", "github"),
 			rulesFlag(),
 			jobsFlag(),
 		), c.runScan)
@@ -78,9 +78,6 @@ type scanOutcome struct {
 
 func (c *CLI) runScan(ctx *cli.Context) error {
 	format := ctx.String("format")
-	if format != "text" && format != "json" && format != "github" {
-		return usageErrorf("--format must be text, json or github, not %q", format)
-	}
 	lim, err := limits(ctx)
 	if err != nil {
 		return err

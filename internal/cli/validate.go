@@ -18,7 +18,7 @@ import (
 func (c *CLI) validateCommand() *cli.Command {
 	return command("validate", "strict parse, JSON Schema per entry and linkage checks", "[PATH...]",
 		append(limitFlags(),
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json (one object per file) or github (Actions annotations)"},
+			formatFlag("text, json (one object per file) or github (Actions annotations)", "text", "json", "github"),
 			&cli.BoolFlag{Name: "strict", Usage: "warnings fail too"},
 			&cli.IntFlag{Name: "require-version", Usage: "files older than `N` fail with needs_migration"},
 			&cli.BoolFlag{Name: "no-schema", Usage: "parse, structure and linkage checks only (faster)"},
@@ -94,9 +94,6 @@ type tally struct {
 
 func (c *CLI) runValidate(ctx *cli.Context) error {
 	format := ctx.String("format")
-	if format != "text" && format != "json" && format != "github" {
-		return usageErrorf("--format must be text, json or github, not %q", format)
-	}
 	opts, err := validateOptions(ctx, !ctx.Bool("no-schema"))
 	if err != nil {
 		return err
