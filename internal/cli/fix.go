@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/fix"
 	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/render"
@@ -188,6 +189,7 @@ func (c *CLI) emitFix(ctx *cli.Context, format string, rep fix.Report, err error
 		}
 	}
 	if format == "json" {
+		r.FileBytes = finding.NameBytes(r.File)
 		render.JSONLine(c.Stdout, r)
 	} else {
 		c.fixText(ctx, r)

@@ -103,15 +103,16 @@ func firstError(rep *validate.Report, counts func(finding.Finding) bool) error {
 
 // rewriteResult is the `--format json` object of migrate and repair.
 type rewriteResult struct {
-	File   string        `json:"file"`
-	Action string        `json:"action"`
-	From   int           `json:"from,omitempty"`
-	To     int           `json:"to,omitempty"`
-	Backup *string       `json:"backup"`
-	Reason string        `json:"reason,omitempty"`
-	Code   string        `json:"code,omitempty"`
-	Fixes  []migrate.Fix `json:"fixes,omitempty"`
-	Diff   string        `json:"diff,omitempty"`
+	File      string        `json:"file"`
+	FileBytes []byte        `json:"fileBytes,omitempty"` // the name's bytes when it is not UTF-8
+	Action    string        `json:"action"`
+	From      int           `json:"from,omitempty"`
+	To        int           `json:"to,omitempty"`
+	Backup    *string       `json:"backup"`
+	Reason    string        `json:"reason,omitempty"`
+	Code      string        `json:"code,omitempty"`
+	Fixes     []migrate.Fix `json:"fixes,omitempty"`
+	Diff      string        `json:"diff,omitempty"`
 	// ReadOnly: the file had no write permission; it was replaced anyway
 	// (the directory allows it) and the new file is read-only too.
 	ReadOnly bool `json:"readOnly,omitempty"`
@@ -126,9 +127,10 @@ type rewriteResult struct {
 // tempResult is the `--format json` object of one temp file --clean-temps
 // looked at (action "temp-removed", "temp-would-remove" or "temp-kept").
 type tempResult struct {
-	File   string `json:"file"`
-	Action string `json:"action"`
-	Reason string `json:"reason,omitempty"`
+	File      string `json:"file"`
+	FileBytes []byte `json:"fileBytes,omitempty"`
+	Action    string `json:"action"`
+	Reason    string `json:"reason,omitempty"`
 }
 
 // rewriteTally counts the results for the summary line.
@@ -209,6 +211,7 @@ func (c *CLI) cleanTemps(targets []target, format string, s render.Style, dryRun
 func (c *CLI) emitTemp(format string, s render.Style, r tempResult) {
 	switch {
 	case format == "json":
+		r.FileBytes = finding.NameBytes(r.File)
 		render.JSONLine(c.Stdout, r)
 	case r.Action == "temp-removed":
 		fmt.Fprintf(c.Stdout, "%s: %s\n", render.Safe(r.File), s.OK("stale temp file removed"))
@@ -275,6 +278,7 @@ func toResult(rep migrate.Report, err error) rewriteResult {
 // emitRewrite writes one file's result.
 func (c *CLI) emitRewrite(format string, s render.Style, quiet bool, r rewriteResult) {
 	if format == "json" {
+		r.FileBytes = finding.NameBytes(r.File)
 		render.JSONLine(c.Stdout, r)
 		return
 	}

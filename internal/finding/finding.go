@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Severity says whether a finding fails a file.
@@ -124,4 +125,14 @@ func (f Finding) String() string {
 		ptr = " (at " + f.Pointer + ")"
 	}
 	return fmt.Sprintf("%s%s %s: %s%s", loc, f.Severity, f.Code, f.Message, ptr)
+}
+
+// NameBytes is a file name's exact bytes when the name is not valid UTF-8,
+// else nil. JSON output carries them as "fileBytes" (base64) beside "file",
+// where invalid bytes read as U+FFFD: two such names stay apart.
+func NameBytes(name string) []byte {
+	if utf8.ValidString(name) {
+		return nil
+	}
+	return []byte(name)
 }

@@ -38,17 +38,18 @@ const BackupSuffix = ".bak"
 
 // Report is what one command did to one file: the `--format json` object.
 type Report struct {
-	File    string   `json:"file"`
-	Action  string   `json:"action"`
-	Leaf    string   `json:"leaf,omitempty"`
-	NewLeaf string   `json:"newLeaf,omitempty"`
-	Added   []Added  `json:"added,omitempty"`
-	Backup  *string  `json:"backup"`
-	Output  string   `json:"output,omitempty"`    // fork
-	Session string   `json:"sessionId,omitempty"` // fork: the new session's id
-	Entries int      `json:"entries,omitempty"`   // fork: entries written
-	Elided  []Elided `json:"elided,omitempty"`    // slim
-	Over    []Over   `json:"over,omitempty"`      // slim: over the limit, not editable
+	File      string   `json:"file"`
+	FileBytes []byte   `json:"fileBytes,omitempty"` // the name's bytes when it is not UTF-8
+	Action    string   `json:"action"`
+	Leaf      string   `json:"leaf,omitempty"`
+	NewLeaf   string   `json:"newLeaf,omitempty"`
+	Added     []Added  `json:"added,omitempty"`
+	Backup    *string  `json:"backup"`
+	Output    string   `json:"output,omitempty"`    // fork
+	Session   string   `json:"sessionId,omitempty"` // fork: the new session's id
+	Entries   int      `json:"entries,omitempty"`   // fork: entries written
+	Elided    []Elided `json:"elided,omitempty"`    // slim
+	Over      []Over   `json:"over,omitempty"`      // slim: over the limit, not editable
 	// slim: the context's estimated tokens before and after
 	TokensBefore *int         `json:"tokensBefore,omitempty"`
 	TokensAfter  *int         `json:"tokensAfter,omitempty"`

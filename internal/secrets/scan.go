@@ -6,14 +6,16 @@ import (
 	"slices"
 	"unicode/utf8"
 
+	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
 )
 
 // Finding is one secret found: where it is and what kind it is, never the
 // secret itself.
 type Finding struct {
-	File string `json:"file"`
-	Line int    `json:"line"` // physical line
+	File      string `json:"file"`
+	FileBytes []byte `json:"fileBytes,omitempty"` // the name's bytes when it is not UTF-8
+	Line      int    `json:"line"`                // physical line
 	// EntryID is the id of the entry on the line ("" when it has none).
 	EntryID string `json:"entryId"`
 	// Pointer is the JSON pointer of the string holding the secret in the
@@ -232,7 +234,7 @@ func Scan(name string, r io.Reader, opts Options, found func(Finding)) (Stats, e
 			continue
 		}
 		for _, h := range ls.scanLine(l) {
-			found(Finding{File: name, Line: l.Num, EntryID: h.entryID, Pointer: h.pointer, Kind: h.kind, Masked: h.masked, Length: h.length})
+			found(Finding{File: name, FileBytes: finding.NameBytes(name), Line: l.Num, EntryID: h.entryID, Pointer: h.pointer, Kind: h.kind, Masked: h.masked, Length: h.length})
 		}
 	}
 	st.Bytes = rd.BytesRead()

@@ -58,6 +58,7 @@ type Options struct {
 // `validate --format json` contract.
 type Report struct {
 	File      string            `json:"file"`
+	FileBytes []byte            `json:"fileBytes,omitempty"` // the name's bytes when it is not UTF-8
 	Status    Status            `json:"status"`
 	Version   int               `json:"version"`
 	Entries   int               `json:"entries"`
@@ -120,7 +121,7 @@ func File(path string, opts Options) (*Report, error) {
 		return nil, &IOError{Path: path, Err: errors.New("is a directory")}
 	}
 	if max := opts.Limits.MaxFileBytes; max > 0 && info.Mode().IsRegular() && info.Size() > max {
-		rep := &Report{File: path, Kind: Session, Dialect: parse.Pi, Bytes: info.Size(), Findings: []finding.Finding{}}
+		rep := &Report{File: path, FileBytes: finding.NameBytes(path), Kind: Session, Dialect: parse.Pi, Bytes: info.Size(), Findings: []finding.Finding{}}
 		rep.Findings = append(rep.Findings, finding.Errorf(finding.FileTooLarge, 0, "file of %d bytes exceeds the limit of %d (--max-file-bytes)", info.Size(), max))
 		rep.Status = Invalid
 		return rep, nil
@@ -199,7 +200,7 @@ type pass struct {
 
 func newPass(name string, opts Options) *pass {
 	p := &pass{opts: opts, trusted: true}
-	p.rep = &Report{File: name, Kind: Session, Findings: []finding.Finding{}}
+	p.rep = &Report{File: name, FileBytes: finding.NameBytes(name), Kind: Session, Findings: []finding.Finding{}}
 	p.links = newLinker(p.add)
 	return p
 }
