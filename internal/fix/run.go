@@ -62,16 +62,20 @@ type LeafError struct{ Err error }
 func (e *LeafError) Error() string { return e.Err.Error() }
 func (e *LeafError) Unwrap() error { return e.Err }
 
-// The actions, by command: done, would (dry run), unchanged (nothing to do).
-var actions = map[string][3]string{
-	"unstick":        {"unstuck", "would-unstick", "unchanged"},
-	"slim":           {"slimmed", "would-slim", "unchanged"},
-	"fork":           {"forked", "would-fork", "unchanged"},
-	"recover-header": {"recovered", "would-recover", "unchanged"},
-}
-
+// action is the word a command reports: done, would (dry run) or unchanged
+// (nothing to do).
 func action(command string, done, dryRun bool) string {
-	a := actions[command]
+	var a [3]string // done, dry run, nothing to do
+	switch command {
+	case "unstick":
+		a = [3]string{"unstuck", "would-unstick", "unchanged"}
+	case "slim":
+		a = [3]string{"slimmed", "would-slim", "unchanged"}
+	case "fork":
+		a = [3]string{"forked", "would-fork", "unchanged"}
+	case "recover-header":
+		a = [3]string{"recovered", "would-recover", "unchanged"}
+	}
 	switch {
 	case !done:
 		return a[2]
