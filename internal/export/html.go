@@ -159,58 +159,58 @@ func anchor(e *project.Entry) string { return "e-" + strconv.Itoa(e.Index) }
 // one list, each branch point opens a list of branches (open when the path
 // goes through it). It is iterative: a deep or wide tree costs no stack.
 func (p *page) tree() {
-	tv := p.s.TreeView(p.leaf)
+	t := p.s.Tree()
 	type item struct {
-		node   *project.Node
+		entry  int32 // -1: markup only
 		markup string
 	}
 	var stack []item
-	for i := len(tv.Tree.Roots) - 1; i >= 0; i-- {
-		stack = append(stack, item{markup: "</ul>\n"}, item{node: tv.Tree.Roots[i]}, item{markup: `<ul class="run">`})
+	for i := len(t.Roots) - 1; i >= 0; i-- {
+		stack = append(stack, item{-1, "</ul>\n"}, item{entry: t.Roots[i]}, item{-1, `<ul class="run">`})
 	}
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if it.node == nil {
+		if it.entry < 0 {
 			p.raw(it.markup)
 			continue
 		}
-		n := it.node
+		n := int(it.entry)
 		for {
-			p.treeNode(n, tv)
-			if len(n.Children) != 1 {
+			p.treeNode(p.s.Entries[n])
+			if len(t.Children(n)) != 1 {
 				break
 			}
-			n = n.Children[0]
+			n = int(t.Children(n)[0])
 		}
-		if len(n.Children) == 0 {
+		kids := t.Children(n)
+		if len(kids) == 0 {
 			continue
 		}
 		open := ""
-		for _, c := range n.Children {
-			if tv.OnPath[c.Entry] {
+		for _, c := range kids {
+			if p.onPath[p.s.Entries[c]] {
 				open = " open"
 			}
 		}
-		p.raw(`<li class="fork"><details`, open, `><summary>`, strconv.Itoa(len(n.Children)), ` branches</summary><ul class="branches">`)
-		stack = append(stack, item{markup: "</ul></details></li>"})
-		for i := len(n.Children) - 1; i >= 0; i-- {
-			stack = append(stack, item{markup: "</ul></li>"}, item{node: n.Children[i]}, item{markup: `<li class="branch"><ul class="run">`})
+		p.raw(`<li class="fork"><details`, open, `><summary>`, strconv.Itoa(len(kids)), ` branches</summary><ul class="branches">`)
+		stack = append(stack, item{-1, "</ul></details></li>"})
+		for i := len(kids) - 1; i >= 0; i-- {
+			stack = append(stack, item{-1, "</ul></li>"}, item{entry: kids[i]}, item{-1, `<li class="branch"><ul class="run">`})
 		}
 	}
-	if len(tv.Tree.Detached) > 0 {
+	if len(t.Detached) > 0 {
 		p.raw(`<h2>Detached (on a parentId cycle)</h2><ul class="run">`)
-		for _, e := range tv.Tree.Detached {
-			p.treeNode(&project.Node{Entry: e}, tv)
+		for _, e := range t.Detached {
+			p.treeNode(e)
 		}
 		p.raw(`</ul>`)
 	}
 }
 
-func (p *page) treeNode(n *project.Node, tv *project.TreeView) {
-	e := n.Entry
+func (p *page) treeNode(e *project.Entry) {
 	class := "node"
-	if tv.OnPath[e] {
+	if p.onPath[e] {
 		class += " on-path"
 	}
 	if e == p.leaf {
@@ -224,9 +224,9 @@ func (p *page) treeNode(n *project.Node, tv *project.TreeView) {
 	if p.onPath[e] {
 		p.raw(`</a>`)
 	}
-	if n.HasLabel && n.Label != "" {
+	if l, ok := p.s.Label(e.ID); ok && l != "" {
 		p.raw(`<span class="badge label">`)
-		p.text(n.Label)
+		p.text(l)
 		p.raw(`</span>`)
 	}
 	if e == p.leaf {

@@ -762,18 +762,18 @@ func compareTree(t *testing.T, name string, s *Session, pi *piTree) {
 		t.Errorf("pi %s: tree roots %v, pi %v", name, got, pi.Roots)
 	}
 	reached := 0
-	tree.Walk(func(n *Node, _ int) {
+	tree.Walk(func(i, _ int) {
 		reached++
-		i := n.Entry.Index
-		if got := nodeIndices(n.Children); !reflect.DeepEqual(got, nonNil(pi.Children[i])) {
+		if got := nodeIndices(tree.Children(i)); !reflect.DeepEqual(got, nonNil(pi.Children[i])) {
 			t.Errorf("pi %s: children of #%d: %v, pi %v", name, i, got, pi.Children[i])
 		}
 		var want string
 		if l := pi.Labels[i]; l != nil {
 			want = *l
 		}
-		if n.Label != want || n.HasLabel != (pi.Labels[i] != nil) {
-			t.Errorf("pi %s: label of #%d: %q, pi %v", name, i, n.Label, pi.Labels[i])
+		label, has := s.Label(s.Entries[i].ID)
+		if label != want || has != (pi.Labels[i] != nil) {
+			t.Errorf("pi %s: label of #%d: %q, pi %v", name, i, label, pi.Labels[i])
 		}
 	})
 	piReached := 0
@@ -809,10 +809,10 @@ func compareLeaves(t *testing.T, name string, s *Session, pi *piFile) {
 	}
 }
 
-func nodeIndices(nodes []*Node) []int {
+func nodeIndices(nodes []int32) []int {
 	out := []int{}
 	for _, n := range nodes {
-		out = append(out, n.Entry.Index)
+		out = append(out, int(n))
 	}
 	return out
 }

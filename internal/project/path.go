@@ -113,7 +113,11 @@ func (s *Session) Leaves() []*Entry {
 
 // Label returns the resolved label of the entry with the given id: the
 // latest label entry for it in file order, unless that one cleared it.
+// An entry without an id has no label.
 func (s *Session) Label(id string) (string, bool) {
+	if id == "" {
+		return "", false
+	}
 	l, ok := s.labels[id]
 	return l, ok
 }

@@ -123,21 +123,22 @@ func TestPath(t *testing.T) {
 }
 
 // treeString renders a tree as "id{label}[children]".
-func treeString(tr *Tree) string {
+func treeString(s *Session, tr *Tree) string {
 	var b strings.Builder
-	var write func(nodes []*Node)
-	write = func(nodes []*Node) {
+	var write func(nodes []int32)
+	write = func(nodes []int32) {
 		for i, n := range nodes {
 			if i > 0 {
 				b.WriteByte(' ')
 			}
-			b.WriteString(n.Entry.ID)
-			if n.HasLabel {
-				fmt.Fprintf(&b, "{%s}", n.Label)
+			e := s.Entries[n]
+			b.WriteString(e.ID)
+			if l, ok := s.Label(e.ID); ok && e.ID != "" {
+				fmt.Fprintf(&b, "{%s}", l)
 			}
-			if len(n.Children) > 0 {
+			if kids := tr.Children(int(n)); len(kids) > 0 {
 				b.WriteByte('[')
-				write(n.Children)
+				write(kids)
 				b.WriteByte(']')
 			}
 		}
@@ -166,8 +167,9 @@ func TestTree(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.fixture, func(t *testing.T) {
-			tr := fixtureNamed(t, tt.fixture).load(t).Tree()
-			if got := treeString(tr); got != tt.want {
+			s := fixtureNamed(t, tt.fixture).load(t)
+			tr := s.Tree()
+			if got := treeString(s, tr); got != tt.want {
 				t.Errorf("tree\n got %s\nwant %s", got, tt.want)
 			}
 			if got := ids(tr.Detached); !reflect.DeepEqual(got, append([]string{}, tt.detached...)) {
@@ -493,7 +495,7 @@ func TestDeepChain(t *testing.T) {
 		t.Fatalf("%d messages, err %v", len(c.Messages), err)
 	}
 	depth := 0
-	s.Tree().Walk(func(_ *Node, d int) { depth = max(depth, d) })
+	s.Tree().Walk(func(_, d int) { depth = max(depth, d) })
 	if depth != n-1 {
 		t.Errorf("tree depth %d, want %d", depth, n-1)
 	}

@@ -37,22 +37,3 @@ func (c *Context) View() *ContextView {
 	}
 	return v
 }
-
-// TreeView is the tree with the leaf's path marked.
-type TreeView struct {
-	Tree   *Tree
-	Leaf   *Entry
-	OnPath map[*Entry]bool
-}
-
-// TreeView returns the tree with leaf's path marked. A leaf whose parent
-// links form a cycle marks nothing (its entries are detached).
-func (s *Session) TreeView(leaf *Entry) *TreeView {
-	v := &TreeView{Tree: s.Tree(), Leaf: leaf, OnPath: map[*Entry]bool{}}
-	if path, err := s.Path(leaf); err == nil {
-		for _, e := range path {
-			v.OnPath[e] = true
-		}
-	}
-	return v
-}

@@ -198,7 +198,7 @@ func TreeJSON(w io.Writer, s *project.Session, leaf *project.Entry) error {
 		rd := s.Records()
 		for _, it := range items[from:to] {
 			j.comma = it.comma
-			if err := j.nodeHead(s, rd, it.n, onPath); err != nil {
+			if err := j.nodeHead(s, rd, s.Entries[it.n], onPath); err != nil {
 				return err
 			}
 			for range it.closes {
@@ -233,32 +233,32 @@ func TreeJSON(w io.Writer, s *project.Session, leaf *project.Entry) error {
 // comma before it (not the first of its siblings), then its head, then
 // the closing brackets of closes nodes whose children end there.
 type jsonNode struct {
-	n      *project.Node
+	n      int32 // entry index
 	comma  bool
-	closes int
+	closes int32
 }
 
 // treeItems lays the tree document out depth first, without recursion.
 func treeItems(t *project.Tree, entries int) []jsonNode {
 	type frame struct {
-		n    *project.Node
-		next int // next child to write
+		kids []int32 // the children left to write
+		next int
 	}
 	items := make([]jsonNode, 0, entries)
 	for r, root := range t.Roots {
 		items = append(items, jsonNode{n: root, comma: r > 0})
-		stack := []frame{{root, 0}}
+		stack := []frame{{t.Children(int(root)), 0}}
 		for len(stack) > 0 {
 			f := &stack[len(stack)-1]
-			if f.next == len(f.n.Children) {
+			if f.next == len(f.kids) {
 				items[len(items)-1].closes++
 				stack = stack[:len(stack)-1]
 				continue
 			}
-			child := f.n.Children[f.next]
+			child := f.kids[f.next]
 			items = append(items, jsonNode{n: child, comma: f.next > 0})
 			f.next++
-			stack = append(stack, frame{child, 0})
+			stack = append(stack, frame{t.Children(int(child)), 0})
 		}
 	}
 	return items
@@ -266,13 +266,13 @@ func treeItems(t *project.Tree, entries int) []jsonNode {
 
 // nodeHead opens a tree node and writes its members up to its children's
 // opening bracket.
-func (j *jsonWriter) nodeHead(s *project.Session, rd *project.RecordReader, n *project.Node, onPath []bool) error {
+func (j *jsonWriter) nodeHead(s *project.Session, rd *project.RecordReader, e *project.Entry, onPath []bool) error {
 	j.open('{')
-	if err := j.entryMembers(s, rd, n.Entry, true); err != nil {
+	if err := j.entryMembers(s, rd, e, true); err != nil {
 		return err
 	}
 	j.key("onPath")
-	j.bool(onPath != nil && onPath[n.Entry.Index])
+	j.bool(onPath != nil && onPath[e.Index])
 	j.key("children")
 	j.open('[')
 	return nil

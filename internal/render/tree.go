@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mattn/go-runewidth"
 
@@ -66,7 +67,7 @@ func shortID(id string) string {
 func Tree(w io.Writer, s *project.Session, leaf *project.Entry, opt ViewOptions) error {
 	tw := newTextWriter(w, opt)
 	t := s.Tree()
-	tr := &treeRun{tw: tw, s: s, leaf: leaf, onPath: pathSet(s, leaf), records: s.Records()}
+	tr := &treeRun{tw: tw, s: s, t: t, leaf: leaf, onPath: pathSet(s, leaf), records: s.Records()}
 	st := treeStats(s, t)
 	if !opt.Quiet {
 		tw.header(tr.header(st))
@@ -78,7 +79,7 @@ func Tree(w io.Writer, s *project.Session, leaf *project.Entry, opt ViewOptions)
 	if err := tw.flush(); err != nil {
 		return err
 	}
-	if err := tr.lines(t); err != nil {
+	if err := tr.lines(); err != nil {
 		return err
 	}
 	if len(t.Detached) > 0 {
@@ -93,12 +94,14 @@ func Tree(w io.Writer, s *project.Session, leaf *project.Entry, opt ViewOptions)
 type treeRun struct {
 	tw      *textWriter
 	s       *project.Session
+	t       *project.Tree
 	leaf    *project.Entry
 	onPath  []bool // by entry index; nil when the leaf has no path
 	records *project.RecordReader
+	levels  []level // the indentation levels; levels[0] is the roots' (none)
 }
 
-func (tr *treeRun) on(e *project.Entry) bool { return tr.onPath != nil && tr.onPath[e.Index] }
+func (tr *treeRun) on(i int) bool { return tr.onPath != nil && tr.onPath[i] }
 
 // stats are the counts of the tree header.
 type stats struct {
@@ -107,19 +110,14 @@ type stats struct {
 
 func treeStats(s *project.Session, t *project.Tree) stats {
 	st := stats{roots: len(t.Roots), entries: len(s.Entries)}
-	detached := make(map[int]bool, len(t.Detached))
-	for _, e := range t.Detached {
-		detached[e.Index] = true
-	}
-	for i, k := range s.ChildCounts() {
-		switch {
-		case detached[i]:
+	t.Walk(func(i, _ int) {
+		switch k := len(t.Children(i)); {
 		case k == 0:
 			st.leaves++
 		case k > 1:
 			st.branchPoints++
 		}
-	}
+	})
 	return st
 }
 
@@ -133,7 +131,7 @@ func (tr *treeRun) header(st stats) []cell {
 	cells := []cell{fileCell(opt.File, opt.Style), {text: ": " + strings.Join(parts, ", ")}}
 	if tr.leaf != nil {
 		note := cell{text: " (" + pathMark + " marks its path)", paint: opt.Style.Dim, optional: true}
-		if !tr.on(tr.leaf) {
+		if !tr.on(tr.leaf.Index) {
 			note = cell{text: " (no path: a parentId cycle above it)", paint: opt.Style.Warn}
 		}
 		cells = append(cells, cell{text: "; leaf "}, cell{text: shortID(tr.leaf.ID), paint: opt.Style.Accent}, note)
@@ -143,27 +141,23 @@ func (tr *treeRun) header(st stats) []cell {
 
 // level is one indentation level of the tree: below a branch point. more
 // says whether a vertical line continues at this level (a later sibling
-// follows). Levels are shared by every entry below them, so building the
-// tree costs one small allocation per branch.
+// follows). Levels are shared by every entry below them, and each draws
+// its indentation once, when it is made: building the tree costs one
+// level per branch.
 type level struct {
-	up    *level
-	more  bool
-	depth int
+	up     int32 // the level above (0: none)
+	depth  int32
+	more   bool
+	indent string // the bars of this level and those above, as the width allows
+	cols   int    // columns of indent
 }
 
-func (l *level) push(more bool) *level {
-	d := 1
-	if l != nil {
-		d = l.depth + 1
-	}
-	return &level{up: l, more: more, depth: d}
-}
-
-func (l *level) levels() int {
-	if l == nil {
-		return 0
-	}
-	return l.depth
+// push adds a level below level up and returns its index.
+func (tr *treeRun) push(up int32, more bool) int32 {
+	tr.levels = append(tr.levels, level{up: up, depth: tr.levels[up].depth + 1, more: more})
+	i := int32(len(tr.levels) - 1)
+	tr.levels[i].indent, tr.levels[i].cols = tr.draw(i)
+	return i
 }
 
 // Connectors of a branch's first entry.
@@ -172,40 +166,52 @@ const (
 	connLast = "└─ "
 	barMore  = "│  "
 	barNone  = "   "
+	connCols = 3 // columns of a connector
 )
 
-// treeFrame is an entry waiting to be written.
-type treeFrame struct {
-	n    *project.Node
-	lvl  *level // the levels above this entry
-	conn string // connMid or connLast for the first entry of a branch
+// Kinds of tree lines.
+const (
+	itemEntry     uint8 = iota // an entry inside a linear run
+	itemFirstMid               // the first entry of a branch, more follow (├─)
+	itemFirstLast              // the first entry of the last branch (└─)
+	itemFold                   // "… N entries …"
+	itemBelow                  // the branches below --depth, summed up
+)
+
+// treeItem is one line of the tree, 16 bytes: an entry's, a folded run of
+// fold entries starting at entry, or the sum of the branches below entry.
+type treeItem struct {
+	entry, lvl, fold int32
+	kind             uint8
 }
 
-// treeItem is one line of the tree: an entry's (frame), a folded run of
-// fold entries starting at the frame's entry, or the sum of the branches
-// below the frame's entry (below).
-type treeItem struct {
-	frame treeFrame
-	fold  int32
-	below bool
+func (it treeItem) conn() string {
+	switch it.kind {
+	case itemFirstMid:
+		return connMid
+	case itemFirstLast:
+		return connLast
+	}
+	return ""
 }
 
 // lines writes the tree below the roots: the lines are laid out depth
 // first from an explicit stack, then written a chunk at a time on the
 // cores (each entry's record read and described once).
-func (tr *treeRun) lines(t *project.Tree) error {
-	items := tr.layout(t)
+func (tr *treeRun) lines() error {
+	tr.levels = []level{{}}
+	items := tr.layout()
 	return inChunks(tr.tw.out, len(items), func(w io.Writer, from, to int) error {
 		c := *tr
 		c.tw, c.records = newTextWriter(w, tr.tw.opt), tr.s.Records()
 		for _, it := range items[from:to] {
-			switch {
-			case it.fold > 0:
-				c.foldLine(it.frame, int(it.fold))
-			case it.below:
-				c.belowLine(it.frame.n, it.frame.lvl)
+			switch it.kind {
+			case itemFold:
+				c.foldLine(it)
+			case itemBelow:
+				c.belowLine(it)
 			default:
-				if err := c.line(it.frame); err != nil {
+				if err := c.line(it); err != nil {
 					return err
 				}
 			}
@@ -215,30 +221,31 @@ func (tr *treeRun) lines(t *project.Tree) error {
 }
 
 // layout lists the lines of the tree in order.
-func (tr *treeRun) layout(t *project.Tree) []treeItem {
+func (tr *treeRun) layout() []treeItem {
+	t, opt := tr.t, tr.tw.opt
 	items := make([]treeItem, 0, len(tr.s.Entries)) // at most one line an entry, and a few sums
-	var stack []treeFrame
-	stack = pushBranches(stack, t.Roots, nil)
+	var stack []treeItem
+	stack = pushBranches(stack, t.Roots, 0)
 	for len(stack) > 0 {
 		f := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if tr.tw.opt.Compact && f.conn == "" && !tr.keep(f.n) {
-			if next, count := tr.run(f.n); count >= 2 {
-				items = append(items, treeItem{frame: f, fold: int32(count)})
-				stack = append(stack, treeFrame{n: next, lvl: f.lvl})
+		if opt.Compact && f.kind == itemEntry && !tr.keep(int(f.entry)) {
+			if next, count := tr.run(int(f.entry)); count >= 2 {
+				items = append(items, treeItem{entry: f.entry, lvl: f.lvl, fold: int32(count), kind: itemFold})
+				stack = append(stack, treeItem{entry: int32(next), lvl: f.lvl})
 				continue
 			}
 		}
-		items = append(items, treeItem{frame: f})
+		items = append(items, f)
 		body := f.lvl
-		if f.conn != "" {
-			body = f.lvl.push(f.conn == connMid)
+		if f.kind != itemEntry {
+			body = tr.push(f.lvl, f.kind == itemFirstMid)
 		}
-		switch kids := f.n.Children; {
+		switch kids := t.Children(int(f.entry)); {
 		case len(kids) == 1:
-			stack = append(stack, treeFrame{n: kids[0], lvl: body})
-		case len(kids) > 1 && tr.tw.opt.Depth > 0 && body.levels() >= tr.tw.opt.Depth:
-			items = append(items, treeItem{frame: treeFrame{n: f.n, lvl: body}, below: true})
+			stack = append(stack, treeItem{entry: kids[0], lvl: body})
+		case len(kids) > 1 && opt.Depth > 0 && int(tr.levels[body].depth) >= opt.Depth:
+			items = append(items, treeItem{entry: f.entry, lvl: body, kind: itemBelow})
 		default:
 			stack = pushBranches(stack, kids, body)
 		}
@@ -246,97 +253,108 @@ func (tr *treeRun) layout(t *project.Tree) []treeItem {
 	return items
 }
 
-// keep reports whether the compact tree shows an entry on its own line:
+// keep reports whether the compact tree shows entry i on its own line:
 // roots and branch tips, branch points, labelled entries, compactions,
 // branch summaries, model changes and the leaf.
-func (tr *treeRun) keep(n *project.Node) bool {
-	switch n.Entry.Type {
+func (tr *treeRun) keep(i int) bool {
+	e := tr.s.Entries[i]
+	switch e.Type {
 	case "compaction", "branch_summary", "model_change":
 		return true
 	}
-	return len(n.Children) != 1 || n.HasLabel || n.Entry == tr.leaf || n.Entry.ParentID == ""
+	_, labelled := tr.s.Label(e.ID)
+	return len(tr.t.Children(i)) != 1 || labelled || e == tr.leaf || e.ParentID == ""
 }
 
-// run counts the entries from n down its single-child chain that the
+// run counts the entries from i down its single-child chain that the
 // compact tree leaves out, and returns the entry after them.
-func (tr *treeRun) run(n *project.Node) (*project.Node, int) {
+func (tr *treeRun) run(i int) (int, int) {
 	count := 0
-	for !tr.keep(n) {
+	for !tr.keep(i) {
 		count++
-		n = n.Children[0] // keep holds every entry without exactly one child
+		i = int(tr.t.Children(i)[0]) // keep holds every entry without exactly one child
 	}
-	return n, count
+	return i, count
 }
 
 // foldLine writes a run of entries the compact tree leaves out as one
 // "… N entries …" line.
-func (tr *treeRun) foldLine(f treeFrame, count int) {
+func (tr *treeRun) foldLine(it treeItem) {
 	st := tr.tw.opt.Style
-	mark := cell{text: "  "}
-	if tr.on(f.n.Entry) {
-		mark = cell{text: pathMark + " ", paint: st.Accent}
+	mark := cell{text: "  ", cols: 2}
+	if tr.on(int(it.entry)) {
+		mark = cell{text: pathMark + " ", paint: st.Accent, cols: 2}
 	}
-	tr.tw.line(mark, cell{text: tr.tw.indent(f.lvl), paint: st.Dim},
-		cell{text: "… " + Plural(count, "entry", "entries") + " …", paint: st.Dim})
+	l := &tr.levels[it.lvl]
+	tr.tw.line(mark, cell{text: l.indent, cols: l.cols, paint: st.Dim},
+		cell{text: "… " + Plural(int(it.fold), "entry", "entries") + " …", paint: st.Dim})
 }
 
 // belowLine sums up the branches of a branch point deeper than --depth.
-func (tr *treeRun) belowLine(n *project.Node, lvl *level) {
+func (tr *treeRun) belowLine(it treeItem) {
+	kids := tr.t.Children(int(it.entry))
 	entries := 0
-	stack := append([]*project.Node(nil), n.Children...)
+	stack := append([]int32(nil), kids...)
 	for len(stack) > 0 {
 		top := stack[len(stack)-1]
-		stack = append(stack[:len(stack)-1], top.Children...)
+		stack = append(stack[:len(stack)-1], tr.t.Children(int(top))...)
 		entries++
 	}
 	st := tr.tw.opt.Style
-	tr.tw.line(cell{text: "  "}, cell{text: tr.tw.indent(lvl) + "└╴ ", paint: st.Dim},
-		cell{text: "… " + Plural(entries, "entry", "entries") + " in " + strconv.Itoa(len(n.Children)) + " branches (--depth " + strconv.Itoa(tr.tw.opt.Depth) + ")", paint: st.Dim})
+	l := &tr.levels[it.lvl]
+	tr.tw.line(cell{text: "  ", cols: 2}, cell{text: l.indent + "└╴ ", cols: l.cols + 3, paint: st.Dim},
+		cell{text: "… " + Plural(entries, "entry", "entries") + " in " + strconv.Itoa(len(kids)) + " branches (--depth " + strconv.Itoa(tr.tw.opt.Depth) + ")", paint: st.Dim})
 }
 
 // pushBranches pushes the first entries of several branches (or a single
 // root, without a connector) so that the first is popped first.
-func pushBranches(stack []treeFrame, nodes []*project.Node, lvl *level) []treeFrame {
-	if len(nodes) == 1 {
-		return append(stack, treeFrame{n: nodes[0], lvl: lvl})
+func pushBranches(stack []treeItem, entries []int32, lvl int32) []treeItem {
+	if len(entries) == 1 {
+		return append(stack, treeItem{entry: entries[0], lvl: lvl})
 	}
-	for i := len(nodes) - 1; i >= 0; i-- {
-		conn := connMid
-		if i == len(nodes)-1 {
-			conn = connLast
+	for i := len(entries) - 1; i >= 0; i-- {
+		kind := itemFirstMid
+		if i == len(entries)-1 {
+			kind = itemFirstLast
 		}
-		stack = append(stack, treeFrame{n: nodes[i], lvl: lvl, conn: conn})
+		stack = append(stack, treeItem{entry: entries[i], lvl: lvl, kind: kind})
 	}
 	return stack
 }
 
-func (tr *treeRun) line(f treeFrame) error {
-	e := f.n.Entry
+func (tr *treeRun) line(it treeItem) error {
+	e := tr.s.Entries[it.entry]
 	r, err := tr.records.Read(e)
 	if err != nil {
 		return err
 	}
 	st := tr.tw.opt.Style
-	onPath := tr.on(e)
-	cells := make([]cell, 0, 8)
+	onPath := tr.on(e.Index)
+	var buf [8]cell
+	cells := buf[:0]
 	if onPath {
-		cells = append(cells, cell{text: pathMark + " ", paint: st.Accent})
+		cells = append(cells, cell{text: pathMark + " ", paint: st.Accent, cols: 2})
 	} else {
-		cells = append(cells, cell{text: "  "})
+		cells = append(cells, cell{text: "  ", cols: 2})
 	}
-	cells = append(cells, cell{text: tr.tw.indent(f.lvl) + f.conn, paint: st.Dim})
+	l := &tr.levels[it.lvl]
+	indent := cell{text: l.indent, cols: l.cols, paint: st.Dim}
+	if conn := it.conn(); conn != "" {
+		indent.text, indent.cols = l.indent+conn, l.cols+connCols
+	}
+	cells = append(cells, indent)
 	idPaint := st.Dim
 	if onPath {
 		idPaint = st.Accent
 	}
 	d := describe(r, textLimit(tr.tw.opt))
-	cells = append(cells, cell{text: shortID(e.ID), paint: idPaint}, cell{text: " "},
+	cells = append(cells, cell{text: shortID(e.ID), paint: idPaint}, cell{text: " ", cols: 1},
 		cell{text: Safe(d.kind), paint: d.paint(st)}, cell{text: Safe(d.rest()), flex: true})
-	if f.n.HasLabel {
-		cells = append(cells, labelCell(f.n.Label, st))
+	if label, ok := tr.s.Label(e.ID); ok {
+		cells = append(cells, labelCell(label, st))
 	}
-	if k := len(f.n.Children); k > 1 {
-		cells = append(cells, cell{text: fmt.Sprintf("  %s %d branches", branchMark, k), paint: st.Bold})
+	if k := len(tr.t.Children(e.Index)); k > 1 {
+		cells = append(cells, cell{text: "  " + branchMark + " " + strconv.Itoa(k) + " branches", paint: st.Bold})
 	}
 	if e == tr.leaf {
 		cells = append(cells, cell{text: "  " + leafMark, paint: st.Accent})
@@ -358,29 +376,27 @@ func labelCell(label string, st Style) cell {
 	return cell{text: "  [" + cut(Safe(label), maxLabel) + "]", paint: st.Label}
 }
 
-// indent draws the levels above an entry, outermost first. Levels beyond
-// what the width can show are elided as "⋯+N ".
-func (tw *textWriter) indent(l *level) string {
-	if l == nil {
-		return ""
-	}
-	keep := tw.maxLevels()
-	bars := make([]string, 0, min(l.depth, keep))
-	for ; l != nil && len(bars) < keep; l = l.up {
-		if l.more {
+// draw draws the indentation of level i: the bars of the levels above an
+// entry, outermost first. Levels beyond what the width can show are
+// elided as "⋯+N ".
+func (tr *treeRun) draw(i int32) (string, int) {
+	keep := tr.tw.maxLevels()
+	bars := make([]string, 0, min(int(tr.levels[i].depth), keep))
+	for ; i != 0 && len(bars) < keep; i = tr.levels[i].up {
+		if tr.levels[i].more {
 			bars = append(bars, barMore)
 		} else {
 			bars = append(bars, barNone)
 		}
 	}
 	var b strings.Builder
-	if l != nil {
-		b.WriteString("⋯+" + strconv.Itoa(l.depth) + " ")
+	if i != 0 {
+		b.WriteString("⋯+" + strconv.Itoa(int(tr.levels[i].depth)) + " ")
 	}
-	for i := len(bars) - 1; i >= 0; i-- {
-		b.WriteString(bars[i])
+	for k := len(bars) - 1; k >= 0; k-- {
+		b.WriteString(bars[k])
 	}
-	return b.String()
+	return b.String(), tr.tw.width(b.String())
 }
 
 // maxLevels is how many levels of indentation a line shows.
@@ -501,6 +517,7 @@ func splitTime(ts string) (date, clock string) {
 type cell struct {
 	text  string              // already escaped with Safe
 	paint func(string) string // nil: plain
+	cols  int                 // columns of text when the caller knows them (0: measure)
 	flex  bool                // the part cut first when the line is too long
 	left  bool                // a flexible cell cut at its start (file names)
 	// optional cells are left out, last first, before anything is cut.
@@ -522,13 +539,48 @@ func newTextWriter(w io.Writer, opt ViewOptions) *textWriter {
 		cond: &runewidth.Condition{EastAsianWidth: false, StrictEmojiNeutral: true}}
 }
 
+// width returns the columns of s.
 func (tw *textWriter) width(s string) int {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f {
-			return tw.cond.StringWidth(s)
-		}
+	if n, ok := narrowWidth(s); ok {
+		return n
 	}
-	return len(s) // printable ASCII: a column a byte
+	return tw.cond.StringWidth(s)
+}
+
+// narrowWidth counts the columns of s when every character of it is one
+// column wide on its own and never joins its neighbours (printable ASCII,
+// and the few other characters the views draw with): ok is false for any
+// other string, which must be measured grapheme by grapheme.
+func narrowWidth(s string) (n int, ok bool) {
+	for i := 0; i < len(s); {
+		if c := s[i]; c >= 0x20 && c < 0x7f {
+			n++
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !narrowRune(r) {
+			return 0, false
+		}
+		n++
+		i += size
+	}
+	return n, true
+}
+
+// narrowRune reports the characters narrowWidth counts besides ASCII: the
+// views' own marks and box drawing (render's tests check each against
+// go-runewidth).
+func narrowRune(r rune) bool {
+	switch {
+	case r >= 0x2500 && r <= 0x257f: // box drawing
+		return true
+	}
+	switch r {
+	case '•', '…', '→', '⋯', '◀', '⑂', '✗', '—', '–', '·':
+		return true
+	}
+	return false
 }
 
 // header writes a header line and a blank line after it.
@@ -544,19 +596,16 @@ func (tw *textWriter) line(cells ...cell) {
 		return
 	}
 	tw.fit(cells)
-	var b strings.Builder
 	for _, c := range cells {
-		if c.text == "" {
-			continue
-		}
-		if c.paint != nil {
-			b.WriteString(c.paint(c.text))
-		} else {
-			b.WriteString(c.text)
+		switch {
+		case c.text == "":
+		case c.paint != nil:
+			tw.out.WriteString(c.paint(c.text))
+		default:
+			tw.out.WriteString(c.text)
 		}
 	}
-	b.WriteByte('\n')
-	_, tw.err = tw.out.WriteString(b.String())
+	tw.err = tw.out.WriteByte('\n')
 }
 
 // fit shrinks the cells in place to the width: first the flexible cell
@@ -568,10 +617,15 @@ func (tw *textWriter) fit(cells []cell) {
 		return
 	}
 	total := 0
-	widths := make([]int, len(cells))
-	for i, c := range cells {
-		widths[i] = tw.width(c.text)
-		total += widths[i]
+	var buf [16]int
+	widths := buf[:0]
+	for _, c := range cells {
+		w := c.cols
+		if w == 0 {
+			w = tw.width(c.text)
+		}
+		widths = append(widths, w)
+		total += w
 	}
 	for i := len(cells) - 1; i >= 0 && total > limit; i-- {
 		if cells[i].optional {
@@ -622,7 +676,18 @@ func (tw *textWriter) truncate(s string, n int) string {
 	if n <= 0 {
 		return ""
 	}
-	s = tw.cond.Truncate(s, n-1, "")
+	if _, ok := narrowWidth(s); ok { // a column a character: cut after n-1 of them
+		k := 0
+		for i := range s {
+			if k == n-1 {
+				s = s[:i]
+				break
+			}
+			k++
+		}
+	} else {
+		s = tw.cond.Truncate(s, n-1, "")
+	}
 	return strings.TrimRight(s, " …") + "…"
 }
 

@@ -386,3 +386,32 @@ func TestPath(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// TestNarrowWidth: the characters the fast path counts as one column are
+// one column for go-runewidth too, alone and among others, and a string
+// with any other character is measured by go-runewidth.
+func TestNarrowWidth(t *testing.T) {
+	tw := newTextWriter(&bytes.Buffer{}, ViewOptions{})
+	for r := rune(0); r < 0x3000; r++ {
+		if !narrowRune(r) {
+			continue
+		}
+		if w := tw.cond.StringWidth(string(r)); w != 1 {
+			t.Errorf("%U %c: go-runewidth says %d columns, the fast path 1", r, r, w)
+		}
+		if s := "a" + string(r) + "b" + string(r) + string(r); tw.cond.StringWidth(s) != 5 {
+			t.Errorf("%U in %q: go-runewidth says %d columns, the fast path 5", r, s, tw.cond.StringWidth(s))
+		}
+	}
+	for _, s := range []string{"│  ├─ e\u0301", "→ 日本", "• 👍🏽", "a\u200db", "x\x01"} {
+		if _, ok := narrowWidth(s); ok {
+			t.Errorf("%q: the fast path measured it", s)
+		}
+		if got, want := tw.width(s), tw.cond.StringWidth(s); got != want {
+			t.Errorf("width(%q) = %d, want %d", s, got, want)
+		}
+	}
+	if got := tw.truncate("│  │  ├─ abcdef", 8); got != "│  │  ├…" {
+		t.Errorf("truncate: %q", got)
+	}
+}
