@@ -25,6 +25,9 @@ func (m *Model) Names() (provider, modelID string) {
 type Settings struct {
 	Model         *Model          // nil until a model_change or assistant message
 	ThinkingLevel json.RawMessage // raw JSON, "off" until a thinking_level_change; nil if one had none
+	// Models is omp's model per role (omp.go), default first; nil in pi
+	// files. Model is then the default's, split at its first "/".
+	Models []RoleModel
 }
 
 // ThinkingLevelName returns the thinking level as a string.
@@ -92,6 +95,9 @@ type Context struct {
 	Sources []*Entry
 	// Unpaired lists the rule-6 problems of Messages.
 	Unpaired []Unpaired
+	// Reset is, in an omp file, the /clear (reset_boundary) the context
+	// starts after; nil otherwise.
+	Reset *Entry
 }
 
 // EntryIDs returns the id of the entry behind each message.
@@ -108,6 +114,9 @@ func (c *Context) EntryIDs() []string {
 // buildSessionProjection does. It reads back only the records of the
 // context entries and the few that decide the settings and the cut.
 func (s *Session) Context(leaf *Entry) (*Context, error) {
+	if s.Dialect == parse.Omp {
+		return s.ompContext(leaf) // omp's own builder (omp.go)
+	}
 	path, err := s.Path(leaf)
 	if err != nil {
 		return nil, err

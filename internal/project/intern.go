@@ -6,7 +6,8 @@ import "unsafe"
 // constants rather than a copy per entry.
 var (
 	entryTypes = []string{"message", "custom_message", "compaction", "branch_summary", "model_change",
-		"thinking_level_change", "label", "session_info", "context_edit", "usage", "custom", "session"}
+		"thinking_level_change", "label", "session_info", "context_edit", "usage", "custom", "session",
+		"model_usage", "reset_boundary", "title_change", "mode_change"} // the last four: omp's
 	messageRoles = []string{"user", "assistant", "toolResult", "system", "bashExecution", "custom",
 		"branchSummary", "compactionSummary", "hookMessage"}
 )

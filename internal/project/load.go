@@ -65,6 +65,10 @@ type Session struct {
 	Header  Header
 	Entries []*Entry
 	Skipped []int // physical lines that held no object (blank, torn or corrupt)
+	// Dialect is pi's, or omp's for an oh-my-pi file (omp.go); TitleSlot
+	// is omp's line 1, nil when the file has none.
+	Dialect   parse.Dialect
+	TitleSlot []byte
 
 	byID       *idTable          // id -> index of the last entry with that id (pi's byId)
 	labels     map[string]string // resolved label per target id
@@ -88,6 +92,10 @@ func Open(path string, limits parse.Limits) (*Session, error) {
 		return nil, err
 	}
 	s.closer = f
+	if err := s.sniffDialect(); err != nil {
+		f.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -118,7 +126,7 @@ func Load(r io.Reader, limits parse.Limits) (*Session, error) {
 		return nil, err
 	}
 	s.src = bytes.NewReader(data.Bytes())
-	return s, nil
+	return s, s.sniffDialect()
 }
 
 // index reads r once: every object is laid on a Tape (on several
@@ -150,6 +158,10 @@ type indexer struct {
 func (ix *indexer) settle(f *facts) error {
 	if f.skipped {
 		ix.s.Skipped = append(ix.s.Skipped, f.line)
+		return nil
+	}
+	if f.titleSlot {
+		ix.s.Dialect, ix.s.TitleSlot = parse.Omp, f.header
 		return nil
 	}
 	if !ix.sawFirst {

@@ -16,6 +16,7 @@ import (
 type facts struct {
 	line, object                       int
 	skipped                            bool // the line holds no object (blank, torn or corrupt)
+	titleSlot                          bool // line 1 is omp's title slot (omp.go), not a record
 	offset                             int64
 	size                               int32
 	typ, id, parentID, timestamp, role string
@@ -162,6 +163,10 @@ func (w *scanWorker) batch(b *scanBatch) {
 	first := true
 	for _, l := range b.lines {
 		raw := b.arena[l.start:l.end]
+		if l.num == 1 && parse.IsTitleSlot(raw) {
+			b.out = append(b.out, titleSlotFacts(l, raw))
+			continue // the header is the next object: still the batch's first
+		}
 		if span, ok := w.tape.Line(raw); ok {
 			b.out = append(b.out, w.facts(l, 0, span, first))
 			first = false

@@ -1,0 +1,582 @@
+package project
+
+// The oh-my-pi dialect (docs/omp.md). An omp file is pi's tree with a
+// 256-byte title slot on line 1 (no record: the index skips it and the
+// header is line 2) and entry types of its own. Its context is built as
+// omp 18's buildSessionContext (src/session/session-context.ts) builds it,
+// not as pi's: settings per model role, /clear, omp's compaction summary,
+// error turns and dangling tool calls dropped. The conformance test
+// (omp_conformance_test.go) holds this to omp's own code.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/pisess/pisess/internal/parse"
+)
+
+// titleSlotFacts are the facts of omp's title slot: no record, but the
+// index keeps its bytes.
+func titleSlotFacts(l scanLine, raw []byte) facts {
+	return facts{line: l.num, titleSlot: true, offset: l.offset, size: int32(len(raw)), header: bytes.Clone(raw)}
+}
+
+// sniffDialect tells the dialect of a file without a title slot from its
+// first lines, as validate does (parse.SniffDialect: omp's entry types and
+// fields, for files of older omp).
+func (s *Session) sniffDialect() error {
+	if s.Dialect != "" {
+		return nil
+	}
+	prefix := make([]byte, parse.SniffBytes)
+	n, err := s.src.ReadAt(prefix, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	s.Dialect = parse.SniffDialect(prefix[:n])
+	return nil
+}
+
+// RoleModel is one of omp's model roles: "default", "smol", "slow", ...
+// and the model a model_change set for it ("provider/id", raw JSON).
+type RoleModel struct {
+	Role  string
+	Model json.RawMessage
+}
+
+// ModelNames returns omp's models as role → "provider/id" strings.
+func (s Settings) ModelNames() map[string]string {
+	out := make(map[string]string, len(s.Models))
+	for _, m := range s.Models {
+		out[m.Role] = jsTemplate(m.Model)
+	}
+	return out
+}
+
+// The custom_message types omp leaves out of the model context, and the
+// one that keeps a failed turn in it (messages.ts).
+const (
+	prewalkPlanType         = "prewalk-plan"
+	vibeModeContextType     = "vibe-mode-context"
+	interruptedThinkingType = "interrupted-thinking"
+	defaultCustomType       = "custom-message"
+)
+
+// ompPath is omp's walk from leaf to the root: it stops at the first id it
+// meets again instead of failing on a parent cycle.
+func (s *Session) ompPath(leaf *Entry) []*Entry {
+	if leaf == nil {
+		return nil
+	}
+	var up []*Entry
+	seen := map[string]bool{}
+	for e := leaf; e != nil && !seen[e.ID]; e = s.Parent(e) {
+		seen[e.ID] = true
+		up = append(up, e)
+	}
+	for l, r := 0, len(up)-1; l < r; l, r = l+1, r-1 {
+		up[l], up[r] = up[r], up[l]
+	}
+	return up
+}
+
+// ompSettings folds omp's settings over a path: thinkingLevel is the last
+// thinking_level_change's (null is "off"); each model_change with a model
+// sets models[role ?? "default"]; an assistant message sets the default
+// only while no explicit default model_change has been seen. It reads back
+// only the model_change records, the last thinking_level_change and, when
+// no model_change set the default, the last assistant message.
+func (s *Session) ompSettings(path []*Entry) (Settings, error) {
+	st := Settings{ThinkingLevel: json.RawMessage(`"off"`)}
+	models := map[string]json.RawMessage{}
+	first := map[string]int{} // where each role was first set, for the order
+	explicit, lastThinking, lastAssistant := false, -1, -1
+	for i, e := range path {
+		switch {
+		case e.Type == "thinking_level_change":
+			lastThinking = i
+		case e.Role() == "assistant":
+			lastAssistant = i
+			if _, ok := first["default"]; !ok && !explicit {
+				first["default"] = i
+			}
+		case e.Type == "model_change":
+			r, err := s.Read(e)
+			if err != nil {
+				return st, err
+			}
+			model := r.Raw("model")
+			if !jsTruthy(model) {
+				continue
+			}
+			role := "default"
+			if raw := r.Raw("role"); raw != nil && !isNull(raw) {
+				role = jsTemplate(raw)
+			}
+			models[role] = model
+			explicit = explicit || role == "default"
+			if _, ok := first[role]; !ok {
+				first[role] = i
+			}
+		}
+	}
+	if lastThinking >= 0 {
+		r, err := s.Read(path[lastThinking])
+		if err != nil {
+			return st, err
+		}
+		if level := r.Raw("thinkingLevel"); level != nil && !isNull(level) {
+			st.ThinkingLevel = level
+		}
+	}
+	if !explicit && lastAssistant >= 0 {
+		r, err := s.Read(path[lastAssistant])
+		if err != nil {
+			return st, err
+		}
+		t, msg := &r.Tape, r.Member("message")
+		inferred := jsTemplate(t.Raw(t.Get(msg, "provider"))) + "/" + jsTemplate(t.Raw(t.Get(msg, "model")))
+		models["default"] = jsonString(inferred)
+	}
+	for role, model := range models {
+		st.Models = append(st.Models, RoleModel{Role: role, Model: model})
+	}
+	sortRoles(st.Models, first)
+	if def, ok := models["default"]; ok {
+		st.Model = splitModel(def)
+	}
+	return st, nil
+}
+
+// sortRoles puts the roles in the order they were first set (the order of
+// omp's models object), default first on a tie.
+func sortRoles(models []RoleModel, first map[string]int) {
+	for i := 1; i < len(models); i++ {
+		for j := i; j > 0 && first[models[j].Role] < first[models[j-1].Role]; j-- {
+			models[j], models[j-1] = models[j-1], models[j]
+		}
+	}
+}
+
+// splitModel reads omp's "provider/id" as pisess's model: the provider up
+// to the first "/" (omp's parseModelString), the id after it; a string
+// without a provider is all id.
+func splitModel(raw json.RawMessage) *Model {
+	s, ok := rawString(raw)
+	if !ok {
+		return &Model{ModelID: raw}
+	}
+	if i := strings.IndexByte(s, '/'); i > 0 {
+		return &Model{Provider: jsonString(s[:i]), ModelID: jsonString(s[i+1:])}
+	}
+	return &Model{ModelID: raw}
+}
+
+// jsTemplate is how a JavaScript template literal prints a raw JSON value
+// (absent is "undefined").
+func jsTemplate(raw []byte) string {
+	switch c := firstByte(raw); {
+	case c == 0:
+		return "undefined"
+	case c == '"':
+		s, _ := rawString(raw)
+		return s
+	case c == '{':
+		return "[object Object]"
+	case c == '-' || (c >= '0' && c <= '9'):
+		return jsNumber(string(raw))
+	}
+	return string(raw)
+}
+
+// ompMessage is a message of an omp context and the entry behind it.
+type ompMessage struct {
+	raw json.RawMessage
+	src *Entry
+}
+
+// ompContext builds the model context of leaf as omp 18's
+// buildSessionContext does (not in transcript mode). See docs/omp.md for
+// what it leaves out (snapcompact frames, provider payloads other than
+// OpenAI's, context notes, context rollover).
+func (s *Session) ompContext(leaf *Entry) (*Context, error) {
+	path := s.ompPath(leaf)
+	c := &Context{Leaf: leaf, Path: path}
+	var err error
+	if c.Settings, err = s.ompSettings(path); err != nil {
+		return nil, err
+	}
+	compaction, reset := -1, -1
+	for i, e := range path {
+		switch e.Type {
+		case "compaction":
+			compaction = i
+		case "reset_boundary":
+			reset = i
+		}
+	}
+	b := &ompBuilder{s: s, rd: s.Records()}
+	switch {
+	case reset >= 0 && reset > compaction:
+		c.Reset = path[reset]
+		err = b.appendAll(path[reset+1:])
+	case compaction >= 0:
+		err = b.compacted(path, compaction)
+	default:
+		err = b.appendAll(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.Entries = b.entries
+	msgs := dropFailedTurns(stripDanglingCalls(b.msgs))
+	for _, m := range msgs {
+		c.Messages = append(c.Messages, m.raw)
+		c.Sources = append(c.Sources, m.src)
+	}
+	c.Unpaired = CheckToolPairs(c.Messages, c.Sources)
+	return c, nil
+}
+
+// ompBuilder gathers the messages of an omp context in order.
+type ompBuilder struct {
+	s       *Session
+	rd      *RecordReader
+	msgs    []ompMessage
+	entries []*Entry // the context entries, as Context.Entries
+}
+
+func (b *ompBuilder) push(raw json.RawMessage, src *Entry) {
+	b.msgs = append(b.msgs, ompMessage{raw: raw, src: src})
+}
+
+func (b *ompBuilder) appendAll(entries []*Entry) error {
+	for _, e := range entries {
+		if err := b.append(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// append is omp's appendMessage: the message an entry puts into the
+// context, if any.
+func (b *ompBuilder) append(e *Entry) error {
+	b.entries = append(b.entries, e)
+	switch e.Type {
+	case "message", "custom_message", "branch_summary":
+	default:
+		return nil
+	}
+	r, err := b.rd.Read(e)
+	if err != nil {
+		return err
+	}
+	switch e.Type {
+	case "message":
+		m := r.Raw("message")
+		if !isObject(m) {
+			return nil // omp throws on it; we skip it
+		}
+		if e.Role() == "assistant" && (retryRecovery(m) || isEmptyErrorTurn(m)) {
+			return nil
+		}
+		b.push(m, e)
+	case "custom_message":
+		if m := ompCustomMessage(r); m != nil {
+			b.push(m, e)
+		}
+	case "branch_summary":
+		if jsTruthy(r.Raw("summary")) {
+			var w objectWriter
+			w.member("role", []byte(`"branchSummary"`))
+			w.member("summary", r.Raw("summary"))
+			w.member("fromId", r.Raw("fromId"))
+			w.member("timestamp", jsDateJSON(r.Raw("timestamp")))
+			b.push(w.bytes(), e)
+		}
+	}
+	return nil
+}
+
+// compacted is omp's context after the latest compaction (path[ci]): its
+// summary, the kept entries from firstKeptEntryId up to it (none when an
+// OpenAI remote compaction replays them, but those after
+// providerReplayThroughEntryId), then everything after it.
+func (b *ompBuilder) compacted(path []*Entry, ci int) error {
+	comp := path[ci]
+	r, err := b.s.Read(comp)
+	if err != nil {
+		return err
+	}
+	remote := openAIRemotePayload(r)
+	b.entries = append(b.entries, comp)
+	b.push(ompCompactionSummary(r, remote), comp)
+	kept := -1
+	if remote == nil {
+		kept = indexOfID(path[:ci], r.Str("firstKeptEntryId"), r.Member("firstKeptEntryId") >= 0)
+	} else if through := r.Member("providerReplayThroughEntryId"); jsTruthy(r.Tape.Raw(through)) {
+		if i := indexOfID(path[:ci], r.Str("providerReplayThroughEntryId"), true); i >= 0 {
+			kept = i + 1
+		}
+	}
+	if kept >= 0 {
+		if err := b.appendAll(path[kept:ci]); err != nil {
+			return err
+		}
+	}
+	return b.appendAll(path[ci+1:])
+}
+
+// indexOfID is the index of the first entry with the given id, -1 if none.
+func indexOfID(entries []*Entry, id string, present bool) int {
+	if !present {
+		return -1
+	}
+	for i, e := range entries {
+		if e.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// ompCompactionSummary is omp's createCompactionSummaryMessage for the
+// latest compaction.
+func ompCompactionSummary(r *Record, providerPayload json.RawMessage) json.RawMessage {
+	var w objectWriter
+	w.member("role", []byte(`"compactionSummary"`))
+	w.member("summary", r.Raw("summary"))
+	w.member("shortSummary", r.Raw("shortSummary"))
+	w.member("tokensBefore", r.Raw("tokensBefore"))
+	w.member("tokensAfter", r.Raw("tokensAfter"))
+	w.member("method", r.Raw("method"))
+	w.member("providerPayload", providerPayload)
+	w.member("warning", r.Raw("warning"))
+	w.member("timestamp", jsDateJSON(r.Raw("timestamp")))
+	return w.bytes()
+}
+
+// openAIRemotePayload is omp's getOpenAiRemoteCompactionPayload: the
+// replacement history of an OpenAI remote compaction, or nil.
+func openAIRemotePayload(r *Record) json.RawMessage {
+	t := &r.Tape
+	cand := t.Get(r.Member("preserveData"), "openaiRemoteCompaction")
+	if t.Kind(cand) != parse.KindObject {
+		return nil
+	}
+	provider, ok := t.Str(t.Get(cand, "provider"))
+	history := t.Get(cand, "replacementHistory")
+	if !ok || provider == "" || t.Kind(history) != parse.KindArray {
+		return nil
+	}
+	for el := range t.Elements(history) {
+		if t.Kind(el) != parse.KindObject {
+			return nil
+		}
+	}
+	var w objectWriter
+	w.member("type", []byte(`"openaiResponsesHistory"`))
+	w.member("provider", jsonString(provider))
+	w.member("items", copyRaw(t.Raw(history)))
+	return w.bytes()
+}
+
+// ompCustomMessage is omp's customMessageEntryMessage, nil when omp leaves
+// the entry out: the prewalk-plan and vibe-mode-context types, and content
+// that is neither a string nor an array.
+func ompCustomMessage(r *Record) json.RawMessage {
+	switch r.Str("customType") {
+	case prewalkPlanType, vibeModeContextType:
+		return nil
+	}
+	content := r.Raw("content")
+	if !isArray(content) && firstByte(content) != '"' {
+		return nil
+	}
+	customType := r.Raw("customType")
+	if s, ok := rawString(customType); !ok || s == "" {
+		customType = jsonString(defaultCustomType)
+	}
+	display := r.Raw("display")
+	if k := r.Tape.Kind(r.Member("display")); k != parse.KindTrue && k != parse.KindFalse {
+		display = json.RawMessage("false")
+	}
+	var attribution json.RawMessage
+	if raw := r.Raw("attribution"); raw != nil {
+		attribution = json.RawMessage(`"agent"`)
+		if s, ok := rawString(raw); ok && s == "user" {
+			attribution = json.RawMessage(`"user"`)
+		}
+	}
+	var w objectWriter
+	w.member("role", []byte(`"custom"`))
+	w.member("customType", customType)
+	w.member("content", content)
+	w.member("display", display)
+	w.member("details", r.Raw("details"))
+	w.member("attribution", attribution)
+	w.member("timestamp", jsDateJSON(r.Raw("timestamp")))
+	return w.bytes()
+}
+
+// retryRecovery reports whether an assistant message is marked as a retry
+// recovery turn (truthy retryRecovery).
+func retryRecovery(m json.RawMessage) bool {
+	t, ok := tapeOf(m)
+	return ok && jsTruthy(t.Raw(t.Get(0, "retryRecovery")))
+}
+
+// isEmptyErrorTurn is omp's isEmptyErrorTurn: an assistant turn that
+// stopped with "error" and has no content worth keeping (blank text and
+// thinking, fallback blocks).
+func isEmptyErrorTurn(m json.RawMessage) bool {
+	t, ok := tapeOf(m)
+	if !ok || t.StrOf(0, "stopReason") != "error" {
+		return false
+	}
+	content := t.Get(0, "content")
+	if t.Kind(content) != parse.KindArray {
+		return false
+	}
+	for el := range t.Elements(content) {
+		if blockHasContent(t, el) {
+			return false
+		}
+	}
+	return true
+}
+
+// blockHasContent is one case of isEmptyErrorTurn's test.
+func blockHasContent(t *parse.Tape, el int) bool {
+	nonBlank := func(key string) bool {
+		s, ok := t.Str(t.Get(el, key))
+		return !ok || jsTrim(s) != "" // a missing string makes omp throw: keep the turn
+	}
+	switch t.StrOf(el, "type") {
+	case "text":
+		return nonBlank("text")
+	case "thinking":
+		if s, ok := t.Str(t.Get(el, "thinkingSignature")); ok && jsTrim(s) != "" {
+			return true
+		}
+		return nonBlank("thinking")
+	case "redactedThinking":
+		return nonBlank("data")
+	case "fallback":
+		return false
+	}
+	return true
+}
+
+// jsTrim is String.prototype.trim: white space and line terminators,
+// including U+FEFF, which Go's TrimSpace keeps.
+func jsTrim(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool {
+		return r == '\ufeff' || r == ' ' || r == '\t' || r == '\n' || r == '\v' || r == '\f' || r == '\r' ||
+			r == '\u00a0' || r == '\u1680' || (r >= '\u2000' && r <= '\u200a') || r == '\u2028' || r == '\u2029' ||
+			r == '\u202f' || r == '\u205f' || r == '\u3000'
+	})
+}
+
+// stripDanglingCalls is omp's last step but one: a toolCall block with no
+// toolResult anywhere in the context is taken out of its assistant turn,
+// with the turn's redactedThinking blocks, and its thinking blocks lose
+// their thinkingSignature; a turn left with no content goes.
+func stripDanglingCalls(msgs []ompMessage) []ompMessage {
+	paired := map[string]bool{}
+	for _, m := range msgs {
+		if t, ok := tapeOf(m.raw); ok && t.StrOf(0, "role") == "toolResult" {
+			if key, ok := jsKey(t.Raw(t.Get(0, "toolCallId"))); ok {
+				paired[key] = true
+			}
+		}
+	}
+	dangling := func(t *parse.Tape, el int) bool {
+		if t.StrOf(el, "type") != "toolCall" {
+			return false
+		}
+		key, ok := jsKey(t.Raw(t.Get(el, "id")))
+		return !ok || !paired[key]
+	}
+	out := msgs[:0]
+	for _, m := range msgs {
+		t, ok := tapeOf(m.raw)
+		if !ok || t.StrOf(0, "role") != "assistant" {
+			out = append(out, m)
+			continue
+		}
+		content, n := t.Get(0, "content"), 0
+		for el := range t.Elements(content) {
+			if dangling(t, el) {
+				n++
+			}
+		}
+		if n == 0 {
+			out = append(out, m)
+			continue
+		}
+		var blocks [][]byte
+		for el := range t.Elements(content) {
+			if dangling(t, el) || t.StrOf(el, "type") == "redactedThinking" {
+				continue
+			}
+			block := t.Raw(el)
+			if t.StrOf(el, "type") == "thinking" && jsTruthy(t.Raw(t.Get(el, "thinkingSignature"))) {
+				block = deleteMember(t, el, "thinkingSignature")
+			}
+			blocks = append(blocks, block)
+		}
+		if len(blocks) == 0 {
+			continue
+		}
+		arr := append([]byte{'['}, bytes.Join(blocks, []byte{','})...)
+		m.raw = setMember(t, 0, "content", append(arr, ']'))
+		out = append(out, m)
+	}
+	return out
+}
+
+// dropFailedTurns is omp's last step: assistant turns that stopped with
+// "aborted" or "error" leave the context with the tool results of their
+// calls, unless an interrupted-thinking custom message follows.
+func dropFailedTurns(msgs []ompMessage) []ompMessage {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		t, ok := tapeOf(msgs[i].raw)
+		if !ok || t.StrOf(0, "role") != "assistant" {
+			continue
+		}
+		if stop := t.StrOf(0, "stopReason"); stop != "aborted" && stop != "error" {
+			continue
+		}
+		if i+1 < len(msgs) {
+			if next, ok := tapeOf(msgs[i+1].raw); ok && next.StrOf(0, "role") == "custom" && next.StrOf(0, "customType") == interruptedThinkingType {
+				continue
+			}
+		}
+		calls := map[string]bool{}
+		content := t.Get(0, "content")
+		for el := range t.Elements(content) {
+			if t.StrOf(el, "type") != "toolCall" {
+				continue
+			}
+			if key, ok := jsKey(t.Raw(t.Get(el, "id"))); ok {
+				calls[key] = true
+			}
+		}
+		msgs = append(msgs[:i], msgs[i+1:]...)
+		for j := len(msgs) - 1; j >= i && len(calls) > 0; j-- {
+			r, ok := tapeOf(msgs[j].raw)
+			if !ok || r.StrOf(0, "role") != "toolResult" {
+				continue
+			}
+			if key, ok := jsKey(r.Raw(r.Get(0, "toolCallId"))); ok && calls[key] {
+				msgs = append(msgs[:j], msgs[j+1:]...)
+			}
+		}
+	}
+	return msgs
+}
