@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/render"
 	"github.com/pisess/pisess/internal/secrets"
 )
 
@@ -217,12 +218,17 @@ func (d *session) clean(s string) string {
 	return b.String()
 }
 
-// summary is project.Summary of e, redacted if asked. A summary is cut
+// summary is render.Summary of e (the line the views give it), redacted
+// if asked. A summary is cut
 // short, so it may hold only the start of a secret, which the rules no
 // longer recognise: every start (4 bytes or more) of a secret the entry
 // holds is taken out too.
 func (d *session) summary(e *project.Entry) string {
-	s := project.Summary(e)
+	rec, err := e.Record()
+	if err != nil {
+		return "(unreadable)"
+	}
+	s := render.Summary(rec)
 	if d.opts.Redact == nil {
 		return s
 	}

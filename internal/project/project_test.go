@@ -38,6 +38,24 @@ func brief(m json.RawMessage) string {
 	return v.Role + ":" + contentText(t, t.Get(0, "content"))
 }
 
+// contentText joins the text of a string or block-array content; images
+// show as [image].
+func contentText(t *parse.Tape, content int) string {
+	if s, ok := t.Str(content); ok {
+		return s
+	}
+	var parts []string
+	for _, b := range blocksOf(t, content) {
+		switch {
+		case b.Type == "text" && b.Text != nil:
+			parts = append(parts, *b.Text)
+		case b.Type == "image":
+			parts = append(parts, "[image]")
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
 func briefs(msgs []json.RawMessage) []string {
 	out := []string{}
 	for _, m := range msgs {
@@ -646,42 +664,6 @@ func TestJSDate(t *testing.T) {
 	for _, tt := range tests {
 		if got := string(jsDateJSON(json.RawMessage(tt.in))); got != tt.want {
 			t.Errorf("new Date(%s) = %s, want %s", tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestSummary(t *testing.T) {
-	long := strings.Repeat("word ", 30)
-	tests := []struct {
-		entry string
-		want  string
-	}{
-		{user("a", "", 1, "hello\n  world"), "user: hello world"},
-		{user("a", "", 1, long), "user: " + strings.TrimSpace(long[:59]) + "…"},
-		{asst("b", "a", 2, "toolUse", "let me look", "t1:read", "t2:bash"), "assistant: let me look → read, bash"},
-		{ent("message", "b", "a", 2, `"message":{"role":"assistant","content":[],"stopReason":"error","errorMessage":"rate limited"}`), "assistant (error: rate limited)"},
-		{ent("message", "b", "a", 2, `"message":{"role":"assistant","content":[{"type":"thinking","thinking":"hmm"}],"stopReason":"aborted"}`), "assistant: (thinking) hmm (aborted)"},
-		{result("c", "b", 3, "t1", "read", "file body"), "toolResult read (9 B): file body"},
-		{ent("message", "d", "c", 4, `"message":{"role":"bashExecution","command":"make test","output":"","exitCode":2}`), "bash $ make test (exit 2)"},
-		{ent("model_change", "e", "d", 5, `"provider":"openai","modelId":"gpt-5"`), "model → openai/gpt-5"},
-		{ent("thinking_level_change", "f", "e", 6, `"thinkingLevel":"high"`), "thinking level → high"},
-		{label("g", "f", 7, "a", "start"), `label "start" on a`},
-		{label("g", "f", 7, "a", "-"), "label cleared on a"},
-		{compaction("h", "g", 8, "summary text", "a", ""), "compaction (1008 tokens before): summary text"},
-		{ent("branch_summary", "i", "h", 9, `"fromId":"root","summary":"went back"`), "branch summary (from root): went back"},
-		{ent("custom_message", "j", "i", 10, `"customType":"note","content":[{"type":"text","text":"hi"}],"display":true`), "custom_message note: hi"},
-		{ent("context_edit", "k", "j", 11, `"targetId":"a","replacement":null`), "context edit: omit a"},
-		{ent("session_info", "l", "k", 12, `"name":"work"`), "session name: work"},
-		{ent("usage", "m", "l", 13, `"kind":"title","provider":"p","model":"m","usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0}`), "usage title p/m: 3 tokens"},
-		{ent("custom", "n", "m", 14, `"customType":"state"`), "custom state"},
-	}
-	for _, tt := range tests {
-		s, err := Load(strings.NewReader(header(3)+"\n"+tt.entry+"\n"), parse.DefaultLimits())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := Summary(s.Entries[0]); got != tt.want {
-			t.Errorf("Summary\n got %q\nwant %q", got, tt.want)
 		}
 	}
 }

@@ -55,9 +55,6 @@ func TestRealCorpus(t *testing.T) {
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("unpaired tools %v, want %v", got, want)
 			}
-			for _, e := range s.Entries {
-				_ = Summary(e) // never panics on real entries
-			}
 		})
 	}
 }

@@ -3,8 +3,10 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
@@ -85,5 +87,25 @@ func TestSummaryCutsTheText(t *testing.T) {
 	got := Summary(record(t, s.Entries[0]))
 	if want := "user: " + strings.Repeat("word ", 11) + "word…"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestSummaryRealCorpus: every entry of the real pi files has a summary
+// of one line (the export's tree and the JSON documents show it).
+func TestSummaryRealCorpus(t *testing.T) {
+	files, _ := filepath.Glob("../../../shared/corpus/real/*.jsonl")
+	if len(files) == 0 {
+		t.Skip("no real corpus at ../../../shared/corpus/real: skipping (CI has it)")
+	}
+	for _, f := range files {
+		s, err := project.LoadFile(f, parse.DefaultLimits())
+		if err != nil {
+			continue // not a session: validate's business
+		}
+		for _, e := range s.Entries {
+			if sum := Summary(record(t, e)); strings.ContainsAny(sum, "\n\r") || utf8.RuneCountInString(sum) > 200 {
+				t.Errorf("%s:%d: summary %q", filepath.Base(f), e.Line, sum)
+			}
+		}
 	}
 }
