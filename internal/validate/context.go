@@ -134,6 +134,9 @@ func (k *linker) turnOfMessage(msg session.Message, entryID string, line int) se
 // the tool calls the context ends waiting for (unanswered_tool_call).
 func (k *linker) checkContext() {
 	turns := k.contextTurns()
+	if k.omp {
+		turns = session.OmpTurns(turns) // omp strips dangling calls and failed turns (omp.go)
+	}
 	for _, u := range session.PairTools(turns) {
 		k.add(finding.Warnf(finding.UnpairedToolInContext, u.Line, "%s", u.Describe()).WithEntry(u.EntryID))
 	}
@@ -191,6 +194,11 @@ func (k *linker) defaultPath() []int32 {
 
 // contextEntries applies the last compaction's cut to a path.
 func (k *linker) contextEntries(path []int32) []int32 {
+	if k.omp {
+		if reset := k.ompReset(path); reset >= 0 {
+			return path[reset+1:]
+		}
+	}
 	ci := -1
 	for i, ord := range path {
 		if k.name(k.node(ord).typ) == "compaction" {

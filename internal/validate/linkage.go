@@ -72,6 +72,7 @@ type linker struct {
 	// createBranchedSession copies a branch_summary as it is, so its
 	// fromId may name an entry of the parent session's other branches.
 	forked bool
+	omp    bool // an oh-my-pi file: its context is built as omp builds it (omp.go)
 	add    func(finding.Finding)
 }
 

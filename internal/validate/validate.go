@@ -319,6 +319,9 @@ func (p *pass) header(line int, t *parse.Tape) {
 	if h.ParentSession != "" && p.links != nil {
 		p.links.forked = true
 	}
+	if p.links != nil {
+		p.links.omp = p.dialect == parse.Omp
+	}
 	if p.opts.Observer != nil {
 		p.opts.Observer.Header(line, &h)
 	}
