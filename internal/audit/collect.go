@@ -80,7 +80,7 @@ func (c *collector) Entry(_ int, e *session.Entry) {
 		c.message(&e.Message, key, at)
 	case "model_change":
 		c.current = modelName(e.Provider, e.Model)
-	case "usage":
+	case "usage", "model_usage": // model_usage: omp's titles, summaries, ... outside the transcript
 		model := modelName(e.Provider, e.Model)
 		c.use(model)
 		c.charge(e.Usage, key, at, model)

@@ -39,9 +39,9 @@ type Entry struct {
 	Replacement Replacement // context_edit
 
 	// Figures, read with Detail Figures: what the audit counts.
-	Usage    Usage  // usage, compaction and branch_summary entries
-	Provider string // usage, model_change
-	Model    string // usage: model; model_change: modelId
+	Usage    Usage  // usage, model_usage (omp), compaction and branch_summary entries
+	Provider string // usage, model_usage, model_change
+	Model    string // usage, model_usage: model; model_change: modelId (omp: model, "provider/id")
 	Name     string // session_info
 }
 
@@ -189,13 +189,16 @@ func ReadEntry(t *parse.Tape, d Detail) Entry {
 	}
 	if d == Figures {
 		switch e.Type {
-		case "usage":
+		case "usage", "model_usage": // model_usage: omp's call outside the transcript
 			e.Provider, _ = t.Str(k.provider)
 			e.Model, _ = t.Str(k.model)
 			e.Usage = readUsage(t, k.usage)
 		case "model_change":
 			e.Provider, _ = t.Str(k.provider)
 			e.Model, _ = t.Str(k.modelID)
+			if k.modelID < 0 && k.provider < 0 { // omp's form: model "provider/id"
+				e.Model, _ = t.Str(k.model)
+			}
 		case "compaction", "branch_summary":
 			e.Usage = readUsage(t, k.usage)
 		case "session_info":

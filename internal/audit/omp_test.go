@@ -1,0 +1,36 @@
+package audit_test
+
+import (
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/pisess/pisess/internal/audit"
+)
+
+// TestOmpUsage: an oh-my-pi file counts its assistant usage and its
+// model_usage entries (calls outside the transcript: the title here) with
+// the same split as pi's usage records; omp's model_change form
+// ("provider/id") names the model of what follows. Figures from the file.
+func TestOmpUsage(t *testing.T) {
+	for _, name := range []string{"omp-minimal.jsonl", "omp-noslot.jsonl"} {
+		r := fileOf(t, filepath.Join("../../testdata/corpus/omp", name))
+		if r.Verdict != audit.OK || r.Report.Dialect != "omp" {
+			t.Fatalf("%s: verdict %s, dialect %s", name, r.Verdict, r.Report.Dialect)
+		}
+		// the assistant turn (1500 input, 60 output, 200 cache read, 900
+		// cache write) and the title's model_usage (310, 12)
+		want := audit.Tokens{Input: 1500 + 310, Output: 60 + 12, CacheRead: 200, CacheWrite: 900, Total: 2660 + 322}
+		if r.Usage.Records != 2 || r.Usage.Tokens != want || !near(r.Usage.Cost, 0.009945) {
+			t.Errorf("%s: %d records %+v $%v, want 2 %+v $0.009945", name, r.Usage.Records, r.Usage.Tokens, r.Usage.Cost, want)
+		}
+		if models := []string{"anthropic/claude-haiku-4-5", "anthropic/claude-sonnet-4-5"}; !reflect.DeepEqual(r.Models, models) {
+			t.Errorf("%s: models %v, want %v", name, r.Models, models)
+		}
+	}
+	r := fileOf(t, "../../testdata/corpus/omp/omp-everything.jsonl")
+	want := audit.Tokens{Input: 15210, Output: 367, CacheRead: 8600, CacheWrite: 300, Total: 24477}
+	if r.Usage.Records != 9 || r.Usage.Tokens != want || !near(r.Usage.Cost, 0.05484) {
+		t.Errorf("omp-everything: %d records %+v $%v, want 9 %+v $0.05484", r.Usage.Records, r.Usage.Tokens, r.Usage.Cost, want)
+	}
+}
