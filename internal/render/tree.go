@@ -477,18 +477,23 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 				tw.line(cell{text: strings.Repeat(" ", numWidth+2) + "── " + date + " ──", paint: st.Dim})
 				day = date
 			}
-			cells := []cell{
-				{text: fmt.Sprintf("%*d  ", numWidth, i+1), paint: st.Dim},
-				{text: shortID(e.ID), paint: st.Accent}, {text: "  "},
-				{text: clock + strings.Repeat(" ", max(0, 8-tw.width(clock))), paint: st.Dim}, {text: "  "},
-				{text: Safe(d.kind) + strings.Repeat(" ", kindWidth-tw.width(Safe(d.kind))), paint: d.paint(st)}, {text: "  "},
-				{text: Safe(joinDetail(d.detail, d.text)), flex: true},
-			}
-			if l, ok := s.Label(e.ID); ok && e.ID != "" {
+			num := strconv.Itoa(i + 1)
+			kind := Safe(d.kind)
+			kindCols := tw.width(kind)
+			clockCols := tw.width(clock)
+			var buf [10]cell
+			cells := append(buf[:0],
+				cell{text: strings.Repeat(" ", numWidth-len(num)) + num + "  ", cols: numWidth + 2, paint: st.Dim},
+				cell{text: shortID(e.ID), paint: st.Accent}, cell{text: "  ", cols: 2},
+				cell{text: clock + strings.Repeat(" ", max(0, 8-clockCols)), cols: max(8, clockCols), paint: st.Dim}, cell{text: "  ", cols: 2},
+				cell{text: kind + strings.Repeat(" ", kindWidth-kindCols), cols: kindWidth, paint: d.paint(st)}, cell{text: "  ", cols: 2},
+				cell{text: Safe(joinDetail(d.detail, d.text)), flex: true},
+			)
+			if l, ok := s.Label(e.ID); ok {
 				cells = append(cells, labelCell(l, st))
 			}
 			if k := children[e.Index]; k > 1 {
-				cells = append(cells, cell{text: fmt.Sprintf("  %s %d branches", branchMark, k), paint: st.Bold})
+				cells = append(cells, cell{text: "  " + branchMark + " " + strconv.Itoa(k) + " branches", paint: st.Bold})
 			}
 			if i == len(path)-1 {
 				cells = append(cells, cell{text: "  " + leafMark, paint: st.Accent})
@@ -502,6 +507,9 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 // splitTime splits an ISO timestamp into its UTC date and time of day.
 // A timestamp that does not parse shows as its first characters.
 func splitTime(ts string) (date, clock string) {
+	if isUTCStamp(ts) { // pi's own form: the date and the time of day are in it
+		return ts[:10], ts[11:19]
+	}
 	t, err := time.Parse(time.RFC3339Nano, ts)
 	if err != nil {
 		if ts == "" {
@@ -511,6 +519,35 @@ func splitTime(ts string) (date, clock string) {
 	}
 	t = t.UTC()
 	return t.Format("2006-01-02"), t.Format("15:04:05")
+}
+
+// isUTCStamp reports whether ts is a valid timestamp in UTC as pi writes
+// them, YYYY-MM-DDTHH:MM:SS(.fraction)Z, so that its date and time of day
+// can be read off it as they are.
+func isUTCStamp(ts string) bool {
+	if len(ts) < 20 || ts[len(ts)-1] != 'Z' || ts[4] != '-' || ts[7] != '-' || ts[10] != 'T' || ts[13] != ':' || ts[16] != ':' {
+		return false
+	}
+	num := func(from, to int) int {
+		n := 0
+		for _, c := range []byte(ts[from:to]) {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n
+	}
+	if frac := ts[19 : len(ts)-1]; frac != "" && (frac[0] != '.' || len(frac) < 2 || len(frac) > 10 || num(20, len(ts)-1) < 0) {
+		return false
+	}
+	year, month, day := num(0, 4), num(5, 7), num(8, 10)
+	if year < 0 || month < 1 || month > 12 || day < 1 {
+		return false
+	}
+	lastDay := time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+	hour, minute, sec := num(11, 13), num(14, 16), num(17, 19)
+	return day <= lastDay && hour >= 0 && hour < 24 && minute >= 0 && minute < 60 && sec >= 0 && sec < 60
 }
 
 // cell is a piece of a line with its paint.

@@ -415,3 +415,23 @@ func TestNarrowWidth(t *testing.T) {
 		t.Errorf("truncate: %q", got)
 	}
 }
+
+// TestSplitTime: the fast path for pi's own timestamps gives what parsing
+// them gives, and everything else is parsed.
+func TestSplitTime(t *testing.T) {
+	for _, ts := range []string{"2026-02-09T15:00:01.000Z", "2026-02-09T15:00:01Z", "2026-02-09T15:00:01.5Z",
+		"2026-02-09T15:00:01.1234567891Z", "2026-02-30T15:00:01Z", "2024-02-29T23:59:59.999Z", "2026-13-09T15:00:01Z",
+		"2026-02-09T24:00:01Z", "2026-02-09T15:60:01Z", "2026-02-09T15:00:60Z", "2026-02-09T15:00:01.Z",
+		"2026-02-09T15:00:01.5x5Z", "2026-02-09t15:00:01Z", "2026-02-09T15:00:01+02:00", "x026-02-09T15:00:01Z", ""} {
+		date, clock := "", "--:--:--"
+		if p, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+			p = p.UTC()
+			date, clock = p.Format("2006-01-02"), p.Format("15:04:05")
+		} else if ts != "" {
+			date, clock = "", cut(Safe(ts), 8)
+		}
+		if d, c := splitTime(ts); d != date || c != clock {
+			t.Errorf("splitTime(%q) = %q %q, want %q %q", ts, d, c, date, clock)
+		}
+	}
+}
