@@ -199,6 +199,7 @@ func (c *collector) record(path string, rep *validate.Report, modified time.Time
 	r.Verdict = verdictOf(rep)
 	r.Status = rep.Status
 	r.Version = rep.Version
+	r.Dialect = rep.Dialect
 	r.SessionID = rep.SessionID
 	r.Entries = rep.Entries
 	r.FirstError = firstError(rep)

@@ -34,3 +34,18 @@ func TestOmpUsage(t *testing.T) {
 		t.Errorf("omp-everything: %d records %+v $%v, want 9 %+v $0.05484", r.Usage.Records, r.Usage.Tokens, r.Usage.Cost, want)
 	}
 }
+
+// TestOmpSummary: the summary counts the oh-my-pi files.
+func TestOmpSummary(t *testing.T) {
+	recs := []*audit.Record{
+		fileOf(t, "../../testdata/corpus/omp/omp-minimal.jsonl"),
+		fileOf(t, "../../testdata/corpus/valid/v3-branched.jsonl"),
+		fileOf(t, "../../testdata/corpus/omp/omp-reset.jsonl"),
+	}
+	if s := audit.Total(recs, audit.Options{}); s.Files != 3 || s.Omp != 2 {
+		t.Errorf("%d files, %d omp; want 3, 2", s.Files, s.Omp)
+	}
+	if recs[0].Dialect != "omp" || recs[1].Dialect != "pi" {
+		t.Errorf("dialects %s, %s", recs[0].Dialect, recs[1].Dialect)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/pisess/pisess/internal/finding"
+	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/validate"
 )
 
@@ -40,6 +41,7 @@ type Record struct {
 	Verdict    Verdict
 	Status     validate.Status
 	Version    int
+	Dialect    parse.Dialect // pi, or omp for an oh-my-pi file (docs/omp.md)
 	SessionID  string
 	Entries    int
 	FirstError *finding.Finding // the first error finding, if any

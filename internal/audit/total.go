@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/pisess/pisess/internal/parse"
 )
 
 // Grouping chooses grouped totals.
@@ -100,6 +102,7 @@ type Summary struct {
 	Verdicts   map[Verdict]int
 	Stuck      int // files whose Record.Stuck is set
 	Versions   map[int]int
+	Omp        int // files of the oh-my-pi dialect (docs/omp.md)
 	Entries    int
 	Bytes      int64
 	Usage      Usage
@@ -150,6 +153,9 @@ func Total(recs []*Record, opts Options) Summary {
 			s.Stuck++
 		}
 		s.Versions[r.Version]++
+		if r.Dialect == parse.Omp {
+			s.Omp++
+		}
 		s.Bytes += r.Bytes
 		s.Entries += r.Entries - copies.count
 		s.Duplicates.Entries += copies.count

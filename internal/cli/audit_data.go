@@ -94,6 +94,7 @@ type auditTotals struct {
 	DuplicateTokens  tokensJSON     `json:"duplicateTokens"`
 	DuplicateCost    float64        `json:"duplicateCost"`
 	Versions         map[string]int `json:"versions"`
+	Omp              int            `json:"omp,omitempty"` // files of the oh-my-pi dialect, when there are any
 	Bytes            int64          `json:"bytes"`
 	Unreadable       int            `json:"unreadable"`
 	Stuck            int            `json:"stuck,omitempty"`      // stuck files, when there are any
@@ -137,7 +138,7 @@ func summaryJSON(s audit.Summary, opts audit.Options, unreadable int) auditSumma
 		CostMissing: s.Usage.CostMissing, CostZero: s.Usage.CostZero,
 		DuplicateEntries: s.Duplicates.Entries, DuplicateTokens: tokensOf(s.Duplicates.Usage.Tokens),
 		DuplicateCost: money(s.Duplicates.Usage.Cost),
-		Versions:      map[string]int{}, Bytes: s.Bytes, Unreadable: unreadable, Stuck: s.Stuck, By: string(opts.By),
+		Versions:      map[string]int{}, Omp: s.Omp, Bytes: s.Bytes, Unreadable: unreadable, Stuck: s.Stuck, By: string(opts.By),
 		Since: isoTime(opts.Window.From), Until: isoTime(opts.Window.To),
 	}
 	if !opts.Window.Open() || opts.By.ByTime() {

@@ -231,6 +231,9 @@ func (a *auditRun) summaryText(s audit.Summary) {
 	if !a.quiet {
 		a.wrap(a.verdictLine(s), 2)
 		a.lines("versions:", versionParts(s))
+		if s.Omp > 0 {
+			a.lines("dialects:", []string{fmt.Sprintf("pi: %d", s.Files-s.Omp), fmt.Sprintf("oh-my-pi: %d", s.Omp)})
+		}
 		if w := a.totals.Window; !w.Open() {
 			a.lines("window:", windowParts(w, a.totals.Location))
 		}
