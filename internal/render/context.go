@@ -60,7 +60,7 @@ func (tw *textWriter) contextHeader(c *project.Context, msgs []messageView) {
 	field := func(name string, value ...cell) {
 		tw.line(append([]cell{{text: fmt.Sprintf("  %-9s ", name), paint: st.Dim}}, value...)...)
 	}
-	field("model", modelCell(c.Model, st))
+	field("model", append([]cell{modelCell(c.Model, st)}, modelsCell(c.Settings, st)...)...)
 	thinking := "(none)"
 	if name := c.ThinkingLevelName(); name != "" {
 		thinking = Safe(name)
@@ -70,6 +70,9 @@ func (tw *textWriter) contextHeader(c *project.Context, msgs []messageView) {
 		cell{text: " " + tokenBasis(msgs), paint: st.Dim})
 	if cut := cutNote(c); cut != "" {
 		field("cut", cell{text: cut})
+	}
+	if reset := resetNote(c); reset != "" {
+		field("cut", cell{text: reset})
 	}
 	if edits := editNote(c); edits != "" {
 		field("edits", cell{text: edits})

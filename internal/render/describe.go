@@ -92,6 +92,9 @@ func describe(r *project.Record, limit int) entryView {
 		}
 		return entryView{kind: entryKind(e), detail: m.detail, text: m.text, failed: m.failed}
 	case "model_change":
+		if d, ok := ompModelChange(r); ok {
+			return d
+		}
 		return entryView{kind: "model", detail: "→ " + str("provider") + "/" + str("modelId")}
 	case "thinking_level_change":
 		return entryView{kind: "thinking", detail: "→ " + str("thinkingLevel")}
@@ -125,6 +128,9 @@ func describe(r *project.Record, limit int) entryView {
 	case "":
 		return entryView{kind: "(no type)"}
 	}
+	if d, ok := describeOmp(r, limit); ok {
+		return d
+	}
 	return entryView{kind: e.Type}
 }
 
@@ -155,6 +161,9 @@ func entryKind(e *project.Entry) string {
 		return "context edit"
 	case "":
 		return "(no type)"
+	}
+	if kind, ok := ompKind(e.Type); ok {
+		return kind
 	}
 	return e.Type
 }

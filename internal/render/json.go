@@ -293,7 +293,8 @@ func pathSet(s *project.Session, leaf *project.Entry) []bool {
 }
 
 // ContextJSON writes `pisess context --format json`:
-// {"leaf","model","thinkingLevel","messages","entryIds","estimatedTokens","unpaired"},
+// {"leaf","model","thinkingLevel","messages","entryIds","estimatedTokens","unpaired"}
+// ("models", role → "provider/id", after "model" for oh-my-pi files),
 // each message exactly as the projection returned it (the file's own bytes
 // for message entries: no re-encoding, no HTML escaping, numbers
 // untouched).
@@ -304,6 +305,16 @@ func ContextJSON(w io.Writer, c *project.Context) error {
 	j.leafID(c.Leaf)
 	j.key("model")
 	j.model(c.Model)
+	if len(c.Models) > 0 { // an oh-my-pi file: its model per role
+		names := c.ModelNames()
+		j.key("models")
+		j.open('{')
+		for _, m := range c.Models {
+			j.key(m.Role)
+			j.str(names[m.Role])
+		}
+		j.close('}')
+	}
 	if len(c.ThinkingLevel) > 0 {
 		j.key("thinkingLevel")
 		j.raw(c.ThinkingLevel)
