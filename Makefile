@@ -51,14 +51,21 @@ reliability:
 # Our projection and migration against pi's own code, two pinned pis side
 # by side: pi 1.6.0 (the reference for projection) and pi 0.73.1 (installed
 # with npm ci, again only when the lockfile changed). Prints the pairs
-# compared per pi (bin/conformance.txt).
+# compared per pi (bin/conformance.txt). Then oh-my-pi files against
+# omp 18's own code, run by the Bun that conformance/omp installs
+# (bin/conformance-omp.txt).
 conformance/node_modules/.package-lock.json: conformance/package-lock.json
 	cd conformance && npm ci --ignore-scripts --no-audit --no-fund
 
-conformance: conformance/node_modules/.package-lock.json
+conformance/omp/node_modules/.package-lock.json: conformance/omp/package-lock.json
+	cd conformance/omp && npm ci --ignore-scripts --no-audit --no-fund
+
+conformance: conformance/node_modules/.package-lock.json conformance/omp/node_modules/.package-lock.json
 	mkdir -p bin
 	PISESS_CONFORMANCE=1 PISESS_CONFORMANCE_REPORT=$(CURDIR)/bin/conformance.txt $(GO) test ./internal/project -run '^TestConformance$$' -count=1
 	@cat bin/conformance.txt
+	PISESS_CONFORMANCE=1 PISESS_CONFORMANCE_REPORT=$(CURDIR)/bin/conformance-omp.txt $(GO) test ./internal/project -run '^TestOmpConformance$$' -count=1
+	@cat bin/conformance-omp.txt
 
 test: vet unit conformance fuzz
 
