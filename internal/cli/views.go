@@ -45,7 +45,7 @@ file could not be read. On failure nothing is written to stdout.`
 func viewFlags(extra ...cli.Flag) []cli.Flag {
 	return append(append(limitFlags(),
 		&cli.StringFlag{Name: "leaf", Usage: "show the session as of the entry with this `ID` (or unique id prefix); default: the last entry"},
-		&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
+		formatFlag("text or json (one document, the stable form for scripts)", "text", "json"),
 		&cli.IntFlag{Name: "width", Usage: "cut text lines to `N` columns; 0 never cuts", DefaultText: "COLUMNS, else the terminal's width, else 100"},
 	), extra...)
 }
@@ -188,9 +188,6 @@ func (c *CLI) openView(ctx *cli.Context) (*view, error) {
 		return nil, usageErrorf("%s takes one FILE, not %d", ctx.Command.Name, len(args))
 	}
 	v := &view{file: args[0], format: ctx.String("format")}
-	if v.format != "text" && v.format != "json" {
-		return nil, usageErrorf("--format must be text or json, not %q", v.format)
-	}
 	width, err := c.width(ctx)
 	if err != nil {
 		return nil, err
