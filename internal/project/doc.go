@@ -27,6 +27,10 @@
 //     rule 6 (every tool call answered, every result preceded by its call),
 //   - EstimateTokens and ContextTokens are pi's token estimates.
 //
+// Files of oh-my-pi (omp, docs/omp.md) are read in their dialect: the
+// title slot on line 1 is no entry, and Context builds what omp 18's own
+// buildSessionContext builds (omp.go; TestOmpConformance compares).
+//
 // The wording and the JSON documents of the views are render's.
 // docs/format.md ("Projection: our reading") records where this follows pi
 // rather than the letter of the spec, and how rule 6 was calibrated.
