@@ -8,7 +8,7 @@ FUZZTIME  ?= 10s
 CORPUS    ?= testdata/corpus
 DEMO_FILE ?= testdata/corpus/valid/v3-everything.jsonl
 
-.PHONY: all build test unit short fuzz ccusage conformance reliability demo bench vet clean
+.PHONY: all build test unit short fuzz ccusage deps conformance-repairs conformance reliability demo bench vet clean
 
 all: build
 
@@ -66,6 +66,16 @@ conformance: conformance/node_modules/.package-lock.json conformance/omp/node_mo
 	@cat bin/conformance.txt
 	PISESS_CONFORMANCE=1 PISESS_CONFORMANCE_REPORT=$(CURDIR)/bin/conformance-omp.txt $(GO) test ./internal/project -run '^TestOmpConformance$$' -count=1
 	@cat bin/conformance-omp.txt
+
+# The repairs' results (unstick, slim, fork, recover-header) loaded by pi
+# 1.6.0's own code: about a minute, so CI runs it after make test.
+conformance-repairs: conformance/node_modules/.package-lock.json
+	set -o pipefail; PISESS_CONFORMANCE=1 $(GO) test ./internal/fix -run Conformance -count=1 -v | grep -vE '^=== RUN|: (unsupported|refused)'
+
+# What the tests install (the pinned pi and omp packages), once; .ci/run
+# runs it before make test, which then only checks it is up to date.
+deps: conformance/node_modules/.package-lock.json conformance/omp/node_modules/.package-lock.json
+	$(GO) mod download
 
 test: vet unit conformance fuzz
 
