@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"runtime"
 
 	"github.com/pisess/pisess/internal/finding"
@@ -119,13 +120,19 @@ func excerpt(b []byte, off int) string {
 var ErrFileTooLarge = errors.New("file exceeds --max-file-bytes")
 
 // Reader reads a session file line by line in bounded memory: one line at a
-// time (up to MaxLineBytes) plus a fixed read buffer.
+// time (up to MaxLineBytes) plus a fixed read buffer. A line longer than
+// the buffer is held once when the reader has a Source to measure it in,
+// and twice, for a moment, when it must gather it in pieces (a pipe).
 type Reader struct {
 	in          *bufio.Reader
 	limits      Limits
 	cls         Classifier
 	line        Line
+	src         Source
 	buf         []byte   // holds lines longer than the bufio buffer
+	measured    bool     // buf was sized for the long line being read (see measure)
+	ahead       []byte   // what measure reads the Source into
+	inBuf       bool     // the current line is in buf
 	pieces      [][]byte // a long line while it is read (see keep)
 	used, kept  int      // pieces used by the line; bytes in them
 	num         int
@@ -145,7 +152,8 @@ func NewReader(r io.Reader, limits Limits) *Reader {
 	if limits.MaxLineBytes <= 0 {
 		limits.MaxLineBytes = DefaultLimits().MaxLineBytes
 	}
-	return &Reader{in: bufio.NewReaderSize(r, readBufferSize), limits: limits}
+	src, _ := SourceOf(r)
+	return &Reader{in: bufio.NewReaderSize(r, readBufferSize), limits: limits, src: src}
 }
 
 // Reset makes r read a new input from the start with the given limits,
@@ -160,8 +168,45 @@ func (r *Reader) Reset(in io.Reader, limits Limits) {
 	if cap(buf) > keepLineBuffer {
 		buf = nil
 	}
-	*r = Reader{in: r.in, limits: limits, cls: r.cls, buf: buf}
+	src, _ := SourceOf(in)
+	*r = Reader{in: r.in, limits: limits, cls: r.cls, buf: buf, ahead: r.ahead, src: src}
 }
+
+// A Source is the file under a Reader, which it can read ahead in: at
+// holds the reader's input from offset base on. With one, a line longer
+// than the read buffer is measured before it is read, and held in one
+// buffer of its exact size: a long line costs its length in memory once,
+// not again for the pieces it is gathered in.
+type Source struct {
+	at   io.ReaderAt
+	base int64
+}
+
+// SourceOf returns the Source of r when r is a regular file, read from
+// its current offset; it must be called before anything reads r.
+func SourceOf(r io.Reader) (Source, bool) {
+	f, ok := r.(interface {
+		io.ReaderAt
+		io.Seeker
+		Stat() (fs.FileInfo, error)
+	})
+	if !ok {
+		return Source{}, false
+	}
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return Source{}, false
+	}
+	base, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return Source{}, false
+	}
+	return Source{at: f, base: base}, true
+}
+
+// SetSource names the file under the reader's input when the reader
+// cannot see it (the input is a buffer over the file): s must be taken
+// with SourceOf before the buffer read anything.
+func (r *Reader) SetSource(s Source) { r.src = s }
 
 // keepLineBuffer is the largest long-line buffer Reset keeps.
 const keepLineBuffer = 1 << 20
@@ -236,6 +281,19 @@ func (r *Reader) longLineVerdict(newline bool) Verdict {
 // Line returns the current line. It is overwritten by the next call to Next.
 func (r *Reader) Line() *Line { return &r.line }
 
+// Detach hands the current line's bytes over to the caller, who may keep
+// them past the next call to Next: the reader will not write into them
+// again. A long line is given away with the buffer it was read into, at
+// no cost; one read in place is copied.
+func (r *Reader) Detach() []byte {
+	raw := r.line.Raw
+	if r.inBuf {
+		r.buf, r.inBuf = nil, false
+		return raw
+	}
+	return bytes.Clone(raw)
+}
+
 // Err returns the error that ended reading, if any.
 func (r *Reader) Err() error { return r.err }
 
@@ -246,7 +304,7 @@ func (r *Reader) BytesRead() int64 { return r.offset }
 // the read buffer is returned in place; a longer one is gathered in r.buf
 // up to MaxLineBytes and only counted beyond that. size is 0 at the end.
 func (r *Reader) readLine() (raw []byte, size int64, newline bool, err error) {
-	r.tooLong, r.allZeroTail = false, true
+	r.tooLong, r.allZeroTail, r.inBuf = false, true, false
 	chunk, err := r.in.ReadSlice('\n')
 	if err == nil || (err == io.EOF && len(chunk) > 0) {
 		if len(bytes.TrimRight(chunk, "\r\n")) > r.limits.MaxLineBytes {
@@ -263,6 +321,7 @@ func (r *Reader) readLine() (raw []byte, size int64, newline bool, err error) {
 		return nil, 0, false, err
 	}
 	r.used, r.kept = 0, 0
+	r.measure(len(chunk))
 	for {
 		size += int64(len(chunk))
 		r.keep(chunk)
@@ -284,6 +343,7 @@ func (r *Reader) readLine() (raw []byte, size int64, newline bool, err error) {
 	if r.tooLong {
 		return nil, size, newline, nil
 	}
+	r.inBuf = true
 	return r.join(), size, newline, nil
 }
 
@@ -303,13 +363,18 @@ func (r *Reader) keep(chunk []byte) {
 	if r.kept+len(chunk) > r.limits.MaxLineBytes+2 { // +2: the terminator
 		r.tooLong = true
 		r.pieces, r.used, r.kept = nil, 0, 0
+		if r.measured {
+			r.buf, r.measured = nil, false
+		}
 		// Collect them now: left to the pacer, the garbage of one pass
 		// over such a line adds up with the next pass's (migrate reads a
 		// file three times) before a collection comes.
 		runtime.GC()
 		return
 	}
-	if r.used < len(r.pieces) {
+	if r.measured {
+		r.buf = append(r.buf, chunk...) // within its capacity unless the file changed
+	} else if r.used < len(r.pieces) {
 		r.pieces[r.used] = append(r.pieces[r.used][:0], chunk...)
 	} else {
 		r.pieces = append(r.pieces, bytes.Clone(chunk))
@@ -324,6 +389,10 @@ const keptPiecesMax = 4 << 20
 // join returns the kept pieces as one line in r.buf (reused from line to
 // line; allocated at the exact size when it must grow).
 func (r *Reader) join() []byte {
+	if r.measured {
+		r.measured = false
+		return r.buf
+	}
 	if cap(r.buf) < r.kept {
 		r.buf = make([]byte, 0, r.kept)
 	}
@@ -335,4 +404,55 @@ func (r *Reader) join() []byte {
 		r.pieces = nil
 	}
 	return r.buf
+}
+
+// measureChunk is how much of the file measure reads at a time.
+const measureChunk = 256 << 10
+
+// measure finds, in the Source, the length of the long line being read,
+// whose first n bytes the read buffer holds, and makes r.buf hold it
+// exactly; keep then copies the line into r.buf. Without a Source, or
+// for a line over the limit, or when the file cannot be read ahead, the
+// line is gathered in pieces as before.
+func (r *Reader) measure(n int) {
+	r.measured = false
+	if r.src.at == nil {
+		return
+	}
+	max := int64(r.limits.MaxLineBytes) + 2 // +2: the terminator
+	start := r.src.base + r.offset
+	if r.ahead == nil {
+		r.ahead = make([]byte, measureChunk)
+	}
+	length, ok := lineLength(r.src.at, start, int64(n), max, r.ahead)
+	if !ok {
+		return
+	}
+	if int64(cap(r.buf)) < length {
+		r.buf, r.line.Raw = nil, nil // let the old one go before the new one is made
+		r.buf = make([]byte, 0, length)
+	}
+	r.buf, r.measured = r.buf[:0], true
+}
+
+// lineLength returns the length, terminator included, of the line at
+// offset start of f, whose first from bytes hold no newline: the bytes
+// up to the next "\n", or to the end of the file. It reports false when
+// the line is longer than max or f cannot be read.
+func lineLength(f io.ReaderAt, start, from, max int64, scratch []byte) (int64, bool) {
+	for n := from; n <= max; {
+		k, err := f.ReadAt(scratch, start+n)
+		if i := bytes.IndexByte(scratch[:k], '\n'); i >= 0 {
+			n += int64(i) + 1
+			return n, n <= max
+		}
+		n += int64(k)
+		switch {
+		case err == io.EOF:
+			return n, n <= max
+		case err != nil:
+			return 0, false
+		}
+	}
+	return 0, false
 }
