@@ -3,31 +3,38 @@ package project
 import "hash/maphash"
 
 // idTable finds entries by id: an open-addressing hash table of entry
-// indices (4 bytes a slot, at most half full), the entries themselves
-// holding the ids. A map[string]int would cost ten times as much for a
-// session of a few hundred thousand entries.
+// indices (5 bytes a slot, at most half full), the entries themselves
+// holding the ids, and a byte of each slot's hash beside it so that a
+// probe reads an entry only when that byte matches. A map[string]int
+// would cost ten times as much for a session of a few hundred thousand
+// entries.
 type idTable struct {
 	seed  maphash.Seed
 	slots []int32 // entry index + 1; 0 is empty
+	tags  []uint8 // the top byte of the hash of the slot's id
 	n     int
 }
 
-func newIDTable() *idTable { return &idTable{seed: maphash.MakeSeed(), slots: make([]int32, 1024)} }
+func newIDTable() *idTable {
+	return &idTable{seed: maphash.MakeSeed(), slots: make([]int32, 1024), tags: make([]uint8, 1024)}
+}
 
 // put records entry i under its id; a later entry with the same id
-// replaces the earlier one (pi's byId keeps the last).
+// replaces the earlier one (pi's byId keeps the last). Entries are put in
+// index order.
 func (t *idTable) put(entries []*Entry, i int) {
 	if 2*(t.n+1) > len(t.slots) {
-		t.grow(entries)
+		t.grow(entries[:i])
 	}
 	id := entries[i].ID
-	for k := t.slot(id); ; k = (k + 1) & (len(t.slots) - 1) {
+	k, tag := t.slot(id)
+	for ; ; k = (k + 1) & (len(t.slots) - 1) {
 		switch s := t.slots[k]; {
 		case s == 0:
-			t.slots[k] = int32(i + 1)
+			t.slots[k], t.tags[k] = int32(i+1), tag
 			t.n++
 			return
-		case entries[s-1].ID == id:
+		case t.tags[k] == tag && entries[s-1].ID == id:
 			t.slots[k] = int32(i + 1)
 			return
 		}
@@ -36,27 +43,32 @@ func (t *idTable) put(entries []*Entry, i int) {
 
 // get returns the index of the last entry with id, or -1.
 func (t *idTable) get(entries []*Entry, id string) int {
-	for k := t.slot(id); ; k = (k + 1) & (len(t.slots) - 1) {
+	k, tag := t.slot(id)
+	for ; ; k = (k + 1) & (len(t.slots) - 1) {
 		switch s := t.slots[k]; {
 		case s == 0:
 			return -1
-		case entries[s-1].ID == id:
+		case t.tags[k] == tag && entries[s-1].ID == id:
 			return int(s - 1)
 		}
 	}
 }
 
-func (t *idTable) slot(id string) int {
-	return int(maphash.String(t.seed, id) & uint64(len(t.slots)-1))
+// slot returns the first slot to probe for id and the tag of its hash.
+func (t *idTable) slot(id string) (int, uint8) {
+	h := maphash.String(t.seed, id)
+	return int(h & uint64(len(t.slots)-1)), uint8(h >> 56)
 }
 
-// grow doubles the table and puts every entry back.
+// grow doubles the table and puts back every entry put so far: the
+// entries in index order (they lie in memory in that order), so the last
+// of each id wins again.
 func (t *idTable) grow(entries []*Entry) {
-	old := t.slots
-	t.slots, t.n = make([]int32, 2*len(old)), 0
-	for _, s := range old {
-		if s != 0 {
-			t.put(entries, int(s-1))
+	n := 2 * len(t.slots)
+	t.slots, t.tags, t.n = make([]int32, n), make([]uint8, n), 0
+	for i, e := range entries {
+		if e.ID != "" {
+			t.put(entries, i)
 		}
 	}
 }

@@ -385,6 +385,9 @@ func words(s string) string { return wordsUpTo(s, 0) }
 // wordsUpTo collapses white space and stops after limit runes (0: none).
 func wordsUpTo(s string, limit int) string {
 	var b strings.Builder
+	if limit > 0 {
+		b.Grow(min(len(s), limit+8)) // the words of a line of plain text in one allocation
+	}
 	n, space := 0, false
 	for _, r := range s {
 		if limit > 0 && n >= limit {
