@@ -50,6 +50,7 @@ type lineResult struct {
 // batch is a run of consecutive items and, once done, their results.
 type batch struct {
 	arena   []byte
+	spare   []byte // the batch's own arena while arena is a long line's bytes
 	items   []item
 	lines   []lineResult // one per item
 	results []inspected  // per object, in order, for the lines inspected
@@ -138,8 +139,14 @@ func (in *inspector) distrust(n int) {
 	}
 }
 
-// submitLine queues one physical line; its bytes are copied.
-func (in *inspector) submitLine(l *parse.Line) {
+// submitLine queues one physical line; its bytes are copied, except a
+// line longer than a batch keeps, which is taken from rd, the reader it
+// is the current line of (see submitOwnLine).
+func (in *inspector) submitLine(l *parse.Line, rd *parse.Reader) {
+	if len(l.Raw) > keepBatchBytes {
+		in.submitOwnLine(l, rd.Detach())
+		return
+	}
 	b := in.cur
 	start := len(b.arena)
 	b.arena = append(b.arena, l.Raw...)
@@ -147,6 +154,19 @@ func (in *inspector) submitLine(l *parse.Line) {
 	it.line.Raw = nil
 	b.items = append(b.items, it)
 	in.maybeFlush()
+}
+
+// submitOwnLine queues a long line, whose bytes raw the inspector owns,
+// as a batch of its own whose arena they are: a long line is held once,
+// and let go once it is settled.
+func (in *inspector) submitOwnLine(l *parse.Line, raw []byte) {
+	in.flush()
+	b := in.cur
+	b.spare, b.arena = b.arena, raw
+	it := item{line: *l, start: 0, end: len(raw)}
+	it.line.Raw = nil
+	b.items = append(b.items, it)
+	in.flush()
 }
 
 // submitObject queues one object of the header's line; raw is copied.
@@ -231,6 +251,12 @@ func (in *inspector) settleBatch(b *batch) {
 	}
 	clear(b.results) // drop references to the arena
 	b.results = b.results[:0]
+	if b.spare != nil { // the arena was a long line's own bytes: let them go
+		b.arena, b.spare = b.spare, nil
+		b.tape = parse.Tape{}
+		clear(b.items) // their Raw
+
+	}
 	in.free = append(in.free, b)
 }
 

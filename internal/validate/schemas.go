@@ -281,7 +281,9 @@ func (s *Schemas) Check(version int, line int, v map[string]any) []finding.Findi
 // CheckTape is Check for the record on tape t (built from a line of a
 // file of the given version): the same findings, but a valid record, the
 // common case, is cleared on the tape without being decoded. Only a record
-// the quick check rejects is decoded, for jsonschema to explain.
+// the quick check rejects is decoded, for jsonschema to explain; its
+// strings share the line's bytes (a rejected 200 MB image costs no second
+// copy), and the findings keep none of them.
 func (s *Schemas) CheckTape(version int, line int, t *parse.Tape) []finding.Finding {
 	c, clear, ok := s.dispatchTape(version, t)
 	if !ok {
@@ -290,8 +292,12 @@ func (s *Schemas) CheckTape(version int, line int, t *parse.Tape) []finding.Find
 	if clear && c.quick.validAt(t, 0) {
 		return nil
 	}
-	v, _ := t.Value(0).(map[string]any)
-	return s.Check(version, line, v)
+	v, _ := parse.Decode(t.Raw(0), true)
+	fs := s.Check(version, line, v)
+	for i := range fs { // Check copies what it keeps; this makes sure
+		fs[i].Pointer, fs[i].Message = strings.Clone(fs[i].Pointer), strings.Clone(fs[i].Message)
+	}
+	return fs
 }
 
 // dispatchTape is dispatch on a tape: the check of the record; clear is
@@ -520,13 +526,19 @@ func resolve(v any, ptr string) (any, bool) {
 	return v, true
 }
 
+// quoteMax is the most bytes of a found value a message quotes.
+const quoteMax = 60
+
 // quoteValue renders a found value for a message, shortened.
 func quoteValue(v any) string {
+	if s, ok := v.(string); ok && len(s) > 2*quoteMax {
+		v = s[:2*quoteMax] // enough for what is shown, without quoting all of a long one
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	n := 60
+	n := quoteMax
 	if len(b) <= n {
 		return string(b)
 	}

@@ -134,17 +134,19 @@ func File(path string, opts Options) (*Report, error) {
 
 // Stream validates a session read from r; name is used in the report.
 func Stream(name string, r io.Reader, opts Options) (*Report, error) {
+	src, _ := parse.SourceOf(r) // before sniff reads r
 	dialect, r := sniff(r)
 	p := newPass(name, opts)
 	p.dialect, p.rep.Dialect = dialect, dialect
 	rd := getReader(r, opts.Limits)
 	defer putReader(rd)
+	rd.SetSource(src)
 	rd.DeferClassify()
 	for rd.Next() {
 		l := rd.Line()
 		p.lastLine = l.Num
 		if p.insp != nil {
-			p.insp.submitLine(l) // classified and inspected in a batch
+			p.insp.submitLine(l, rd) // classified and inspected in a batch
 			continue
 		}
 		l.Classify(&p.cls)
