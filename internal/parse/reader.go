@@ -406,6 +406,10 @@ func (r *Reader) join() []byte {
 	return r.buf
 }
 
+// collectBefore is the size of line buffer whose allocation is preceded
+// by a collection.
+const collectBefore = 32 << 20
+
 // measureChunk is how much of the file measure reads at a time.
 const measureChunk = 256 << 10
 
@@ -430,6 +434,12 @@ func (r *Reader) measure(n int) {
 	}
 	if int64(cap(r.buf)) < length {
 		r.buf, r.line.Raw = nil, nil // let the old one go before the new one is made
+		if length >= collectBefore {
+			// What an earlier pass over the file left (migrate reads it
+			// three times) is garbage the pacer would let stand until the
+			// heap doubled: collected now, its pages hold this line.
+			runtime.GC()
+		}
 		r.buf = make([]byte, 0, length)
 	}
 	r.buf, r.measured = r.buf[:0], true
