@@ -21,8 +21,8 @@ type Generator func(in io.ReadSeeker, out io.Writer) error
 
 // VerifyFunc checks a new generation before it replaces the original: it
 // must re-parse and validate. name is the original's path (for messages); r
-// reads the new bytes (from the fsynced temp file, or from memory in a dry
-// run). A non-nil error refuses the rewrite (verify_failed).
+// reads the new bytes (from the fsynced temp file, or from a dry run's
+// spool). A non-nil error refuses the rewrite (verify_failed).
 type VerifyFunc func(name string, r io.Reader) error
 
 // RewriteOptions configure one Rewrite.
@@ -31,10 +31,12 @@ type RewriteOptions struct {
 	// link, else a copy). An existing file of that name is reused only if
 	// it is byte-identical to the original, never overwritten.
 	BackupSuffix string
-	// DryRun writes nothing: the new generation is produced in memory,
-	// verified, and returned in Outcome.Generated.
+	// DryRun writes nothing beside the file: the new generation is
+	// produced in memory (past 4 MiB in a temporary file of the system's,
+	// removed from its directory at once) and verified.
 	DryRun bool
-	// Diff (with DryRun) fills Outcome.Diff with a unified diff.
+	// Diff (with DryRun) fills Outcome.Diff with a unified diff, and
+	// Outcome.Generated with the new generation.
 	Diff bool
 	// FollowSymlinks rewrites the file a symbolic link points to (temp
 	// file and backup beside the target) instead of refusing.
@@ -58,7 +60,7 @@ type Outcome struct {
 	Written      bool   // the new generation replaced the original
 	Backup       string // the backup beside the file ("" = none)
 	BackupReused bool   // the backup was left by an earlier run and is identical
-	Generated    []byte // dry run: the would-be bytes (when Changed)
+	Generated    []byte // dry run with Diff: the would-be bytes (when Changed)
 	Diff         string // dry run with Diff: unified diff of the change
 	ReadOnly     bool   // the original had no write permission (it is replaced anyway, as the directory allows)
 	// Carried is how many bytes another program (pi) appended to the old
@@ -269,22 +271,27 @@ func (r *rewrite) identify(f File) error {
 	return nil
 }
 
-// dryRun produces the new generation in memory and reports what a real
-// run would do, writing nothing.
+// dryRun produces the new generation in a spool and reports what a real
+// run would do, writing nothing beside the file.
 func (r *rewrite) dryRun(snap *snapshot, f File, generate Generator) (Outcome, error) {
-	var buf bytes.Buffer
-	if err := r.generate(snap, &buf, generate); err != nil {
+	var sp spool
+	defer sp.close()
+	cw := &countingWriter{w: &sp, h: sha256.New()}
+	if err := r.generate(snap, cw, generate); err != nil {
 		return Outcome{}, err
 	}
 	if err := r.finishRead(snap); err != nil {
 		return Outcome{}, err
 	}
-	out := Outcome{Path: r.path, Changed: !r.same(&buf)}
+	out := Outcome{Path: r.path, Changed: cw.n != r.size || !bytes.Equal(cw.h.Sum(nil), r.sum)}
 	if !out.Changed {
 		return out, nil
 	}
-	out.Generated = buf.Bytes()
-	if err := r.verify(bytes.NewReader(out.Generated)); err != nil {
+	generated, err := sp.reader()
+	if err != nil {
+		return out, &Error{Code: ReadFailed, Err: err}
+	}
+	if err := r.verify(generated); err != nil {
 		return out, err
 	}
 	if r.opts.BackupSuffix != "" {
@@ -293,6 +300,9 @@ func (r *rewrite) dryRun(snap *snapshot, f File, generate Generator) (Outcome, e
 		}
 	}
 	if r.opts.Diff {
+		if out.Generated, err = sp.bytes(); err != nil {
+			return out, &Error{Code: ReadFailed, Err: err}
+		}
 		old, err := r.readAll(f)
 		if err != nil {
 			return out, err
@@ -300,12 +310,6 @@ func (r *rewrite) dryRun(snap *snapshot, f File, generate Generator) (Outcome, e
 		out.Diff = Diff(r.path, old, out.Generated)
 	}
 	return out, nil
-}
-
-// same reports whether buf holds exactly the original's bytes.
-func (r *rewrite) same(buf *bytes.Buffer) bool {
-	sum := sha256.Sum256(buf.Bytes())
-	return int64(buf.Len()) == r.size && bytes.Equal(sum[:], r.sum)
 }
 
 // readAll reads the whole original again, checking it is what was read.
@@ -734,6 +738,20 @@ func (s *snapshot) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// ReadAt reads the original where the generator's reader looks ahead to
+// measure a long line (parse.Source); the bytes it uses are still those
+// Read hashes. It fails when the file cannot be read at an offset.
+func (s *snapshot) ReadAt(p []byte, off int64) (int, error) {
+	at, ok := s.f.(io.ReaderAt)
+	if !ok {
+		return 0, errors.ErrUnsupported
+	}
+	return at.ReadAt(p, off)
+}
+
+// Stat describes the original (parse.SourceOf takes a regular file only).
+func (s *snapshot) Stat() (fs.FileInfo, error) { return s.f.Stat() }
 
 func (s *snapshot) Seek(offset int64, whence int) (int64, error) {
 	pos, err := s.f.Seek(offset, whence)

@@ -1,0 +1,101 @@
+package migrate
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+)
+
+// spoolMemory is how much of a dry run's new generation a spool keeps in
+// memory before it moves to a temporary file.
+const spoolMemory = 4 << 20
+
+// spool holds a dry run's new generation for the check that follows:
+// in memory up to spoolMemory, past it in a temporary file of the
+// system's (removed from its directory at once, so nothing is left
+// behind), so a session with a 200 MB entry is not held again beside the
+// line being read. Where no temporary file can be made or written, it
+// stays in memory, as a dry run's output always did.
+type spool struct {
+	mem   bytes.Buffer
+	file  *os.File
+	filed int64 // bytes written to file
+}
+
+// Write implements io.Writer.
+func (s *spool) Write(p []byte) (int, error) {
+	if s.file == nil && s.mem.Len()+len(p) > spoolMemory {
+		s.moveToFile()
+	}
+	if s.file != nil {
+		n, err := s.file.Write(p)
+		if err == nil {
+			s.filed += int64(n)
+			return n, nil
+		}
+		if err := s.moveToMemory(); err != nil {
+			return 0, err
+		}
+	}
+	return s.mem.Write(p)
+}
+
+// moveToFile moves what the spool holds to a temporary file, if one can be
+// made.
+func (s *spool) moveToFile() {
+	f, err := os.CreateTemp("", "pisess-dry-run-*")
+	if err != nil {
+		return
+	}
+	os.Remove(f.Name())
+	n, err := f.Write(s.mem.Bytes())
+	if err != nil {
+		f.Close()
+		return
+	}
+	s.file, s.filed, s.mem = f, int64(n), bytes.Buffer{}
+}
+
+// moveToMemory moves what the temporary file holds back to memory (the
+// file system is full): the bytes written before the write that failed.
+func (s *spool) moveToMemory() error {
+	f := s.file
+	s.file = nil
+	defer f.Close()
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	if n, err := s.mem.ReadFrom(io.LimitReader(f, s.filed)); err != nil || n != s.filed {
+		return errors.Join(errors.New("the dry run's temporary file could not be read back"), err)
+	}
+	return nil
+}
+
+// reader reads what the spool holds from the start: a regular file, when
+// it has one, so a reader can measure its long lines (parse.Source).
+func (s *spool) reader() (io.Reader, error) {
+	if s.file == nil {
+		return bytes.NewReader(s.mem.Bytes()), nil
+	}
+	if _, err := s.file.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return s.file, nil
+}
+
+// bytes returns all the spool holds.
+func (s *spool) bytes() ([]byte, error) {
+	r, err := s.reader()
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(r)
+}
+
+// close lets the temporary file go.
+func (s *spool) close() {
+	if s.file != nil {
+		s.file.Close()
+	}
+}
