@@ -415,9 +415,10 @@ const measureChunk = 256 << 10
 
 // measure finds, in the Source, the length of the long line being read,
 // whose first n bytes the read buffer holds, and makes r.buf hold it
-// exactly; keep then copies the line into r.buf. Without a Source, or
-// for a line over the limit, or when the file cannot be read ahead, the
-// line is gathered in pieces as before.
+// exactly; keep then copies the line into r.buf (and grows it, should
+// the file have changed meanwhile). A line over the limit is not kept at
+// all. Without a Source, or when the file cannot be read ahead, keep
+// gathers the line in pieces.
 func (r *Reader) measure(n int) {
 	r.measured = false
 	if r.src.at == nil {
@@ -428,15 +429,19 @@ func (r *Reader) measure(n int) {
 	if r.ahead == nil {
 		r.ahead = make([]byte, measureChunk)
 	}
-	length, ok := lineLength(r.src.at, start, int64(n), max, r.ahead)
-	if !ok {
+	length, err := lineLength(r.src.at, start, int64(n), max, r.ahead)
+	switch {
+	case err != nil:
+		return
+	case length > max:
+		r.tooLong = true // nothing of it is kept: keep only looks for NULs
 		return
 	}
 	if int64(cap(r.buf)) < length {
 		r.buf, r.line.Raw = nil, nil // let the old one go before the new one is made
 		if length >= collectBefore {
 			// What an earlier pass over the file left (migrate reads it
-			// three times) is garbage the pacer would let stand until the
+			// five times) is garbage the pacer would let stand until the
 			// heap doubled: collected now, its pages hold this line.
 			runtime.GC()
 		}
@@ -447,22 +452,24 @@ func (r *Reader) measure(n int) {
 
 // lineLength returns the length, terminator included, of the line at
 // offset start of f, whose first from bytes hold no newline: the bytes
-// up to the next "\n", or to the end of the file. It reports false when
-// the line is longer than max or f cannot be read.
-func lineLength(f io.ReaderAt, start, from, max int64, scratch []byte) (int64, bool) {
-	for n := from; n <= max; {
+// up to the next "\n", or to the end of the file; for a line longer than
+// max, a length over max.
+func lineLength(f io.ReaderAt, start, from, max int64, scratch []byte) (int64, error) {
+	n := from
+	for n <= max {
 		k, err := f.ReadAt(scratch, start+n)
 		if i := bytes.IndexByte(scratch[:k], '\n'); i >= 0 {
-			n += int64(i) + 1
-			return n, n <= max
+			return n + int64(i) + 1, nil
 		}
 		n += int64(k)
 		switch {
 		case err == io.EOF:
-			return n, n <= max
+			return n, nil
 		case err != nil:
-			return 0, false
+			return 0, err
+		case k == 0:
+			return 0, io.ErrNoProgress
 		}
 	}
-	return 0, false
+	return n, nil
 }

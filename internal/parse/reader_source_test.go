@@ -219,3 +219,25 @@ func TestReaderDetach(t *testing.T) {
 		})
 	}
 }
+
+// A line over the limit, measured in the file, is not kept at all: not
+// even the limit's worth of it.
+func TestReaderSourceTooLongKeepsNothing(t *testing.T) {
+	const limit = 4 << 20
+	f := writeTemp(t, "{}\n"+longLine(4*limit, 'a')+"\n{}\n")
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	rd := NewReader(f, Limits{MaxLineBytes: limit})
+	var codes []string
+	for rd.Next() {
+		codes = append(codes, string(rd.Line().Code))
+	}
+	runtime.ReadMemStats(&after)
+	if strings.Join(codes, ",") != ",line_too_long," || rd.Err() != nil {
+		t.Errorf("codes %q, %v", codes, rd.Err())
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Errorf("reading a %d MiB line with a %d MiB limit allocated %d KiB", 4*limit>>20, limit>>20, alloc>>10)
+	}
+}
