@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -70,26 +69,12 @@ func New() *CLI {
 }
 
 // Run runs pisess with the process's arguments and returns the exit code.
+// It sets no memory limit: the reader collects before it makes a buffer
+// for a long line, which frees what the previous pass over the file left
+// (parse.Reader), and a fixed soft limit below a long line's working set
+// makes the collector run without end.
 func Run() int {
-	if os.Getenv("GOMEMLIMIT") == "" && rewrites(os.Args) {
-		// A soft limit makes the collector free one pass's line buffer
-		// before the next pass grows its own (repair and migrate read a
-		// file twice): peak memory stays near one --max-line-bytes line.
-		// Only there: the views keep a working set of their own, and a
-		// limit below it makes the collector run without end.
-		debug.SetMemoryLimit(softMemoryLimit)
-	}
 	return New().Run(os.Args)
-}
-
-// softMemoryLimit is above the default line limit plus the working set.
-const softMemoryLimit = 320 << 20
-
-// rewrites reports whether args run a command that rewrites files, whose
-// working set is one line at a time.
-func rewrites(args []string) bool {
-	line, err := readCommandLine(New().app(), args)
-	return err == nil && (line.command == "migrate" || line.command == "repair")
 }
 
 func isTerminal(w io.Writer) bool {
