@@ -4,7 +4,7 @@
 SHELL     := bash
 GO        ?= go
 BIN       ?= bin/pisess
-FUZZTIME  ?= 10s
+FUZZTIME  ?= 5s
 CORPUS    ?= testdata/corpus
 DEMO_FILE ?= testdata/corpus/valid/v3-everything.jsonl
 
