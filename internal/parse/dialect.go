@@ -1,6 +1,10 @@
 package parse
 
-import "bytes"
+import (
+	"bytes"
+	"maps"
+	"slices"
+)
 
 // Dialect names the program family whose session files a file follows:
 // pi itself, or oh-my-pi (omp, npm @oh-my-pi/pi-coding-agent), the pi fork
@@ -72,8 +76,13 @@ func SniffDialect(prefix []byte) Dialect {
 	return Pi
 }
 
-// ompEntryTypes are the entry types omp writes and pi does not.
+// ompEntryTypes are the sixteen entry types of omp 18 (its SessionEntry
+// union in session-entries.ts); true marks the ones only omp writes (pi
+// does not).
 var ompEntryTypes = map[string]bool{
+	"message": false, "thinking_level_change": false, "model_change": false,
+	"compaction": false, "branch_summary": false, "custom": false,
+	"custom_message": false, "label": false,
 	"model_usage": true, "service_tier_change": true, "title_change": true,
 	"ttsr_injection": true, "session_init": true, "mode_change": true,
 	"credential_pin": true, "reset_boundary": true,
@@ -82,8 +91,14 @@ var ompEntryTypes = map[string]bool{
 // piEntryTypes are the entry types pi writes and omp does not.
 var piEntryTypes = map[string]bool{"session_info": true, "usage": true, "context_edit": true}
 
-// IsOmpEntryType reports whether t is an entry type only omp writes.
-func IsOmpEntryType(t string) bool { return ompEntryTypes[t] }
+// OmpEntryTypes returns omp's sixteen entry types, sorted.
+func OmpEntryTypes() []string { return slices.Sorted(maps.Keys(ompEntryTypes)) }
+
+// IsOmpEntryType reports whether t is one of omp's entry types.
+func IsOmpEntryType(t string) bool {
+	_, ok := ompEntryTypes[t]
+	return ok
+}
 
 // recordDialect tells the dialect from one record on t, when it tells.
 func recordDialect(t *Tape) (Dialect, bool) {

@@ -14,15 +14,6 @@ import (
 	"github.com/pisess/pisess/internal/parse"
 )
 
-// ompEntryTypes are the sixteen entry types of omp 18 (its SessionEntry
-// union in session-entries.ts).
-var ompEntryTypes = []string{
-	"message", "model_usage", "thinking_level_change", "model_change",
-	"service_tier_change", "compaction", "branch_summary", "custom",
-	"custom_message", "label", "title_change", "ttsr_injection",
-	"session_init", "mode_change", "credential_pin", "reset_boundary",
-}
-
 // ompSchemas are the checks of omp files: the slot, the header and one per
 // entry type (a message entry's check dispatches on its role itself).
 type ompSchemas struct {
@@ -32,7 +23,8 @@ type ompSchemas struct {
 
 // compileOmp compiles the omp checks.
 func (c *checkCompiler) compileOmp() (*ompSchemas, error) {
-	s := &ompSchemas{entries: make(map[string]check, len(ompEntryTypes))}
+	types := parse.OmpEntryTypes()
+	s := &ompSchemas{entries: make(map[string]check, len(types))}
 	var err error
 	if s.title, err = c.compile("omp-title.json", ""); err != nil {
 		return nil, err
@@ -40,7 +32,7 @@ func (c *checkCompiler) compileOmp() (*ompSchemas, error) {
 	if s.header, err = c.compile("omp-header.json", ""); err != nil {
 		return nil, err
 	}
-	for _, t := range ompEntryTypes {
+	for _, t := range types {
 		if s.entries[t], err = c.compile("omp-entry-"+t+".json", ""); err != nil {
 			return nil, err
 		}
@@ -48,20 +40,10 @@ func (c *checkCompiler) compileOmp() (*ompSchemas, error) {
 	return s, nil
 }
 
-// isOmpEntryType reports whether t is one of omp's entry types.
-func isOmpEntryType(t string) bool {
-	for _, o := range ompEntryTypes {
-		if o == t {
-			return true
-		}
-	}
-	return false
-}
-
 // isEntryTypeOf reports whether t is an entry type of the dialect.
 func isEntryTypeOf(d parse.Dialect, t string) bool {
 	if d == parse.Omp {
-		return isOmpEntryType(t)
+		return parse.IsOmpEntryType(t)
 	}
 	return IsEntryType(t)
 }
