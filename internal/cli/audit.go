@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"os"
-	"slices"
-	"strings"
 	"sync/atomic"
 	"time"
 	_ "time/tzdata" // --tz works where the system has no zone database
@@ -36,28 +33,13 @@ func (c *CLI) auditCommand() *cli.Command {
 		), c.runAudit)
 }
 
-// auditRun is one audit invocation.
+// auditRun is one audit invocation: how its output is shaped, and what
+// it found so far.
 type auditRun struct {
 	out, errw io.Writer
-	style     render.Style
-	format    string
-	sortKey   string
-	desc      bool
-	totals    audit.Options // grouping, window, time zone
-	summary   bool          // --summary: no row per file
-	width     int           // of the table and text; 0: no limit
-	quiet     bool
-
-	rows       []fileRow
-	records    []*audit.Record
-	unreadable int
-	staleTemps []string // left by an interrupted rewrite in the directories searched
-}
-
-// fileRow is one file as shown: its record and its usage in the window.
-type fileRow struct {
-	rec   *audit.Record
-	usage audit.Usage
+	opt       render.AuditOptions
+	res       render.AuditResult
+	records   []*audit.Record
 }
 
 func (c *CLI) runAudit(ctx *cli.Context) error {
@@ -70,41 +52,40 @@ func (c *CLI) runAudit(ctx *cli.Context) error {
 		return err
 	}
 	targets := c.expand(ctx.Args().Slice())
-	a.staleTemps = c.staleTemps
+	a.res.StaleTemps = c.staleTemps
 	opts.Workers = workersPerFile(jobs(ctx), len(targets))
-	bar := c.newProgress(ctx, a.format, targets)
+	bar := c.newProgress(ctx, a.opt.Format, targets)
 	ordered(len(targets), jobs(ctx), func(i int) auditOutcome {
 		o := auditOne(targets[i], opts)
 		bar.step(o)
 		return o
 	}, a.emit)
 	bar.finish()
-	sum := audit.Total(a.records, a.totals)
-	if err := a.write(sum); err != nil {
+	a.res.Sum = audit.Total(a.records, a.opt.Totals)
+	if err := render.Audit(a.out, a.res, a.opt); err != nil {
 		return err
 	}
-	return a.exit(sum)
+	return a.exit()
 }
 
 // newAuditRun reads and checks the flags.
 func (c *CLI) newAuditRun(ctx *cli.Context) (*auditRun, error) {
-	a := &auditRun{out: c.Stdout, errw: c.Stderr, style: c.style(ctx, c.Stdout),
-		format: ctx.String("format"), sortKey: ctx.String("sort"), summary: ctx.Bool("summary"),
-		quiet: globalBool(ctx, "quiet")}
-	switch a.sortKey {
+	o := render.AuditOptions{Format: ctx.String("format"), Sort: ctx.String("sort"), Summary: ctx.Bool("summary"),
+		Quiet: globalBool(ctx, "quiet"), Style: c.style(ctx, c.Stdout)}
+	switch o.Sort {
 	case "", "activity", "size", "cost", "tokens", "file":
 	default:
-		return nil, usageErrorf("--sort must be activity, size, cost, tokens or file, not %q", a.sortKey)
+		return nil, usageErrorf("--sort must be activity, size, cost, tokens or file, not %q", o.Sort)
 	}
-	if a.sortKey != "" && a.format == "json" {
+	if o.Sort != "" && o.Format == "json" {
 		return nil, usageErrorf("--sort orders the table and csv formats; json lines come in the order given")
 	}
-	if a.sortKey == "" && a.format == "table" {
-		a.sortKey = "activity"
+	if o.Sort == "" && o.Format == "table" {
+		o.Sort = "activity"
 	}
 	switch order := ctx.String("order"); order {
 	case "asc", "desc":
-		a.desc = order == "desc"
+		o.Desc = order == "desc"
 	default:
 		return nil, usageErrorf("--order must be asc or desc, not %q", order)
 	}
@@ -112,19 +93,19 @@ func (c *CLI) newAuditRun(ctx *cli.Context) (*auditRun, error) {
 	if err != nil {
 		return nil, usageErrorf("%v", err)
 	}
-	a.totals.By = by
-	if a.totals.Location, err = location(ctx.String("tz")); err != nil {
+	o.Totals.By = by
+	if o.Totals.Location, err = location(ctx.String("tz")); err != nil {
 		return nil, err
 	}
-	if a.totals.Window, err = window(ctx.String("since"), ctx.String("until"), a.totals.Location); err != nil {
+	if o.Totals.Window, err = window(ctx.String("since"), ctx.String("until"), o.Totals.Location); err != nil {
 		return nil, err
 	}
 	if !ctx.Bool("wide") {
-		if a.width, err = c.width(ctx); err != nil {
+		if o.Width, err = c.width(ctx); err != nil {
 			return nil, err
 		}
 	}
-	return a, nil
+	return &auditRun{out: c.Stdout, errw: c.Stderr, opt: o}, nil
 }
 
 // location reads --tz: an IANA zone name, UTC, or empty for local time.
@@ -200,88 +181,31 @@ func auditOne(t target, opts validate.Options) auditOutcome {
 // copied by others) but not shown.
 func (a *auditRun) emit(_ int, o auditOutcome) {
 	if o.err != nil {
-		a.unreadable++
+		a.res.Unreadable++
 		fmt.Fprintf(a.errw, "pisess: %s\n", render.Safe(o.err.Error()))
 		return
 	}
 	rec := o.rec
 	a.records = append(a.records, rec)
-	if a.totals.Window.Overlaps(rec) {
-		row := fileRow{rec: rec, usage: rec.UsageIn(a.totals.Window)}
-		if a.format == "json" && !a.summary {
-			render.JSONLine(a.out, fileJSON(row))
+	if w := a.opt.Totals.Window; w.Overlaps(rec) {
+		row := render.AuditRow{Record: rec, Usage: rec.UsageIn(w)}
+		if a.opt.Format == "json" && !a.opt.Summary {
+			render.AuditFile(a.out, row)
 		}
-		a.rows = append(a.rows, row)
+		a.res.Rows = append(a.res.Rows, row)
 	}
 	rec.Report = nil
 }
 
-// write writes everything that follows the files.
-func (a *auditRun) write(sum audit.Summary) error {
-	a.sortRows()
-	if a.desc {
-		slices.Reverse(sum.Groups)
-	}
-	switch a.format {
-	case "json":
-		js := summaryJSON(sum, a.totals, a.unreadable)
-		js.Summary.StaleTemps = a.staleTemps
-		return render.JSONLine(a.out, js)
-	case "csv":
-		switch {
-		case a.totals.By != audit.NoGrouping:
-			return groupCSV(a.out, a.totals.By, sum.Groups)
-		case a.summary:
-			return summaryCSV(a.out, sum)
-		}
-		return fileCSV(a.out, a.rows)
-	}
-	if !a.quiet {
-		var err error
-		switch {
-		case a.totals.By != audit.NoGrouping:
-			err = a.groupTable(sum)
-		case !a.summary:
-			err = a.fileTable()
-		}
-		if err != nil {
-			return err
-		}
-	}
-	a.summaryText(sum)
-	return nil
-}
-
 // exit maps the results to the exit code.
-func (a *auditRun) exit(sum audit.Summary) error {
+func (a *auditRun) exit() error {
 	switch {
-	case a.unreadable > 0:
+	case a.res.Unreadable > 0:
 		return &ExitError{Code: ExitUsage}
-	case sum.Verdicts[audit.Corrupt] > 0:
+	case a.res.Sum.Verdicts[audit.Corrupt] > 0:
 		return &ExitError{Code: ExitInvalid}
 	}
 	return nil
-}
-
-// sortRows orders the rows by --sort and --order. Ascending, the newest,
-// largest and costliest come last, next to the summary; ties keep the
-// order given either way.
-func (a *auditRun) sortRows() {
-	key := map[string]func(x, y fileRow) int{
-		"activity": func(x, y fileRow) int { return x.rec.LastActivity.Compare(y.rec.LastActivity) },
-		"size":     func(x, y fileRow) int { return cmp.Compare(x.rec.Bytes, y.rec.Bytes) },
-		"tokens":   func(x, y fileRow) int { return cmp.Compare(x.usage.Tokens.Total, y.usage.Tokens.Total) },
-		"cost":     func(x, y fileRow) int { return cmp.Compare(x.usage.Cost, y.usage.Cost) },
-		"file":     func(x, y fileRow) int { return strings.Compare(x.rec.Path, y.rec.Path) },
-	}[a.sortKey]
-	switch {
-	case key == nil && a.desc:
-		slices.Reverse(a.rows)
-	case key != nil && a.desc:
-		slices.SortStableFunc(a.rows, func(x, y fileRow) int { return key(y, x) })
-	case key != nil:
-		slices.SortStableFunc(a.rows, key)
-	}
 }
 
 // ---- progress ----

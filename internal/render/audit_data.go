@@ -1,4 +1,4 @@
-package cli
+package render
 
 import (
 	"encoding/csv"
@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/pisess/pisess/internal/audit"
-	"github.com/pisess/pisess/internal/render"
 	"github.com/pisess/pisess/internal/validate"
 )
 
@@ -57,8 +56,8 @@ type auditFile struct {
 	FirstMessage  string         `json:"firstMessage"`
 }
 
-func fileJSON(row fileRow) auditFile {
-	r, u := row.rec, row.usage
+func fileJSON(row AuditRow) auditFile {
+	r, u := row.Record, row.Usage
 	f := auditFile{
 		Report: r.Report, Verdict: r.Verdict, Stuck: r.Stuck, CWD: r.CWD, Name: r.Name,
 		Messages: r.Messages, Branches: r.Branches, LeafCount: r.Leaves,
@@ -199,14 +198,14 @@ func usageCells(u audit.Usage) []string {
 }
 
 // fileCSV writes one row per file under a header row.
-func fileCSV(w io.Writer, rows []fileRow) error {
+func fileCSV(w io.Writer, rows []AuditRow) error {
 	cw := csv.NewWriter(w)
 	head := []string{"file", "verdict", "status", "version", "sessionId", "cwd", "name",
 		"entries", "messages", "user", "assistant", "toolResult", "branches", "leafCount", "compactions", "usageRecords"}
 	head = append(head, tokenColumns...)
 	cw.Write(append(head, "models", "bytes", "modified", "firstActivity", "lastActivity", "parentSession", "firstError", "firstMessage"))
 	for _, row := range rows {
-		r, u := row.rec, row.usage
+		r, u := row.Record, row.Usage
 		cells := []string{csvText(r.Path), string(r.Verdict), string(r.Status), strconv.Itoa(r.Version), csvText(r.SessionID),
 			csvText(r.CWD), csvText(r.Name), strconv.Itoa(r.Entries), strconv.Itoa(r.MessageCount()), strconv.Itoa(r.Messages["user"]),
 			strconv.Itoa(r.Messages["assistant"]), strconv.Itoa(r.Messages["toolResult"]),
@@ -260,15 +259,7 @@ func csvText(s string) string {
 	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
 		s = "'" + s
 	}
-	return render.Safe(s)
-}
-
-// safeRow makes cells of text from the files (see csvText).
-func safeRow(cells ...string) []string {
-	for i, c := range cells {
-		cells[i] = csvText(c)
-	}
-	return cells
+	return Safe(s)
 }
 
 func moneyText(x float64) string { return strconv.FormatFloat(money(x), 'f', -1, 64) }

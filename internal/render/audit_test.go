@@ -1,8 +1,9 @@
-package cli
+package render
 
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/pisess/pisess/internal/audit"
@@ -77,5 +78,17 @@ func TestEncodedDir(t *testing.T) {
 		if got := encodedDir(cwd); got != want {
 			t.Errorf("encodedDir(%q) = %q, want %q", cwd, got, want)
 		}
+	}
+}
+
+// `audit --format csv` wrote its cells raw: a crafted session could drive
+// the terminal through them.
+func TestCSVIsTerminalSafe(t *testing.T) {
+	row := []string{"dir\x1b]0;t\x07/s.jsonl", "plain", "line\nbreak"}
+	for i, c := range row {
+		row[i] = csvText(c)
+	}
+	if strings.Join(row, "|") != `dir\x1b]0;t\a/s.jsonl|plain|line\nbreak` {
+		t.Errorf("csvText = %q", row)
 	}
 }

@@ -1,0 +1,241 @@
+package render
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pisess/pisess/internal/audit"
+)
+
+// The text summary of `pisess audit`, with its list of problems.
+
+// problemsShown caps each kind of problem listed in the summary.
+const problemsShown = 20
+
+// summaryText writes the text summary: files by verdict and version,
+// totals, then the problems, worst first. --quiet keeps only the corrupt
+// files.
+func (a *auditWriter) summaryText(s audit.Summary) {
+	if !a.Quiet {
+		a.wrap(a.verdictLine(s), 2)
+		a.lines("versions:", versionParts(s))
+		if s.Omp > 0 {
+			a.lines("dialects:", []string{fmt.Sprintf("pi: %d", s.Files-s.Omp), fmt.Sprintf("oh-my-pi: %d", s.Omp)})
+		}
+		if w := a.Totals.Window; !w.Open() {
+			a.lines("window:", windowParts(w, a.Totals.Location))
+		}
+		total := []string{Plural(s.Entries, "entry", "entries"), Bytes(s.Bytes)}
+		if s.Usage.Records == 0 {
+			a.lines("total:", append(total, "no usage recorded"))
+		} else {
+			a.lines("total:", append(total, Count(s.Usage.Tokens.Total)+" tokens", costText(s.Usage)))
+			a.lines("tokens:", tokenParts(s.Usage.Tokens))
+		}
+		if u := s.Usage; u.Unpriced() > 0 {
+			parts := []string{fmt.Sprintf("not recorded for %d of %s", u.Unpriced(), Plural(u.Records, "usage record", "usage records"))}
+			if u.CostMissing > 0 {
+				parts = append(parts, fmt.Sprintf("%d without a cost", u.CostMissing))
+			}
+			if u.CostZero > 0 {
+				parts = append(parts, fmt.Sprintf("%d with $0 for their tokens", u.CostZero))
+			}
+			a.lines("cost:", append(parts, "totals leave them out"))
+		}
+		if d := s.Duplicates; d.Entries > 0 {
+			a.lines("copies:", []string{Plural(d.Entries, "entry", "entries") + " copied by forks or snapshots counted once",
+				Count(d.Usage.Tokens.Total) + " tokens and " + Money(d.Usage.Cost) + " left out"})
+		}
+	}
+	a.tempsText()
+	a.problems()
+}
+
+// tempsText lists the temp files an interrupted rewrite left behind, and
+// how to remove them.
+func (a *auditWriter) tempsText() {
+	if len(a.StaleTemps) == 0 {
+		return
+	}
+	names := make([]string, len(a.StaleTemps))
+	for i, t := range a.StaleTemps {
+		names[i] = Safe(t)
+	}
+	a.lines("temp files:", append(names, "left by an interrupted migrate or repair; `pisess repair --clean-temps DIR` removes them"))
+}
+
+// lines writes a head and its parts, joined with ", " and wrapped to the
+// width, continuation lines indented under the first part.
+func (a *auditWriter) lines(head string, parts []string) {
+	a.wrap(head+" "+strings.Join(parts, ", "), Width(head)+1)
+}
+
+// wrap writes text wrapped at spaces to the width, continuation lines
+// indented by indent columns (at most a third of the width).
+func (a *auditWriter) wrap(text string, indent int) {
+	if a.Width <= 0 || Width(text) <= a.Width {
+		fmt.Fprintln(a.out, text)
+		return
+	}
+	pad := strings.Repeat(" ", min(indent, a.Width/3))
+	line := ""
+	for _, word := range strings.Split(text, " ") {
+		switch {
+		case line == "":
+			line = word
+		case Width(line)+1+Width(word) <= a.Width:
+			line += " " + word
+		default:
+			fmt.Fprintln(a.out, line)
+			line = pad + word
+		}
+		if Width(line) > a.Width { // one word wider than the width
+			line = CutMiddle(line, a.Width)
+		}
+	}
+	fmt.Fprintln(a.out, line)
+}
+
+func tokenParts(t audit.Tokens) []string {
+	return []string{Count(t.Input) + " input", Count(t.Output) + " output",
+		Count(t.CacheRead) + " cache read", Count(t.CacheWrite) + " cache write"}
+}
+
+// windowParts says which usage --since and --until count.
+func windowParts(w audit.Window, loc *time.Location) []string {
+	var parts []string
+	if !w.From.IsZero() {
+		parts = append(parts, "from "+w.From.In(loc).Format("2006-01-02 15:04:05.000"))
+	}
+	if !w.To.IsZero() {
+		parts = append(parts, "before "+w.To.In(loc).Format("2006-01-02 15:04:05.000"))
+	}
+	return append(parts, "times in "+zoneName(loc))
+}
+
+// verdictLine is "✓ 34 files: 2 corrupt, …" (the mark, then the parts).
+func (a *auditWriter) verdictLine(s audit.Summary) string {
+	mark := a.Style.OK("✓")
+	if s.Verdicts[audit.Corrupt] > 0 || a.Unreadable > 0 {
+		mark = a.Style.Error("✗")
+	}
+	line := mark + " " + Plural(s.Files, "file", "files")
+	var parts []string
+	for _, v := range audit.Verdicts() {
+		if n := s.Verdicts[v]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, v))
+		}
+	}
+	if len(parts) > 0 {
+		line += ": " + strings.Join(parts, ", ")
+	}
+	if s.Stuck > 0 {
+		line += fmt.Sprintf("; %d stuck", s.Stuck)
+	}
+	if a.Unreadable > 0 {
+		line += fmt.Sprintf(" (%d unreadable)", a.Unreadable)
+	}
+	return line
+}
+
+func versionParts(s audit.Summary) []string {
+	vers := make([]int, 0, len(s.Versions))
+	for v := range s.Versions {
+		vers = append(vers, v)
+	}
+	sort.Ints(vers)
+	parts := make([]string, 0, len(vers))
+	for _, v := range vers {
+		name := "v" + strconv.Itoa(v)
+		if v == 0 {
+			name = "no version"
+		}
+		parts = append(parts, fmt.Sprintf("%s: %d", name, s.Versions[v]))
+	}
+	return parts
+}
+
+// problems lists the files that need something, worst verdict first.
+func (a *auditWriter) problems() {
+	byVerdict := map[audit.Verdict][]*audit.Record{}
+	for _, row := range a.Rows {
+		byVerdict[row.Record.Verdict] = append(byVerdict[row.Record.Verdict], row.Record)
+	}
+	for _, v := range audit.Verdicts() {
+		recs := byVerdict[v]
+		if v == audit.OK || len(recs) == 0 || (a.Quiet && v != audit.Corrupt) {
+			continue
+		}
+		a.problemList(string(v), recs, a.problem)
+	}
+	var stuck []*audit.Record
+	for _, row := range a.Rows {
+		if row.Record.Stuck {
+			stuck = append(stuck, row.Record)
+		}
+	}
+	if len(stuck) > 0 && !a.Quiet {
+		a.problemList("stuck", stuck, a.stuckProblem)
+	}
+}
+
+// problemList lists files under a heading, problemsShown at most.
+func (a *auditWriter) problemList(heading string, recs []*audit.Record, line func(*audit.Record) string) {
+	fmt.Fprintf(a.out, "%s (%d):\n", heading, len(recs))
+	for i, r := range recs {
+		if i == problemsShown {
+			fmt.Fprintf(a.out, "  … and %d more (see --format json)\n", len(recs)-i)
+			break
+		}
+		fmt.Fprintln(a.out, line(r))
+	}
+}
+
+// stuckProblem is one stuck session: the path, then what fixes it.
+func (a *auditWriter) stuckProblem(r *audit.Record) string {
+	head := "  " + a.Style.Warn("!") + " "
+	tail := " (pisess unstick)"
+	file := Safe(r.Path)
+	if room := a.Width - Width(head) - Width(tail); a.Width > 0 && Width(file) > room {
+		file = CutMiddle(file, max(room, 12))
+	}
+	return head + file + a.Style.Dim(tail)
+}
+
+// problem describes one file's problem on one line that fits the width:
+// the message is cut first, then the path from the middle.
+func (a *auditWriter) problem(r *audit.Record) string {
+	file := Safe(r.Path)
+	var mark, tail string
+	switch r.Verdict {
+	case audit.Corrupt:
+		mark = a.Style.Error("✗")
+		if f := r.FirstError; f != nil {
+			if f.Line > 0 {
+				file += ":" + strconv.Itoa(f.Line)
+			}
+			tail = " " + string(f.Code) + ": " + Safe(clip(f.Message, 160))
+		}
+	case audit.Repairable:
+		mark, tail = a.Style.Warn("!"), " (pisess repair)"
+	case audit.NeedsMigration:
+		mark, tail = a.Style.Warn("!"), fmt.Sprintf(" (version %d: pisess migrate)", r.Version)
+	case audit.TooNew:
+		mark, tail = a.Style.Warn("!"), fmt.Sprintf(" (version %d)", r.Version)
+	default:
+		mark = a.Style.Dim("·")
+	}
+	head := "  " + mark + " "
+	if room := a.Width - Width(head); a.Width > 0 && Width(file)+Width(tail) > room {
+		file = CutMiddle(file, max(room-Width(tail), min(Width(file), 40)))
+		tail = CutEnd(tail, max(room-Width(file), 24))
+		file = CutMiddle(file, max(room-Width(tail), 12))
+	}
+	if r.Verdict != audit.Corrupt {
+		tail = a.Style.Dim(tail)
+	}
+	return head + file + tail
+}
