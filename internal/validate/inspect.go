@@ -336,7 +336,7 @@ func (in *inspector) inspect(t *parse.Tape, line int, raw []byte) inspected {
 		// Still a tree node (pi indexes every entry): later entries may name it.
 		r.findings = []finding.Finding{finding.Errorf(finding.UnknownEntryType, line, "unknown entry type %q", t.Value(t.Get(0, "type"))).WithEntry(r.entry.ID).WithPointer("/type")}
 	case in.opts.Schemas != nil:
-		r.findings = in.checkEntry(line, t)
+		r.findings = in.opts.Schemas.checkIn(in.dialect, in.version, line, t)
 	}
 	return r
 }

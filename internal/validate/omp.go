@@ -48,42 +48,22 @@ func isEntryTypeOf(d parse.Dialect, t string) bool {
 	return IsEntryType(t)
 }
 
-// checkOmp checks one decoded record of an omp file (header or entry).
-// An entry of an unknown type yields nil: unknown_entry_type is reported
-// elsewhere.
-func (s *Schemas) checkOmp(line int, v map[string]any) []finding.Finding {
-	typ, typed := v["type"].(string)
-	var c check
-	entryID := ""
+// checkOmpTape checks the record on tape t of an omp file (header or
+// entry) with omp's schemas. An entry of an unknown type yields nil:
+// unknown_entry_type is reported elsewhere.
+func (s *Schemas) checkOmpTape(line int, t *parse.Tape) []finding.Finding {
+	typ, typed := t.Str(t.Get(0, "type"))
+	c, ok := s.omp.entries[typ]
 	switch {
 	case typ == "session":
-		c = s.omp.header
-	case !typed:
-		c = s.versions[CurrentVersion].untyped
-		entryID, _ = v["id"].(string)
-	default:
-		var ok bool
-		if c, ok = s.omp.entries[typ]; !ok {
-			return nil
-		}
-		entryID, _ = v["id"].(string)
-	}
-	return report(c, line, v, entryID, nil)
-}
-
-// checkOmpTape is checkOmp for the entry on tape t: a valid entry is
-// cleared on the tape without being decoded.
-func (s *Schemas) checkOmpTape(line int, t *parse.Tape) []finding.Finding {
-	typ, _ := t.Str(t.Get(0, "type"))
-	c, ok := s.omp.entries[typ]
-	if typ == "session" {
 		c, ok = s.omp.header, true
+	case !typed:
+		c, ok = s.versions[CurrentVersion].untyped, true
 	}
-	if ok && c.quick.validAt(t, 0) {
+	if !ok {
 		return nil
 	}
-	v, _ := t.Value(0).(map[string]any)
-	return s.checkOmp(line, v)
+	return c.checkTape(line, t, nil)
 }
 
 // sniff reads the start of r to tell its dialect, and returns a reader
@@ -109,32 +89,25 @@ func (p *pass) titleSlot(l *parse.Line) bool {
 			"omp's title slot must be exactly %d bytes with its \"\\n\" (it is %d): omp rewrites it in place and would overwrite the header or leave debris; `pisess repair` cannot resize it", parse.TitleSlotBytes, l.Size).WithPointer("/pad"))
 	}
 	if p.opts.Schemas != nil {
-		fields, err := parse.Decode(l.Raw, false)
-		if f, bad := decodeFinding(l.Num, err); bad {
+		var t parse.Tape
+		if f, bad := decodeFinding(l.Num, t.Build(l.Raw)); bad {
 			p.add(f)
 			return true
 		}
-		for _, f := range report(p.opts.Schemas.omp.title, l.Num, fields, "", nil) {
+		for _, f := range p.opts.Schemas.omp.title.checkTape(l.Num, &t, nil) {
 			p.add(f)
 		}
 	}
 	return true
 }
 
-// checkHeader checks the header on tape t with the dialect's schema.
-func (p *pass) checkHeader(version, line int, t *parse.Tape) []finding.Finding {
-	if p.dialect == parse.Omp {
-		return p.opts.Schemas.checkOmpTape(line, t)
+// checkIn checks the record on tape t, line line of a file of the given
+// version, with the schemas of dialect d.
+func (s *Schemas) checkIn(d parse.Dialect, version, line int, t *parse.Tape) []finding.Finding {
+	if d == parse.Omp {
+		return s.checkOmpTape(line, t)
 	}
-	return p.opts.Schemas.CheckTape(version, line, t)
-}
-
-// checkEntry checks an entry on tape t with the dialect's schemas.
-func (in *inspector) checkEntry(line int, t *parse.Tape) []finding.Finding {
-	if in.dialect == parse.Omp {
-		return in.opts.Schemas.checkOmpTape(line, t)
-	}
-	return in.opts.Schemas.CheckTape(in.version, line, t)
+	return s.CheckTape(version, line, t)
 }
 
 // ompReset is where omp's context starts on a path of ordinals: after its

@@ -300,6 +300,37 @@ func (s *Schemas) CheckTape(version int, line int, t *parse.Tape) []finding.Find
 	return fs
 }
 
+// checkTape checks the record on tape t with c, plus extra findings no
+// schema makes: a valid record, the common case, is cleared on the tape
+// without being decoded. Only a record the quick check rejects is decoded,
+// for jsonschema to explain; its strings share the line's bytes (a
+// rejected 200 MB image costs no second copy), and the findings keep none
+// of them.
+func (c check) checkTape(line int, t *parse.Tape, extra []finding.Finding) []finding.Finding {
+	if len(extra) == 0 && c.quick.validAt(t, 0) {
+		return nil
+	}
+	v, _ := parse.Decode(t.Raw(0), true)
+	for i := range extra {
+		extra[i].Line = line
+	}
+	fs := report(c, line, v, entryIDOf(t), extra)
+	for i := range fs { // report copies what it keeps; this makes sure
+		fs[i].Pointer, fs[i].Message = strings.Clone(fs[i].Pointer), strings.Clone(fs[i].Message)
+	}
+	return fs
+}
+
+// entryIDOf is the entry id the findings of the record on tape t name:
+// none for the header and omp's title slot, which are no entries.
+func entryIDOf(t *parse.Tape) string {
+	if typ, _ := t.Str(t.Get(0, "type")); typ == "session" || typ == "title" {
+		return ""
+	}
+	id, _ := t.Str(t.Get(0, "id"))
+	return id
+}
+
 // dispatchTape is dispatch on a tape: the check of the record; clear is
 // false when the record has a finding no schema makes (Check reports it).
 func (s *Schemas) dispatchTape(version int, t *parse.Tape) (c check, clear, ok bool) {

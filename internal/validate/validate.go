@@ -313,7 +313,7 @@ func (p *pass) header(line int, t *parse.Tape) {
 		return
 	}
 	if p.opts.Schemas != nil {
-		for _, f := range p.checkHeader(h.Version, line, t) {
+		for _, f := range p.opts.Schemas.checkIn(p.dialect, h.Version, line, t) {
 			p.add(f)
 		}
 	}
