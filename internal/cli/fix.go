@@ -2,12 +2,10 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/fix"
 	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/render"
@@ -167,16 +165,9 @@ func (c *CLI) runFix(ctx *cli.Context, op fixOp) error {
 	return c.emitFix(ctx, format, rep, err)
 }
 
-// fixResult is the `--format json` object: the report, and why it failed.
-type fixResult struct {
-	fix.Report
-	Reason string `json:"reason,omitempty"`
-	Code   string `json:"code,omitempty"`
-}
-
 // emitFix writes the outcome and returns the exit code as an error.
 func (c *CLI) emitFix(ctx *cli.Context, format string, rep fix.Report, err error) error {
-	r := fixResult{Report: rep}
+	r := render.FixResult{Report: rep}
 	exit := ExitOK
 	if err != nil {
 		r.Reason, exit = err.Error(), ExitUsage
@@ -188,88 +179,10 @@ func (c *CLI) emitFix(ctx *cli.Context, format string, rep fix.Report, err error
 			r.Action = "refused"
 		}
 	}
-	if format == "json" {
-		r.FileBytes = finding.NameBytes(r.File)
-		render.JSONLine(c.Stdout, r)
-	} else {
-		c.fixText(ctx, r)
-	}
+	render.Fixes{Out: c.Stdout, Err: c.Stderr, Command: ctx.Command.Name, Format: format,
+		Quiet: globalBool(ctx, "quiet"), Style: c.style(ctx, c.Stdout)}.Result(r)
 	if exit != ExitOK {
 		return &ExitError{Code: exit}
 	}
 	return nil
-}
-
-// fixText is the text form of a result.
-func (c *CLI) fixText(ctx *cli.Context, r fixResult) {
-	s := c.style(ctx, c.Stdout)
-	quiet := globalBool(ctx, "quiet")
-	file := render.Safe(r.File)
-	if r.Action == "refused" {
-		fmt.Fprintf(c.Stderr, "%s %s\n", s.Error("refused:"), render.Safe(r.Reason))
-		return
-	}
-	if r.Action == "unchanged" {
-		if !quiet {
-			fmt.Fprintf(c.Stdout, "%s: %s\n", file, s.Dim("nothing to do ("+nothingWhy(ctx.Command.Name, r)+")"))
-		}
-		return
-	}
-	var detail []string
-	switch {
-	case r.Output != "":
-		detail = append(detail, fmt.Sprintf("%s, session %s", render.Plural(r.Entries, "entry", "entries"), r.Session))
-	case r.Header != nil:
-		detail = append(detail, fmt.Sprintf("id %s, cwd %s, from the %s", render.Safe(r.Header.ID), render.Safe(r.Header.Cwd), r.Header.From["cwd"]))
-	case len(r.Added) > 0:
-		detail = append(detail, render.Plural(len(r.Added), "entry", "entries")+" appended", "new leaf "+r.NewLeaf)
-	}
-	if r.Backup != nil {
-		detail = append(detail, "backup "+render.Safe(*r.Backup))
-	}
-	line := file + ": " + s.OK(strings.ReplaceAll(r.Action, "-", " "))
-	if r.Output != "" {
-		line += " → " + render.Safe(r.Output)
-	}
-	fmt.Fprintf(c.Stdout, "%s (%s)\n", line, strings.Join(detail, ", "))
-	if quiet {
-		return
-	}
-	for _, a := range r.Added {
-		fmt.Fprintf(c.Stdout, "  + %s %s%s: %s\n", a.ID, a.Type, addedTarget(a), render.Safe(a.Why))
-	}
-	for _, o := range r.Over {
-		fmt.Fprintf(c.Stdout, "  %s %s %s (%s): %s\n", s.Warn("!"), o.EntryID, o.Role, render.Bytes(int64(o.Bytes)), o.Why)
-	}
-	if r.TokensBefore != nil && r.TokensAfter != nil {
-		fmt.Fprintf(c.Stdout, "  context ≈ %s tokens → ≈ %s tokens\n", render.Count(int64(*r.TokensBefore)), render.Count(int64(*r.TokensAfter)))
-	}
-	if r.Header != nil {
-		fmt.Fprintf(c.Stdout, "  %s\n", render.Safe(string(r.Header.Line())))
-	}
-}
-
-func addedTarget(a fix.Added) string {
-	switch {
-	case a.TargetID != "":
-		return " of " + a.TargetID
-	case a.ToolCallID != "":
-		return " for " + render.Safe(a.ToolCallID) + " (" + render.Safe(a.ToolName) + ")"
-	}
-	return ""
-}
-
-func nothingWhy(command string, r fixResult) string {
-	switch command {
-	case "unstick":
-		return "the context of leaf " + r.Leaf + " pairs every tool call with its result"
-	case "slim":
-		if len(r.Over) > 0 {
-			return "no message that a context_edit can change is over the limit"
-		}
-		return "no message of the context of leaf " + r.Leaf + " is over the limit"
-	case "recover-header":
-		return "line 1 is a session header"
-	}
-	return "nothing to change"
 }

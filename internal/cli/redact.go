@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -255,25 +253,7 @@ func (r *redaction) verifier(base map[errorKey]bool) migrate.VerifyFunc {
 
 // redactSummary says on stderr what was redacted and where it went.
 func (c *CLI) redactSummary(r *redaction, res secrets.RedactResult, dest string) {
-	if r.quiet {
-		return
+	if !r.quiet {
+		render.RedactSummary(c.Stderr, r.file, dest, res)
 	}
-	switch {
-	case res.Count == 0 && dest == r.file:
-		fmt.Fprintf(c.Stderr, "pisess: %s: no secrets found; left unchanged\n", render.Safe(r.file))
-		return
-	case res.Count == 0:
-		fmt.Fprintf(c.Stderr, "pisess: %s: no secrets found; copied unchanged to %s\n", render.Safe(r.file), render.Safe(dest))
-		return
-	}
-	kinds := make([]string, 0, len(res.ByKind))
-	for k, n := range res.ByKind {
-		if n > 1 {
-			k += fmt.Sprintf(" ×%d", n)
-		}
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	fmt.Fprintf(c.Stderr, "pisess: %s: redacted %s (%s) → %s\n", render.Safe(r.file),
-		render.Plural(res.Count, "secret", "secrets"), strings.Join(kinds, ", "), render.Safe(dest))
 }

@@ -2,10 +2,7 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -110,16 +107,11 @@ func (c *CLI) runScan(ctx *cli.Context) error {
 			count += len(o.found)
 		}
 		for _, f := range o.found {
-			writeSecret(c.Stdout, style, format, f)
+			render.Secret(c.Stdout, style, format, f)
 		}
 	})
 	if format == "text" && !quiet {
-		switch {
-		case count > 0:
-			fmt.Fprintf(c.Stdout, "%s %s in %d of %s\n", style.Error("✗"), render.Plural(count, "secret", "secrets"), withSecrets, render.Plural(files, "file", "files"))
-		case unreadable == 0:
-			fmt.Fprintf(c.Stdout, "%s no secrets in %s\n", style.OK("✓"), render.Plural(files, "file", "files"))
-		}
+		render.ScanSummary(c.Stdout, style, count, withSecrets, files, unreadable)
 	}
 	switch {
 	case unreadable > 0:
@@ -151,41 +143,4 @@ func (c *CLI) scanTarget(t target, opts secrets.Options) scanOutcome {
 		o.err = fmt.Errorf("%s: %w", t.Path, o.err)
 	}
 	return o
-}
-
-// writeSecret writes one finding: where and what, never the secret.
-func writeSecret(w io.Writer, style render.Style, format string, f secrets.Finding) {
-	switch format {
-	case "json":
-		render.JSONLine(w, f)
-	case "github":
-		msg := secretWhere(f) + ": " + f.Masked + " (" + strconv.Itoa(f.Length) + " bytes)"
-		fmt.Fprintf(w, "::error file=%s,line=%d,title=%s::%s\n", ghEscape(render.Safe(f.File), true), f.Line,
-			ghEscape("secret "+f.Kind, true), ghEscape(render.Safe(msg), false))
-	default:
-		fmt.Fprintf(w, "%s:%d: %s %s%s: %s (%d bytes)\n", render.Safe(f.File), f.Line, style.Error("secret"), f.Kind,
-			style.Dim(render.Safe(strings.TrimPrefix(secretWhere(f), f.Kind))), render.Safe(f.Masked), f.Length)
-	}
-}
-
-// secretWhere says which kind of secret is where: "jwt at /message/content/0/text in entry 1a2b3c4d".
-func secretWhere(f secrets.Finding) string {
-	s := f.Kind
-	if f.Pointer != "" {
-		s += " at " + f.Pointer
-	}
-	if f.EntryID != "" {
-		s += " in entry " + f.EntryID
-	}
-	return s
-}
-
-// ghEscape escapes a GitHub workflow command's message, or (property) one
-// of its property values.
-func ghEscape(s string, property bool) string {
-	r := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
-	if property {
-		r = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
-	}
-	return r.Replace(s)
 }

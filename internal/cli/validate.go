@@ -2,14 +2,10 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"math"
-	"sort"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/render"
 	"github.com/pisess/pisess/internal/validate"
@@ -76,31 +72,14 @@ type outcome struct {
 	err error
 }
 
-// validator writes validation results in one output format.
-type validator struct {
-	out, errw io.Writer
-	style     render.Style
-	format    string
-	quiet     bool
-	strict    bool
-	tally     tally
-}
-
-// tally counts results for the summary and the exit code.
-type tally struct {
-	files, valid, tolerated, invalid, unreadable, errors, warnings, omp int
-	warningCodes                                                        map[finding.Code]int
-}
-
 func (c *CLI) runValidate(ctx *cli.Context) error {
-	format := ctx.String("format")
 	opts, err := validateOptions(ctx, !ctx.Bool("no-schema"))
 	if err != nil {
 		return err
 	}
 	targets := c.expand(ctx.Args().Slice())
 	opts.Workers = workersPerFile(jobs(ctx), len(targets))
-	v := &validator{out: c.Stdout, errw: c.Stderr, style: c.style(ctx, c.Stdout), format: format, quiet: globalBool(ctx, "quiet"), strict: ctx.Bool("strict")}
+	v := &render.Validation{Format: ctx.String("format"), Quiet: globalBool(ctx, "quiet"), Strict: ctx.Bool("strict"), Style: c.style(ctx, c.Stdout)}
 	ordered(len(targets), jobs(ctx), func(i int) outcome {
 		t := targets[i]
 		if t.Err != nil {
@@ -112,126 +91,19 @@ func (c *CLI) runValidate(ctx *cli.Context) error {
 		}
 		rep, err := validate.File(t.Path, opts)
 		return outcome{rep: rep, err: err}
-	}, func(i int, o outcome) { v.emit(targets[i].Path, o) })
-	v.summary()
-	return v.exit()
-}
-
-// emit writes one file's result.
-func (v *validator) emit(path string, o outcome) {
-	v.tally.files++
-	if o.err != nil {
-		v.tally.unreadable++
-		fmt.Fprintf(v.errw, "pisess: %s\n", render.Safe(o.err.Error()))
-		return
-	}
-	rep := o.rep
-	v.count(rep)
-	switch v.format {
-	case "json":
-		render.JSONLine(v.out, rep)
-	case "github":
-		for _, f := range rep.Findings {
-			render.GitHub(v.out, rep.File, f)
+	}, func(_ int, o outcome) {
+		if o.err != nil {
+			v.Unreadable()
+			fmt.Fprintf(c.Stderr, "pisess: %s\n", render.Safe(o.err.Error()))
+			return
 		}
-	default:
-		if rep.Dialect == parse.Omp && !v.quiet {
-			fmt.Fprintf(v.out, "%s: %s\n", render.Safe(rep.File), v.style.Dim("oh-my-pi session (dialect omp)"))
-		}
-		for _, f := range rep.Findings {
-			if v.quiet && f.Severity != finding.Error {
-				continue
-			}
-			render.Finding(v.out, v.style, rep.File, f)
-		}
-	}
-}
-
-func (v *validator) count(rep *validate.Report) {
-	if rep.Dialect == parse.Omp {
-		v.tally.omp++
-	}
-	v.tally.errors += rep.Errors()
-	v.tally.warnings += rep.Warnings()
-	for _, f := range rep.Findings {
-		if f.Severity == finding.Warning {
-			if v.tally.warningCodes == nil {
-				v.tally.warningCodes = map[finding.Code]int{}
-			}
-			v.tally.warningCodes[f.Code]++
-		}
-	}
-	switch rep.Status {
-	case validate.Valid:
-		v.tally.valid++
-	case validate.Tolerated:
-		v.tally.tolerated++
-	default:
-		v.tally.invalid++
-	}
-}
-
-// summary writes the one-line summary of the text format, and under
-// --strict which warnings failed the run.
-func (v *validator) summary() {
-	if v.format != "text" || v.quiet {
-		return
-	}
-	t := v.tally
-	line := fmt.Sprintf("%s: %d valid, %d tolerated, %d invalid", render.Plural(t.files, "file", "files"), t.valid, t.tolerated, t.invalid)
-	if t.omp > 0 {
-		line = fmt.Sprintf("%s (%d oh-my-pi): %d valid, %d tolerated, %d invalid", render.Plural(t.files, "file", "files"), t.omp, t.valid, t.tolerated, t.invalid)
-	}
-	if t.unreadable > 0 {
-		line += fmt.Sprintf(", %d unreadable", t.unreadable)
-	}
-	line += fmt.Sprintf(" (%s, %s)", render.Plural(t.errors, "error", "errors"), render.Plural(t.warnings, "warning", "warnings"))
-	switch {
-	case t.invalid > 0 || t.unreadable > 0:
-		line = v.style.Error("✗") + " " + line
-	case v.strictFails():
-		line = v.style.Error("✗") + " " + line + "; --strict fails on " + warningList(t.warningCodes)
-	default:
-		line = v.style.OK("✓") + " " + line
-	}
-	fmt.Fprintln(v.out, line)
-}
-
-// strictFails reports whether --strict fails a run that has no error.
-func (v *validator) strictFails() bool {
-	return v.strict && (v.tally.warnings > 0 || v.tally.tolerated > 0)
-}
-
-// warningList names the warning codes with their counts, most first:
-// "needs_migration ×3, partial_tail".
-func warningList(codes map[finding.Code]int) string {
-	names := make([]finding.Code, 0, len(codes))
-	for c := range codes {
-		names = append(names, c)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		if codes[names[i]] != codes[names[j]] {
-			return codes[names[i]] > codes[names[j]]
-		}
-		return names[i] < names[j]
+		v.Report(c.Stdout, o.rep)
 	})
-	parts := make([]string, len(names))
-	for i, c := range names {
-		parts[i] = string(c)
-		if n := codes[c]; n > 1 {
-			parts[i] += fmt.Sprintf(" ×%d", n)
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-// exit maps the tally to the exit code.
-func (v *validator) exit() error {
-	t := v.tally
-	switch {
-	case t.unreadable > 0:
+	v.Summary(c.Stdout)
+	switch t := v.Tally; {
+	case t.Unreadable > 0:
 		return &ExitError{Code: ExitUsage}
-	case t.invalid > 0, v.strictFails():
+	case t.Invalid > 0, v.StrictFails():
 		return &ExitError{Code: ExitInvalid}
 	}
 	return nil

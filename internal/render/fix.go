@@ -1,0 +1,106 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/pisess/pisess/internal/finding"
+	"github.com/pisess/pisess/internal/fix"
+)
+
+// FixResult is the `--format json` object of unstick, slim, fork and
+// recover-header: the report, and why it failed.
+type FixResult struct {
+	fix.Report
+	Reason string `json:"reason,omitempty"`
+	Code   string `json:"code,omitempty"`
+}
+
+// Fixes writes the result of one of the repairs (Command) in one format
+// (text or json): the result to Out, a refusal to Err.
+type Fixes struct {
+	Out, Err io.Writer
+	Command  string // unstick, slim, fork or recover-header
+	Format   string
+	Quiet    bool // text: the result line only, none for nothing to do
+	Style    Style
+}
+
+// Result writes r.
+func (p Fixes) Result(r FixResult) {
+	if p.Format == "json" {
+		r.FileBytes = finding.NameBytes(r.File)
+		JSONLine(p.Out, r)
+		return
+	}
+	s := p.Style
+	file := Safe(r.File)
+	if r.Action == "refused" {
+		refused(p.Err, s, r.Reason)
+		return
+	}
+	if r.Action == "unchanged" {
+		if !p.Quiet {
+			fmt.Fprintf(p.Out, "%s: %s\n", file, s.Dim("nothing to do ("+nothingWhy(p.Command, r)+")"))
+		}
+		return
+	}
+	var detail []string
+	switch {
+	case r.Output != "":
+		detail = append(detail, fmt.Sprintf("%s, session %s", Plural(r.Entries, "entry", "entries"), r.Session))
+	case r.Header != nil:
+		detail = append(detail, fmt.Sprintf("id %s, cwd %s, from the %s", Safe(r.Header.ID), Safe(r.Header.Cwd), r.Header.From["cwd"]))
+	case len(r.Added) > 0:
+		detail = append(detail, Plural(len(r.Added), "entry", "entries")+" appended", "new leaf "+r.NewLeaf)
+	}
+	if r.Backup != nil {
+		detail = append(detail, "backup "+Safe(*r.Backup))
+	}
+	line := file + ": " + s.OK(strings.ReplaceAll(r.Action, "-", " "))
+	if r.Output != "" {
+		line += " → " + Safe(r.Output)
+	}
+	fmt.Fprintf(p.Out, "%s (%s)\n", line, strings.Join(detail, ", "))
+	if p.Quiet {
+		return
+	}
+	for _, a := range r.Added {
+		fmt.Fprintf(p.Out, "  + %s %s%s: %s\n", a.ID, a.Type, addedTarget(a), Safe(a.Why))
+	}
+	for _, o := range r.Over {
+		fmt.Fprintf(p.Out, "  %s %s %s (%s): %s\n", s.Warn("!"), o.EntryID, o.Role, Bytes(int64(o.Bytes)), o.Why)
+	}
+	if r.TokensBefore != nil && r.TokensAfter != nil {
+		fmt.Fprintf(p.Out, "  context ≈ %s tokens → ≈ %s tokens\n", Count(int64(*r.TokensBefore)), Count(int64(*r.TokensAfter)))
+	}
+	if r.Header != nil {
+		fmt.Fprintf(p.Out, "  %s\n", Safe(string(r.Header.Line())))
+	}
+}
+
+func addedTarget(a fix.Added) string {
+	switch {
+	case a.TargetID != "":
+		return " of " + a.TargetID
+	case a.ToolCallID != "":
+		return " for " + Safe(a.ToolCallID) + " (" + Safe(a.ToolName) + ")"
+	}
+	return ""
+}
+
+func nothingWhy(command string, r FixResult) string {
+	switch command {
+	case "unstick":
+		return "the context of leaf " + r.Leaf + " pairs every tool call with its result"
+	case "slim":
+		if len(r.Over) > 0 {
+			return "no message that a context_edit can change is over the limit"
+		}
+		return "no message of the context of leaf " + r.Leaf + " is over the limit"
+	case "recover-header":
+		return "line 1 is a session header"
+	}
+	return "nothing to change"
+}
