@@ -248,11 +248,10 @@ func (c *checkCompiler) compileGlue(version int, role, baseRef string) (check, e
 // Raw returns the text of the embedded schema called name (see schema.Names).
 func (s *Schemas) Raw(name string) ([]byte, error) { return schema.Source(name) }
 
-// Check validates one record of a file of the given version (1, 2 or 3;
-// other versions are unsupported_version, found elsewhere, and yield nil).
-// v is the record as encoding/json decodes it with UseNumber (or
-// parse.Decode, which decodes the same way). line is the record's
-// physical line; findings never keep references into v.
+// CheckTape checks the record on tape t, built from physical line line
+// of a file of the given version (1, 2 or 3; other versions are
+// unsupported_version, found elsewhere, and yield nil). The findings keep
+// no reference into the line.
 //
 // A "session" record is checked as the header (whether it is the first
 // record is the caller's business: misplaced_header). Entries are
@@ -263,41 +262,12 @@ func (s *Schemas) Raw(name string) ([]byte, error) { return schema.Source(name) 
 //
 // Every violation is one finding.Schema error pointing at the offending
 // value (for a missing key: where the key should be), in a stable order.
-func (s *Schemas) Check(version int, line int, v map[string]any) []finding.Finding {
-	c, extra, ok := s.dispatch(version, v)
-	if !ok {
-		return nil
-	}
-	entryID := ""
-	if typ, _ := v["type"].(string); typ != "session" {
-		entryID, _ = v["id"].(string)
-	}
-	for i := range extra {
-		extra[i].Line = line
-	}
-	return report(c, line, v, entryID, extra)
-}
-
-// CheckTape is Check for the record on tape t (built from a line of a
-// file of the given version): the same findings, but a valid record, the
-// common case, is cleared on the tape without being decoded. Only a record
-// the quick check rejects is decoded, for jsonschema to explain; its
-// strings share the line's bytes (a rejected 200 MB image costs no second
-// copy), and the findings keep none of them.
 func (s *Schemas) CheckTape(version int, line int, t *parse.Tape) []finding.Finding {
-	c, clear, ok := s.dispatchTape(version, t)
+	c, extra, ok := s.dispatchTape(version, t)
 	if !ok {
 		return nil
 	}
-	if clear && c.quick.validAt(t, 0) {
-		return nil
-	}
-	v, _ := parse.Decode(t.Raw(0), true)
-	fs := s.Check(version, line, v)
-	for i := range fs { // Check copies what it keeps; this makes sure
-		fs[i].Pointer, fs[i].Message = strings.Clone(fs[i].Pointer), strings.Clone(fs[i].Message)
-	}
-	return fs
+	return c.checkTape(line, t, extra)
 }
 
 // checkTape checks the record on tape t with c, plus extra findings no
@@ -331,45 +301,14 @@ func entryIDOf(t *parse.Tape) string {
 	return id
 }
 
-// dispatchTape is dispatch on a tape: the check of the record; clear is
-// false when the record has a finding no schema makes (Check reports it).
-func (s *Schemas) dispatchTape(version int, t *parse.Tape) (c check, clear, ok bool) {
-	if version < 1 || version > 3 {
-		return check{}, false, false
-	}
-	typ, typed := t.Str(t.Get(0, "type"))
-	vs := s.versions[version]
-	switch {
-	case typ == "session":
-		return s.header, true, true
-	case !typed:
-		return vs.untyped, true, true
-	case typ == "message":
-		msg := t.Get(0, "message")
-		if t.Kind(msg) != parse.KindObject {
-			return vs.message, true, true
-		}
-		role, ok := t.Str(t.Get(msg, "role"))
-		if !ok {
-			return vs.message, true, true
-		}
-		if c, ok := vs.roles[role]; ok {
-			return c, true, true
-		}
-		return vs.message, false, true
-	}
-	c, ok = vs.entries[typ]
-	return c, true, ok
-}
-
-// dispatch picks the check for record v, plus findings that no schema can
-// make (a role illegal in this version); ok is false when the record is
-// not ours to check.
-func (s *Schemas) dispatch(version int, v map[string]any) (c check, extra []finding.Finding, ok bool) {
+// dispatchTape picks the check for the record on tape t, plus findings
+// that no schema can make (a role illegal in this version); ok is false
+// when the record is not ours to check.
+func (s *Schemas) dispatchTape(version int, t *parse.Tape) (c check, extra []finding.Finding, ok bool) {
 	if version < 1 || version > 3 {
 		return check{}, nil, false
 	}
-	typ, typed := v["type"].(string)
+	typ, typed := t.Str(t.Get(0, "type"))
 	vs := s.versions[version]
 	switch {
 	case typ == "session":
@@ -377,35 +316,41 @@ func (s *Schemas) dispatch(version int, v map[string]any) (c check, extra []find
 	case !typed:
 		return vs.untyped, nil, true
 	case typ == "message":
-		c, extra := vs.messageCheck(version, v)
+		c, extra := vs.messageCheck(version, t)
 		return c, extra, true
 	}
 	c, ok = vs.entries[typ]
 	return c, nil, ok
 }
 
-// messageCheck picks the check of a message entry by its role. A role that
-// is not legal in the file's version gets a finding of its own and the
-// rest of the entry is checked without role-specific rules.
-func (vs *versionSchemas) messageCheck(version int, v map[string]any) (check, []finding.Finding) {
-	msg, ok := v["message"].(map[string]any)
-	if !ok {
+// messageCheck picks the check of the message entry on tape t by its
+// role. A role that is not legal in the file's version gets a finding of
+// its own and the rest of the entry is checked without role-specific rules.
+func (vs *versionSchemas) messageCheck(version int, t *parse.Tape) (check, []finding.Finding) {
+	msg := t.Get(0, "message")
+	if t.Kind(msg) != parse.KindObject {
 		return vs.message, nil
 	}
-	role, ok := msg["role"].(string)
+	role, ok := t.Str(t.Get(msg, "role"))
 	if !ok {
 		return vs.message, nil // the schema reports a missing or non-string role
 	}
 	if c, ok := vs.roles[role]; ok {
 		return c, nil
 	}
+	return vs.message, []finding.Finding{vs.roleFinding(version, role)}
+}
+
+// roleFinding is the finding of a message role that is not legal in the
+// file's version.
+func (vs *versionSchemas) roleFinding(version int, role string) finding.Finding {
 	var text string
 	if role == legacyRole {
 		text = fmt.Sprintf("role %q is the version-2 name of \"custom\"; a version-%d file must use \"custom\"", role, version)
 	} else {
 		text = fmt.Sprintf("unknown message role %s (expected one of %s)", quoteValue(role), strings.Join(vs.roleNames(), ", "))
 	}
-	return vs.message, []finding.Finding{finding.Errorf(finding.Schema, 0, "%s", text).WithPointer("/message/role")}
+	return finding.Errorf(finding.Schema, 0, "%s", text).WithPointer("/message/role")
 }
 
 // roleNames lists the roles legal in this version, in the spec's order.
@@ -419,13 +364,10 @@ func (vs *versionSchemas) roleNames() []string {
 	return names
 }
 
-// report validates v with c and turns the violations, plus extra, into
-// findings sorted by pointer. Most lines are valid: the quick check clears
-// them, and only a rejected line pays for jsonschema's explanation.
+// report validates v, a record the quick check rejected or one with
+// extra findings, with jsonschema (c.full), and turns the violations, plus
+// extra, into findings sorted by pointer.
 func report(c check, line int, v map[string]any, entryID string, extra []finding.Finding) []finding.Finding {
-	if len(extra) == 0 && c.quick.valid(v) {
-		return nil
-	}
 	err := c.full.validate(v)
 	if err == nil && len(extra) == 0 {
 		return nil

@@ -3,7 +3,6 @@ package validate
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"math/big"
 	"regexp"
 	"sort"
@@ -14,10 +13,11 @@ import (
 )
 
 // quickSchema is one of our JSON Schemas compiled for a yes/no answer:
-// is the value valid? It walks a decoded line without allocating, which
-// jsonschema cannot do (it builds bookkeeping maps for every object at
-// every schema it applies). Check asks it first and lets jsonschema, the
-// authority on messages and pointers, explain only the lines it rejects.
+// is the value valid? It walks a line's tape without decoding or
+// allocating, which jsonschema cannot do (it builds bookkeeping maps for
+// every object at every schema it applies). CheckTape asks it first and
+// lets jsonschema, the authority on messages and pointers, explain only
+// the lines it rejects.
 //
 // It understands exactly the keywords our schemas use and refuses to
 // compile any other, so a schema edit can never be silently ignored; the
@@ -127,67 +127,9 @@ var annotations = map[string]bool{
 	"examples": true, "default": true,
 }
 
-// valid reports whether v satisfies s.
-func (s *quickSchema) valid(v any) bool {
-	if s.kinds != 0 && !s.kinds.admits(v) {
-		return false
-	}
-	if s.enum != nil && !inEnum(v, s.enum) {
-		return false
-	}
-	switch x := v.(type) {
-	case map[string]any:
-		for _, k := range s.required {
-			if _, ok := x[k]; !ok {
-				return false
-			}
-		}
-		for _, p := range s.props {
-			if pv, ok := x[p.name]; ok && !p.schema.valid(pv) {
-				return false
-			}
-		}
-	case []any:
-		if s.items != nil {
-			for _, e := range x {
-				if !s.items.valid(e) {
-					return false
-				}
-			}
-		}
-	case string:
-		if s.minLength > 0 && utf8.RuneCountInString(x) < s.minLength {
-			return false
-		}
-		if s.pattern != nil && !s.pattern.MatchString(x) {
-			return false
-		}
-	case json.Number, float64:
-		if s.minimum != nil {
-			r, ok := ratOf(x)
-			if !ok || r.Cmp(s.minimum) < 0 {
-				return false
-			}
-		}
-	}
-	for _, a := range s.allOf {
-		if !a.valid(v) {
-			return false
-		}
-	}
-	if s.ifS != nil {
-		switch {
-		case s.ifS.valid(v):
-			return s.thenS == nil || s.thenS.valid(v)
-		case s.elseS != nil:
-			return s.elseS.valid(v)
-		}
-	}
-	return true
-}
-
 // validAt reports whether the value at node n of tape t satisfies s: the
-// same verdict as valid on the decoded value, without decoding it.
+// same verdict as valid (the tests' reference) on the decoded value,
+// without decoding it.
 func (s *quickSchema) validAt(t *parse.Tape, n int) bool {
 	if s.kinds != 0 && !s.kinds.admitsAt(t, n) {
 		return false
@@ -347,43 +289,10 @@ func inEnumAt(t *parse.Tape, n int, values []any) bool {
 	return false // objects and arrays are never in our scalar enums
 }
 
-// admits reports whether v's JSON type is in the set. A value that
-// encoding/json cannot produce is admitted by none.
-func (k kindSet) admits(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return k&kindNull != 0
-	case bool:
-		return k&kindBoolean != 0
-	case string:
-		return k&kindString != 0
-	case []any:
-		return k&kindArray != 0
-	case map[string]any:
-		return k&kindObject != 0
-	case json.Number, float64:
-		if k&kindNumber != 0 {
-			return true
-		}
-		if k&kindInteger == 0 {
-			return false
-		}
-		r, ok := ratOf(x)
-		return ok && r.IsInt()
-	}
-	return false
-}
-
-// ratOf reads a number exactly, as jsonschema does.
+// ratOf reads a number (a json.Number) exactly, as jsonschema does.
 func ratOf(v any) (*big.Rat, bool) {
-	switch x := v.(type) {
-	case json.Number:
+	if x, ok := v.(json.Number); ok {
 		return new(big.Rat).SetString(string(x))
-	case float64:
-		if math.IsInf(x, 0) || math.IsNaN(x) {
-			return nil, false
-		}
-		return new(big.Rat).SetFloat64(x), true
 	}
 	return nil, false
 }
@@ -392,7 +301,7 @@ func ratOf(v any) (*big.Rat, bool) {
 func inEnum(v any, values []any) bool {
 	for _, e := range values {
 		switch x := v.(type) {
-		case json.Number, float64:
+		case json.Number:
 			a, okA := ratOf(x)
 			b, okB := ratOf(e)
 			if okA && okB && a.Cmp(b) == 0 {

@@ -43,9 +43,9 @@ func checkTapeAgrees(t *testing.T, s *Schemas, version, line int, v map[string]a
 	t.Helper()
 	for _, tape := range tapesOf(t, v) {
 		c, extra, ok := s.dispatch(version, v)
-		ct, clear, okt := s.dispatchTape(version, tape)
-		if ok != okt || ok && (c.quick != ct.quick || (len(extra) == 0) != clear) {
-			t.Fatalf("%s: dispatch differs: map (%v, %d extra), tape (%v, clear %v)", what, ok, len(extra), okt, clear)
+		ct, extraT, okt := s.dispatchTape(version, tape)
+		if ok != okt || ok && (c.quick != ct.quick || !reflect.DeepEqual(extra, extraT)) {
+			t.Fatalf("%s: dispatch differs: map (%v, extra %v), tape (%v, extra %v)", what, ok, extra, okt, extraT)
 		}
 		if ok && c.quick.valid(v) != ct.quick.validAt(tape, 0) {
 			t.Fatalf("%s: quick check: map %v, tape %v", what, c.quick.valid(v), ct.quick.validAt(tape, 0))
