@@ -58,22 +58,11 @@ func Append(fsys FS, path string, opts RewriteOptions, plan Planner) (AppendOutc
 }
 
 func (r *rewrite) appendRun(path string, plan Planner) (AppendOutcome, error) {
-	if err := r.resolve(path); err != nil {
-		return AppendOutcome{}, err
-	}
-	f, err := r.fsys.Open(r.path)
+	f, err := r.open(path)
 	if err != nil {
-		return AppendOutcome{}, &Error{Code: ReadFailed, Err: err}
+		return AppendOutcome{}, err
 	}
 	defer f.Close()
-	if !r.opts.DryRun {
-		if err := r.lock(f); err != nil {
-			return AppendOutcome{}, err
-		}
-	}
-	if err := r.identify(f); err != nil {
-		return AppendOutcome{}, err
-	}
 	lines, err := r.plan(f, plan)
 	out := AppendOutcome{Path: r.path, Size: r.size, Appended: lines}
 	if err != nil || len(lines) == 0 {
@@ -83,10 +72,7 @@ func (r *rewrite) appendRun(path string, plan Planner) (AppendOutcome, error) {
 		return out, err
 	}
 	if r.opts.DryRun {
-		if r.opts.BackupSuffix != "" {
-			return out, r.backupWouldWork(r.path + r.opts.BackupSuffix)
-		}
-		return out, nil
+		return out, r.backupWouldWork()
 	}
 	if r.opts.BackupSuffix != "" {
 		out.Backup = r.path + r.opts.BackupSuffix

@@ -499,21 +499,6 @@ func readError(err error, line int) error {
 	return &Error{Code: ReadFailed, Err: err}
 }
 
-// trackingWriter remembers the first write error, to tell it from a read
-// error after io.Copy.
-type trackingWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (t *trackingWriter) Write(p []byte) (int, error) {
-	n, err := t.w.Write(p)
-	if err != nil && t.err == nil {
-		t.err = err
-	}
-	return n, err
-}
-
 // malformed refuses a record the locator could not take apart (a
 // duplicated key, or bytes the classifier should have rejected).
 func malformed(line int, pointer string, err error) error {

@@ -146,23 +146,12 @@ func (r *rewrite) pathOr(path string) string {
 }
 
 func (r *rewrite) run(path string, generate Generator) (Outcome, error) {
-	if err := r.resolve(path); err != nil {
-		return Outcome{}, err
-	}
-	f, err := r.fsys.Open(r.path)
+	f, err := r.open(path)
 	if err != nil {
-		return Outcome{}, &Error{Code: ReadFailed, Err: err}
+		return Outcome{}, err
 	}
 	defer f.Close()
-	if !r.opts.DryRun {
-		defer r.unlock()
-		if err := r.lock(f); err != nil {
-			return Outcome{}, err
-		}
-	}
-	if err := r.identify(f); err != nil {
-		return Outcome{}, err
-	}
+	defer r.unlock()
 	snap := newSnapshot(f)
 	if r.opts.DryRun {
 		return r.dryRun(snap, f, generate)
@@ -190,6 +179,29 @@ func (r *rewrite) run(path string, generate Generator) (Outcome, error) {
 	}
 	err = r.carryOver(f, &out)
 	return out, err
+}
+
+// open settles which file is rewritten (resolve), opens it, takes its
+// lock (not in a dry run) and records its identity. The caller closes it.
+func (r *rewrite) open(path string) (File, error) {
+	if err := r.resolve(path); err != nil {
+		return nil, err
+	}
+	f, err := r.fsys.Open(r.path)
+	if err != nil {
+		return nil, &Error{Code: ReadFailed, Err: err}
+	}
+	if !r.opts.DryRun {
+		err = r.lock(f)
+	}
+	if err == nil {
+		err = r.identify(f)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // errReplacedWhileWaiting: the file was replaced (most likely by the run
@@ -276,7 +288,7 @@ func (r *rewrite) identify(f File) error {
 func (r *rewrite) dryRun(snap *snapshot, f File, generate Generator) (Outcome, error) {
 	var sp spool
 	defer sp.close()
-	cw := &countingWriter{w: &sp, h: sha256.New()}
+	cw := &trackingWriter{w: &sp, h: sha256.New()}
 	if err := r.generate(snap, cw, generate); err != nil {
 		return Outcome{}, err
 	}
@@ -294,10 +306,8 @@ func (r *rewrite) dryRun(snap *snapshot, f File, generate Generator) (Outcome, e
 	if err := r.verify(generated); err != nil {
 		return out, err
 	}
-	if r.opts.BackupSuffix != "" {
-		if err := r.backupWouldWork(r.path + r.opts.BackupSuffix); err != nil {
-			return out, err
-		}
+	if err := r.backupWouldWork(); err != nil {
+		return out, err
 	}
 	if r.opts.Diff {
 		if out.Generated, err = sp.bytes(); err != nil {
@@ -329,8 +339,7 @@ func (r *rewrite) readAll(f File) ([]byte, error) {
 
 // generate runs the generator, telling read, write and generator failures
 // apart.
-func (r *rewrite) generate(snap *snapshot, w io.Writer, generate Generator) error {
-	tw := &trackingWriter{w: w}
+func (r *rewrite) generate(snap *snapshot, tw *trackingWriter, generate Generator) error {
 	err := generate(snap, tw)
 	switch {
 	case err == nil:
@@ -366,22 +375,14 @@ func (r *rewrite) writeTemp(snap *snapshot, orig File, generate Generator) (bool
 	if err != nil {
 		return false, err
 	}
-	h := sha256.New()
-	cw := &countingWriter{w: tf, h: h}
+	cw := &trackingWriter{w: tf, h: sha256.New()}
 	err = r.generate(snap, cw, generate)
 	if err == nil {
 		err = r.finishRead(snap)
 	}
-	changed := err == nil && (cw.n != r.size || !bytes.Equal(h.Sum(nil), r.sum))
-	if err == nil && changed {
-		if xerr := r.fsys.CopyXattrs(orig, tf); xerr != nil {
-			err = &Error{Code: ChmodFailed, Err: fmt.Errorf("cannot give the new file the original's extended attributes: %w", xerr)}
-		}
-	}
-	if err == nil && changed {
-		if serr := tf.Sync(); serr != nil {
-			err = &Error{Code: SyncFailed, Err: serr}
-		}
+	changed := err == nil && (cw.n != r.size || !bytes.Equal(cw.h.Sum(nil), r.sum))
+	if changed {
+		err = r.seal(orig, tf, "the new file", "")
 	}
 	if cerr := tf.Close(); cerr != nil && err == nil {
 		err = &Error{Code: WriteFailed, Err: cerr}
@@ -392,22 +393,33 @@ func (r *rewrite) writeTemp(snap *snapshot, orig File, generate Generator) (bool
 	if !changed {
 		return false, r.removeTemp()
 	}
-	if err := r.fsys.Chmod(r.temp, r.info.Mode().Perm()); err != nil {
-		return false, &Error{Code: ChmodFailed, Err: err}
-	}
-	if err := r.fsys.Chown(r.temp, r.info); err != nil {
-		return false, &Error{Code: ChmodFailed, Err: fmt.Errorf("cannot give the new file the original's owner: %w", err)}
-	}
-	if err := r.setTimes(r.temp); err != nil {
-		return false, err
-	}
-	return true, nil
+	return true, r.adopt(r.temp, "the new file", "")
 }
 
-// setTimes gives name the original's access and modification times: pi
-// resumes the session with the newest mtime (--continue), so a rewrite
-// must not make a file look recently used.
-func (r *rewrite) setTimes(name string) error {
+// seal gives dst, the new file or the backup (what), the extended
+// attributes of src, the original, and fsyncs it. Its errors name errPath.
+func (r *rewrite) seal(src, dst File, what, errPath string) error {
+	if err := r.fsys.CopyXattrs(src, dst); err != nil {
+		return &Error{Code: ChmodFailed, Path: errPath, Err: fmt.Errorf("cannot give %s the original's extended attributes: %w", what, err)}
+	}
+	if err := dst.Sync(); err != nil {
+		return &Error{Code: SyncFailed, Path: errPath, Err: err}
+	}
+	return nil
+}
+
+// adopt gives name, the new file or the backup (what), the original's
+// mode, owner, access and modification times. Its errors name errPath,
+// except the times': they name name. Times matter: pi resumes the session
+// with the newest mtime (--continue), so a rewrite must not make a file
+// look recently used.
+func (r *rewrite) adopt(name, what, errPath string) error {
+	if err := r.fsys.Chmod(name, r.info.Mode().Perm()); err != nil {
+		return &Error{Code: ChmodFailed, Path: errPath, Err: err}
+	}
+	if err := r.fsys.Chown(name, r.info); err != nil {
+		return &Error{Code: ChmodFailed, Path: errPath, Err: fmt.Errorf("cannot give %s the original's owner: %w", what, err)}
+	}
 	if err := r.fsys.Chtimes(name, atimeOf(r.info), r.info.ModTime()); err != nil {
 		return &Error{Code: ChmodFailed, Path: name, Err: fmt.Errorf("cannot give the original's modification time: %w", err)}
 	}
@@ -515,8 +527,13 @@ func (r *rewrite) makeBackup() (path string, reused bool, err error) {
 	return path, reused, err
 }
 
-// backupWouldWork tells a dry run whether makeBackup would refuse.
-func (r *rewrite) backupWouldWork(path string) error {
+// backupWouldWork tells a dry run whether making the backup, if asked,
+// would refuse.
+func (r *rewrite) backupWouldWork() error {
+	if r.opts.BackupSuffix == "" {
+		return nil
+	}
+	path := r.path + r.opts.BackupSuffix
 	if _, err := r.fsys.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -572,13 +589,7 @@ func (r *rewrite) copyBackup(path string) (reused bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if err := r.fsys.Chmod(path, r.info.Mode().Perm()); err != nil {
-		return false, &Error{Code: ChmodFailed, Path: path, Err: err}
-	}
-	if err := r.fsys.Chown(path, r.info); err != nil {
-		return false, &Error{Code: ChmodFailed, Path: path, Err: fmt.Errorf("cannot give the backup the original's owner: %w", err)}
-	}
-	return false, r.setTimes(path)
+	return false, r.adopt(path, "the backup", path)
 }
 
 // ownBackup records the hard link this run just made as its own: the
@@ -612,13 +623,7 @@ func (r *rewrite) copyOriginal(bf File) error {
 	if !bytes.Equal(h.Sum(nil), r.sum) {
 		return &Error{Code: ChangedDuringRewrite, Err: errors.New("the file changed while its backup was being copied")}
 	}
-	if err := r.fsys.CopyXattrs(src, bf); err != nil {
-		return &Error{Code: ChmodFailed, Path: r.path + r.opts.BackupSuffix, Err: fmt.Errorf("cannot give the backup the original's extended attributes: %w", err)}
-	}
-	if err := bf.Sync(); err != nil {
-		return &Error{Code: SyncFailed, Path: r.path + r.opts.BackupSuffix, Err: err}
-	}
-	return nil
+	return r.seal(src, bf, "the backup", r.path+r.opts.BackupSuffix)
 }
 
 // recheck refuses when the original is no longer exactly what was read:
@@ -780,17 +785,25 @@ func (s *snapshot) finish() ([]byte, int64, error) {
 	return s.h.Sum(nil), s.hashed, nil
 }
 
-// countingWriter writes to a file while counting and hashing the bytes.
-type countingWriter struct {
-	w io.Writer
-	h hash.Hash
-	n int64
+// trackingWriter remembers the first write error, to tell it from a read
+// error after io.Copy or a generator; it counts the bytes written and, with
+// h, hashes them.
+type trackingWriter struct {
+	w   io.Writer
+	h   hash.Hash // nil: not hashed
+	n   int64
+	err error
 }
 
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.h.Write(p[:n])
-	c.n += int64(n)
+func (t *trackingWriter) Write(p []byte) (int, error) {
+	n, err := t.w.Write(p)
+	if t.h != nil {
+		t.h.Write(p[:n])
+	}
+	t.n += int64(n)
+	if err != nil && t.err == nil {
+		t.err = err
+	}
 	return n, err
 }
 
