@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"sync/atomic"
 	"time"
@@ -36,10 +35,10 @@ func (c *CLI) auditCommand() *cli.Command {
 // auditRun is one audit invocation: how its output is shaped, and what
 // it found so far.
 type auditRun struct {
-	out, errw io.Writer
-	opt       render.AuditOptions
-	res       render.AuditResult
-	records   []*audit.Record
+	c       *CLI
+	opt     render.AuditOptions
+	res     render.AuditResult
+	records []*audit.Record
 }
 
 func (c *CLI) runAudit(ctx *cli.Context) error {
@@ -51,7 +50,7 @@ func (c *CLI) runAudit(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	targets := c.expand(ctx.Args().Slice())
+	targets := c.targets
 	a.res.StaleTemps = c.staleTemps
 	opts.Workers = workersPerFile(jobs(ctx), len(targets))
 	bar := c.newProgress(ctx, a.opt.Format, targets)
@@ -62,7 +61,7 @@ func (c *CLI) runAudit(ctx *cli.Context) error {
 	}, a.emit)
 	bar.finish()
 	a.res.Sum = audit.Total(a.records, a.opt.Totals)
-	if err := render.Audit(a.out, a.res, a.opt); err != nil {
+	if err := render.Audit(a.c.Stdout, a.res, a.opt); err != nil {
 		return err
 	}
 	return a.exit()
@@ -105,7 +104,7 @@ func (c *CLI) newAuditRun(ctx *cli.Context) (*auditRun, error) {
 			return nil, err
 		}
 	}
-	return &auditRun{out: c.Stdout, errw: c.Stderr, opt: o}, nil
+	return &auditRun{c: c, opt: o}, nil
 }
 
 // location reads --tz: an IANA zone name, UTC, or empty for local time.
@@ -182,7 +181,7 @@ func auditOne(t target, opts validate.Options) auditOutcome {
 func (a *auditRun) emit(_ int, o auditOutcome) {
 	if o.err != nil {
 		a.res.Unreadable++
-		fmt.Fprintf(a.errw, "pisess: %s\n", render.Safe(o.err.Error()))
+		a.c.printError(o.err)
 		return
 	}
 	rec := o.rec
@@ -190,7 +189,7 @@ func (a *auditRun) emit(_ int, o auditOutcome) {
 	if w := a.opt.Totals.Window; w.Overlaps(rec) {
 		row := render.AuditRow{Record: rec, Usage: rec.UsageIn(w)}
 		if a.opt.Format == "json" && !a.opt.Summary {
-			render.AuditFile(a.out, row)
+			render.AuditFile(a.c.Stdout, row)
 		}
 		a.res.Rows = append(a.res.Rows, row)
 	}

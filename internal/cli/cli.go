@@ -127,12 +127,17 @@ func (c *CLI) exitCode(err error) int {
 	var exit *ExitError
 	if errors.As(err, &exit) {
 		if exit.Err != nil {
-			fmt.Fprintf(c.Stderr, "pisess: %s\n", render.Safe(exit.Err.Error()))
+			c.printError(exit.Err)
 		}
 		return exit.Code
 	}
-	fmt.Fprintf(c.Stderr, "pisess: %s\n", render.Safe(err.Error()))
+	c.printError(err)
 	return ExitUsage
+}
+
+// printError reports err on stderr, its text made safe for a terminal.
+func (c *CLI) printError(err error) {
+	fmt.Fprintf(c.Stderr, "pisess: %s\n", render.Safe(err.Error()))
 }
 
 // output is standard output that remembers its first write error (the

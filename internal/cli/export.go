@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"fmt"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
@@ -48,12 +47,9 @@ Examples:
 }
 
 func (c *CLI) runExport(ctx *cli.Context) error {
-	args := ctx.Args().Slice()
-	switch {
-	case len(args) == 0:
-		return usageErrorf("export needs a session FILE (see `pisess export --help`)")
-	case len(args) > 1:
-		return usageErrorf("export takes one FILE, not %d", len(args))
+	file, err := oneFile(ctx)
+	if err != nil {
+		return err
 	}
 	format := ctx.String("format")
 	if ctx.IsSet("rules") && !ctx.Bool("redact") {
@@ -63,7 +59,7 @@ func (c *CLI) runExport(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	v := &view{file: args[0]}
+	v := &view{file: file}
 	opts := export.Options{Name: filepath.Base(v.file), MaxBlock: ctx.Int("max-block")}
 	if ctx.Bool("redact") {
 		if opts.Redact, err = loadRules(ctx); err != nil {
@@ -91,14 +87,5 @@ func (c *CLI) runExport(ctx *cli.Context) error {
 	if err != nil {
 		return v.pathError(err)
 	}
-	if name := ctx.String("output"); name != "" {
-		if err := writeNewFile(name, out.Bytes()); err != nil {
-			return &ExitError{Code: ExitUsage, Err: err}
-		}
-		return nil
-	}
-	if _, err := c.Stdout.Write(out.Bytes()); err != nil {
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the output: %w", err)}
-	}
-	return nil
+	return c.deliver(ctx.String("output"), out.Bytes())
 }

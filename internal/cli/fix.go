@@ -127,13 +127,11 @@ type fixOp func(migrate.FS, string, fix.Options) (fix.Report, error)
 
 func (c *CLI) runFix(ctx *cli.Context, op fixOp) error {
 	name := ctx.Command.Name
-	args := ctx.Args().Slice()
-	switch {
-	case len(args) == 0:
-		return usageErrorf("%s needs a session FILE (see `pisess %s --help`)", name, name)
-	case len(args) > 1:
-		return usageErrorf("%s takes one FILE, not %d", name, len(args))
-	case args[0] == "-":
+	file, err := oneFile(ctx)
+	if err != nil {
+		return err
+	}
+	if file == "-" {
 		return usageErrorf("%s changes a file: it cannot read standard input", name)
 	}
 	format := ctx.String("format")
@@ -157,10 +155,10 @@ func (c *CLI) runFix(ctx *cli.Context, op fixOp) error {
 			return usageErrorf("--max-bytes must be at least %s (the placeholder must fit)", render.Bytes(fix.MinSlimBytes))
 		}
 	}
-	rep, err := op(migrate.OS(), args[0], opts)
+	rep, err := op(migrate.OS(), file, opts)
 	var leafErr *fix.LeafError
 	if errors.As(err, &leafErr) {
-		return usageErrorf("%s: %v", args[0], leafErr.Err)
+		return usageErrorf("%s: %v", file, leafErr.Err)
 	}
 	return c.emitFix(ctx, format, rep, err)
 }
@@ -170,11 +168,8 @@ func (c *CLI) emitFix(ctx *cli.Context, format string, rep fix.Report, err error
 	r := render.FixResult{Report: rep}
 	exit := ExitOK
 	if err != nil {
-		r.Reason, exit = err.Error(), ExitUsage
-		var merr *migrate.Error
-		if errors.As(err, &merr) {
-			r.Code, exit = string(merr.Code), merr.ExitCode()
-		}
+		r.Reason = err.Error()
+		r.Code, exit = failure(err)
 		if !strings.HasSuffix(r.Action, "ed") || r.Action == "unchanged" {
 			r.Action = "refused"
 		}

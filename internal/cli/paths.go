@@ -35,6 +35,19 @@ func pathFlags() []cli.Flag {
 	}
 }
 
+// oneFile is the FILE argument of a command that takes exactly one.
+func oneFile(ctx *cli.Context) (string, error) {
+	args := ctx.Args().Slice()
+	name := ctx.Command.Name
+	switch {
+	case len(args) == 0:
+		return "", usageErrorf("%s needs a session FILE (see `pisess %s --help`)", name, name)
+	case len(args) > 1:
+		return "", usageErrorf("%s takes one FILE, not %d", name, len(args))
+	}
+	return args[0], nil
+}
+
 // readsStdin reports whether command takes "-" for standard input.
 func readsStdin(command string) bool {
 	switch command {
@@ -78,16 +91,6 @@ func (c *CLI) resolveTargets(ctx *cli.Context) error {
 	}
 	c.targets, c.staleTemps = found.targets, found.temps
 	return nil
-}
-
-// expand returns the targets resolveTargets found for args.
-func (c *CLI) expand(args []string) []target {
-	if c.targets == nil && len(args) > 0 {
-		// Not resolved (a command without resolveTargets): each path as given.
-		found, _ := expandPaths(args, true)
-		return found.targets
-	}
-	return c.targets
 }
 
 // expansion is what path arguments name: the files to process, and the

@@ -60,12 +60,9 @@ type redaction struct {
 }
 
 func (c *CLI) runRedact(ctx *cli.Context) error {
-	args := ctx.Args().Slice()
-	switch {
-	case len(args) == 0:
-		return usageErrorf("redact needs a session FILE (see `pisess redact --help`)")
-	case len(args) > 1:
-		return usageErrorf("redact takes one FILE, not %d", len(args))
+	file, err := oneFile(ctx)
+	if err != nil {
+		return err
 	}
 	output, inPlace, backup := ctx.String("output"), ctx.Bool("in-place"), ctx.Bool("backup")
 	switch {
@@ -73,7 +70,7 @@ func (c *CLI) runRedact(ctx *cli.Context) error {
 		return usageErrorf("--output and --in-place exclude each other")
 	case backup && !inPlace:
 		return usageErrorf("--backup goes with --in-place")
-	case inPlace && args[0] == "-":
+	case inPlace && file == "-":
 		return usageErrorf("--in-place cannot rewrite standard input")
 	}
 	vopts, err := validateOptions(ctx, true)
@@ -84,7 +81,7 @@ func (c *CLI) runRedact(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	r := &redaction{file: args[0], opts: secrets.Options{Rules: rules, Limits: vopts.Limits}, vopts: vopts, quiet: globalBool(ctx, "quiet")}
+	r := &redaction{file: file, opts: secrets.Options{Rules: rules, Limits: vopts.Limits}, vopts: vopts, quiet: globalBool(ctx, "quiet")}
 	if inPlace {
 		return c.redactInPlace(r, backup)
 	}
@@ -123,11 +120,8 @@ func (c *CLI) redactInPlace(r *redaction, backup bool) error {
 
 // rewriteExit maps a rewrite failure to its exit code.
 func rewriteExit(err error) error {
-	var me *migrate.Error
-	if errors.As(err, &me) {
-		return &ExitError{Code: me.ExitCode(), Err: err}
-	}
-	return &ExitError{Code: ExitUsage, Err: err}
+	_, exit := failure(err)
+	return &ExitError{Code: exit, Err: err}
 }
 
 // redactCopy writes the redacted copy to output, or to stdout when output
@@ -159,17 +153,28 @@ func (c *CLI) redactCopy(r *redaction, output string) error {
 	if err := r.verifier(base)(r.file, bytes.NewReader(buf.Bytes())); err != nil {
 		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s: the redacted copy would not validate as the original does: %v", r.file, err)}
 	}
-	if output == "" {
-		if _, err := c.Stdout.Write(buf.Bytes()); err != nil {
-			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the output: %w", err)}
-		}
-		c.redactSummary(r, res, "standard output")
-		return nil
+	if err := c.deliver(output, buf.Bytes()); err != nil {
+		return err
 	}
-	if err := writeNewFile(output, buf.Bytes()); err != nil {
-		return &ExitError{Code: ExitUsage, Err: err}
+	if output == "" {
+		output = "standard output"
 	}
 	c.redactSummary(r, res, output)
+	return nil
+}
+
+// deliver writes data to output, a new file (never over an existing
+// one), or to standard output when output is "".
+func (c *CLI) deliver(output string, data []byte) error {
+	if output != "" {
+		if err := writeNewFile(output, data); err != nil {
+			return &ExitError{Code: ExitUsage, Err: err}
+		}
+		return nil
+	}
+	if _, err := c.Stdout.Write(data); err != nil {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the output: %w", err)}
+	}
 	return nil
 }
 
@@ -237,18 +242,9 @@ func (r *redaction) baseline(open func() (io.ReadCloser, error)) (map[errorKey]b
 // verifier accepts a redacted copy that has no validation error the
 // original does not have.
 func (r *redaction) verifier(base map[errorKey]bool) migrate.VerifyFunc {
-	return func(name string, rd io.Reader) error {
-		rep, err := validate.Stream(name, rd, r.vopts)
-		if err != nil {
-			return err
-		}
-		for _, f := range rep.Findings {
-			if f.Severity == finding.Error && !base[errorKey{f.Code, f.Line}] {
-				return fmt.Errorf("line %d: %s: %s", f.Line, f.Code, f.Message)
-			}
-		}
-		return nil
-	}
+	return verifyNone(r.vopts, func(f finding.Finding) bool {
+		return f.Severity == finding.Error && !base[errorKey{f.Code, f.Line}]
+	})
 }
 
 // redactSummary says on stderr what was redacted and where it went.

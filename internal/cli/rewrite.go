@@ -48,13 +48,7 @@ type verifier func(opts validate.Options) migrate.VerifyFunc
 // migrateVerifier: a migrated file, like the file it came from, has no
 // validation error at all.
 func migrateVerifier(opts validate.Options) migrate.VerifyFunc {
-	return func(name string, r io.Reader) error {
-		rep, err := validate.Stream(name, r, opts)
-		if err != nil {
-			return err
-		}
-		return firstError(rep, func(finding.Finding) bool { return true })
-	}
+	return verifyNone(opts, func(finding.Finding) bool { return true })
 }
 
 // parseLevel reports whether code is one repair exists to remove.
@@ -81,23 +75,25 @@ func leftBehind(f finding.Finding) bool {
 // repairVerifier: a repaired file has no parse-level problem left (other
 // problems are not repair's to fix, and are reported by validate).
 func repairVerifier(opts validate.Options) migrate.VerifyFunc {
+	return verifyNone(opts, func(f finding.Finding) bool { return parseLevel(f.Code) })
+}
+
+// verifyNone accepts a new generation in which no finding that counts is
+// one it must not have (leftBehind); else the first such finding is the
+// error.
+func verifyNone(opts validate.Options, counts func(finding.Finding) bool) migrate.VerifyFunc {
 	return func(name string, r io.Reader) error {
 		rep, err := validate.Stream(name, r, opts)
 		if err != nil {
 			return err
 		}
-		return firstError(rep, func(f finding.Finding) bool { return parseLevel(f.Code) })
-	}
-}
-
-// firstError returns the first error finding that counts, as an error.
-func firstError(rep *validate.Report, counts func(finding.Finding) bool) error {
-	for _, f := range rep.Findings {
-		if counts(f) && leftBehind(f) {
-			return fmt.Errorf("line %d: %s: %s", f.Line, f.Code, f.Message)
+		for _, f := range rep.Findings {
+			if counts(f) && leftBehind(f) {
+				return fmt.Errorf("line %d: %s: %s", f.Line, f.Code, f.Message)
+			}
 		}
+		return nil
 	}
-	return nil
 }
 
 func (c *CLI) runRewrite(ctx *cli.Context, op fileOp, verify verifier) error {
@@ -110,7 +106,7 @@ func (c *CLI) runRewrite(ctx *cli.Context, op fileOp, verify verifier) error {
 		FollowSymlinks: ctx.Bool("follow-symlinks"), ZeroTail: ctx.Bool("zero-tail"),
 		Limits: vopts.Limits, Verify: verify(vopts),
 	}
-	targets := c.expand(ctx.Args().Slice())
+	targets := c.targets
 	p := &render.Rewrites{Out: c.Stdout, Err: c.Stderr, Format: ctx.String("format"), Quiet: globalBool(ctx, "quiet"), Style: c.style(ctx, c.Stdout)}
 	if ctx.Bool("clean-temps") {
 		c.cleanTemps(targets, p, opts.DryRun)
@@ -177,10 +173,17 @@ func toResult(rep migrate.Report, err error) render.RewriteResult {
 	if rep.Action != migrate.Migrated && rep.Action != migrate.Repaired {
 		r.Action = "refused"
 	}
-	r.Reason, r.Exit = err.Error(), ExitUsage
+	r.Reason = err.Error()
+	r.Code, r.Exit = failure(err)
+	return r
+}
+
+// failure is the code and exit code of a failed write: a *migrate.Error
+// carries both; any other error is an I/O error (exit 2) without a code.
+func failure(err error) (code string, exit int) {
 	var merr *migrate.Error
 	if errors.As(err, &merr) {
-		r.Code, r.Exit = string(merr.Code), merr.ExitCode()
+		return string(merr.Code), merr.ExitCode()
 	}
-	return r
+	return "", ExitUsage
 }

@@ -84,7 +84,7 @@ func (c *CLI) runScan(ctx *cli.Context) error {
 		return err
 	}
 	opts := secrets.Options{Rules: rules, Limits: lim}
-	targets := c.expand(ctx.Args().Slice())
+	targets := c.targets
 	quiet := globalBool(ctx, "quiet")
 	style := c.style(ctx, c.Stdout)
 	var files, withSecrets, count, unreadable int
@@ -95,7 +95,7 @@ func (c *CLI) runScan(ctx *cli.Context) error {
 		name := targets[i].Path
 		if o.err != nil {
 			unreadable++
-			fmt.Fprintf(c.Stderr, "pisess: %s\n", render.Safe(o.err.Error()))
+			c.printError(o.err)
 			return
 		}
 		if len(o.stats.TooLong) > 0 && !quiet {

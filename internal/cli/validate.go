@@ -77,7 +77,7 @@ func (c *CLI) runValidate(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	targets := c.expand(ctx.Args().Slice())
+	targets := c.targets
 	opts.Workers = workersPerFile(jobs(ctx), len(targets))
 	v := &render.Validation{Format: ctx.String("format"), Quiet: globalBool(ctx, "quiet"), Strict: ctx.Bool("strict"), Style: c.style(ctx, c.Stdout)}
 	ordered(len(targets), jobs(ctx), func(i int) outcome {
@@ -94,7 +94,7 @@ func (c *CLI) runValidate(ctx *cli.Context) error {
 	}, func(_ int, o outcome) {
 		if o.err != nil {
 			v.Unreadable()
-			fmt.Fprintf(c.Stderr, "pisess: %s\n", render.Safe(o.err.Error()))
+			c.printError(o.err)
 			return
 		}
 		v.Report(c.Stdout, o.rep)
