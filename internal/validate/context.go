@@ -3,6 +3,7 @@ package validate
 import (
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"strings"
 
 	"github.com/pisess/pisess/internal/finding"
@@ -102,10 +103,7 @@ func (k *linker) contextEdit(e entry) (*special, bool) {
 	if !found {
 		return nil, false
 	}
-	if e.Replacement.Kind == session.ReplacementOmit {
-		return &special{firstKept: -1, target: target, omit: true}, true
-	}
-	sp := &special{firstKept: -1, target: target}
+	sp := &special{firstKept: -1, target: target, omit: e.Replacement.Kind == session.ReplacementOmit}
 	for _, c := range e.Replacement.Calls {
 		sp.calls = append(sp.calls, session.ToolCall{ID: strings.Clone(c.ID), Name: k.internString(c.Name)})
 	}
@@ -186,9 +184,7 @@ func (k *linker) defaultPath() []int32 {
 	for x := k.nodes.len() - 1; x >= 0; x = k.node(x).parent {
 		path = append(path, x)
 	}
-	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
-		path[i], path[j] = path[j], path[i]
-	}
+	slices.Reverse(path)
 	return path
 }
 

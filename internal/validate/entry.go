@@ -5,9 +5,6 @@ import (
 	"github.com/pisess/pisess/internal/session"
 )
 
-// IsEntryType reports whether t is one of the eleven entry types.
-func IsEntryType(t string) bool { return session.IsEntryType(t) }
-
 // entry is what the linkage checks need of one entry: its typed view
 // (session.Entry, never the line's content), where it is, and whether the
 // file is linear. Its strings may share the line's memory: the linker

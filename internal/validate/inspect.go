@@ -59,18 +59,12 @@ type batch struct {
 	done    chan struct{}
 }
 
-// settler receives the results in file order.
-type settler interface {
-	settleLine(r *lineResult, objs []inspected)
-	settleObject(r *inspected)
-}
-
 // inspector inspects items in file order on Workers goroutines and hands
-// each result to the settler in file order.
+// each result to the pass in file order.
 type inspector struct {
 	opts      Options
 	version   int
-	to        settler
+	to        *pass
 	cur       *batch
 	queue     []*batch // submitted, not yet settled, in file order
 	free      []*batch
@@ -81,11 +75,12 @@ type inspector struct {
 	dialect   parse.Dialect
 }
 
-func newInspector(opts Options, version int, to settler) *inspector {
-	in := &inspector{opts: opts, version: version, to: to}
-	if opts.Workers > 1 {
-		in.work = make(chan *batch, opts.Workers)
-		for w := 0; w < opts.Workers; w++ {
+// newInspector starts the inspector of the entries after p's header.
+func newInspector(p *pass) *inspector {
+	in := &inspector{opts: p.opts, version: p.rep.Version, to: p, dialect: p.dialect}
+	if in.opts.Workers > 1 {
+		in.work = make(chan *batch, in.opts.Workers)
+		for w := 0; w < in.opts.Workers; w++ {
 			in.wg.Add(1)
 			go in.worker()
 		}
@@ -147,13 +142,7 @@ func (in *inspector) submitLine(l *parse.Line, rd *parse.Reader) {
 		in.submitOwnLine(l, rd.Detach())
 		return
 	}
-	b := in.cur
-	start := len(b.arena)
-	b.arena = append(b.arena, l.Raw...)
-	it := item{line: *l, start: start, end: len(b.arena)}
-	it.line.Raw = nil
-	b.items = append(b.items, it)
-	in.maybeFlush()
+	in.submit(item{line: *l}, l.Raw)
 }
 
 // submitOwnLine queues a long line, whose bytes raw the inspector owns,
@@ -171,15 +160,19 @@ func (in *inspector) submitOwnLine(l *parse.Line, raw []byte) {
 
 // submitObject queues one object of the header's line; raw is copied.
 func (in *inspector) submitObject(line int, raw []byte) {
-	b := in.cur
-	start := len(b.arena)
-	b.arena = append(b.arena, raw...)
-	b.items = append(b.items, item{line: parse.Line{Num: line}, start: start, end: len(b.arena), object: true})
-	in.maybeFlush()
+	in.submit(item{line: parse.Line{Num: line}, object: true}, raw)
 }
 
-func (in *inspector) maybeFlush() {
-	if b := in.cur; len(b.arena) >= batchBytes || len(b.items) >= batchRecords {
+// submit queues item it with a copy of raw, its bytes, and sends the batch
+// off when it is full.
+func (in *inspector) submit(it item, raw []byte) {
+	b := in.cur
+	it.start = len(b.arena)
+	b.arena = append(b.arena, raw...)
+	it.end = len(b.arena)
+	it.line.Raw = nil
+	b.items = append(b.items, it)
+	if len(b.arena) >= batchBytes || len(b.items) >= batchRecords {
 		in.flush()
 	}
 }
@@ -244,7 +237,7 @@ func (in *inspector) settleBatch(b *batch) {
 			next += r.objects
 		}
 		if b.items[i].object {
-			in.to.settleObject(&objs[0])
+			in.to.settle(&objs[0])
 			continue
 		}
 		in.to.settleLine(r, objs)
@@ -255,7 +248,6 @@ func (in *inspector) settleBatch(b *batch) {
 		b.arena, b.spare = b.spare, nil
 		b.tape = parse.Tape{}
 		clear(b.items) // their Raw
-
 	}
 	in.free = append(in.free, b)
 }

@@ -3,7 +3,8 @@ package validate
 import (
 	"fmt"
 	"hash/maphash"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/pisess/pisess/internal/finding"
@@ -331,13 +332,10 @@ func (k *linker) checkContextEdit(e entry, ord int32) {
 		return
 	}
 	t := *k.node(target)
-	typ, role := k.name(t.typ), k.name(t.role)
-	editable := typ == "custom_message" ||
-		(typ == "message" && (role == "user" || role == "assistant" || role == "toolResult"))
 	switch {
 	case !k.isAncestor(target, ord):
 		k.add(finding.Errorf(finding.ContextEditTarget, e.line, "targetId names line %d, which is not on this edit's ancestor chain", t.line).WithEntry(e.ID).WithPointer("/targetId"))
-	case !editable:
+	case !k.editable(t):
 		k.add(finding.Errorf(finding.ContextEditTarget, e.line, "targetId names a %s on line %d, which cannot be edited (only custom_message and user, assistant, toolResult messages)", k.describe(t), t.line).WithEntry(e.ID).WithPointer("/targetId"))
 	}
 }
@@ -380,12 +378,7 @@ func (k *linker) checkFirstKeptIndex(e entry, ord int32) {
 
 // finish reports the parent references never resolved.
 func (k *linker) finish() {
-	ids := make([]string, 0, len(k.pending))
-	for id := range k.pending {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(k.pending)) {
 		for _, ref := range k.pending[id] {
 			if lost := k.lostIn(id); lost != "" {
 				k.add(finding.Errorf(finding.MissingParent, ref.line, "parentId %q names an entry pi never loads%s; this entry and its descendants are cut off from the tree", id, lost).WithEntry(ref.entryID).WithPointer("/parentId"))

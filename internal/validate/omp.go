@@ -12,6 +12,7 @@ import (
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // ompSchemas are the checks of omp files: the slot, the header and one per
@@ -45,7 +46,7 @@ func isEntryTypeOf(d parse.Dialect, t string) bool {
 	if d == parse.Omp {
 		return parse.IsOmpEntryType(t)
 	}
-	return IsEntryType(t)
+	return session.IsEntryType(t)
 }
 
 // checkOmpTape checks the record on tape t of an omp file (header or

@@ -8,7 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"net/url"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -244,9 +244,6 @@ func (c *checkCompiler) compileGlue(version int, role, baseRef string) (check, e
 	}
 	return c.compile(file, "")
 }
-
-// Raw returns the text of the embedded schema called name (see schema.Names).
-func (s *Schemas) Raw(name string) ([]byte, error) { return schema.Source(name) }
 
 // CheckTape checks the record on tape t, built from physical line line
 // of a file of the given version (1, 2 or 3; other versions are
@@ -524,20 +521,13 @@ func quoteValue(v any) string {
 // dedupe sorts findings by pointer (array indexes numerically) and message,
 // and drops repeats (two schemas of one check may reject the same value).
 func dedupe(fs []finding.Finding) []finding.Finding {
-	sort.SliceStable(fs, func(i, j int) bool {
-		if c := comparePointers(fs[i].Pointer, fs[j].Pointer); c != 0 {
-			return c < 0
+	slices.SortStableFunc(fs, func(a, b finding.Finding) int {
+		if c := comparePointers(a.Pointer, b.Pointer); c != 0 {
+			return c
 		}
-		return fs[i].Message < fs[j].Message
+		return strings.Compare(a.Message, b.Message)
 	})
-	out := fs[:0]
-	for _, f := range fs {
-		if n := len(out); n > 0 && f.Pointer == out[n-1].Pointer && f.Message == out[n-1].Message {
-			continue
-		}
-		out = append(out, f)
-	}
-	return out
+	return slices.CompactFunc(fs, func(a, b finding.Finding) bool { return a.Pointer == b.Pointer && a.Message == b.Message })
 }
 
 // comparePointers orders pointers token by token, numbers numerically.

@@ -3,9 +3,10 @@ package validate
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -369,12 +370,7 @@ func (c *quickCompiler) fill(n *quickSchema, file, ptr string, s any) error {
 	if !ok {
 		return fmt.Errorf("schema is a %T, want an object", s)
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(m) {
 		if err := c.keyword(n, file, ptr, k, m[k]); err != nil {
 			return fmt.Errorf("%s: %w", k, err)
 		}
@@ -526,11 +522,4 @@ func numberOf(val any) (*big.Rat, error) {
 	return r, nil
 }
 
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }

@@ -273,8 +273,7 @@ func (p *pass) headerRecord(line int, raw []byte) {
 	}
 	p.header(line, &t)
 	if p.checking {
-		p.insp = newInspector(p.opts, p.rep.Version, p)
-		p.insp.dialect = p.dialect
+		p.insp = newInspector(p)
 	}
 }
 
@@ -318,12 +317,8 @@ func (p *pass) header(line int, t *parse.Tape) {
 		}
 	}
 	p.versionFinding(line, h.Version)
-	if h.ParentSession != "" && p.links != nil {
-		p.links.forked = true
-	}
-	if p.links != nil {
-		p.links.omp = p.dialect == parse.Omp
-	}
+	p.links.forked = h.ParentSession != ""
+	p.links.omp = p.dialect == parse.Omp
 	if p.opts.Observer != nil {
 		p.opts.Observer.Header(line, &h)
 	}
@@ -333,7 +328,7 @@ func (p *pass) header(line int, t *parse.Tape) {
 // notHeader reports a first record that is not a session header: a session
 // that lost its header, or a JSONL file that is not a session at all.
 func (p *pass) notHeader(line int, typ string) {
-	if IsEntryType(typ) {
+	if session.IsEntryType(typ) {
 		p.add(finding.Errorf(finding.MissingHeader, line, "the first record is a %q entry, not a session header", typ))
 		return
 	}
@@ -384,9 +379,6 @@ func (p *pass) settleLine(r *lineResult, objs []inspected) {
 		}
 	}
 }
-
-// settleObject takes one more entry of the header's line.
-func (p *pass) settleObject(r *inspected) { p.settle(r) }
 
 // settle takes one inspected entry, in file order: its own findings, then
 // the checks that need the entries before it.
