@@ -21,7 +21,6 @@ type commandLine struct {
 	command     string   // "" when none was given
 	flags       []string // the command's flags, values attached
 	positionals []string
-	set         map[string]string // every flag given, by canonical name ("true" for booleans)
 }
 
 // args is the line in urfave/cli's order: flags first, then "--" so that
@@ -37,12 +36,6 @@ func (l *commandLine) args() []string {
 	return append(out, l.positionals...)
 }
 
-// has reports whether the flag with this canonical name was given.
-func (l *commandLine) has(name string) bool {
-	_, ok := l.set[name]
-	return ok
-}
-
 // completionFlag is urfave/cli's shell-completion request, always last.
 const completionFlag = "--generate-bash-completion"
 
@@ -50,11 +43,11 @@ const completionFlag = "--generate-bash-completion"
 // An unknown command or flag, or a flag without its value, is a usage
 // error that names the nearest valid spelling.
 func readCommandLine(app *cli.App, args []string) (*commandLine, error) {
-	l := &commandLine{prog: args[0], set: map[string]string{}}
+	l := &commandLine{prog: args[0]}
 	rest := args[1:]
-	global := flagTable(app.Flags, true)
+	global := flagTable(app.Flags)
 	for len(rest) > 0 && isFlag(rest[0]) {
-		n, err := l.take(rest, global, "pisess", &l.globals)
+		n, err := take(rest, global, "pisess", &l.globals)
 		if err != nil {
 			return nil, err
 		}
@@ -71,7 +64,7 @@ func readCommandLine(app *cli.App, args []string) (*commandLine, error) {
 		return nil, unknownCommand(app.Commands, rest[0])
 	}
 	l.command = cmd.Name
-	local := flagTable(cmd.Flags, true)
+	local := flagTable(cmd.Flags)
 	for i := 1; i < len(rest); {
 		arg := rest[i]
 		switch {
@@ -79,7 +72,7 @@ func readCommandLine(app *cli.App, args []string) (*commandLine, error) {
 			l.positionals = append(l.positionals, rest[i+1:]...)
 			return l, nil
 		case isFlag(arg):
-			n, err := l.take(rest[i:], local, "pisess "+cmd.Name, &l.flags)
+			n, err := take(rest[i:], local, "pisess "+cmd.Name, &l.flags)
 			if err != nil {
 				return nil, err
 			}
@@ -98,30 +91,15 @@ func isFlag(arg string) bool {
 	return len(arg) > 1 && arg[0] == '-' && arg != "--"
 }
 
-// flagInfo is what reading the line needs to know of a flag.
-type flagInfo struct {
-	canonical  string // the flag's first name
-	takesValue bool
-}
-
-// flagTable maps every name and alias of flags (and of --help) to its flag.
-func flagTable(flags []cli.Flag, withHelp bool) map[string]flagInfo {
-	table := map[string]flagInfo{}
-	add := func(f cli.Flag) {
-		names := f.Names()
-		info := flagInfo{canonical: names[0]}
-		if v, ok := f.(cli.DocGenerationFlag); ok {
-			info.takesValue = v.TakesValue()
+// flagTable maps every name and alias of flags (and of --help) to whether
+// the flag takes a value.
+func flagTable(flags []cli.Flag) map[string]bool {
+	table := map[string]bool{}
+	for _, f := range append(slices.Clip(flags), cli.HelpFlag) {
+		v, ok := f.(cli.DocGenerationFlag)
+		for _, n := range f.Names() {
+			table[n] = ok && v.TakesValue()
 		}
-		for _, n := range names {
-			table[n] = info
-		}
-	}
-	for _, f := range flags {
-		add(f)
-	}
-	if withHelp {
-		add(cli.HelpFlag)
 	}
 	return table
 }
@@ -129,26 +107,21 @@ func flagTable(flags []cli.Flag, withHelp bool) map[string]flagInfo {
 // take reads the flag at args[0] (and its value from args[1] when it needs
 // one and has no "="), appends it to into and returns how many arguments
 // it used.
-func (l *commandLine) take(args []string, table map[string]flagInfo, where string, into *[]string) (int, error) {
+func take(args []string, table map[string]bool, where string, into *[]string) (int, error) {
 	arg := args[0]
-	name, value, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
-	info, ok := table[name]
+	name, _, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+	takesValue, ok := table[name]
 	if !ok {
 		return 0, unknownFlag(table, arg, name, where)
 	}
-	if !info.takesValue || hasValue {
+	if !takesValue || hasValue {
 		*into = append(*into, arg)
-		if !hasValue {
-			value = "true"
-		}
-		l.set[info.canonical] = value
 		return 1, nil
 	}
 	if len(args) < 2 {
 		return 0, usageErrorf("flag %s needs a value (see `%s --help`)", arg, where)
 	}
 	*into = append(*into, arg, args[1])
-	l.set[info.canonical] = args[1]
 	return 2, nil
 }
 
@@ -178,7 +151,7 @@ func unknownCommand(cmds []*cli.Command, name string) error {
 }
 
 // unknownFlag is the usage error for a flag the command does not have.
-func unknownFlag(table map[string]flagInfo, arg, name, where string) error {
+func unknownFlag(table map[string]bool, arg, name, where string) error {
 	names := make([]string, 0, len(table))
 	for n := range table {
 		if len(n) > 1 {
