@@ -217,7 +217,7 @@ func (a *auditWriter) problem(r *audit.Record) string {
 			if f.Line > 0 {
 				file += ":" + strconv.Itoa(f.Line)
 			}
-			tail = " " + string(f.Code) + ": " + Safe(clip(f.Message, 160))
+			tail = " " + string(f.Code) + ": " + Safe(cut(f.Message, 160))
 		}
 	case audit.Repairable:
 		mark, tail = a.Style.Warn("!"), " (pisess repair)"

@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/pisess/pisess/internal/audit"
 )
@@ -205,12 +204,4 @@ func lastElement(p string) string {
 		return p[i+1:]
 	}
 	return p
-}
-
-// clip cuts s to at most n runes, ending in … when cut.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
 }
