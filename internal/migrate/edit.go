@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 )
 
 // edit replaces the bytes [start,end) of a line with text; start == end
@@ -58,13 +59,9 @@ func (e *editor) appendMembers(obj *object, removed func(k int) bool, pairs ...s
 			break
 		}
 	}
-	text := ""
-	for _, p := range pairs {
-		if comma {
-			text += ","
-		}
-		text += p
-		comma = true
+	text := strings.Join(pairs, ",")
+	if comma {
+		text = "," + text
 	}
 	e.replace(at, at, text)
 }

@@ -65,24 +65,20 @@ func OS() FS { return osFS{} }
 
 type osFS struct{}
 
-func (osFS) Open(name string) (File, error) {
-	f, err := os.OpenFile(name, os.O_RDONLY|oNoFollow, 0)
-	if err != nil {
-		return nil, err
-	}
-	return f, nil
-}
+func (osFS) Open(name string) (File, error) { return openFile(name, os.O_RDONLY, 0) }
 
 func (osFS) CreateExcl(name string, perm fs.FileMode) (File, error) {
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL|oNoFollow, perm)
-	if err != nil {
-		return nil, err
-	}
-	return f, nil
+	return openFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
 }
 
 func (osFS) OpenAppend(name string) (File, error) {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|oNoFollow, 0)
+	return openFile(name, os.O_WRONLY|os.O_APPEND, 0)
+}
+
+// openFile opens name never through a symbolic link, returning a nil File
+// (not a nil *os.File) on failure.
+func openFile(name string, flag int, perm fs.FileMode) (File, error) {
+	f, err := os.OpenFile(name, flag|oNoFollow, perm)
 	if err != nil {
 		return nil, err
 	}

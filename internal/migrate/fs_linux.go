@@ -5,6 +5,7 @@ package migrate
 import (
 	"errors"
 	"io/fs"
+	"strings"
 	"syscall"
 	"time"
 
@@ -108,16 +109,7 @@ func listXattrs(fd int) ([]string, error) {
 		}
 		return nil, err
 	}
-	var names []string
-	for start, i := 0, 0; i < size; i++ {
-		if buf[i] == 0 {
-			if i > start {
-				names = append(names, string(buf[start:i]))
-			}
-			start = i + 1
-		}
-	}
-	return names, nil
+	return strings.FieldsFunc(string(buf[:size]), func(c rune) bool { return c == 0 }), nil // NUL-terminated names
 }
 
 func getXattr(fd int, name string) ([]byte, error) {

@@ -89,8 +89,8 @@ func PeekVersion(r io.Reader, limits parse.Limits) (int, error) {
 		if isTitleSlot(l) {
 			continue // omp's title slot: the header follows
 		}
-		h, err := readHeader(&t, l, nil)
-		return h.version, err
+		h, err := readHeader(&t, l)
+		return h.Version, err
 	}
 	if err := readError(rd.Err(), 1); err != nil {
 		return 0, err
@@ -106,19 +106,12 @@ type scanned struct {
 	lines     int
 }
 
-// header is the part of the header line that migration needs.
-type header struct {
-	version   int
-	sessionID string
-}
-
 // scanSession is the first pass: it refuses corruption and anything that is
 // not a migratable session, and records where each record is.
 func scanSession(in io.Reader, limits parse.Limits) (*scanned, error) {
 	s := &scanned{}
 	rd := parse.NewReader(in, limits)
 	var t parse.Tape
-	var members []member
 	for rd.Next() {
 		l := rd.Line()
 		s.lines = l.Num
@@ -141,12 +134,12 @@ func scanSession(in io.Reader, limits parse.Limits) (*scanned, error) {
 			continue // omp's title slot: no record, copied as it is
 		}
 		if len(s.recLine) == 0 {
-			h, err := readHeader(&t, l, members)
+			h, err := readHeader(&t, l)
 			if err != nil {
 				return nil, err
 			}
-			s.version, s.sessionID = h.version, strings.Clone(h.sessionID)
-		} else if err := s.readEntry(&t, l, members); err != nil {
+			s.version, s.sessionID = h.Version, strings.Clone(h.ID)
+		} else if err := readEntry(&t, l); err != nil {
 			return nil, err
 		}
 		s.recLine = append(s.recLine, l.Num)
@@ -161,51 +154,46 @@ func scanSession(in io.Reader, limits parse.Limits) (*scanned, error) {
 }
 
 // readEntry checks one entry record in the first pass.
-func (s *scanned) readEntry(t *parse.Tape, l *parse.Line, members []member) error {
-	obj, err := locate(t, l.Raw, l.Objects[0], members)
+func readEntry(t *parse.Tape, l *parse.Line) error {
+	obj, err := locate(t, l.Raw, l.Objects[0], nil)
 	if err != nil {
 		return unreadable(l.Num, err)
 	}
-	if k, err := obj.index(t, "type"); err != nil {
-		return malformed(l.Num, "/type", err)
-	} else if k >= 0 {
-		if typ, _ := stringValue(t, obj.members[k]); typ == "session" {
-			return refuse(RefusedCorrupt, finding.Errorf(finding.MisplacedHeader, l.Num, "a session header after line 1"))
-		}
+	typ, err := stringMember(t, l, &obj, "type")
+	if typ == "session" {
+		return refuse(RefusedCorrupt, finding.Errorf(finding.MisplacedHeader, l.Num, "a session header after line 1"))
 	}
-	return nil
+	return err
 }
 
-// readHeader decodes what migration needs from the header line, on tape
-// t: the version as session.ReadHeader reads it (absent or null is 1), the
-// session id (it shares the line). A duplicated type, version or id is
-// refused: an edit could not be made safely.
-func readHeader(t *parse.Tape, l *parse.Line, members []member) (header, error) {
-	obj, err := locate(t, l.Raw, l.Objects[0], members)
+// readHeader reads the header line on tape t as session.ReadHeader does
+// (absent or null version is 1; the id shares the line). A duplicated
+// type, version or id is refused: an edit could not be made safely.
+func readHeader(t *parse.Tape, l *parse.Line) (session.Header, error) {
+	obj, err := locate(t, l.Raw, l.Objects[0], nil)
 	if err != nil {
-		return header{}, unreadable(l.Num, err)
+		return session.Header{}, unreadable(l.Num, err)
 	}
 	for _, key := range []string{"type", "version", "id"} {
 		if _, err := obj.index(t, key); err != nil {
-			return header{}, malformed(l.Num, "/"+key, err)
+			return session.Header{}, malformed(l.Num, "/"+key, err)
 		}
 	}
-	hd := session.ReadHeader(t)
-	if hd.Type != "session" {
-		if hd.HasKind {
-			return header{}, refuse(Unsupported, finding.Errorf(finding.UnsupportedVersion, l.Num,
+	h := session.ReadHeader(t)
+	if h.Type != "session" {
+		if h.HasKind {
+			return session.Header{}, refuse(Unsupported, finding.Errorf(finding.UnsupportedVersion, l.Num,
 				"the first record is not a version 1-3 session header (a newer pi format?): pisess does not migrate it"))
 		}
-		return header{}, refuse(Unsupported, finding.Errorf(finding.NotASession, l.Num,
-			"the first record is not a session header (type %q): not a pi session", hd.Type))
+		return session.Header{}, refuse(Unsupported, finding.Errorf(finding.NotASession, l.Num,
+			"the first record is not a session header (type %q): not a pi session", h.Type))
 	}
-	if !hd.VersionOK {
-		return header{}, refuse(Unsupported, finding.Errorf(finding.UnsupportedVersion, l.Num,
-			"header version %s is not 1, 2 or 3", hd.VersionText).WithPointer("/version"))
+	if !h.VersionOK {
+		return session.Header{}, refuse(Unsupported, finding.Errorf(finding.UnsupportedVersion, l.Num,
+			"header version %s is not 1, 2 or 3", h.VersionText).WithPointer("/version"))
 	}
-	h := header{version: hd.Version, sessionID: hd.ID}
-	if h.sessionID == "" {
-		return header{}, refuse(RefusedCorrupt, finding.Errorf(finding.Schema, l.Num,
+	if h.ID == "" {
+		return session.Header{}, refuse(RefusedCorrupt, finding.Errorf(finding.Schema, l.Num,
 			"the session header has no id").WithPointer("/id"))
 	}
 	return h, nil
@@ -318,7 +306,7 @@ func (w *rewriter) writeLine(bw *bufio.Writer, l *parse.Line) error {
 	if err := w.ed.writeTo(bw, l.Raw); err != nil {
 		return &Error{Code: WriteFailed, Err: err}
 	}
-	return writeTerminator(bw, l)
+	return writeRaw(bw, nil, ownTerminator(l))
 }
 
 // editHeader sets the header version to 3, in place or at the end.
@@ -452,22 +440,21 @@ func keepAll(int) bool { return false }
 // ASCII letters, digits and '-', which need no escaping.
 func quote(s string) string { return `"` + s + `"` }
 
-// writeLine writes a line and the terminator it had in the input.
-func writeLine(w *bufio.Writer, line []byte, l *parse.Line) error {
-	if _, err := w.Write(line); err != nil {
-		return &Error{Code: WriteFailed, Err: err}
+// ownTerminator is the terminator line l had in the input ("" for none).
+func ownTerminator(l *parse.Line) string {
+	switch {
+	case !l.Newline:
+		return ""
+	case l.CRLF:
+		return "\r\n"
 	}
-	return writeTerminator(w, l)
+	return "\n"
 }
 
-// writeTerminator writes the terminator line l had in the input, if any.
-func writeTerminator(w *bufio.Writer, l *parse.Line) error {
-	if !l.Newline {
-		return nil
-	}
-	term := "\n"
-	if l.CRLF {
-		term = "\r\n"
+// writeRaw writes b and then the terminator term.
+func writeRaw(w *bufio.Writer, b []byte, term string) error {
+	if _, err := w.Write(b); err != nil {
+		return &Error{Code: WriteFailed, Err: err}
 	}
 	if _, err := w.WriteString(term); err != nil {
 		return &Error{Code: WriteFailed, Err: err}

@@ -104,11 +104,11 @@ func repairLine(w *bufio.Writer, l *parse.Line, prevCRLF bool, opts RepairOption
 	switch l.Class {
 	case parse.Blank:
 		res.LinesOut++
-		return nil, writeLine(w, l.Raw, l)
+		return nil, writeRaw(w, l.Raw, ownTerminator(l))
 	case parse.Object:
 		res.LinesOut++
 		if l.Newline {
-			return nil, writeLine(w, l.Raw, l)
+			return nil, writeRaw(w, l.Raw, term)
 		}
 		return &Fix{l.Num, finding.MissingFinalNewline, "added the missing final newline"},
 			writeRaw(w, l.Raw, term)
@@ -131,22 +131,13 @@ func repairLine(w *bufio.Writer, l *parse.Line, prevCRLF bool, opts RepairOption
 	return nil, lineRefusal(l)
 }
 
-// terminator is the line terminator Repair writes after (part of) line l.
+// terminator is the line terminator Repair writes after (part of) line l:
+// its own, or the one a missing final newline gets.
 func terminator(l *parse.Line, prevCRLF bool) string {
 	if l.CRLF || (!l.Newline && prevCRLF) {
 		return "\r\n"
 	}
 	return "\n"
-}
-
-func writeRaw(w *bufio.Writer, b []byte, term string) error {
-	if _, err := w.Write(b); err != nil {
-		return &Error{Code: WriteFailed, Err: err}
-	}
-	if _, err := w.WriteString(term); err != nil {
-		return &Error{Code: WriteFailed, Err: err}
-	}
-	return nil
 }
 
 // plural formats a message with one %d and one %s for an "s" suffix.

@@ -24,15 +24,7 @@ func IsTempName(name string) bool {
 		return false
 	}
 	hexDigits := name[i+len(TempPrefix)-1:]
-	if len(hexDigits) != 12 {
-		return false
-	}
-	for _, c := range hexDigits {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
+	return len(hexDigits) == 12 && strings.Trim(hexDigits, "0123456789abcdef") == ""
 }
 
 // TempVerdict is what CleanTemps did with one temp file.
