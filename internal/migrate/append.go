@@ -96,15 +96,11 @@ func (r *rewrite) appendRun(path string, plan Planner) (AppendOutcome, error) {
 func (r *rewrite) plan(f File, plan Planner) ([]byte, error) {
 	snap := newSnapshot(f)
 	lines, err := plan(snap)
-	if err != nil {
-		if snap.err != nil {
-			return nil, &Error{Code: ReadFailed, Err: snap.err}
-		}
-		var e *Error
-		if errors.As(err, &e) {
-			return nil, err
-		}
-		return nil, &Error{Code: RefusedInvalid, Err: err}
+	switch {
+	case err != nil && snap.err != nil:
+		return nil, &Error{Code: ReadFailed, Err: snap.err}
+	case err != nil:
+		return nil, typed(err, RefusedInvalid)
 	}
 	if err := r.finishRead(snap); err != nil {
 		return nil, err
@@ -180,7 +176,8 @@ func (r *rewrite) appendLines(lines []byte) (written bool, err error) {
 		af.Close()
 		return false, &Error{Code: ChangedDuringRewrite, Err: errors.New("the file changed while it was being appended to: left untouched; run again when the session is idle")}
 	}
-	code, werr := WriteFailed, writeAll(af, lines)
+	_, werr := af.Write(lines) // a short write is an error (io.Writer)
+	code := WriteFailed
 	if werr == nil {
 		code, werr = SyncFailed, af.Sync()
 	}
@@ -195,15 +192,6 @@ func (r *rewrite) appendLines(lines []byte) (written bool, err error) {
 		return true, &Error{Code: WriteFailed, Err: fmt.Errorf("the lines were written and synced, but closing the file failed: %w", err)}
 	}
 	return true, nil
-}
-
-// writeAll writes all of p (a short write without an error is an error).
-func writeAll(w io.Writer, p []byte) error {
-	n, err := w.Write(p)
-	if err == nil && n < len(p) {
-		err = io.ErrShortWrite
-	}
-	return err
 }
 
 // cutBack truncates the file to its original size and fsyncs it. When

@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/pisess/pisess/internal/finding"
@@ -84,6 +85,16 @@ func (e *Error) ExitCode() int {
 		return 1
 	}
 	return 2
+}
+
+// typed returns err when it is (or wraps) an *Error, else an *Error of
+// code wrapping it.
+func typed(err error, code Code) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return &Error{Code: code, Err: err}
 }
 
 // refuse returns a RefusedCorrupt (or other code) error for a finding.

@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -114,12 +115,7 @@ func (r *rewrite) finish(path string, err error) error {
 	if err == nil {
 		return nil
 	}
-	err = r.cleanup(err)
-	var e *Error
-	if errors.As(err, &e) && e.Path == "" {
-		e.Path = r.pathOr(path)
-	}
-	return err
+	return withPath(r.cleanup(err), cmp.Or(r.path, path))
 }
 
 // rewrite is the state of one Rewrite: what it read and what it created.
@@ -138,13 +134,6 @@ type rewrite struct {
 	waited bool        // the run waited for another's lock
 }
 
-func (r *rewrite) pathOr(path string) string {
-	if r.path != "" {
-		return r.path
-	}
-	return path
-}
-
 func (r *rewrite) run(path string, generate Generator) (Outcome, error) {
 	f, err := r.open(path)
 	if err != nil {
@@ -152,11 +141,10 @@ func (r *rewrite) run(path string, generate Generator) (Outcome, error) {
 	}
 	defer f.Close()
 	defer r.unlock()
-	snap := newSnapshot(f)
 	if r.opts.DryRun {
-		return r.dryRun(snap, f, generate)
+		return r.dryRun(f, generate)
 	}
-	changed, err := r.writeTemp(snap, f, generate)
+	changed, err := r.writeTemp(f, generate)
 	if err != nil || !changed {
 		return Outcome{Path: r.path}, err
 	}
@@ -285,18 +273,15 @@ func (r *rewrite) identify(f File) error {
 
 // dryRun produces the new generation in a spool and reports what a real
 // run would do, writing nothing beside the file.
-func (r *rewrite) dryRun(snap *snapshot, f File, generate Generator) (Outcome, error) {
+func (r *rewrite) dryRun(f File, generate Generator) (Outcome, error) {
 	var sp spool
 	defer sp.close()
-	cw := &trackingWriter{w: &sp, h: sha256.New()}
-	if err := r.generate(snap, cw, generate); err != nil {
+	changed, err := r.produce(f, &sp, generate)
+	if err != nil {
 		return Outcome{}, err
 	}
-	if err := r.finishRead(snap); err != nil {
-		return Outcome{}, err
-	}
-	out := Outcome{Path: r.path, Changed: cw.n != r.size || !bytes.Equal(cw.h.Sum(nil), r.sum)}
-	if !out.Changed {
+	out := Outcome{Path: r.path, Changed: changed}
+	if !changed {
 		return out, nil
 	}
 	generated, err := sp.reader()
@@ -337,23 +322,24 @@ func (r *rewrite) readAll(f File) ([]byte, error) {
 	return old, nil
 }
 
-// generate runs the generator, telling read, write and generator failures
-// apart.
-func (r *rewrite) generate(snap *snapshot, tw *trackingWriter, generate Generator) error {
+// produce runs the generator on a snapshot of the original f, writing to
+// w, telling read, write and generator failures apart, and completes the
+// snapshot. It reports whether the new generation differs from the
+// original.
+func (r *rewrite) produce(f File, w io.Writer, generate Generator) (bool, error) {
+	snap, tw := newSnapshot(f), &trackingWriter{w: w, h: sha256.New()}
 	err := generate(snap, tw)
 	switch {
 	case err == nil:
-		return nil
+		err = r.finishRead(snap)
 	case snap.err != nil:
-		return &Error{Code: ReadFailed, Err: snap.err}
+		err = &Error{Code: ReadFailed, Err: snap.err}
 	case tw.err != nil:
-		return &Error{Code: WriteFailed, Err: tw.err}
+		err = &Error{Code: WriteFailed, Err: tw.err}
+	default:
+		err = typed(err, WriteFailed)
 	}
-	var e *Error
-	if errors.As(err, &e) {
-		return err
-	}
-	return &Error{Code: WriteFailed, Err: err}
+	return err == nil && (tw.n != r.size || !bytes.Equal(tw.h.Sum(nil), r.sum)), err
 }
 
 // finishRead hashes what generate left unread, completing the snapshot.
@@ -370,17 +356,12 @@ func (r *rewrite) finishRead(snap *snapshot) error {
 // gives it the original's mode, owner, extended attributes and times. It
 // reports whether the new generation differs from the original; when it
 // does not, the temp file is already gone.
-func (r *rewrite) writeTemp(snap *snapshot, orig File, generate Generator) (bool, error) {
+func (r *rewrite) writeTemp(orig File, generate Generator) (bool, error) {
 	tf, err := r.createTemp()
 	if err != nil {
 		return false, err
 	}
-	cw := &trackingWriter{w: tf, h: sha256.New()}
-	err = r.generate(snap, cw, generate)
-	if err == nil {
-		err = r.finishRead(snap)
-	}
-	changed := err == nil && (cw.n != r.size || !bytes.Equal(cw.h.Sum(nil), r.sum))
+	changed, err := r.produce(orig, tf, generate)
 	if changed {
 		err = r.seal(orig, tf, "the new file", "")
 	}
@@ -391,7 +372,11 @@ func (r *rewrite) writeTemp(snap *snapshot, orig File, generate Generator) (bool
 		return false, err
 	}
 	if !changed {
-		return false, r.removeTemp()
+		if err := r.fsys.Remove(r.temp); err != nil {
+			return false, &Error{Code: WriteFailed, Err: fmt.Errorf("cannot remove the temp file %s: %w", r.temp, err)}
+		}
+		r.temp = ""
+		return false, nil
 	}
 	return true, r.adopt(r.temp, "the new file", "")
 }
@@ -471,14 +456,6 @@ func (r *rewrite) holdTemp(f File) error {
 	return nil
 }
 
-func (r *rewrite) removeTemp() error {
-	if err := r.fsys.Remove(r.temp); err != nil {
-		return &Error{Code: WriteFailed, Err: fmt.Errorf("cannot remove the temp file %s: %w", r.temp, err)}
-	}
-	r.temp = ""
-	return nil
-}
-
 // verifyTemp verifies the new generation as it is on disk.
 func (r *rewrite) verifyTemp() error {
 	if r.opts.Verify == nil {
@@ -518,11 +495,9 @@ func (r *rewrite) makeBackup() (path string, reused bool, err error) {
 		return "", false, &Error{Code: ChangedDuringRewrite, Err: errors.New("the file was removed while it was being rewritten")}
 	}
 	reused, err = r.copyBackup(path)
-	if err != nil {
-		var e *Error
-		if errors.As(err, &e) && e.Code == BackupFailed {
-			e.Err = errors.Join(fmt.Errorf("hard link: %w", lerr), e.Err)
-		}
+	var e *Error
+	if errors.As(err, &e) && e.Code == BackupFailed {
+		e.Err = errors.Join(fmt.Errorf("hard link: %w", lerr), e.Err)
 	}
 	return path, reused, err
 }
@@ -557,7 +532,7 @@ func (r *rewrite) reuseBackup(path string) error {
 	if info.Size() != r.size {
 		return refuse("different size")
 	}
-	sum, _, err := r.hashFile(path)
+	sum, err := r.hashFile(path)
 	if err != nil {
 		return &Error{Code: BackupFailed, Path: path, Err: err}
 	}
@@ -646,7 +621,7 @@ func (r *rewrite) recheck() error {
 	case !cur.ModTime().Equal(r.info.ModTime()):
 		return changed("modification time")
 	}
-	sum, _, err := r.hashFile(r.path)
+	sum, err := r.hashFile(r.path)
 	if err != nil {
 		return &Error{Code: ReadFailed, Err: err}
 	}
@@ -656,16 +631,16 @@ func (r *rewrite) recheck() error {
 	return nil
 }
 
-// hashFile returns the sha256 and size of a file.
-func (r *rewrite) hashFile(path string) ([]byte, int64, error) {
+// hashFile returns the sha256 of a file.
+func (r *rewrite) hashFile(path string) ([]byte, error) {
 	f, err := r.fsys.Open(path)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	defer f.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, f)
-	return h.Sum(nil), n, err
+	_, err = io.Copy(h, f)
+	return h.Sum(nil), err
 }
 
 // cleanup removes what this run created and is still its own, adding any
