@@ -201,11 +201,16 @@ func (c *CLI) openView(ctx *cli.Context) (*view, error) {
 	// all of it keeps the peak near it (measured: 20-30 MiB less on a
 	// 338,000-entry session for about 10 % more CPU).
 	debug.SetGCPercent(viewGCPercent)
+	v.opts = render.ViewOptions{Width: width, Quiet: globalBool(ctx, "quiet")}
+	var describe project.Describer
+	if ctx.Command.Name != "context" {
+		describe = render.ViewDescriber(v.format == "json", v.opts)
+	}
 	if v.file == "-" {
 		v.file = stdinName
-		v.session, err = c.openStdin(lim)
+		v.session, err = c.openStdin(lim, describe)
 	} else {
-		v.session, err = project.Open(v.file, lim)
+		v.session, err = project.OpenDescribed(v.file, lim, describe)
 	}
 	if err != nil {
 		return nil, v.loadError(err)
@@ -214,19 +219,17 @@ func (c *CLI) openView(ctx *cli.Context) (*view, error) {
 		v.session.Close()
 		return nil, usageErrorf("%s: %v", v.file, err)
 	}
-	quiet := globalBool(ctx, "quiet")
-	if !quiet && len(v.session.Skipped) > 0 {
+	if !v.opts.Quiet && len(v.session.Skipped) > 0 {
 		fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s no entry (blank, torn or corrupt: `pisess validate %s` explains)\n",
 			render.Safe(v.file), skippedLines(v.session.Skipped), render.Safe(v.file))
 	}
-	style := c.style(ctx, c.Stdout)
-	v.opts = render.ViewOptions{Style: style, Width: width, File: v.file, Quiet: quiet}
+	v.opts.Style, v.opts.File = c.style(ctx, c.Stdout), v.file
 	return v, nil
 }
 
 // openStdin copies standard input to a temporary file (removed at once;
 // the open descriptor keeps it readable) and indexes that.
-func (c *CLI) openStdin(lim parse.Limits) (*project.Session, error) {
+func (c *CLI) openStdin(lim parse.Limits, describe project.Describer) (*project.Session, error) {
 	f, err := os.CreateTemp("", "pisess-stdin-*.jsonl")
 	if err != nil {
 		return nil, err
@@ -242,7 +245,7 @@ func (c *CLI) openStdin(lim parse.Limits) (*project.Session, error) {
 		return nil, err
 	}
 	f.Close()
-	return project.Open(name, lim)
+	return project.OpenDescribed(name, lim, describe)
 }
 
 // width is --width, else COLUMNS, else the terminal's width, else
@@ -297,8 +300,8 @@ func resolveLeaf(s *project.Session, id string) (*project.Entry, error) {
 	}
 	seen := map[string]*project.Entry{}
 	for _, e := range s.Entries {
-		if e.ID != "" && strings.HasPrefix(e.ID, id) {
-			seen[e.ID] = e
+		if e.ID() != "" && strings.HasPrefix(e.ID(), id) {
+			seen[e.ID()] = e
 		}
 	}
 	switch len(seen) {

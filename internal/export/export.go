@@ -130,7 +130,7 @@ func newSession(s *project.Session, leaf *project.Entry, opts Options) (*session
 	}
 	d := &session{s: s, leaf: leaf, path: path, onPath: map[*project.Entry]bool{}, opts: opts, name: opts.Name}
 	for _, e := range s.Entries {
-		if e.Type == "session_info" {
+		if e.Type() == "session_info" {
 			if n := e.StringField("name"); n != "" {
 				d.name = n
 			}
@@ -138,8 +138,8 @@ func newSession(s *project.Session, leaf *project.Entry, opts Options) (*session
 	}
 	for _, e := range path {
 		d.onPath[e] = true
-		t := turn{entry: e, kind: e.Type, leaf: e == leaf}
-		switch e.Type {
+		t := turn{entry: e, kind: e.Type(), leaf: e == leaf}
+		switch e.Type() {
 		case "message":
 			json.Unmarshal(e.Message(), &t.msg)
 			t.kind = t.msg.Role

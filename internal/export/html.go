@@ -110,7 +110,7 @@ func (p *page) header() {
 	p.meta("entries", fmt.Sprintf("%d (%d on this path)", len(p.s.Entries), len(p.path)))
 	if p.leaf != nil {
 		p.raw(`<dt>leaf</dt><dd><a href="#leaf">`)
-		p.text(shortID(p.leaf.ID))
+		p.text(shortID(p.leaf.ID()))
 		p.raw(`</a></dd>`)
 	}
 	if models := p.models(); models != "" {
@@ -220,11 +220,11 @@ func (p *page) treeNode(e *project.Entry) {
 	if p.onPath[e] {
 		p.raw(`<a href="#`, anchor(e), `">`)
 	}
-	p.text(shortID(e.ID) + " " + p.summary(e))
+	p.text(shortID(e.ID()) + " " + p.summary(e))
 	if p.onPath[e] {
 		p.raw(`</a>`)
 	}
-	if l, ok := p.s.Label(e.ID); ok && l != "" {
+	if l, ok := p.s.Label(e.ID()); ok && l != "" {
 		p.raw(`<span class="badge label">`)
 		p.text(l)
 		p.raw(`</span>`)
@@ -253,11 +253,11 @@ func (p *page) turn(t *turn) {
 	p.raw(`</span>`)
 	p.headExtras(t)
 	p.raw(`<span class="when">`)
-	p.text(when(t.entry.Timestamp))
+	p.text(when(t.entry.Timestamp()))
 	p.raw(`</span><a class="id" href="#`, anchor(t.entry), `">`)
-	p.text(shortID(t.entry.ID))
+	p.text(shortID(t.entry.ID()))
 	p.raw(`</a>`)
-	if l, ok := p.s.Label(t.entry.ID); ok && l != "" && t.entry.ID != "" {
+	if l, ok := p.s.Label(t.entry.ID()); ok && l != "" && t.entry.ID() != "" {
 		p.raw(`<span class="badge label">`)
 		p.text(l)
 		p.raw(`</span>`)

@@ -54,7 +54,7 @@ func (t *transcript) write() {
 	}
 	t.printf("- started: %s\n", when(h.Timestamp))
 	if t.leaf != nil {
-		t.printf("- leaf: `%s` (%d entries on the path of %d)\n", t.line(shortID(t.leaf.ID)), len(t.path), len(t.s.Entries))
+		t.printf("- leaf: `%s` (%d entries on the path of %d)\n", t.line(shortID(t.leaf.ID())), len(t.path), len(t.s.Entries))
 	}
 	t.printf("- tokens: %s (%s)\n\n", count(t.total.TotalTokens), usageLine(&t.total))
 	for i := range t.turns {
@@ -70,8 +70,8 @@ func (t *transcript) turn(n int, tr *turn) {
 		}
 	}
 	t.printf("## %s\n\n", t.line(head))
-	meta := []string{when(tr.entry.Timestamp), "`" + t.line(shortID(tr.entry.ID)) + "`"}
-	if l, ok := t.s.Label(tr.entry.ID); ok && l != "" && tr.entry.ID != "" {
+	meta := []string{when(tr.entry.Timestamp()), "`" + t.line(shortID(tr.entry.ID())) + "`"}
+	if l, ok := t.s.Label(tr.entry.ID()); ok && l != "" && tr.entry.ID() != "" {
 		meta = append(meta, "label "+t.line(fmt.Sprintf("%q", l)))
 	}
 	if tr.kind == "assistant" && tr.msg.Usage != nil {

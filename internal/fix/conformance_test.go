@@ -131,7 +131,7 @@ func slimOver(t *testing.T, path string, maxBytes int64, got piCheck) string {
 	for i, m := range got.Messages {
 		role, content := roleAndContent(m)
 		if editable(ctx.Sources[i], role) && int64(len(content)) > maxBytes {
-			return "pi's message " + ctx.Sources[i].ID + " is still over the limit"
+			return "pi's message " + ctx.Sources[i].ID() + " is still over the limit"
 		}
 	}
 	return ""
@@ -145,24 +145,24 @@ func TestConformanceFork(t *testing.T) {
 			continue
 		}
 		for _, leaf := range s.Leaves() {
-			if leaf.ID == "" {
+			if leaf.ID() == "" {
 				continue
 			}
 			opts := options(t)
-			opts.Leaf, opts.Output = leaf.ID, filepath.Join(t.TempDir(), "fork.jsonl")
+			opts.Leaf, opts.Output = leaf.ID(), filepath.Join(t.TempDir(), "fork.jsonl")
 			if _, err := ForkFile(migrate.OS(), src, opts); err != nil {
-				t.Logf("fork %s@%s: %v", filepath.Base(src), leaf.ID, err)
+				t.Logf("fork %s@%s: %v", filepath.Base(src), leaf.ID(), err)
 				continue
 			}
-			want := runPi(t, src, leaf.ID)
+			want := runPi(t, src, leaf.ID())
 			got := runPi(t, opts.Output, "")
 			if got.Skipped != 0 || !got.Header {
-				t.Errorf("fork %s@%s: pi skipped %d lines", src, leaf.ID, got.Skipped)
+				t.Errorf("fork %s@%s: pi skipped %d lines", src, leaf.ID(), got.Skipped)
 			}
 			a, _ := json.Marshal(want.Messages)
 			b, _ := json.Marshal(got.Messages)
 			if !bytes.Equal(a, b) {
-				t.Errorf("fork %s@%s: pi's context of the fork differs from the source's at the leaf", src, leaf.ID)
+				t.Errorf("fork %s@%s: pi's context of the fork differs from the source's at the leaf", src, leaf.ID())
 			}
 			n++
 		}

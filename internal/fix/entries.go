@@ -39,8 +39,8 @@ func newBuilder(s *project.Session, leaf *project.Entry, now time.Time) *builder
 	taken := make([]string, 0, len(s.Entries))
 	last := s.Header.Line
 	for _, e := range s.Entries {
-		if e.ID != "" {
-			taken = append(taken, e.ID)
+		if e.ID() != "" {
+			taken = append(taken, e.ID())
 		}
 		last = max(last, e.Line)
 	}
@@ -49,7 +49,7 @@ func newBuilder(s *project.Session, leaf *project.Entry, now time.Time) *builder
 	}
 	b := &builder{ids: session.NewIDs(s.Header.ID+"\x00pisess-fix", taken...), line: last + 1, now: now.UTC()}
 	if leaf != nil {
-		b.parent = leaf.ID
+		b.parent = leaf.ID()
 	}
 	return b
 }

@@ -233,7 +233,7 @@ func TestForkFile(t *testing.T) {
 			}
 			leaf := tt.leaf
 			if leaf == "" {
-				leaf = src.DefaultLeaf().ID
+				leaf = src.DefaultLeaf().ID()
 			}
 			opts := options(t)
 			opts.Leaf = leaf
@@ -257,7 +257,7 @@ func TestForkFile(t *testing.T) {
 				t.Errorf("parentSession %s", p)
 			}
 			want := contextOf(t, src, src.Lookup)(leaf)
-			got := contextOf(t, fork, fork.Lookup)(fork.DefaultLeaf().ID)
+			got := contextOf(t, fork, fork.Lookup)(fork.DefaultLeaf().ID())
 			if got != want {
 				t.Errorf("contexts differ:\n%s\n%s", got, want)
 			}
@@ -296,18 +296,18 @@ func TestForkLabels(t *testing.T) {
 	var tail []string
 	prev := ""
 	for i, e := range s.Entries {
-		if e.Type == "label" {
+		if e.Type() == "label" {
 			tail = append(tail, e.StringField("label"))
-			if e.ParentID != prev {
-				t.Errorf("label %s hangs from %s, not the entry before it", e.ID, e.ParentID)
+			if e.ParentID() != prev {
+				t.Errorf("label %s hangs from %s, not the entry before it", e.ID(), e.ParentID())
 			}
 		} else if len(tail) > 0 {
-			t.Errorf("entry %d (%s) after a label", i, e.Type)
+			t.Errorf("entry %d (%s) after a label", i, e.Type())
 		}
-		if i > 0 && e.ParentID != prev {
-			t.Errorf("entry %s: parent %s, want %s", e.ID, e.ParentID, prev)
+		if i > 0 && e.ParentID() != prev {
+			t.Errorf("entry %s: parent %s, want %s", e.ID(), e.ParentID(), prev)
 		}
-		prev = e.ID
+		prev = e.ID()
 	}
 	if got := strings.Join(tail, "|"); got != "regex version|unicode version|done" {
 		t.Errorf("labels %q", got)

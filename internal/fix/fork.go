@@ -53,7 +53,7 @@ func Fork(raw []byte, s *project.Session, leaf *project.Entry, source, id string
 	}
 	var out bytes.Buffer
 	ts := isoTime(now)
-	p := &ForkPlan{SessionID: id, Name: strings.NewReplacer(":", "-", ".", "-").Replace(ts) + "_" + id + ".jsonl", Leaf: leaf.ID}
+	p := &ForkPlan{SessionID: id, Name: strings.NewReplacer(":", "-", ".", "-").Replace(ts) + "_" + id + ".jsonl", Leaf: leaf.ID()}
 	var header objectWriter
 	header.str("type", "session")
 	header.raw("version", json.RawMessage("3"))
@@ -71,19 +71,19 @@ func Fork(raw []byte, s *project.Session, leaf *project.Entry, source, id string
 	var pending []string
 	parent := json.RawMessage("null")
 	for _, e := range path {
-		if e.Type == "label" {
-			pending = append(pending, e.ID)
+		if e.Type() == "label" {
+			pending = append(pending, e.ID())
 			continue
 		}
 		for _, l := range pending {
-			replacement[l] = e.ID
+			replacement[l] = e.ID()
 		}
 		pending = pending[:0]
 		set := []member{{"parentId", parent}}
-		if e.Type == "compaction" {
+		if e.Type() == "compaction" {
 			if first, ok := e.Field("firstKeptEntryId"); ok {
 				var fk string
-				if json.Unmarshal(first, &fk) == nil && fk != e.ID {
+				if json.Unmarshal(first, &fk) == nil && fk != e.ID() {
 					if r, ok := replacement[fk]; ok {
 						set = append(set, member{"firstKeptEntryId", jsonString(r)})
 					}
@@ -96,8 +96,8 @@ func Fork(raw []byte, s *project.Session, leaf *project.Entry, source, id string
 		}
 		out.Write(line)
 		out.WriteByte('\n')
-		kept[e.ID] = true
-		parent = jsonString(e.ID)
+		kept[e.ID()] = true
+		parent = jsonString(e.ID())
 		p.Entries++
 	}
 	for _, l := range resolvedLabels(s) {
@@ -140,7 +140,7 @@ func resolvedLabels(s *project.Session) []label {
 	var order []string
 	byTarget := map[string]label{}
 	for _, e := range s.Entries {
-		if e.Type != "label" {
+		if e.Type() != "label" {
 			continue
 		}
 		target := e.StringField("targetId")

@@ -289,7 +289,7 @@ func slimmed(ctx *project.Context, maxBytes int64) error {
 	for i, msg := range ctx.Messages {
 		role, content := roleAndContent(msg)
 		if editable(ctx.Sources[i], role) && int64(len(content)) > maxBytes {
-			return fmt.Errorf("message %d (entry %s) is still %d bytes", i, ctx.Sources[i].ID, len(content))
+			return fmt.Errorf("message %d (entry %s) is still %d bytes", i, ctx.Sources[i].ID(), len(content))
 		}
 	}
 	return nil

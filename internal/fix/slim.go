@@ -62,20 +62,20 @@ func Slim(s *project.Session, leaf *project.Entry, maxBytes int64, now time.Time
 		src := ctx.Sources[i]
 		if !editable(src, role) {
 			if n := len(msg); int64(n) > maxBytes {
-				p.Over = append(p.Over, Over{EntryID: src.ID, Role: role, Bytes: n, Why: notEditable(src)})
+				p.Over = append(p.Over, Over{EntryID: src.ID(), Role: role, Bytes: n, Why: notEditable(src)})
 			}
 			continue
 		}
 		if int64(len(content)) <= maxBytes {
 			continue
 		}
-		el := Elided{EntryID: src.ID, Role: role, Kind: kindOf(content), Bytes: len(content)}
+		el := Elided{EntryID: src.ID(), Role: role, Kind: kindOf(content), Bytes: len(content)}
 		repl, err := placeholder(msg, role, el)
 		if err != nil {
-			p.Over = append(p.Over, Over{EntryID: src.ID, Role: role, Bytes: len(content), Why: err.Error()})
+			p.Over = append(p.Over, Over{EntryID: src.ID(), Role: role, Bytes: len(content), Why: err.Error()})
 			continue
 		}
-		b.contextEdit(Added{TargetID: src.ID, Why: fmt.Sprintf("%s content of %s elided", el.Kind, byteSize(el.Bytes))}, repl)
+		b.contextEdit(Added{TargetID: src.ID(), Why: fmt.Sprintf("%s content of %s elided", el.Kind, byteSize(el.Bytes))}, repl)
 		el.EditID = b.parent
 		p.Elided = append(p.Elided, el)
 	}
@@ -107,16 +107,16 @@ func editable(src *project.Entry, role string) bool {
 	switch {
 	case src == nil:
 		return false
-	case src.Type == "custom_message":
+	case src.Type() == "custom_message":
 		return true
-	case src.Type == "message":
+	case src.Type() == "message":
 		return role == "user" || role == "assistant" || role == "toolResult"
 	}
 	return false
 }
 
 func notEditable(src *project.Entry) string {
-	if src != nil && src.Type == "compaction" {
+	if src != nil && src.Type() == "compaction" {
 		return "a compaction's summary or retainedTail message: a context_edit cannot change it"
 	}
 	return "not a message a context_edit can change (pi edits user, assistant, toolResult and custom messages)"

@@ -23,7 +23,7 @@ type Plan struct {
 func (b *builder) finish(leaf *project.Entry) *Plan {
 	p := &Plan{Added: b.added, Lines: b.out.Bytes()}
 	if leaf != nil {
-		p.Leaf = leaf.ID
+		p.Leaf = leaf.ID()
 	}
 	if len(b.added) > 0 {
 		p.NewLeaf = b.parent
@@ -57,12 +57,12 @@ func Unstick(s *project.Session, leaf *project.Entry, now time.Time) (*Plan, err
 	var order []int
 	for _, u := range ctx.Unpaired {
 		src := ctx.Sources[u.MessageIndex]
-		if src == nil || src.Type != "message" {
+		if src == nil || src.Type() != "message" {
 			return nil, unfixable(u, "it is inside a compaction's retainedTail, which a context_edit cannot change message by message")
 		}
 		switch u.Kind {
 		case project.ResultWithoutCall:
-			b.contextEdit(Added{TargetID: src.ID, ToolCallID: u.ToolCallID, ToolName: u.ToolName,
+			b.contextEdit(Added{TargetID: src.ID(), ToolCallID: u.ToolCallID, ToolName: u.ToolName,
 				Why: "the result's call is not before it in the context (summarised away by a compaction, or answered already): dropped"}, nil)
 		case project.CallWithoutResult:
 			if _, seen := calls[u.MessageIndex]; !seen {
@@ -80,7 +80,7 @@ func Unstick(s *project.Session, leaf *project.Entry, now time.Time) (*Plan, err
 		for _, u := range calls[i] {
 			ids, names = append(ids, u.ToolCallID), append(names, u.ToolName)
 		}
-		b.contextEdit(Added{TargetID: ctx.Sources[i].ID, ToolCallID: strings.Join(ids, ","), ToolName: strings.Join(names, ","),
+		b.contextEdit(Added{TargetID: ctx.Sources[i].ID(), ToolCallID: strings.Join(ids, ","), ToolName: strings.Join(names, ","),
 			Why: "no result before the next message: the toolCall block becomes a text block"}, content)
 	}
 	for _, u := range ctx.Unanswered() {

@@ -63,7 +63,7 @@ func contexts(t *testing.T, data []byte) map[string]string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out[leaf.ID] = string(b)
+		out[leaf.ID()] = string(b)
 	}
 	return out
 }

@@ -428,8 +428,8 @@ func compareFile(t *testing.T, cf corpusFile, pi *piFile, st *conformanceStats) 
 		}
 		leaf := s.Entries[pc.LeafIndex]
 		name := fmt.Sprintf("pi %s: leaf #%d (line %d)", pc.Pi, pc.LeafIndex, leaf.Line)
-		if s.Header.Version >= 2 && leaf.ID != "" && !jsonEqual(jsonString(leaf.ID), pc.LeafID) {
-			t.Errorf("%s: id %q, pi %s", name, leaf.ID, pc.LeafID)
+		if s.Header.Version >= 2 && leaf.ID() != "" && !jsonEqual(jsonString(leaf.ID()), pc.LeafID) {
+			t.Errorf("%s: id %q, pi %s", name, leaf.ID(), pc.LeafID)
 		}
 		ctx, ok := contexts[pc.LeafIndex]
 		if !ok {
@@ -481,7 +481,7 @@ func compareFile(t *testing.T, cf corpusFile, pi *piFile, st *conformanceStats) 
 // compaction with a retainedTail (the spec's newer checkpoint, which pi
 // 1.6.0 does not know; the unit tests check it against the spec).
 func unknownTo16(c *Context) string {
-	if len(c.Entries) > 0 && c.Entries[0].Type == "compaction" && entryRetainsTail(c.Entries[0]) {
+	if len(c.Entries) > 0 && c.Entries[0].Type() == "compaction" && entryRetainsTail(c.Entries[0]) {
 		return "retainedTail (unknown to pi 1.6.0)"
 	}
 	return ""
@@ -495,7 +495,7 @@ func changedSince073(s *Session, c *Context) string {
 		return reason
 	}
 	ci := -1 // the leading compaction's position on the path
-	if len(c.Entries) > 0 && c.Entries[0].Type == "compaction" {
+	if len(c.Entries) > 0 && c.Entries[0].Type() == "compaction" {
 		for i, e := range c.Path {
 			if e == c.Entries[0] {
 				ci = i
@@ -504,7 +504,7 @@ func changedSince073(s *Session, c *Context) string {
 	}
 	for i, e := range c.Path {
 		switch {
-		case e.Type == "context_edit":
+		case e.Type() == "context_edit":
 			return "context_edit (unknown to pi 0.73.1)"
 		case i == ci && jsTruthy(fieldOf(e, "systemMessage")):
 			return "compaction systemMessage (unknown to pi 0.73.1)"
@@ -520,7 +520,7 @@ func changedSince073(s *Session, c *Context) string {
 // hasNullContent reports whether pi 1.6.0 normalises the content of the
 // entry's message.
 func hasNullContent(e *Entry) bool {
-	switch e.Type {
+	switch e.Type() {
 	case "custom_message":
 		content := fieldOf(e, "content")
 		return len(content) == 0 || isNull(content)
@@ -581,7 +581,7 @@ func compareContext(t *testing.T, name string, ctx *Context, pc piContext) bool 
 	}
 	for i := range min(len(ctx.Messages), len(pc.Messages)) {
 		if !jsonEqual(ctx.Messages[i], pc.Messages[i]) {
-			differ("message %d (entry %s) differs:\n ours %s\n pi   %s", i, ctx.Sources[i].ID, excerptJSON(ctx.Messages[i]), excerptJSON(pc.Messages[i]))
+			differ("message %d (entry %s) differs:\n ours %s\n pi   %s", i, ctx.Sources[i].ID(), excerptJSON(ctx.Messages[i]), excerptJSON(pc.Messages[i]))
 			break
 		}
 	}
@@ -774,7 +774,7 @@ func compareTree(t *testing.T, name string, s *Session, pi *piTree) {
 		if l := pi.Labels[i]; l != nil {
 			want = *l
 		}
-		label, has := s.Label(s.Entries[i].ID)
+		label, has := s.Label(s.Entries[i].ID())
 		if label != want || has != (pi.Labels[i] != nil) {
 			t.Errorf("pi %s: label of #%d: %q, pi %v", name, i, label, pi.Labels[i])
 		}

@@ -47,13 +47,13 @@ func (s *Session) settingsOf(path []*Entry) (Settings, error) {
 	for i := len(path) - 1; i >= 0 && !(thinking && model); i-- {
 		e := path[i]
 		switch {
-		case e.Type == "thinking_level_change" && !thinking:
+		case e.Type() == "thinking_level_change" && !thinking:
 			r, err := s.Read(e)
 			if err != nil {
 				return st, err
 			}
 			st.ThinkingLevel, thinking = r.Raw("thinkingLevel"), true
-		case e.Type == "model_change" && !model:
+		case e.Type() == "model_change" && !model:
 			r, err := s.Read(e)
 			if err != nil {
 				return st, err
@@ -104,7 +104,7 @@ type Context struct {
 func (c *Context) EntryIDs() []string {
 	ids := make([]string, len(c.Sources))
 	for i, e := range c.Sources {
-		ids[i] = e.ID
+		ids[i] = e.ID()
 	}
 	return ids
 }
@@ -134,7 +134,7 @@ func (s *Session) Context(leaf *Entry) (*Context, error) {
 	}
 	rd := s.Records()
 	for i, e := range c.Entries {
-		if i > 0 && e.Type == "compaction" {
+		if i > 0 && e.Type() == "compaction" {
 			continue // an older compaction inside the kept range yields nothing
 		}
 		r, err := rd.Read(e)
@@ -163,7 +163,7 @@ func (s *Session) Context(leaf *Entry) (*Context, error) {
 func (s *Session) contextEntries(path []*Entry) ([]*Entry, error) {
 	ci := -1
 	for i, e := range path {
-		if e.Type == "compaction" {
+		if e.Type() == "compaction" {
 			ci = i
 		}
 	}
@@ -179,7 +179,7 @@ func (s *Session) contextEntries(path []*Entry) ([]*Entry, error) {
 		firstKept := c.Str("firstKeptEntryId")
 		kept := false
 		for _, e := range path[:ci] {
-			kept = kept || (firstKept != "" && e.ID == firstKept)
+			kept = kept || (firstKept != "" && e.ID() == firstKept)
 			if kept && e.Role() != "system" {
 				out = append(out, e)
 			}
@@ -199,7 +199,7 @@ func hasRetainedTail(r *Record) bool {
 // (when truthy), its summary and then its retainedTail messages; the caller
 // asks only the leading compaction.
 func entryMessages(r *Record) []json.RawMessage {
-	switch r.Entry.Type {
+	switch r.Entry.Type() {
 	case "message":
 		m := r.Raw("message")
 		if m == nil {
@@ -291,7 +291,7 @@ type editIndex map[string]*Record
 func (s *Session) latestEdits(entries []*Entry) (editIndex, error) {
 	edits := editIndex{}
 	for _, e := range entries {
-		if e.Type != "context_edit" {
+		if e.Type() != "context_edit" {
 			continue
 		}
 		r, err := s.Read(e)

@@ -12,29 +12,61 @@ import (
 // Entry is one record after the header, as the index keeps it: where it
 // lies in the file and the few fields the tree, the path and the projection
 // look at without reading the record again. The rest is read back through
-// a Record when it is needed.
+// a Record when it is needed. An entry holds one pointer, to its session:
+// its strings lie in the session's strStore, which holds none, so the
+// collector has little to scan however many entries a session has.
 type Entry struct {
-	Index     int    // position among the session's entries, in file order
-	Line      int    // 1-based physical line the entry came from
-	Object    int    // which object of a line of concatenated objects (0 otherwise)
-	ID        string // "" when the entry has no string id
-	ParentID  string // "" for a root: parentId null, absent, empty or not a string
-	Type      string // "" when type is not a string
-	Timestamp string // the entry's ISO timestamp ("" when absent)
+	Index  int // position among the session's entries, in file order
+	Line   int // 1-based physical line the entry came from
+	Object int // which object of a line of concatenated objects (0 otherwise)
 
+	s      *Session
 	offset int64   // where the object starts in the file
 	millis float64 // new Date(timestamp).getTime(), when timeOK
-	s      *Session
-	parent int32 // index of the parent entry, -1 for a root
-	size   int32 // bytes of the object in the file
-	role   uint8 // a message entry's role (after migration): 1 + its index in messageRoles, 0 for none or another
+	strs   strRef  // id, parentId, timestamp and description in s.strs
+	parent int32   // index of the parent entry, -1 for a root
+	size   int32   // bytes of the object in the file
+	typ    uint8   // 1 + the type's index in entryTypes, 0 for none or another (s.otherTypes)
+	role   uint8   // a message entry's role (after migration): 1 + its index in messageRoles, 0 for none or another
 	timeOK bool
+}
+
+// The strings of an entry, in the order strStore.add takes them.
+const (
+	strID = iota
+	strParentID
+	strTimestamp
+	strDescription
+)
+
+// ID returns the entry's id, "" when it has no string id.
+func (e *Entry) ID() string { return e.s.strs.get(e.strs, strID) }
+
+// ParentID returns the entry's parentId, "" for a root (parentId null,
+// absent, empty or not a string).
+func (e *Entry) ParentID() string { return e.s.strs.get(e.strs, strParentID) }
+
+// Timestamp returns the entry's ISO timestamp, "" when absent.
+func (e *Entry) Timestamp() string { return e.s.strs.get(e.strs, strTimestamp) }
+
+// Type returns the entry's type, "" when it is not a string.
+func (e *Entry) Type() string {
+	if e.typ > 0 {
+		return entryTypes[e.typ-1]
+	}
+	if e.s == nil { // the index workers' entry (scanWorker.description)
+		return ""
+	}
+	return e.s.otherTypes[e.Index]
 }
 
 // Role returns the message role of a message entry, or "".
 func (e *Entry) Role() string {
 	if e.role > 0 {
 		return messageRoles[e.role-1]
+	}
+	if e.s == nil {
+		return ""
 	}
 	return e.s.otherRoles[e.Index]
 }
@@ -65,7 +97,7 @@ func (e *Entry) StringField(name string) string {
 // Message returns the AgentMessage of a message entry (role hookMessage
 // already renamed to custom in version-1/2 files), or nil.
 func (e *Entry) Message() json.RawMessage {
-	if e.Type != "message" {
+	if e.Type() != "message" {
 		return nil
 	}
 	v, _ := e.Field("message")

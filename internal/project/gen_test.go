@@ -480,19 +480,19 @@ func genFeatures(t *testing.T) map[string]int {
 		}
 		edits := map[string]int{}
 		for _, e := range s.Entries {
-			got["type "+e.Type]++
-			if e.Type == "message" {
+			got["type "+e.Type()]++
+			if e.Type() == "message" {
 				got["role "+e.Role()]++
 			}
 			if hasNullContent(e) {
-				got["null content in "+e.Type+" "+e.Role()]++
+				got["null content in "+e.Type()+" "+e.Role()]++
 			}
-			switch e.Type {
+			switch e.Type() {
 			case "compaction":
 				if _, ok := e.Field("systemMessage"); ok {
 					got["compaction with systemMessage"]++
 				}
-				if e.StringField("firstKeptEntryId") == e.ID {
+				if e.StringField("firstKeptEntryId") == e.ID() {
 					got["compaction keeping nothing"]++
 				}
 			case "context_edit":
@@ -534,30 +534,30 @@ func genFeatures(t *testing.T) map[string]int {
 				onPath[e] = true
 			}
 			for _, e := range s.Entries {
-				if e.Type == "context_edit" && !onPath[e] {
+				if e.Type() == "context_edit" && !onPath[e] {
 					got["edit off the leaf's path"]++
 				}
 			}
 			inContext := map[string]bool{}
 			for _, e := range c.Entries {
-				inContext[e.ID] = true
+				inContext[e.ID()] = true
 			}
 			for i, e := range c.Entries {
 				switch {
-				case e.Type == "context_edit" && !inContext[e.StringField("targetId")]:
+				case e.Type() == "context_edit" && !inContext[e.StringField("targetId")]:
 					got["edit of an entry not in the context"]++
-				case i > 0 && e.Type == "compaction":
+				case i > 0 && e.Type() == "compaction":
 					got["older compaction in the kept range"]++
 				}
 			}
-			if len(c.Entries) > 0 && c.Entries[0].Type == "compaction" {
+			if len(c.Entries) > 0 && c.Entries[0].Type() == "compaction" {
 				firstKept := c.Entries[0].StringField("firstKeptEntryId")
 				kept := false
 				for _, e := range c.Path {
 					if e == c.Entries[0] {
 						break
 					}
-					kept = kept || e.ID == firstKept
+					kept = kept || e.ID() == firstKept
 					if kept && e.Role() == "system" {
 						got["system message in a kept range"]++
 					}

@@ -26,7 +26,7 @@ func (t *idTable) put(entries []*Entry, i int) {
 	if 2*(t.n+1) > len(t.slots) {
 		t.grow(entries[:i])
 	}
-	id := entries[i].ID
+	id := entries[i].ID()
 	k, tag := t.slot(id)
 	for ; ; k = (k + 1) & (len(t.slots) - 1) {
 		switch s := t.slots[k]; {
@@ -34,7 +34,7 @@ func (t *idTable) put(entries []*Entry, i int) {
 			t.slots[k], t.tags[k] = int32(i+1), tag
 			t.n++
 			return
-		case t.tags[k] == tag && entries[s-1].ID == id:
+		case t.tags[k] == tag && entries[s-1].ID() == id:
 			t.slots[k] = int32(i + 1)
 			return
 		}
@@ -48,7 +48,7 @@ func (t *idTable) get(entries []*Entry, id string) int {
 		switch s := t.slots[k]; {
 		case s == 0:
 			return -1
-		case t.tags[k] == tag && entries[s-1].ID == id:
+		case t.tags[k] == tag && entries[s-1].ID() == id:
 			return int(s - 1)
 		}
 	}
@@ -67,7 +67,7 @@ func (t *idTable) grow(entries []*Entry) {
 	n := 2 * len(t.slots)
 	t.slots, t.tags, t.n = make([]int32, n), make([]uint8, n), 0
 	for i, e := range entries {
-		if e.ID != "" {
+		if e.ID() != "" {
 			t.put(entries, i)
 		}
 	}

@@ -21,6 +21,7 @@ func TestIDTable(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tab := newIDTable()
+			s := &Session{}
 			var entries []*Entry
 			want := map[string]int{}
 			for i := range tt.entries {
@@ -31,7 +32,7 @@ func TestIDTable(t *testing.T) {
 				if i%11 == 5 {
 					id = "" // an entry without an id is never put
 				}
-				entries = append(entries, &Entry{Index: i, ID: id})
+				entries = append(entries, &Entry{Index: i, s: s, strs: s.strs.add(id, "", "", "")})
 				if id != "" {
 					tab.put(entries, i)
 					want[id] = i

@@ -15,10 +15,15 @@ var (
 // internType returns the constant for a known entry type, else a copy.
 func internType(s string) string { return intern(entryTypes, s) }
 
+// typeCode returns 1 + the index of a known entry type, else 0.
+func typeCode(typ string) uint8 { return code(entryTypes, typ) }
+
 // roleCode returns 1 + the index of a known message role, else 0.
-func roleCode(role string) uint8 {
-	for i, k := range messageRoles {
-		if role == k {
+func roleCode(role string) uint8 { return code(messageRoles, role) }
+
+func code(known []string, s string) uint8 {
+	for i, k := range known {
+		if s == k {
 			return uint8(i + 1)
 		}
 	}

@@ -70,9 +70,11 @@ type Session struct {
 	Dialect   parse.Dialect
 	TitleSlot []byte
 
+	strs       strStore          // the entries' strings
 	byID       *idTable          // id -> index of the last entry with that id (pi's byId)
 	labels     map[string]string // resolved label per target id
 	otherRoles map[int]string    // the roles of message entries that are not in messageRoles
+	otherTypes map[int]string    // the types of entries that are not in entryTypes
 	firstKept  map[int][]byte    // version 1: a compaction's firstKeptEntryId, as pi migrates it
 	src        io.ReaderAt
 	name       string
@@ -82,11 +84,24 @@ type Session struct {
 // Open indexes the session file at path in one streaming pass and keeps
 // the file open to read records back; Close closes it.
 func Open(path string, limits parse.Limits) (*Session, error) {
+	return OpenDescribed(path, limits, nil)
+}
+
+// A Describer makes the few bytes a view keeps of an entry (render's one
+// description of it) from its record. OpenDescribed's index workers call
+// it while they hold each record, so that a view need not read the record
+// back (Session.Description). It may be called on several goroutines at
+// once; what it returns is copied, and the record is not its to keep.
+type Describer func(*Record) []byte
+
+// OpenDescribed is Open with every entry of a version-3 file described on
+// the index workers by describe (nil: none).
+func OpenDescribed(path string, limits parse.Limits, describe Describer) (*Session, error) {
 	f, err := parse.OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
-	s, err := index(f, f, path, limits)
+	s, err := index(f, f, path, limits, describe)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -121,7 +136,7 @@ func LoadFile(path string, limits parse.Limits) (*Session, error) {
 // (including parse.ErrFileTooLarge) and *HeaderError.
 func Load(r io.Reader, limits parse.Limits) (*Session, error) {
 	var data bytes.Buffer
-	s, err := index(io.TeeReader(r, &data), nil, "", limits)
+	s, err := index(io.TeeReader(r, &data), nil, "", limits, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -133,9 +148,9 @@ func Load(r io.Reader, limits parse.Limits) (*Session, error) {
 // goroutines, a batch of lines at a time), the first must be the header,
 // and each entry after it leaves its place and its few fields in the
 // index. src is where records are read back from later.
-func index(r io.Reader, src io.ReaderAt, name string, limits parse.Limits) (*Session, error) {
-	ix := &indexer{s: &Session{src: src, name: name, byID: newIDTable(), labels: map[string]string{}}}
-	if err := scan(r, limits, ix.settle); err != nil {
+func index(r io.Reader, src io.ReaderAt, name string, limits parse.Limits, describe Describer) (*Session, error) {
+	ix := &indexer{s: &Session{src: src, name: name, byID: newIDTable(), labels: map[string]string{}, otherTypes: map[int]string{}}}
+	if err := scan(r, limits, describe, ix.settle); err != nil {
 		return nil, err
 	}
 	return ix.finish()
@@ -176,25 +191,28 @@ func (ix *indexer) settle(f *facts) error {
 		return nil
 	}
 	e := ix.newEntry()
-	*e = Entry{Index: len(ix.s.Entries), Line: f.line, Object: f.object, Type: f.typ, Timestamp: f.timestamp,
-		offset: f.offset, size: f.size, parent: -1, s: ix.s, millis: f.millis, timeOK: f.timeOK}
+	*e = Entry{Index: len(ix.s.Entries), Line: f.line, Object: f.object, offset: f.offset, size: f.size, parent: -1,
+		s: ix.s, millis: f.millis, timeOK: f.timeOK, typ: typeCode(f.typ)}
+	if e.typ == 0 && f.typ != "" {
+		ix.s.otherTypes[e.Index] = string([]byte(f.typ))
+	}
 	ix.s.Entries = append(ix.s.Entries, e)
+	id, parentID, desc := f.id, f.parentID, f.desc
 	if v1 {
 		ix.records[len(ix.records)-1] = e.Index
-		ix.migrateV1(e, f)
-	} else {
-		e.ID, e.ParentID = f.id, f.parentID
-		if p := ix.s.byID.get(ix.s.Entries, e.ParentID); p >= 0 {
-			e.ParentID = ix.s.Entries[p].ID // one copy of each id
-		}
+		id, parentID = ix.migrateV1(e, f)
 	}
-	if e.ID != "" {
+	if ix.s.Header.Version != CurrentVersion {
+		desc = "" // a record of an older version is described as pi migrates it: read back
+	}
+	e.strs = ix.s.strs.add(id, parentID, f.timestamp, desc)
+	if id != "" {
 		ix.s.byID.put(ix.s.Entries, e.Index)
 	}
-	if e.Type == "message" {
+	if f.typ == "message" {
 		ix.role(e, f.role)
 	}
-	if e.Type == "label" && f.hasTarget {
+	if f.typ == "label" && f.hasTarget {
 		if f.label != "" {
 			ix.s.labels[f.target] = f.label
 		} else {
@@ -266,15 +284,16 @@ func headerVersion(t *parse.Tape) (int, error) {
 
 // migrateV1 gives a version-1 entry a deterministic id, links it to the
 // previous entry and turns a compaction's firstKeptEntryIndex into
-// firstKeptEntryId, as pi's migrateV1ToV2 does.
-func (ix *indexer) migrateV1(e *Entry, f *facts) {
-	e.ID = ix.ids.For(e.Line)
+// firstKeptEntryId, as pi's migrateV1ToV2 does. It returns the id and the
+// parent id.
+func (ix *indexer) migrateV1(e *Entry, f *facts) (id, parentID string) {
+	id = ix.ids.For(e.Line)
 	if e.Index > 0 {
-		e.ParentID = ix.s.Entries[e.Index-1].ID
+		parentID = ix.s.Entries[e.Index-1].ID()
 	}
 	index := f.keptIndex
-	if e.Type != "compaction" || !f.hasKeptIndex || index != float64(int(index)) {
-		return
+	if f.typ != "compaction" || !f.hasKeptIndex || index != float64(int(index)) {
+		return id, parentID
 	}
 	// pi looks the index up while it is still assigning ids: an entry at or
 	// before the compaction has one, a later entry does not yet.
@@ -282,8 +301,13 @@ func (ix *indexer) migrateV1(e *Entry, f *facts) {
 		if ix.s.firstKept == nil {
 			ix.s.firstKept = map[int][]byte{}
 		}
-		ix.s.firstKept[e.Index] = jsonString(ix.s.Entries[ix.records[i]].ID)
+		kept := id // the compaction itself: its strings are not stored yet
+		if k := ix.records[i]; k != e.Index {
+			kept = ix.s.Entries[k].ID()
+		}
+		ix.s.firstKept[e.Index] = jsonString(kept)
 	}
+	return id, parentID
 }
 
 // finish resolves the parents once every entry is known.
@@ -293,12 +317,16 @@ func (ix *indexer) finish() (*Session, error) {
 	}
 	s := ix.s
 	for _, e := range s.Entries {
-		if p := s.byID.get(s.Entries, e.ParentID); p >= 0 && e.ParentID != "" {
+		if p := s.byID.get(s.Entries, e.ParentID()); p >= 0 && e.ParentID() != "" {
 			e.parent = int32(p)
 		}
 	}
 	return s, nil
 }
+
+// Description returns what the Describer of OpenDescribed made of entry
+// e, or "" when it was not described (then read it back).
+func (s *Session) Description(e *Entry) string { return s.strs.get(e.strs, strDescription) }
 
 // Read reads entry e back from the file onto a new Record, migrated as pi
 // migrates it in memory. To read many entries, a RecordReader is faster.
@@ -391,13 +419,13 @@ func (s *Session) migrate(r *Record) {
 		_ = t.Build(raw) // setMember wrote a valid object
 	}
 	if s.Header.Version == 1 {
-		edit("id", jsonString(e.ID))
+		edit("id", jsonString(e.ID()))
 		parent := []byte("null")
-		if e.ParentID != "" {
-			parent = jsonString(e.ParentID)
+		if e.ParentID() != "" {
+			parent = jsonString(e.ParentID())
 		}
 		edit("parentId", parent)
-		if e.Type == "compaction" && t.Get(0, "firstKeptEntryIndex") >= 0 {
+		if e.Type() == "compaction" && t.Get(0, "firstKeptEntryIndex") >= 0 {
 			raw = deleteMember(t, 0, "firstKeptEntryIndex")
 			_ = t.Build(raw)
 			if id, ok := s.firstKept[e.Index]; ok {
@@ -406,7 +434,7 @@ func (s *Session) migrate(r *Record) {
 		}
 	}
 	msg := t.Get(0, "message")
-	if e.Type == "message" && t.Kind(msg) == parse.KindObject && t.StrOf(msg, "role") == "hookMessage" {
+	if e.Type() == "message" && t.Kind(msg) == parse.KindObject && t.StrOf(msg, "role") == "hookMessage" {
 		var mt parse.Tape
 		_ = mt.Build(t.Raw(msg))
 		edit("message", setMember(&mt, 0, "role", []byte(`"custom"`)))
@@ -435,6 +463,9 @@ func (a *arena) copy(s string) string {
 	b := a.block[start:len(a.block):len(a.block)]
 	return unsafeString(b)
 }
+
+// copyBytes is copy for bytes.
+func (a *arena) copyBytes(b []byte) string { return a.copy(unsafeString(b)) }
 
 // str copies string node n of t into the arena ("" when it is not one).
 func (a *arena) str(t *parse.Tape, n int) string {

@@ -73,8 +73,8 @@ func (s *Session) ompPath(leaf *Entry) []*Entry {
 	}
 	var up []*Entry
 	seen := map[string]bool{}
-	for e := leaf; e != nil && !seen[e.ID]; e = s.Parent(e) {
-		seen[e.ID] = true
+	for e := leaf; e != nil && !seen[e.ID()]; e = s.Parent(e) {
+		seen[e.ID()] = true
 		up = append(up, e)
 	}
 	for l, r := 0, len(up)-1; l < r; l, r = l+1, r-1 {
@@ -96,14 +96,14 @@ func (s *Session) ompSettings(path []*Entry) (Settings, error) {
 	explicit, lastThinking, lastAssistant := false, -1, -1
 	for i, e := range path {
 		switch {
-		case e.Type == "thinking_level_change":
+		case e.Type() == "thinking_level_change":
 			lastThinking = i
 		case e.Role() == "assistant":
 			lastAssistant = i
 			if _, ok := first["default"]; !ok && !explicit {
 				first["default"] = i
 			}
-		case e.Type == "model_change":
+		case e.Type() == "model_change":
 			r, err := s.Read(e)
 			if err != nil {
 				return st, err
@@ -211,7 +211,7 @@ func (s *Session) ompContext(leaf *Entry) (*Context, error) {
 	}
 	compaction, reset := -1, -1
 	for i, e := range path {
-		switch e.Type {
+		switch e.Type() {
 		case "compaction":
 			compaction = i
 		case "reset_boundary":
@@ -266,7 +266,7 @@ func (b *ompBuilder) appendAll(entries []*Entry) error {
 // context, if any.
 func (b *ompBuilder) append(e *Entry) error {
 	b.entries = append(b.entries, e)
-	switch e.Type {
+	switch e.Type() {
 	case "message", "custom_message", "branch_summary":
 	default:
 		return nil
@@ -275,7 +275,7 @@ func (b *ompBuilder) append(e *Entry) error {
 	if err != nil {
 		return err
 	}
-	switch e.Type {
+	switch e.Type() {
 	case "message":
 		m := r.Raw("message")
 		if !isObject(m) {
@@ -337,7 +337,7 @@ func indexOfID(entries []*Entry, id string, present bool) int {
 		return -1
 	}
 	for i, e := range entries {
-		if e.ID == id {
+		if e.ID() == id {
 			return i
 		}
 	}

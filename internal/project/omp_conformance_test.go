@@ -137,7 +137,7 @@ func compareOmpFile(t *testing.T, path string, omp *ompFile) (pairs, differing i
 	}
 	var ours, theirs []string
 	for _, e := range s.Leaves() {
-		ours = append(ours, e.ID)
+		ours = append(ours, e.ID())
 	}
 	for _, l := range omp.Leaves {
 		theirs = append(theirs, l.Leaf)

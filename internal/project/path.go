@@ -90,7 +90,7 @@ func (s *Session) cycleError(leaf *Entry) error {
 		i = int(s.Entries[i].parent)
 	}
 	e := s.Entries[i]
-	return &CycleError{Leaf: leaf.ID, ID: e.ID, Line: e.Line}
+	return &CycleError{Leaf: leaf.ID(), ID: e.ID(), Line: e.Line}
 }
 
 // Leaves returns the entries that no entry names as its parent, in file

@@ -16,7 +16,7 @@ import (
 func ids(entries []*Entry) []string {
 	out := []string{}
 	for _, e := range entries {
-		out = append(out, e.ID)
+		out = append(out, e.ID())
 	}
 	return out
 }
@@ -95,7 +95,7 @@ func TestLeaf(t *testing.T) {
 			}
 			got := ""
 			if e != nil {
-				got = e.ID
+				got = e.ID()
 			}
 			if got != tt.want {
 				t.Errorf("leaf %q, want %q", got, tt.want)
@@ -150,8 +150,8 @@ func treeString(s *Session, tr *Tree) string {
 				b.WriteByte(' ')
 			}
 			e := s.Entries[n]
-			b.WriteString(e.ID)
-			if l, ok := s.Label(e.ID); ok && e.ID != "" {
+			b.WriteString(e.ID())
+			if l, ok := s.Label(e.ID()); ok && e.ID() != "" {
 				fmt.Fprintf(&b, "{%s}", l)
 			}
 			if kids := tr.Children(int(n)); len(kids) > 0 {
@@ -367,17 +367,17 @@ func TestV1Migration(t *testing.T) {
 	lines := []int{2, 4, 5, 7, 8, 9, 10} // blank lines 3 and 6 hold no entry
 	prev := ""
 	for i, e := range s.Entries {
-		if want := gen.For(lines[i]); e.ID != want || e.Line != lines[i] || e.ParentID != prev {
-			t.Errorf("entry %d: id %s line %d parent %q, want %s %d %q", i, e.ID, e.Line, e.ParentID, want, lines[i], prev)
+		if want := gen.For(lines[i]); e.ID() != want || e.Line != lines[i] || e.ParentID() != prev {
+			t.Errorf("entry %d: id %s line %d parent %q, want %s %d %q", i, e.ID(), e.Line, e.ParentID(), want, lines[i], prev)
 		}
-		prev = e.ID
+		prev = e.ID()
 	}
 	k := s.Entries[5]
 	if _, ok := k.Field("firstKeptEntryIndex"); ok {
 		t.Error("firstKeptEntryIndex kept")
 	}
-	if got := k.StringField("firstKeptEntryId"); got != s.Entries[2].ID { // record 3 = line 5
-		t.Errorf("firstKeptEntryId %s, want %s", got, s.Entries[2].ID)
+	if got := k.StringField("firstKeptEntryId"); got != s.Entries[2].ID() { // record 3 = line 5
+		t.Errorf("firstKeptEntryId %s, want %s", got, s.Entries[2].ID())
 	}
 	if s.Entries[4].Role() != "custom" {
 		t.Errorf("hookMessage not renamed: %s", s.Entries[4].Message())
@@ -398,8 +398,8 @@ func TestConcatenatedLine(t *testing.T) {
 		t.Fatalf("want both objects of line 2, got %d entries", len(s.Entries))
 	}
 	a, b := s.Entries[0], s.Entries[1]
-	if a.ID == b.ID || b.ParentID != a.ID || b.StringField("firstKeptEntryId") != a.ID {
-		t.Errorf("ids %s %s, parent %s, firstKept %s", a.ID, b.ID, b.ParentID, b.StringField("firstKeptEntryId"))
+	if a.ID() == b.ID() || b.ParentID() != a.ID() || b.StringField("firstKeptEntryId") != a.ID() {
+		t.Errorf("ids %s %s, parent %s, firstKept %s", a.ID(), b.ID(), b.ParentID(), b.StringField("firstKeptEntryId"))
 	}
 }
 
@@ -505,7 +505,7 @@ func TestDeepChain(t *testing.T) {
 	}
 	leaf := s.DefaultLeaf()
 	path, err := s.Path(leaf)
-	if err != nil || len(path) != n || path[0].ID != "e0" {
+	if err != nil || len(path) != n || path[0].ID() != "e0" {
 		t.Fatalf("path of %d entries, err %v", len(path), err)
 	}
 	c, err := s.Context(leaf)

@@ -81,7 +81,7 @@ func TestRealConcatenatedLines(t *testing.T) {
 				onLine = append(onLine, e)
 			}
 		}
-		if len(s.Entries) != tt.entries || len(onLine) != 2 || onLine[1].ParentID != onLine[0].ID {
+		if len(s.Entries) != tt.entries || len(onLine) != 2 || onLine[1].ParentID() != onLine[0].ID() {
 			t.Errorf("%s: %d entries, %d on line %d", tt.file, len(s.Entries), len(onLine), tt.line)
 		}
 	}

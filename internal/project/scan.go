@@ -27,6 +27,7 @@ type facts struct {
 	keptIndex                          float64 // a compaction's firstKeptEntryIndex (version 1)
 	hasKeptIndex                       bool
 	header                             []byte // the first object of a batch, copied: it may be the file's header
+	desc                               string // what the Describer made of the record ("" when none)
 }
 
 // Batches are cut at this many bytes or lines.
@@ -50,23 +51,28 @@ type scanBatch struct {
 	done  chan struct{}
 }
 
-// scanWorker is the state one goroutine reuses from batch to batch.
+// scanWorker is the state one goroutine reuses from batch to batch. The
+// record it lays each object on is handed to the Describer, with an entry
+// that holds just the type and role the index found.
 type scanWorker struct {
-	tape parse.Tape
-	cls  parse.Classifier
-	strs arena
+	rec      Record
+	entry    Entry
+	cls      parse.Classifier
+	strs     arena
+	describe Describer
 }
 
 // scan reads r and calls settle with the facts of every object, and of
-// every line without one, in file order.
-func scan(r interface{ Read([]byte) (int, error) }, limits parse.Limits, settle func(*facts) error) error {
+// every line without one, in file order. describe, when not nil, is
+// called on the workers for every record.
+func scan(r interface{ Read([]byte) (int, error) }, limits parse.Limits, describe Describer, settle func(*facts) error) error {
 	rd := parse.NewReader(r, limits)
 	rd.DeferClassify()
 	workers := min(runtime.GOMAXPROCS(0), 4)
 	p := &pipeline{settle: settle, work: make(chan *scanBatch, workers)}
 	for range workers {
 		p.wg.Add(1)
-		go p.worker()
+		go p.worker(describe)
 	}
 	defer p.stop()
 	b := p.batch()
@@ -115,9 +121,9 @@ func (p *pipeline) batch() *scanBatch {
 	return &scanBatch{arena: make([]byte, 0, 2*scanBatchBytes)}
 }
 
-func (p *pipeline) worker() {
+func (p *pipeline) worker(describe Describer) {
 	defer p.wg.Done()
-	var w scanWorker
+	w := scanWorker{describe: describe}
 	for b := range p.work {
 		w.batch(b)
 		close(b.done)
@@ -167,7 +173,7 @@ func (w *scanWorker) batch(b *scanBatch) {
 			b.out = append(b.out, titleSlotFacts(l, raw))
 			continue // the header is the next object: still the batch's first
 		}
-		if span, ok := w.tape.Line(raw); ok {
+		if span, ok := w.rec.Tape.Line(raw); ok {
 			b.out = append(b.out, w.facts(l, 0, span, first))
 			first = false
 			continue
@@ -178,7 +184,7 @@ func (w *scanWorker) batch(b *scanBatch) {
 			continue
 		}
 		for k, span := range v.Objects {
-			if w.tape.Build(raw[span[0]:span[1]]) != nil {
+			if w.rec.Tape.Build(raw[span[0]:span[1]]) != nil {
 				b.out = append(b.out, facts{line: l.num, skipped: true})
 				break
 			}
@@ -188,9 +194,9 @@ func (w *scanWorker) batch(b *scanBatch) {
 	}
 }
 
-// facts reads the object on w.tape, the k-th of line l at span.
+// facts reads the object on w's tape, the k-th of line l at span.
 func (w *scanWorker) facts(l scanLine, k int, span [2]int, first bool) facts {
-	t := &w.tape
+	t := &w.rec.Tape
 	f := facts{line: l.num, object: k, offset: l.offset + int64(span[0]), size: int32(span[1] - span[0])}
 	f.typ = internType(t.StrOf(0, "type"))
 	if first {
@@ -210,5 +216,22 @@ func (w *scanWorker) facts(l scanLine, k int, span [2]int, first bool) facts {
 	case "compaction":
 		f.keptIndex, f.hasKeptIndex = t.Float(t.Get(0, "firstKeptEntryIndex"))
 	}
+	if w.describe != nil && f.typ != "session" {
+		f.desc = w.description(f.typ, f.role)
+	}
 	return f
+}
+
+// description runs the Describer on the record on w's tape, as a record
+// read back from a version-3 file would be described (settle keeps it only
+// for one). An entry of a type or a message of a role the index does not
+// keep as a constant is left to be read back.
+func (w *scanWorker) description(typ, role string) string {
+	tc, rc := typeCode(typ), roleCode(role)
+	if (tc == 0 && typ != "") || (rc == 0 && role != "") {
+		return ""
+	}
+	w.entry = Entry{typ: tc, role: rc}
+	w.rec.Entry = &w.entry
+	return w.strs.copyBytes(w.describe(&w.rec))
 }

@@ -44,7 +44,7 @@ func turnsOf(msgs []json.RawMessage, sources []*Entry) []ToolTurn {
 			turns[i].Calls = toolCalls(t, t.Get(0, "content"))
 		}
 		if i < len(sources) && sources[i] != nil {
-			turns[i].EntryID, turns[i].Line = sources[i].ID, sources[i].Line
+			turns[i].EntryID, turns[i].Line = sources[i].ID(), sources[i].Line
 		}
 	}
 	return turns

@@ -27,7 +27,8 @@ func (c *Context) View() *ContextView {
 		Unpaired:        c.Unpaired,
 	}
 	if c.Leaf != nil {
-		v.Leaf = &c.Leaf.ID
+		id := c.Leaf.ID()
+		v.Leaf = &id
 	}
 	if v.Messages == nil {
 		v.Messages = []json.RawMessage{}

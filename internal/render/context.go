@@ -56,7 +56,7 @@ func (tw *textWriter) contextHeader(c *project.Context, msgs []messageView) {
 		tw.header(append(h, cell{text: ": no entries, empty context"}))
 		return
 	}
-	tw.line(append(h, cell{text: ": context at leaf "}, cell{text: shortID(c.Leaf.ID), paint: st.Accent})...)
+	tw.line(append(h, cell{text: ": context at leaf "}, cell{text: shortID(c.Leaf.ID()), paint: st.Accent})...)
 	field := func(name string, value ...cell) {
 		tw.line(append([]cell{{text: fmt.Sprintf("  %-9s ", name), paint: st.Dim}}, value...)...)
 	}
@@ -112,7 +112,7 @@ func tokenBasis(msgs []messageView) string {
 
 // cutNote describes the compaction cut, if the context starts with one.
 func cutNote(c *project.Context) string {
-	if len(c.Entries) == 0 || c.Entries[0].Type != "compaction" {
+	if len(c.Entries) == 0 || c.Entries[0].Type() != "compaction" {
 		return ""
 	}
 	comp := c.Entries[0]
@@ -123,7 +123,7 @@ func cutNote(c *project.Context) string {
 		}
 	}
 	left := len(c.Path) - len(c.Entries)
-	note := fmt.Sprintf("at compaction %s (line %d): %s dropped, ", shortID(comp.ID), comp.Line,
+	note := fmt.Sprintf("at compaction %s (line %d): %s dropped, ", shortID(comp.ID()), comp.Line,
 		Plural(left, "earlier entry", "earlier entries"))
 	switch kept := at - left; {
 	case isJSONArray(comp):
@@ -150,9 +150,9 @@ func editNote(c *project.Context) string {
 	edits := contextEdits(c)
 	replaced, omitted := 0, 0
 	for _, e := range c.Entries {
-		ed, ok := edits[e.ID]
+		ed, ok := edits[e.ID()]
 		switch {
-		case !ok || e.ID == "" || !editable(e):
+		case !ok || e.ID() == "" || !editable(e):
 		case ed.omit:
 			omitted++
 		default:
@@ -174,7 +174,7 @@ func editNote(c *project.Context) string {
 
 // editable reports whether a context_edit can change the entry's message.
 func editable(e *project.Entry) bool {
-	switch e.Type {
+	switch e.Type() {
 	case "custom_message":
 		return true
 	case "message":
@@ -204,7 +204,7 @@ func omissions(c *project.Context, edits map[string]edit) []omission {
 		for next < len(c.Sources) && pos[c.Sources[next]] < i {
 			next++
 		}
-		if ed, ok := edits[e.ID]; ok && ed.omit && e.ID != "" && editable(e) && (e.Type != "message" || e.Message() != nil) {
+		if ed, ok := edits[e.ID()]; ok && ed.omit && e.ID() != "" && editable(e) && (e.Type() != "message" || e.Message() != nil) {
 			out = append(out, omission{entry: e, kind: kindOf(e), by: ed.by, at: next})
 		}
 	}
@@ -231,7 +231,7 @@ type edit struct {
 func contextEdits(c *project.Context) map[string]edit {
 	edits := map[string]edit{}
 	for _, e := range c.Entries {
-		if e.Type != "context_edit" {
+		if e.Type() != "context_edit" {
 			continue
 		}
 		r, err := e.Record()
@@ -242,9 +242,9 @@ func contextEdits(c *project.Context) map[string]edit {
 		switch t := &r.Tape; {
 		case target == "" || repl < 0:
 		case t.Kind(repl) == parse.KindNull:
-			edits[target] = edit{by: e.ID, omit: true}
+			edits[target] = edit{by: e.ID(), omit: true}
 		case t.Get(repl, "content") >= 0:
-			edits[target] = edit{by: e.ID}
+			edits[target] = edit{by: e.ID()}
 		}
 	}
 	return edits
@@ -286,7 +286,7 @@ func (tw *textWriter) messageLines(c *project.Context, msgs []messageView) {
 		for len(omitted) > 0 && omitted[0].at <= upTo {
 			o := omitted[0]
 			omitted = omitted[1:]
-			tw.line(cell{text: strings.Repeat(" ", numW+2) + "✂ " + shortID(o.entry.ID) + " " + Safe(o.kind) +
+			tw.line(cell{text: strings.Repeat(" ", numW+2) + "✂ " + shortID(o.entry.ID()) + " " + Safe(o.kind) +
 				" omitted by context edit " + shortID(o.by), paint: st.Dim})
 		}
 	}
@@ -299,11 +299,11 @@ func (tw *textWriter) messageLines(c *project.Context, msgs []messageView) {
 		cells := []cell{
 			{text: lpad(strconv.Itoa(i), numW) + "  ", paint: st.Dim},
 			{text: pad(kinds[i], kindW), paint: m.kindPaint(st)}, {text: "  "},
-			{text: pad(shortID(src.ID), idColumns), paint: st.Accent}, {text: "  "},
+			{text: pad(shortID(src.ID()), idColumns), paint: st.Accent}, {text: "  "},
 			{text: lpad(Count(int64(m.chars)), charW) + "  " + lpad(Count(int64(m.tokens)), tokW), paint: st.Dim}, {text: "  "},
 			{text: Safe(m.line()), flex: true},
 		}
-		if ed, ok := edits[src.ID]; ok && src.ID != "" && !ed.omit && editable(src) {
+		if ed, ok := edits[src.ID()]; ok && src.ID() != "" && !ed.omit && editable(src) {
 			cells = append(cells, cell{text: "  ✎ edited by " + shortID(ed.by), paint: st.Label})
 		}
 		tw.line(cells...)
@@ -319,7 +319,7 @@ func (tw *textWriter) messageLines(c *project.Context, msgs []messageView) {
 // before it, or what came after it. Without a compaction, all are "".
 func sectionsOf(c *project.Context) []string {
 	out := make([]string, len(c.Sources))
-	if len(c.Entries) == 0 || c.Entries[0].Type != "compaction" {
+	if len(c.Entries) == 0 || c.Entries[0].Type() != "compaction" {
 		return out
 	}
 	comp := c.Entries[0]
@@ -338,11 +338,11 @@ func sectionsOf(c *project.Context) []string {
 		case src == comp && i == 0:
 			out[i] = "summary"
 		case src == comp:
-			out[i] = "retained tail of compaction " + shortID(comp.ID) + ": " + Plural(tail, "message", "messages")
+			out[i] = "retained tail of compaction " + shortID(comp.ID()) + ": " + Plural(tail, "message", "messages")
 		case pos[src] < pos[comp]:
-			out[i] = "kept from before compaction " + shortID(comp.ID)
+			out[i] = "kept from before compaction " + shortID(comp.ID())
 		default:
-			out[i] = "after compaction " + shortID(comp.ID)
+			out[i] = "after compaction " + shortID(comp.ID())
 		}
 	}
 	return out

@@ -80,7 +80,7 @@ func describe(r *project.Record, limit int) entryView {
 	t, e := &r.Tape, r.Entry
 	str := func(key string) string { return t.StrOf(0, key) }
 	words := func(s string) string { return wordsUpTo(s, limit) }
-	switch e.Type {
+	switch e.Type() {
 	case "message":
 		msg := r.Member("message")
 		if t.Kind(msg) != parse.KindObject {
@@ -131,13 +131,13 @@ func describe(r *project.Record, limit int) entryView {
 	if d, ok := describeOmp(r, limit); ok {
 		return d
 	}
-	return entryView{kind: e.Type}
+	return entryView{kind: e.Type()}
 }
 
 // entryKind is the kind the views show for an entry, from the index
 // alone: the role of a message, a short name for the other types.
 func entryKind(e *project.Entry) string {
-	switch e.Type {
+	switch e.Type() {
 	case "message":
 		switch role := e.Role(); role {
 		case "bashExecution":
@@ -162,10 +162,10 @@ func entryKind(e *project.Entry) string {
 	case "":
 		return "(no type)"
 	}
-	if kind, ok := ompKind(e.Type); ok {
+	if kind, ok := ompKind(e.Type()); ok {
 		return kind
 	}
-	return e.Type
+	return e.Type()
 }
 
 func describeCompaction(r *project.Record, limit int) entryView {

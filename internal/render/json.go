@@ -109,28 +109,28 @@ func (j *jsonWriter) end() error {
 // entryMembers writes the members every entry has in the tree and path
 // documents: id, type, parentId, timestamp, line, label, summary.
 func (j *jsonWriter) entryMembers(s *project.Session, rd *project.RecordReader, e *project.Entry, labelled bool) error {
-	r, err := rd.Read(e)
+	summary, err := summaryOf(s, rd, e)
 	if err != nil {
 		return err
 	}
 	j.key("id")
-	j.str(e.ID)
+	j.str(e.ID())
 	j.key("type")
-	j.str(e.Type)
+	j.str(e.Type())
 	j.key("parentId")
-	j.optStr(e.ParentID)
+	j.optStr(e.ParentID())
 	j.key("timestamp")
-	j.str(e.Timestamp)
+	j.str(e.Timestamp())
 	j.key("line")
 	j.int(e.Line)
 	j.key("label")
-	if l, ok := s.Label(e.ID); ok && labelled && e.ID != "" {
+	if l, ok := s.Label(e.ID()); ok && labelled && e.ID() != "" {
 		j.str(l)
 	} else {
 		j.raw([]byte("null"))
 	}
 	j.key("summary")
-	j.str(Summary(r))
+	j.str(summary)
 	return nil
 }
 
@@ -172,7 +172,7 @@ func (j *jsonWriter) leafID(leaf *project.Entry) {
 		j.raw([]byte("null"))
 		return
 	}
-	j.str(leaf.ID)
+	j.str(leaf.ID())
 }
 
 // TreeJSON writes `pisess tree --format json`:
@@ -328,7 +328,7 @@ func ContextJSON(w io.Writer, c *project.Context) error {
 	j.key("entryIds")
 	j.open('[')
 	for _, e := range c.Sources {
-		j.str(e.ID)
+		j.str(e.ID())
 	}
 	j.close(']')
 	j.key("estimatedTokens")

@@ -47,14 +47,14 @@ func ompModelChange(r *project.Record) (entryView, bool) {
 // describeOmp describes an entry of one of omp's own types; ok is false
 // for other types.
 func describeOmp(r *project.Record, limit int) (entryView, bool) {
-	kind, ok := ompKind(r.Entry.Type)
+	kind, ok := ompKind(r.Entry.Type())
 	if !ok {
 		return entryView{}, false
 	}
 	t := &r.Tape
 	str := func(key string) string { return t.StrOf(0, key) }
 	d := entryView{kind: kind}
-	switch r.Entry.Type {
+	switch r.Entry.Type() {
 	case "model_usage":
 		u := describeUsage(r)
 		d.detail, d.text = joinWords(str("purpose"), u.detail), u.text
@@ -116,6 +116,6 @@ func resetNote(c *project.Context) string {
 		return ""
 	}
 	left := len(c.Path) - len(c.Entries)
-	return "after /clear " + shortID(c.Reset.ID) + " (line " + strconv.Itoa(c.Reset.Line) + "): " +
+	return "after /clear " + shortID(c.Reset.ID()) + " (line " + strconv.Itoa(c.Reset.Line) + "): " +
 		Plural(left, "earlier entry", "earlier entries") + " left out"
 }

@@ -134,7 +134,7 @@ func (tr *treeRun) header(st stats) []cell {
 		if !tr.on(tr.leaf.Index) {
 			note = cell{text: " (no path: a parentId cycle above it)", paint: opt.Style.Warn}
 		}
-		cells = append(cells, cell{text: "; leaf "}, cell{text: shortID(tr.leaf.ID), paint: opt.Style.Accent}, note)
+		cells = append(cells, cell{text: "; leaf "}, cell{text: shortID(tr.leaf.ID()), paint: opt.Style.Accent}, note)
 	}
 	return cells
 }
@@ -258,12 +258,12 @@ func (tr *treeRun) layout() []treeItem {
 // branch summaries, model changes and the leaf.
 func (tr *treeRun) keep(i int) bool {
 	e := tr.s.Entries[i]
-	switch e.Type {
+	switch e.Type() {
 	case "compaction", "branch_summary", "model_change":
 		return true
 	}
-	_, labelled := tr.s.Label(e.ID)
-	return len(tr.t.Children(i)) != 1 || labelled || e == tr.leaf || e.ParentID == ""
+	_, labelled := tr.s.Label(e.ID())
+	return len(tr.t.Children(i)) != 1 || labelled || e == tr.leaf || e.ParentID() == ""
 }
 
 // run counts the entries from i down its single-child chain that the
@@ -324,7 +324,7 @@ func pushBranches(stack []treeItem, entries []int32, lvl int32) []treeItem {
 
 func (tr *treeRun) line(it treeItem) error {
 	e := tr.s.Entries[it.entry]
-	r, err := tr.records.Read(e)
+	d, err := viewOf(tr.s, tr.records, e, textLimit(tr.tw.opt))
 	if err != nil {
 		return err
 	}
@@ -347,10 +347,9 @@ func (tr *treeRun) line(it treeItem) error {
 	if onPath {
 		idPaint = st.Accent
 	}
-	d := describe(r, textLimit(tr.tw.opt))
-	cells = append(cells, cell{text: shortID(e.ID), paint: idPaint}, cell{text: " ", cols: 1},
+	cells = append(cells, cell{text: shortID(e.ID()), paint: idPaint}, cell{text: " ", cols: 1},
 		cell{text: Safe(d.kind), paint: d.paint(st)}, cell{text: Safe(d.rest()), flex: true})
-	if label, ok := tr.s.Label(e.ID); ok {
+	if label, ok := tr.s.Label(e.ID()); ok {
 		cells = append(cells, labelCell(label, st))
 	}
 	if k := len(tr.t.Children(e.Index)); k > 1 {
@@ -415,13 +414,13 @@ func (tr *treeRun) detached(entries []*project.Entry) error {
 			cell{text: Plural(len(entries), "detached entry", "detached entries") + ": a parentId cycle cuts them off from every root (pi ignores them)", paint: st.Warn})
 	}
 	for _, e := range entries {
-		r, err := tr.records.Read(e)
+		d, err := viewOf(tr.s, tr.records, e, textLimit(tr.tw.opt))
 		if err != nil {
 			return err
 		}
-		cells := []cell{{text: "  "}, {text: shortID(e.ID), paint: st.Dim}, {text: " "},
-			{text: Safe(describe(r, textLimit(tr.tw.opt)).line()), flex: true},
-			{text: fmt.Sprintf("  (line %d, parent %s)", e.Line, shortID(e.ParentID)), paint: st.Dim}}
+		cells := []cell{{text: "  "}, {text: shortID(e.ID()), paint: st.Dim}, {text: " "},
+			{text: Safe(d.line()), flex: true},
+			{text: fmt.Sprintf("  (line %d, parent %s)", e.Line, shortID(e.ParentID())), paint: st.Dim}}
 		if e == tr.leaf {
 			cells = append(cells, cell{text: "  " + leafMark, paint: st.Accent})
 		}
@@ -443,7 +442,7 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 		if len(path) == 0 {
 			h = append(h, cell{text: ": no entries"})
 		} else {
-			h = append(h, cell{text: ": path to leaf "}, cell{text: shortID(path[len(path)-1].ID), paint: st.Accent},
+			h = append(h, cell{text: ": path to leaf "}, cell{text: shortID(path[len(path)-1].ID()), paint: st.Accent},
 				cell{text: ", " + Plural(len(path), "entry", "entries") + " from the root"},
 				cell{text: " (times UTC)", paint: st.Dim, optional: true})
 		}
@@ -463,16 +462,15 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 		records := s.Records()
 		day := ""
 		for j := from - 1; j >= 0 && day == ""; j-- {
-			day, _ = splitTime(path[j].Timestamp) // the rule the lines before this chunk drew last
+			day, _ = splitTime(path[j].Timestamp()) // the rule the lines before this chunk drew last
 		}
 		for i := from; i < to; i++ {
 			e := path[i]
-			r, err := records.Read(e)
+			d, err := viewOf(s, records, e, textLimit(opt))
 			if err != nil {
 				return err
 			}
-			d := describe(r, textLimit(opt))
-			date, clock := splitTime(e.Timestamp)
+			date, clock := splitTime(e.Timestamp())
 			if date != day && date != "" {
 				tw.line(cell{text: strings.Repeat(" ", numWidth+2) + "── " + date + " ──", paint: st.Dim})
 				day = date
@@ -484,12 +482,12 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 			var buf [10]cell
 			cells := append(buf[:0],
 				cell{text: strings.Repeat(" ", numWidth-len(num)) + num + "  ", cols: numWidth + 2, paint: st.Dim},
-				cell{text: shortID(e.ID), paint: st.Accent}, cell{text: "  ", cols: 2},
+				cell{text: shortID(e.ID()), paint: st.Accent}, cell{text: "  ", cols: 2},
 				cell{text: clock + strings.Repeat(" ", max(0, 8-clockCols)), cols: max(8, clockCols), paint: st.Dim}, cell{text: "  ", cols: 2},
 				cell{text: kind + strings.Repeat(" ", kindWidth-kindCols), cols: kindWidth, paint: d.paint(st)}, cell{text: "  ", cols: 2},
 				cell{text: Safe(joinDetail(d.detail, d.text)), flex: true},
 			)
-			if l, ok := s.Label(e.ID); ok {
+			if l, ok := s.Label(e.ID()); ok {
 				cells = append(cells, labelCell(l, st))
 			}
 			if k := children[e.Index]; k > 1 {

@@ -1,0 +1,44 @@
+package project
+
+import "encoding/binary"
+
+// strStore holds the strings of the index (each entry's id, parentId,
+// timestamp and description) in blocks of bytes. The blocks hold no
+// pointers, so the collector never scans them, and an entry refers to its
+// strings with one strRef instead of a string header each.
+type strStore struct{ blocks [][]byte }
+
+// strRef is where an entry's strings lie: the block, and the offset in it.
+type strRef uint64
+
+// storeBlock is the size of a block (a larger record gets one of its own).
+const storeBlock = 1 << 20
+
+// add stores the strings of one entry, in the order of strID and the
+// constants after it, and returns where they lie.
+func (st *strStore) add(id, parentID, timestamp, desc string) strRef {
+	n := len(id) + len(parentID) + len(timestamp) + len(desc) + 4*binary.MaxVarintLen64
+	if k := len(st.blocks); k == 0 || cap(st.blocks[k-1])-len(st.blocks[k-1]) < n {
+		st.blocks = append(st.blocks, make([]byte, 0, max(storeBlock, n)))
+	}
+	k := len(st.blocks) - 1
+	b := st.blocks[k]
+	ref := strRef(uint64(k)<<32 | uint64(len(b)))
+	for _, s := range [...]string{id, parentID, timestamp, desc} {
+		b = append(binary.AppendUvarint(b, uint64(len(s))), s...)
+	}
+	st.blocks[k] = b
+	return ref
+}
+
+// get returns string k of the entry at ref. It shares the store.
+func (st *strStore) get(ref strRef, k int) string {
+	b := st.blocks[ref>>32][uint32(ref):]
+	for ; ; k-- {
+		n, w := binary.Uvarint(b)
+		if k == 0 {
+			return unsafeString(b[w : w+int(n)])
+		}
+		b = b[w+int(n):]
+	}
+}

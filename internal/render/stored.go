@@ -1,0 +1,100 @@
+package render
+
+import (
+	"encoding/binary"
+
+	"github.com/pisess/pisess/internal/project"
+)
+
+// The views describe entries on the index workers (project.OpenDescribed)
+// rather than read each record back: the description is packed into the
+// index, with the text limit it was made with, and unpacked for the line.
+// An entry the index holds no description of (another limit, an older
+// file version, a role of its own) is read back and described as before,
+// so both ways give the same line.
+
+// ViewDescriber returns the Describer of a tree or path run with options
+// opt (json: --format json), or nil when its lines show whole texts
+// (--width 0), which the index should not hold.
+func ViewDescriber(json bool, opt ViewOptions) project.Describer {
+	limit := describeLimit(json, opt)
+	if limit == 0 {
+		return nil
+	}
+	return func(r *project.Record) []byte { return describe(r, limit).pack(limit) }
+}
+
+// describeLimit is the text limit of a run's descriptions: the summary's
+// for JSON, the width's for text.
+func describeLimit(json bool, opt ViewOptions) int {
+	if json {
+		return summaryRunes + 1
+	}
+	return textLimit(opt)
+}
+
+// pack encodes d made with the given text limit: a flag byte, the limit,
+// the kind and the detail each after its length, then the text.
+func (d entryView) pack(limit int) []byte {
+	b := make([]byte, 0, 1+3*binary.MaxVarintLen32+len(d.kind)+len(d.detail)+len(d.text))
+	flags := byte(0)
+	if d.failed {
+		flags = 1
+	}
+	b = append(b, flags)
+	b = binary.AppendUvarint(b, uint64(limit))
+	b = append(binary.AppendUvarint(b, uint64(len(d.kind))), d.kind...)
+	b = append(binary.AppendUvarint(b, uint64(len(d.detail))), d.detail...)
+	return append(b, d.text...)
+}
+
+// unpack decodes what pack wrote; ok is false when s is empty, or was
+// made with another limit. The strings share s.
+func unpack(s string, limit int) (d entryView, ok bool) {
+	if s == "" {
+		return d, false
+	}
+	d.failed, s = s[0] == 1, s[1:]
+	made, s := uvarint(s)
+	if int(made) != limit {
+		return entryView{}, false
+	}
+	n, s := uvarint(s)
+	d.kind, s = s[:n], s[n:]
+	n, s = uvarint(s)
+	d.detail, d.text = s[:n], s[n:]
+	return d, true
+}
+
+// uvarint reads an unsigned varint off the start of s.
+func uvarint(s string) (uint64, string) {
+	var x uint64
+	for i, shift := 0, 0; i < len(s); i, shift = i+1, shift+7 {
+		if c := s[i]; c < 0x80 {
+			return x | uint64(c)<<shift, s[i+1:]
+		} else {
+			x |= uint64(c&0x7f) << shift
+		}
+	}
+	return x, ""
+}
+
+// viewOf describes entry e with the text limit: from the index when it
+// holds the description, else from its record read back through rd.
+func viewOf(s *project.Session, rd *project.RecordReader, e *project.Entry, limit int) (entryView, error) {
+	if d, ok := unpack(s.Description(e), limit); ok {
+		return d, nil
+	}
+	r, err := rd.Read(e)
+	if err != nil {
+		return entryView{}, err
+	}
+	return describe(r, limit), nil
+}
+
+// summaryOf is Summary of entry e, from the index when it can be.
+func summaryOf(s *project.Session, rd *project.RecordReader, e *project.Entry) (string, error) {
+	d, err := viewOf(s, rd, e, summaryRunes+1)
+	d.text = snippet(d.text, summaryRunes)
+	return d.line(), err
+}
