@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/session"
 )
@@ -154,50 +155,26 @@ func jsonString(s string) json.RawMessage {
 	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
 }
 
-// members lists the members of a raw object in order.
-func members(obj []byte) ([]member, error) {
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	dec.UseNumber()
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, fmt.Errorf("not a JSON object")
-	}
-	var out []member
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, _ := tok.(string)
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return nil, err
-		}
-		out = append(out, member{key, value})
-	}
-	return out, nil
-}
-
-// setMembers returns obj with the given members' values replaced (in
-// place) or appended at the end, as a JavaScript spread does.
-func setMembers(obj []byte, set ...member) ([]byte, error) {
-	ms, err := members(obj)
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range set {
-		found := false
-		for i := range ms {
-			if ms[i].key == s.key {
-				ms[i].value, found = s.value, true
+// setMembers returns the object at node obj of t with the given members'
+// values replaced (in place) or appended at the end, as a JavaScript
+// spread does. Keys are written as JSON.stringify writes them.
+func setMembers(t *parse.Tape, obj int, set ...member) json.RawMessage {
+	var w objectWriter
+	found := make([]bool, len(set))
+	for k, v := range t.Members(obj) {
+		key, _ := t.Str(k)
+		value := json.RawMessage(t.Raw(v))
+		for i, s := range set {
+			if s.key == key {
+				value, found[i] = s.value, true
 			}
 		}
-		if !found {
-			ms = append(ms, s)
+		w.raw(key, value)
+	}
+	for i, s := range set {
+		if !found[i] {
+			w.raw(s.key, s.value)
 		}
 	}
-	var w objectWriter
-	for _, m := range ms {
-		w.raw(m.key, m.value)
-	}
-	return w.bytes(), nil
+	return w.bytes()
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
 )
 
@@ -163,11 +164,11 @@ func assistantPlaceholder(msg json.RawMessage, text string) (json.RawMessage, er
 		}
 		if len(blk.Arguments) > bigArguments {
 			args := fmt.Sprintf(`{"elided":%s}`, jsonString(fmt.Sprintf("%s of arguments elided by pisess slim", byteSize(len(blk.Arguments)))))
-			edited, err := setMembers(raw, member{"arguments", json.RawMessage(args)})
-			if err != nil {
+			var t parse.Tape
+			if err := t.Build(raw); err != nil {
 				return nil, err
 			}
-			raw = edited
+			raw = setMembers(&t, 0, member{"arguments", json.RawMessage(args)})
 		}
 		out = append(out, raw)
 	}
