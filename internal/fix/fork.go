@@ -11,10 +11,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/pisess/pisess/internal/migrate"
+	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
 )
 
@@ -24,7 +26,6 @@ type ForkPlan struct {
 	Name      string // <timestamp>_<id>.jsonl, pi's file name for it
 	Leaf      string // the source leaf
 	Entries   int    // entries written (labels included)
-	Labels    int    // label entries re-added at the end
 
 	s      *project.Session
 	path   []*project.Entry
@@ -75,13 +76,16 @@ func Fork(s *project.Session, leaf *project.Entry, source, id string, now time.T
 			p.Entries++
 		}
 	}
-	for _, l := range resolvedLabels(s) {
+	labels, err := resolvedLabels(s)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range labels {
 		if p.kept[l.target] {
 			p.labels = append(p.labels, l)
 		}
 	}
-	p.Labels = len(p.labels)
-	p.Entries += p.Labels
+	p.Entries += len(p.labels)
 	return p, nil
 }
 
@@ -112,12 +116,9 @@ func (p *ForkPlan) write(w io.Writer) error {
 			return &migrate.Error{Code: migrate.ReadFailed, Err: err}
 		}
 		set := []member{{"parentId", parent}}
-		if fk := r.Member("firstKeptEntryId"); e.Type == "compaction" && fk >= 0 {
-			var first string
-			if json.Unmarshal(r.Tape.Raw(fk), &first) == nil && first != e.ID {
-				if id, ok := replacement[first]; ok {
-					set = append(set, member{"firstKeptEntryId", jsonString(id)})
-				}
+		if first, ok := r.Tape.Str(r.Member("firstKeptEntryId")); ok && e.Type == "compaction" && first != e.ID {
+			if id, ok := replacement[first]; ok {
+				set = append(set, member{"firstKeptEntryId", jsonString(id)})
 			}
 		}
 		line(setMembers(&r.Tape, 0, set...))
@@ -152,38 +153,35 @@ type label struct {
 // resolvedLabels replays the label entries in file order as pi's
 // _buildIndex does into a JavaScript Map: a truthy label sets it (a target
 // already there keeps its place), anything else deletes it.
-func resolvedLabels(s *project.Session) []label {
+func resolvedLabels(s *project.Session) ([]label, error) {
 	var order []string
 	byTarget := map[string]label{}
+	rd := s.Records()
 	for _, e := range s.Entries {
 		if e.Type != "label" {
 			continue
 		}
-		target := e.StringField("targetId")
-		value, _ := e.Field("label")
-		if truthy(value) {
-			if _, ok := byTarget[target]; !ok {
-				order = append(order, target)
-			}
-			ts, _ := e.Field("timestamp")
-			byTarget[target] = label{target: target, label: value, timestamp: ts}
-			continue
+		r, err := rd.Read(e)
+		if err != nil {
+			return nil, &migrate.Error{Code: migrate.ReadFailed, Err: err}
 		}
-		if _, ok := byTarget[target]; ok {
-			delete(byTarget, target)
-			for i, t := range order {
-				if t == target {
-					order = append(order[:i], order[i+1:]...)
-					break
-				}
+		l := label{target: r.Str("targetId"), label: r.Raw("label"), timestamp: r.Raw("timestamp")}
+		_, set := byTarget[l.target]
+		if truthy(l.label) {
+			if !set {
+				order = append(order, l.target)
 			}
+			byTarget[l.target] = l
+		} else if set {
+			delete(byTarget, l.target)
+			order = slices.DeleteFunc(order, func(t string) bool { return t == l.target })
 		}
 	}
 	out := make([]label, 0, len(order))
 	for _, t := range order {
 		out = append(out, byTarget[t])
 	}
-	return out
+	return out, nil
 }
 
 // truthy is JavaScript truthiness of a raw JSON value (absent: false).
@@ -235,80 +233,76 @@ func NewSessionID(now time.Time, random io.Reader) string {
 // session: created exclusively (never over an existing file), fsynced, its
 // directory fsynced. The source is only read. The new session is checked
 // before it is synced (a dry run writes it to a temporary file, removed).
-func ForkFile(fsys migrate.FS, source string, opts Options) (Report, error) {
-	r := Report{File: source, Action: "refused"}
-	err := forkFile(fsys, source, opts, &r)
-	var e *migrate.Error
-	if errors.As(err, &e) {
-		if e.Path == "" {
-			e.Path = source
+func ForkFile(fsys migrate.FS, source string, opts Options) (r Report, err error) {
+	r = Report{File: source, Action: "refused"}
+	defer func() {
+		var e *migrate.Error
+		if errors.As(err, &e) {
+			if e.Path == "" {
+				e.Path = source
+			}
+			if e.Code == migrate.VerifyFailed {
+				r = Report{File: source, Action: "refused"}
+			}
 		}
-		if e.Code == migrate.VerifyFailed {
-			r = Report{File: source, Action: "refused"}
-		}
-	}
-	return r, err
-}
-
-func forkFile(fsys migrate.FS, source string, opts Options, r *Report) error {
+	}()
 	abs, err := filepath.Abs(source)
 	if err != nil {
-		return &migrate.Error{Code: migrate.ReadFailed, Err: err}
+		return r, &migrate.Error{Code: migrate.ReadFailed, Err: err}
 	}
-	in, name, perm, done, err := openSource(fsys, source, opts)
+	f, perm, err := openRegular(fsys, source)
 	if err != nil {
-		return err
+		return r, err
+	}
+	defer f.Close()
+	in, name, done, err := atVersion3(f, source, opts.Validate.Limits)
+	if err != nil {
+		return r, err
 	}
 	defer done()
 	l, err := load(in, name, source, opts)
 	if err != nil {
-		return err
+		return r, err
 	}
 	defer l.s.Close()
 	plan, err := Fork(l.s, l.leaf, abs, NewSessionID(opts.Now, opts.Random), opts.Now, opts.Random)
 	if err != nil {
-		return err
+		return r, err
 	}
-	write := func(f io.Writer, name string) error {
-		if err := plan.write(f); err != nil {
+	r.Leaf, r.Session, r.Entries, r.Output = plan.Leaf, plan.SessionID, plan.Entries, opts.Output
+	if r.Output == "" {
+		r.Output = filepath.Join(filepath.Dir(abs), plan.Name)
+	}
+	write := func(w io.Writer, name string) error {
+		if err := plan.write(w); err != nil {
 			return err
 		}
-		if err := sameContext(l, name, opts); err != nil {
+		if err := sameContext(l, name, opts.Validate.Limits); err != nil {
 			return checkFailed(err)
 		}
 		return nil
 	}
-	r.Leaf, r.Session, r.Entries = plan.Leaf, plan.SessionID, plan.Entries
-	r.Output = opts.Output
-	if r.Output == "" {
-		r.Output = filepath.Join(filepath.Dir(abs), plan.Name)
+	create := func(write writeFunc) error { return createFile(fsys, r.Output, perm, write) }
+	if opts.DryRun {
+		create = dryRunFile
 	}
-	if !opts.DryRun {
-		r.Action = action("fork", true, false)
-		if err := createFile(fsys, r.Output, perm, write); err != nil {
-			r.Action = "refused"
-			return err
+	if err := create(write); err != nil {
+		return r, err
+	}
+	r.Action = action("fork", true, opts.DryRun)
+	if opts.DryRun {
+		if _, err := fsys.Lstat(r.Output); err == nil {
+			return r, &migrate.Error{Code: migrate.CreateFailed, Path: r.Output, Err: errors.New("already exists: pisess never overwrites a file")}
 		}
-		return nil
 	}
-	if err := dryRunFile(write); err != nil {
-		return err
-	}
-	r.Action = action("fork", true, true)
-	if _, err := fsys.Lstat(r.Output); err == nil {
-		return &migrate.Error{Code: migrate.CreateFailed, Path: r.Output, Err: errors.New("already exists: pisess never overwrites a file")}
-	}
-	return nil
+	return r, nil
 }
 
-// openSource opens the source of a fork, a regular file, and returns it
-// at version 3 (a version-1 or 2 file migrated into a temporary file, as
-// pi migrates it on load), its name, its permission bits and what closes
-// it.
-func openSource(fsys migrate.FS, path string, opts Options) (io.ReadSeeker, string, os.FileMode, func(), error) {
+// openRegular opens a regular file and returns its permission bits.
+func openRegular(fsys migrate.FS, path string) (migrate.File, os.FileMode, error) {
 	f, err := fsys.Open(path)
 	if err != nil {
-		return nil, "", 0, nil, &migrate.Error{Code: migrate.ReadFailed, Err: err}
+		return nil, 0, &migrate.Error{Code: migrate.ReadFailed, Err: err}
 	}
 	info, err := f.Stat()
 	switch {
@@ -319,44 +313,44 @@ func openSource(fsys migrate.FS, path string, opts Options) (io.ReadSeeker, stri
 	}
 	if err != nil {
 		f.Close()
-		return nil, "", 0, nil, err
+		return nil, 0, err
 	}
-	v, verr := migrate.PeekVersion(f, opts.Validate.Limits)
+	return f, info.Mode().Perm(), nil
+}
+
+// atVersion3 returns the source of a fork as pi reads it, and its name: a
+// version-1 or 2 file migrated into a temporary file (done removes it),
+// any other as it is (load reports what is wrong with it).
+func atVersion3(f migrate.File, name string, limits parse.Limits) (io.ReadSeeker, string, func(), error) {
+	v, err := migrate.PeekVersion(f, limits)
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		f.Close()
-		return nil, "", 0, nil, &migrate.Error{Code: migrate.ReadFailed, Err: err}
+		return nil, "", nil, &migrate.Error{Code: migrate.ReadFailed, Err: err}
 	}
-	if verr != nil || v >= project.CurrentVersion {
-		return f, path, info.Mode().Perm(), func() { f.Close() }, nil // load reports what is wrong
+	if err != nil || v >= project.CurrentVersion {
+		return f, name, func() {}, nil
 	}
-	defer f.Close()
-	tmp, err := os.CreateTemp("", "pisess-fork-*.jsonl")
+	tmp, done, err := tempFile()
 	if err != nil {
-		return nil, "", 0, nil, &migrate.Error{Code: migrate.CreateFailed, Err: err}
+		return nil, "", nil, err
 	}
-	done := func() {
-		tmp.Close()
-		os.Remove(tmp.Name())
+	if _, err = migrate.Migrate(f, tmp, limits); err == nil {
+		_, err = tmp.Seek(0, io.SeekStart)
 	}
-	if _, err := migrate.Migrate(f, tmp, opts.Validate.Limits); err != nil {
+	if err != nil {
 		done()
-		return nil, "", 0, nil, err
+		return nil, "", nil, err
 	}
-	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-		done()
-		return nil, "", 0, nil, &migrate.Error{Code: migrate.ReadFailed, Err: err}
-	}
-	return tmp, tmp.Name(), info.Mode().Perm(), done, nil
+	return tmp, tmp.Name(), done, nil
 }
 
 // sameContext checks that the context of the fork in the file at name
 // equals the source's at the leaf.
-func sameContext(l *loaded, name string, opts Options) error {
+func sameContext(l *loaded, name string, limits parse.Limits) error {
 	want, err := l.s.Context(l.leaf)
 	if err != nil {
 		return err
 	}
-	s, err := project.Open(name, opts.Validate.Limits)
+	s, err := project.Open(name, limits)
 	if err != nil {
 		return err
 	}
@@ -373,10 +367,12 @@ func sameContext(l *loaded, name string, opts Options) error {
 	return nil
 }
 
-// createFile makes a new file: O_EXCL, write (which may check what it
-// wrote), fsync, close, directory fsync; a failure removes what was
-// created.
-func createFile(fsys migrate.FS, path string, perm os.FileMode, write func(w io.Writer, name string) error) error {
+// writeFunc writes a new file, w, named name (and may check it).
+type writeFunc func(w io.Writer, name string) error
+
+// createFile makes a new file: O_EXCL, write, fsync, close, directory
+// fsync; a failure removes what was created.
+func createFile(fsys migrate.FS, path string, perm os.FileMode, write writeFunc) error {
 	f, err := fsys.CreateExcl(path, perm)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
@@ -399,7 +395,7 @@ func createFile(fsys migrate.FS, path string, perm os.FileMode, write func(w io.
 	if werr == nil {
 		return nil
 	}
-	e, ok := werr.(*migrate.Error) // the check's or the source's
+	e, ok := werr.(*migrate.Error) // the check's, or reading the source failed
 	if !ok {
 		e = &migrate.Error{Code: code, Path: path, Err: werr}
 	}
@@ -409,20 +405,22 @@ func createFile(fsys migrate.FS, path string, perm os.FileMode, write func(w io.
 	return e
 }
 
-// dryRunFile runs write on a temporary file of the system's, then removes
-// it.
-func dryRunFile(write func(w io.Writer, name string) error) error {
-	f, err := os.CreateTemp("", "pisess-fork-*.jsonl")
+// dryRunFile runs write on a temporary file, then removes it.
+func dryRunFile(write writeFunc) error {
+	f, done, err := tempFile()
 	if err != nil {
-		return &migrate.Error{Code: migrate.CreateFailed, Err: err}
-	}
-	defer os.Remove(f.Name())
-	defer f.Close()
-	if err := write(f, f.Name()); err != nil {
-		if _, ok := err.(*migrate.Error); !ok {
-			err = &migrate.Error{Code: migrate.WriteFailed, Path: f.Name(), Err: err}
-		}
 		return err
 	}
-	return nil
+	defer done()
+	return write(f, f.Name())
+}
+
+// tempFile creates a temporary file of the system's; done closes and
+// removes it.
+func tempFile() (*os.File, func(), error) {
+	f, err := os.CreateTemp("", "pisess-fork-*.jsonl")
+	if err != nil {
+		return nil, nil, &migrate.Error{Code: migrate.CreateFailed, Err: err}
+	}
+	return f, func() { f.Close(); os.Remove(f.Name()) }, nil
 }

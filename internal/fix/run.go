@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/pisess/pisess/internal/finding"
@@ -61,24 +63,14 @@ func (e *LeafError) Unwrap() error { return e.Err }
 // action is the word a command reports: done, would (dry run) or unchanged
 // (nothing to do).
 func action(command string, done, dryRun bool) string {
-	var a [3]string // done, dry run, nothing to do
-	switch command {
-	case "unstick":
-		a = [3]string{"unstuck", "would-unstick", "unchanged"}
-	case "slim":
-		a = [3]string{"slimmed", "would-slim", "unchanged"}
-	case "fork":
-		a = [3]string{"forked", "would-fork", "unchanged"}
-	case "recover-header":
-		a = [3]string{"recovered", "would-recover", "unchanged"}
-	}
+	verb, _, _ := strings.Cut(command, "-") // recover-header: recover
 	switch {
 	case !done:
-		return a[2]
+		return "unchanged"
 	case dryRun:
-		return a[1]
+		return "would-" + verb
 	}
-	return a[0]
+	return map[string]string{"unstick": "unstuck", "slim": "slimmed", "fork": "forked", "recover": "recovered"}[verb]
 }
 
 // loaded is a session indexed from its file, and the leaf to work on.
@@ -143,13 +135,11 @@ func usable(rep *validate.Report) error {
 }
 
 func resolve(s *project.Session, opts Options) (*project.Entry, error) {
-	var leaf *project.Entry
-	var err error
+	find := s.Leaf
 	if opts.ResolveLeaf != nil {
-		leaf, err = opts.ResolveLeaf(s, opts.Leaf)
-	} else {
-		leaf, err = s.Leaf(opts.Leaf)
+		find = func(id string) (*project.Entry, error) { return opts.ResolveLeaf(s, id) }
 	}
+	leaf, err := find(opts.Leaf)
 	if err != nil {
 		return nil, &LeafError{Err: err}
 	}
@@ -169,9 +159,6 @@ func resolve(s *project.Session, opts Options) (*project.Entry, error) {
 // are, then the new lines. It costs memory per entry of the path, not per
 // byte of the file.
 func (l *loaded) after(lines []byte, newLeaf string, limits parse.Limits) (*project.Context, error) {
-	if len(l.s.Skipped) > 0 {
-		return nil, fmt.Errorf("internal error: the new file has lines pi skips (%v)", l.s.Skipped)
-	}
 	ctx, err := l.s.Context(l.leaf)
 	if err != nil {
 		return nil, err
@@ -181,12 +168,7 @@ func (l *loaded) after(lines []byte, newLeaf string, limits parse.Limits) (*proj
 		inContext[e] = true
 	}
 	var buf bytes.Buffer
-	var h objectWriter
-	h.str("type", "session")
-	h.raw("version", fmt.Appendf(nil, "%d", l.s.Header.Version))
-	h.str("id", l.s.Header.ID)
-	buf.Write(h.bytes())
-	buf.WriteByte('\n')
+	fmt.Fprintf(&buf, "{\"type\":\"session\",\"version\":%d,\"id\":%s}\n", l.s.Header.Version, jsonString(l.s.Header.ID))
 	rd := l.s.Records()
 	for _, e := range ctx.Path {
 		if !inContext[e] {
@@ -204,8 +186,8 @@ func (l *loaded) after(lines []byte, newLeaf string, limits parse.Limits) (*proj
 		return nil, err
 	}
 	s.Dialect = l.s.Dialect
-	if len(s.Skipped) > 0 {
-		return nil, fmt.Errorf("internal error: the new lines hold lines pi skips (%v)", s.Skipped)
+	if skipped := slices.Concat(l.s.Skipped, s.Skipped); len(skipped) > 0 {
+		return nil, fmt.Errorf("internal error: the new file has lines pi skips (%v)", skipped)
 	}
 	leaf, err := s.Leaf(newLeaf)
 	if err != nil {
@@ -214,22 +196,14 @@ func (l *loaded) after(lines []byte, newLeaf string, limits parse.Limits) (*proj
 	return s.Context(leaf)
 }
 
-// stub is an entry cut down to what the index keeps of it.
+// stub is an entry cut down to what the index keeps of it ("" is no id,
+// no parent, no role to the index too).
 func stub(e *project.Entry) []byte {
-	var w objectWriter
-	w.str("type", e.Type)
-	if e.ID != "" {
-		w.str("id", e.ID)
+	b := fmt.Appendf(nil, `{"type":%s,"id":%s,"parentId":%s`, jsonString(e.Type), jsonString(e.ID), jsonString(e.ParentID))
+	if e.Type == "message" {
+		b = fmt.Appendf(b, `,"message":{"role":%s}`, jsonString(e.Role()))
 	}
-	if e.ParentID != "" {
-		w.str("parentId", e.ParentID)
-	}
-	if role := e.Role(); e.Type == "message" && role != "" {
-		var m objectWriter
-		m.str("role", role)
-		w.raw("message", m.bytes())
-	}
-	return w.bytes()
+	return append(b, '}')
 }
 
 func checkFailed(err error) error {
