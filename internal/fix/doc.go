@@ -16,6 +16,9 @@
 // Unstick and Slim only append complete lines to the file (migrate.Append):
 // the original bytes stay a prefix. RecoverHeader goes through the safe
 // rewrite protocol (migrate.Rewrite). Fork creates a new file exclusively
-// and never touches its source. Each plans from the bytes it read and
-// checks its own result by projecting it again before anything is written.
+// and never touches its source. Each works from the file's index
+// (project.Open: memory per entry, not per byte), reads entries back one
+// at a time, and checks its own result by projecting it again: unstick and
+// slim before anything is written, fork before the new file is synced (a
+// failure removes it).
 package fix

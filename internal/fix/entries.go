@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/session"
 )
@@ -17,6 +18,7 @@ import (
 type builder struct {
 	ids    *session.IDs
 	line   int       // physical line of the next entry
+	leaf   string    // the entry the first one hangs from
 	parent string    // the entry the next one hangs from
 	now    time.Time // the time written into the entries
 	out    bytes.Buffer
@@ -34,8 +36,13 @@ type Added struct {
 	Why        string `json:"why"`
 }
 
-// newBuilder starts after the last line of s, hanging from leaf.
-func newBuilder(s *project.Session, leaf *project.Entry, now time.Time) *builder {
+// start projects the context of leaf and returns it with a builder that
+// appends after the last line of s, hanging from leaf.
+func start(s *project.Session, leaf *project.Entry, now time.Time) (*project.Context, *builder, error) {
+	ctx, err := s.Context(leaf)
+	if err != nil {
+		return nil, nil, cycleRefusal(err)
+	}
 	taken := make([]string, 0, len(s.Entries))
 	last := s.Header.Line
 	for _, e := range s.Entries {
@@ -47,11 +54,8 @@ func newBuilder(s *project.Session, leaf *project.Entry, now time.Time) *builder
 	for _, n := range s.Skipped {
 		last = max(last, n)
 	}
-	b := &builder{ids: session.NewIDs(s.Header.ID+"\x00pisess-fix", taken...), line: last + 1, now: now.UTC()}
-	if leaf != nil {
-		b.parent = leaf.ID()
-	}
-	return b
+	ids := session.NewIDs(s.Header.ID+"\x00pisess-fix", taken...)
+	return ctx, &builder{ids: ids, line: last + 1, leaf: leaf.ID(), parent: leaf.ID(), now: now.UTC()}, nil
 }
 
 // isoTime is the timestamp format pi writes (JavaScript's toISOString).
@@ -100,17 +104,18 @@ func (b *builder) contextEdit(a Added, replacement json.RawMessage) {
 	a.Type = "context_edit"
 	repl := json.RawMessage("null")
 	if replacement != nil {
-		var w objectWriter
-		w.raw("content", replacement)
-		repl = w.bytes()
+		repl = json.RawMessage(`{"content":` + string(replacement) + `}`)
 	}
 	b.add(a, member{"targetId", jsonString(a.TargetID)}, member{"replacement", repl})
 }
 
-// textContent is [{"type":"text","text":text}].
-func textContent(text string) json.RawMessage {
-	return json.RawMessage(`[{"type":"text","text":` + string(jsonString(text)) + `}]`)
+// textBlock is {"type":"text","text":text}; textContent the content of
+// that one block.
+func textBlock(text string) json.RawMessage {
+	return json.RawMessage(`{"type":"text","text":` + string(jsonString(text)) + `}`)
 }
+
+func textContent(text string) json.RawMessage { return bytesList{textBlock(text)}.array() }
 
 // member is one key and raw value of an object.
 type member struct {
@@ -119,30 +124,24 @@ type member struct {
 }
 
 // objectWriter writes a JSON object member by member.
-type objectWriter struct {
-	buf bytes.Buffer
-	n   int
-}
+type objectWriter struct{ buf []byte }
 
 func (w *objectWriter) raw(key string, value json.RawMessage) {
-	if w.n == 0 {
-		w.buf.WriteByte('{')
+	if w.buf == nil {
+		w.buf = append(w.buf, '{')
 	} else {
-		w.buf.WriteByte(',')
+		w.buf = append(w.buf, ',')
 	}
-	w.n++
-	w.buf.Write(jsonString(key))
-	w.buf.WriteByte(':')
-	w.buf.Write(value)
+	w.buf = append(append(append(w.buf, jsonString(key)...), ':'), value...)
 }
 
 func (w *objectWriter) str(key, value string) { w.raw(key, jsonString(value)) }
 
 func (w *objectWriter) bytes() json.RawMessage {
-	if w.n == 0 {
+	if w.buf == nil {
 		return json.RawMessage("{}")
 	}
-	return append(w.buf.Bytes(), '}')
+	return append(w.buf, '}')
 }
 
 // jsonString encodes s as JSON.stringify does (no HTML escaping).
@@ -154,50 +153,26 @@ func jsonString(s string) json.RawMessage {
 	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
 }
 
-// members lists the members of a raw object in order.
-func members(obj []byte) ([]member, error) {
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	dec.UseNumber()
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, fmt.Errorf("not a JSON object")
-	}
-	var out []member
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, _ := tok.(string)
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return nil, err
-		}
-		out = append(out, member{key, value})
-	}
-	return out, nil
-}
-
-// setMembers returns obj with the given members' values replaced (in
-// place) or appended at the end, as a JavaScript spread does.
-func setMembers(obj []byte, set ...member) ([]byte, error) {
-	ms, err := members(obj)
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range set {
-		found := false
-		for i := range ms {
-			if ms[i].key == s.key {
-				ms[i].value, found = s.value, true
+// setMembers returns the object at node obj of t with the given members'
+// values replaced (in place) or appended at the end, as a JavaScript
+// spread does. Keys are written as JSON.stringify writes them.
+func setMembers(t *parse.Tape, obj int, set ...member) json.RawMessage {
+	var w objectWriter
+	found := make([]bool, len(set))
+	for k, v := range t.Members(obj) {
+		key, _ := t.Str(k)
+		value := json.RawMessage(t.Raw(v))
+		for i, s := range set {
+			if s.key == key {
+				value, found[i] = s.value, true
 			}
 		}
-		if !found {
-			ms = append(ms, s)
+		w.raw(key, value)
+	}
+	for i, s := range set {
+		if !found[i] {
+			w.raw(s.key, s.value)
 		}
 	}
-	var w objectWriter
-	for _, m := range ms {
-		w.raw(m.key, m.value)
-	}
-	return w.bytes(), nil
+	return w.bytes()
 }

@@ -374,3 +374,63 @@ func TestRecoverHeaderFile(t *testing.T) {
 		t.Errorf("second run %+v %v", rep, err)
 	}
 }
+
+// TestAfterAgreesWithTheWholeFile: the self-check's stand-in (after)
+// projects the same context as the whole file with the lines appended, on
+// every leaf of the corpus, with the lines unstick and slim plan there and
+// with none.
+func TestAfterAgreesWithTheWholeFile(t *testing.T) {
+	files, _ := filepath.Glob(corpus + "/*/*.jsonl")
+	real, _ := filepath.Glob("../../../shared/corpus/real/*.jsonl")
+	n := 0
+	for _, path := range append(files, real...) {
+		s, err := project.Open(path, parse.DefaultLimits())
+		if err != nil {
+			continue
+		}
+		defer s.Close()
+		if len(s.Skipped) > 0 || s.Header.Version < project.CurrentVersion {
+			continue // load refuses it
+		}
+		data, _ := os.ReadFile(path)
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			data = append(data, '\n')
+		}
+		for _, leaf := range s.Leaves() {
+			if _, err := s.Context(leaf); err != nil || leaf.ID() == "" {
+				continue // a parentId cycle: the plans refuse it
+			}
+			plans := []*Plan{{NewLeaf: leaf.ID()}}
+			if p, err := Unstick(s, leaf, now); err == nil && len(p.Lines) > 0 {
+				plans = append(plans, p)
+			}
+			if p, err := Slim(s, leaf, 1024, now); err == nil && len(p.Lines) > 0 {
+				plans = append(plans, p.Plan)
+			}
+			for _, p := range plans {
+				l := &loaded{s: s, leaf: leaf}
+				got, err := l.after(p.Lines, p.NewLeaf, parse.DefaultLimits())
+				if err != nil {
+					t.Errorf("%s@%s: %v", path, leaf.ID(), err)
+					continue
+				}
+				whole, err := project.Load(bytes.NewReader(append(bytes.Clone(data), p.Lines...)), parse.DefaultLimits())
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantLeaf, _ := whole.Lookup(p.NewLeaf)
+				want, err := whole.Context(wantLeaf)
+				if err != nil {
+					t.Fatal(err)
+				}
+				a, _ := json.Marshal([]any{want.Messages, want.EntryIDs(), len(want.Unpaired), len(want.Unanswered())})
+				b, _ := json.Marshal([]any{got.Messages, got.EntryIDs(), len(got.Unpaired), len(got.Unanswered())})
+				if !bytes.Equal(a, b) {
+					t.Errorf("%s@%s + %d bytes: the stand-in's context differs from the whole file's", path, leaf.ID(), len(p.Lines))
+				}
+				n++
+			}
+		}
+	}
+	t.Logf("%d contexts compared", n)
+}

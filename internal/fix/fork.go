@@ -1,16 +1,21 @@
 package fix
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
 )
@@ -21,11 +26,16 @@ type ForkPlan struct {
 	Name      string // <timestamp>_<id>.jsonl, pi's file name for it
 	Leaf      string // the source leaf
 	Entries   int    // entries written (labels included)
-	Labels    int    // label entries re-added at the end
-	Content   []byte // the new file
+
+	s      *project.Session
+	path   []*project.Entry
+	labels []label // those whose target is kept
+	kept   map[string]bool
+	header []byte
+	random io.Reader // the label entries' ids
 }
 
-// Fork builds the session pi 1.6.0's SessionManager.createBranchedSession
+// Fork plans the session pi 1.6.0's SessionManager.createBranchedSession
 // writes for leaf (session-manager.js):
 //
 //   - the path from the root to leaf, each entry copied byte for byte
@@ -39,21 +49,17 @@ type ForkPlan struct {
 //   - a header {type, version 3, id, timestamp, cwd (the source's),
 //     parentSession: the absolute path of the source}.
 //
-// raw holds the source's bytes at version 3 (FileFork migrates older files
-// in memory first), s the session loaded from them. id and now are the new
-// session's id and time.
-func Fork(raw []byte, s *project.Session, leaf *project.Entry, source, id string, now time.Time, random io.Reader) (*ForkPlan, error) {
+// s is the source at version 3 (ForkFile migrates older files first).
+// id and now are the new session's id and time; random draws the label
+// entries' ids. The plan's write writes the session.
+func Fork(s *project.Session, leaf *project.Entry, source, id string, now time.Time, random io.Reader) (*ForkPlan, error) {
 	path, err := s.Path(leaf)
 	if err != nil {
 		return nil, cycleRefusal(err)
 	}
-	objects, err := rawObjects(raw)
-	if err != nil {
-		return nil, err
-	}
-	var out bytes.Buffer
 	ts := isoTime(now)
-	p := &ForkPlan{SessionID: id, Name: strings.NewReplacer(":", "-", ".", "-").Replace(ts) + "_" + id + ".jsonl", Leaf: leaf.ID()}
+	p := &ForkPlan{SessionID: id, Name: strings.NewReplacer(":", "-", ".", "-").Replace(ts) + "_" + id + ".jsonl", Leaf: leaf.ID(),
+		s: s, path: path, kept: map[string]bool{}, random: random}
 	var header objectWriter
 	header.str("type", "session")
 	header.raw("version", json.RawMessage("3"))
@@ -63,14 +69,40 @@ func Fork(raw []byte, s *project.Session, leaf *project.Entry, source, id string
 		header.raw("cwd", cwd)
 	}
 	header.str("parentSession", source)
-	out.Write(header.bytes())
-	out.WriteByte('\n')
+	p.header = header.bytes()
+	for _, e := range path {
+		if e.Type() != "label" {
+			p.kept[e.ID()] = true
+			p.Entries++
+		}
+	}
+	labels, err := resolvedLabels(s)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range labels {
+		if p.kept[l.target] {
+			p.labels = append(p.labels, l)
+		}
+	}
+	p.Entries += len(p.labels)
+	return p, nil
+}
 
-	kept := map[string]bool{}
+// write writes the new session to w, reading the path's entries back from
+// the source one at a time.
+func (p *ForkPlan) write(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	line := func(b []byte) {
+		bw.Write(b)
+		bw.WriteByte('\n')
+	}
+	line(p.header)
 	replacement := map[string]string{} // label id -> the next entry kept
 	var pending []string
 	parent := json.RawMessage("null")
-	for _, e := range path {
+	rd := p.s.Records()
+	for _, e := range p.path {
 		if e.Type() == "label" {
 			pending = append(pending, e.ID())
 			continue
@@ -79,33 +111,22 @@ func Fork(raw []byte, s *project.Session, leaf *project.Entry, source, id string
 			replacement[l] = e.ID()
 		}
 		pending = pending[:0]
+		r, err := rd.Read(e)
+		if err != nil {
+			return &migrate.Error{Code: migrate.ReadFailed, Err: err}
+		}
 		set := []member{{"parentId", parent}}
-		if e.Type() == "compaction" {
-			if first, ok := e.Field("firstKeptEntryId"); ok {
-				var fk string
-				if json.Unmarshal(first, &fk) == nil && fk != e.ID() {
-					if r, ok := replacement[fk]; ok {
-						set = append(set, member{"firstKeptEntryId", jsonString(r)})
-					}
-				}
+		if first, ok := r.Tape.Str(r.Member("firstKeptEntryId")); ok && e.Type() == "compaction" && first != e.ID() {
+			if id, ok := replacement[first]; ok {
+				set = append(set, member{"firstKeptEntryId", jsonString(id)})
 			}
 		}
-		line, err := setMembers(objects[objectKey{e.Line, e.Object}], set...)
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", e.Line, err)
-		}
-		out.Write(line)
-		out.WriteByte('\n')
-		kept[e.ID()] = true
+		line(setMembers(&r.Tape, 0, set...))
 		parent = jsonString(e.ID())
-		p.Entries++
 	}
-	for _, l := range resolvedLabels(s) {
-		if !kept[l.target] {
-			continue
-		}
-		lid := newEntryID(kept, random)
-		kept[lid] = true
+	for _, l := range p.labels {
+		lid := newEntryID(p.kept, p.random)
+		p.kept[lid] = true
 		var w objectWriter
 		w.str("type", "label")
 		w.str("id", lid)
@@ -115,14 +136,10 @@ func Fork(raw []byte, s *project.Session, leaf *project.Entry, source, id string
 		}
 		w.str("targetId", l.target)
 		w.raw("label", l.label)
-		out.Write(w.bytes())
-		out.WriteByte('\n')
+		line(w.bytes())
 		parent = jsonString(lid)
-		p.Entries++
-		p.Labels++
 	}
-	p.Content = out.Bytes()
-	return p, nil
+	return bw.Flush()
 }
 
 // label is one resolved label: its target, value and the timestamp of the
@@ -136,38 +153,35 @@ type label struct {
 // resolvedLabels replays the label entries in file order as pi's
 // _buildIndex does into a JavaScript Map: a truthy label sets it (a target
 // already there keeps its place), anything else deletes it.
-func resolvedLabels(s *project.Session) []label {
+func resolvedLabels(s *project.Session) ([]label, error) {
 	var order []string
 	byTarget := map[string]label{}
+	rd := s.Records()
 	for _, e := range s.Entries {
 		if e.Type() != "label" {
 			continue
 		}
-		target := e.StringField("targetId")
-		value, _ := e.Field("label")
-		if truthy(value) {
-			if _, ok := byTarget[target]; !ok {
-				order = append(order, target)
-			}
-			ts, _ := e.Field("timestamp")
-			byTarget[target] = label{target: target, label: value, timestamp: ts}
-			continue
+		r, err := rd.Read(e)
+		if err != nil {
+			return nil, &migrate.Error{Code: migrate.ReadFailed, Err: err}
 		}
-		if _, ok := byTarget[target]; ok {
-			delete(byTarget, target)
-			for i, t := range order {
-				if t == target {
-					order = append(order[:i], order[i+1:]...)
-					break
-				}
+		l := label{target: r.Str("targetId"), label: r.Raw("label"), timestamp: r.Raw("timestamp")}
+		_, set := byTarget[l.target]
+		if truthy(l.label) {
+			if !set {
+				order = append(order, l.target)
 			}
+			byTarget[l.target] = l
+		} else if set {
+			delete(byTarget, l.target)
+			order = slices.DeleteFunc(order, func(t string) bool { return t == l.target })
 		}
 	}
 	out := make([]label, 0, len(order))
 	for _, t := range order {
 		out = append(out, byTarget[t])
 	}
-	return out
+	return out, nil
 }
 
 // truthy is JavaScript truthiness of a raw JSON value (absent: false).
@@ -215,26 +229,198 @@ func NewSessionID(now time.Time, random io.Reader) string {
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
-// ForkName is where pi puts a fork by default: beside the source.
-func ForkName(source string, p *ForkPlan) string {
-	return filepath.Join(filepath.Dir(source), p.Name)
-}
-
-// objectKey names one object of a file: its line and its place on it.
-type objectKey struct{ line, object int }
-
-// rawObjects maps each object of a file to its bytes.
-func rawObjects(raw []byte) (map[objectKey][]byte, error) {
-	rd := parse.NewReader(bytes.NewReader(raw), parse.Limits{MaxLineBytes: len(raw) + 1})
-	out := map[objectKey][]byte{}
-	for rd.Next() {
-		l := rd.Line()
-		if l.Class != parse.Object && l.Class != parse.Concatenated {
-			continue
+// ForkFile writes the path of a leaf of the file at source as a new
+// session: created exclusively (never over an existing file), fsynced, its
+// directory fsynced. The source is only read. The new session is checked
+// before it is synced (a dry run writes it to a temporary file, removed).
+func ForkFile(fsys migrate.FS, source string, opts Options) (r Report, err error) {
+	r = Report{File: source, Action: "refused"}
+	defer func() {
+		var e *migrate.Error
+		if errors.As(err, &e) {
+			if e.Path == "" {
+				e.Path = source
+			}
+			if e.Code == migrate.VerifyFailed {
+				r = Report{File: source, Action: "refused"}
+			}
 		}
-		for k := range l.Objects {
-			out[objectKey{l.Num, k}] = bytes.Clone(l.Object(k))
+	}()
+	abs, err := filepath.Abs(source)
+	if err != nil {
+		return r, &migrate.Error{Code: migrate.ReadFailed, Err: err}
+	}
+	f, perm, err := openRegular(fsys, source)
+	if err != nil {
+		return r, err
+	}
+	defer f.Close()
+	in, name, done, err := atVersion3(f, source, opts.Validate.Limits)
+	if err != nil {
+		return r, err
+	}
+	defer done()
+	l, err := load(in, name, source, opts)
+	if err != nil {
+		return r, err
+	}
+	defer l.s.Close()
+	plan, err := Fork(l.s, l.leaf, abs, NewSessionID(opts.Now, opts.Random), opts.Now, opts.Random)
+	if err != nil {
+		return r, err
+	}
+	r.Leaf, r.Session, r.Entries, r.Output = plan.Leaf, plan.SessionID, plan.Entries, opts.Output
+	if r.Output == "" {
+		r.Output = filepath.Join(filepath.Dir(abs), plan.Name)
+	}
+	write := func(w io.Writer, name string) error {
+		if err := plan.write(w); err != nil {
+			return err
+		}
+		if err := sameContext(l, name, opts.Validate.Limits); err != nil {
+			return checkFailed(err)
+		}
+		return nil
+	}
+	create := func(write writeFunc) error { return createFile(fsys, r.Output, perm, write) }
+	if opts.DryRun {
+		create = dryRunFile
+	}
+	if err := create(write); err != nil {
+		return r, err
+	}
+	r.Action = action("fork", true, opts.DryRun)
+	if opts.DryRun {
+		if _, err := fsys.Lstat(r.Output); err == nil {
+			return r, &migrate.Error{Code: migrate.CreateFailed, Path: r.Output, Err: errors.New("already exists: pisess never overwrites a file")}
 		}
 	}
-	return out, rd.Err()
+	return r, nil
+}
+
+// openRegular opens a regular file and returns its permission bits.
+func openRegular(fsys migrate.FS, path string) (migrate.File, os.FileMode, error) {
+	f, err := fsys.Open(path)
+	if err != nil {
+		return nil, 0, &migrate.Error{Code: migrate.ReadFailed, Err: err}
+	}
+	info, err := f.Stat()
+	switch {
+	case err != nil:
+		err = &migrate.Error{Code: migrate.ReadFailed, Err: err}
+	case !info.Mode().IsRegular():
+		err = &migrate.Error{Code: migrate.NotRegular, Err: fmt.Errorf("not a regular file (%s)", info.Mode().Type())}
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, info.Mode().Perm(), nil
+}
+
+// atVersion3 returns the source of a fork as pi reads it, and its name: a
+// version-1 or 2 file migrated into a temporary file (done removes it),
+// any other as it is (load reports what is wrong with it).
+func atVersion3(f migrate.File, name string, limits parse.Limits) (io.ReadSeeker, string, func(), error) {
+	v, err := migrate.PeekVersion(f, limits)
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, "", nil, &migrate.Error{Code: migrate.ReadFailed, Err: err}
+	}
+	if err != nil || v >= project.CurrentVersion {
+		return f, name, func() {}, nil
+	}
+	tmp, done, err := tempFile()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if _, err = migrate.Migrate(f, tmp, limits); err == nil {
+		_, err = tmp.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		done()
+		return nil, "", nil, err
+	}
+	return tmp, tmp.Name(), done, nil
+}
+
+// sameContext checks that the context of the fork in the file at name
+// equals the source's at the leaf.
+func sameContext(l *loaded, name string, limits parse.Limits) error {
+	want, err := l.s.Context(l.leaf)
+	if err != nil {
+		return err
+	}
+	s, err := project.Open(name, limits)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	got, err := s.Context(s.DefaultLeaf())
+	if err != nil {
+		return err
+	}
+	a, _ := json.Marshal(want.Messages)
+	b, _ := json.Marshal(got.Messages)
+	if !bytes.Equal(a, b) {
+		return errors.New("the new session's context differs from the source's at the leaf")
+	}
+	return nil
+}
+
+// writeFunc writes a new file, w, named name (and may check it).
+type writeFunc func(w io.Writer, name string) error
+
+// createFile makes a new file: O_EXCL, write, fsync, close, directory
+// fsync; a failure removes what was created.
+func createFile(fsys migrate.FS, path string, perm os.FileMode, write writeFunc) error {
+	f, err := fsys.CreateExcl(path, perm)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) {
+			err = errors.New("already exists: pisess never overwrites a file")
+		}
+		return &migrate.Error{Code: migrate.CreateFailed, Path: path, Err: err}
+	}
+	code, werr := migrate.WriteFailed, write(f, path)
+	if werr == nil {
+		code, werr = migrate.SyncFailed, f.Sync()
+	}
+	if cerr := f.Close(); cerr != nil && werr == nil {
+		code, werr = migrate.WriteFailed, cerr
+	}
+	if werr == nil {
+		if werr = fsys.SyncDir(filepath.Dir(path)); werr != nil {
+			code = migrate.SyncFailed
+		}
+	}
+	if werr == nil {
+		return nil
+	}
+	e, ok := werr.(*migrate.Error) // the check's, or reading the source failed
+	if !ok {
+		e = &migrate.Error{Code: code, Path: path, Err: werr}
+	}
+	if rerr := fsys.Remove(path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+		e.Err = errors.Join(e.Err, fmt.Errorf("cannot remove the partial file: %w", rerr))
+	}
+	return e
+}
+
+// dryRunFile runs write on a temporary file, then removes it.
+func dryRunFile(write writeFunc) error {
+	f, done, err := tempFile()
+	if err != nil {
+		return err
+	}
+	defer done()
+	return write(f, f.Name())
+}
+
+// tempFile creates a temporary file of the system's; done closes and
+// removes it.
+func tempFile() (*os.File, func(), error) {
+	f, err := os.CreateTemp("", "pisess-fork-*.jsonl")
+	if err != nil {
+		return nil, nil, &migrate.Error{Code: migrate.CreateFailed, Err: err}
+	}
+	return f, func() { f.Close(); os.Remove(f.Name()) }, nil
 }

@@ -1,12 +1,20 @@
 package fix
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/pisess/pisess/internal/finding"
+	"github.com/pisess/pisess/internal/migrate"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // HeaderGuess is the header RecoverHeader rebuilds, and where each part
@@ -141,4 +149,84 @@ func decodeCwd(dir string) (string, error) {
 		return "", fmt.Errorf("the directory name %q names no directory of this machine (the session's working directory is gone, or it came from another machine): pass it with --cwd, e.g. --cwd %s", dir, "/"+strings.ReplaceAll(body, "-", "/"))
 	}
 	return "", fmt.Errorf("the directory name %q fits more than one directory (%s, %s…): pass the right one with --cwd", dir, found[0], found[1])
+}
+
+// RecoverHeaderFile puts a rebuilt header line before the entries of a
+// file that lost it, through the safe rewrite protocol, always keeping
+// FILE.bak. A file that starts with a header is left alone.
+func RecoverHeaderFile(fsys migrate.FS, path string, opts Options) (Report, error) {
+	r := Report{File: path, Action: "refused"}
+	first, err := firstLine(fsys, path)
+	if err != nil {
+		return r, err
+	}
+	var head struct {
+		Type *string          `json:"type"`
+		Kind *json.RawMessage `json:"kind"`
+	}
+	switch {
+	case json.Unmarshal(first, &head) != nil:
+		f := finding.Errorf(finding.InvalidJSON, 1, "line 1 is not a complete JSON object")
+		return r, &migrate.Error{Code: migrate.RefusedCorrupt, Path: path, Line: 1, Finding: &f, Err: errors.New("run pisess repair first")}
+	case head.Type != nil && *head.Type == "session":
+		r.Action = "unchanged"
+		return r, nil
+	case head.Type == nil || head.Kind != nil || !session.IsEntryType(*head.Type):
+		f := finding.Errorf(finding.NotASession, 1, "line 1 is not a session entry")
+		return r, &migrate.Error{Code: migrate.Unsupported, Path: path, Line: 1, Finding: &f, Err: errors.New("not a pi session that lost its header")}
+	}
+	g, err := GuessHeader(path, first, opts.ID, opts.Cwd)
+	if err != nil {
+		return r, &migrate.Error{Code: migrate.Unsupported, Path: path, Err: err}
+	}
+	r.Header = g
+	header := append(g.Line(), '\n')
+	out, err := migrate.Rewrite(fsys, path, migrate.RewriteOptions{BackupSuffix: BackupSuffix, DryRun: opts.DryRun, Verify: verifier(opts.Validate, headerBroken)},
+		func(in io.ReadSeeker, w io.Writer) error {
+			if _, err := w.Write(header); err != nil {
+				return err
+			}
+			_, err := io.Copy(w, in)
+			return err
+		})
+	r.File = out.Path
+	if r.File == "" {
+		r.File = path
+	}
+	if err != nil {
+		return r, err
+	}
+	r.Action = action("recover-header", out.Changed, opts.DryRun)
+	if out.Backup != "" {
+		r.Backup = &out.Backup
+	} else if opts.DryRun {
+		b := path + BackupSuffix
+		r.Backup = &b
+	}
+	return r, nil
+}
+
+// firstLine reads line 1 of a file (without its newline).
+func firstLine(fsys migrate.FS, path string) ([]byte, error) {
+	f, err := fsys.Open(path)
+	if err != nil {
+		return nil, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	line, err := br.ReadBytes('\n')
+	if err != nil && err != io.EOF {
+		return nil, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
+	}
+	if len(bytes.TrimSpace(line)) == 0 {
+		f := finding.Errorf(finding.MissingHeader, 1, "the file is empty")
+		return nil, &migrate.Error{Code: migrate.Unsupported, Path: path, Line: 1, Finding: &f, Err: errors.New("nothing to recover")}
+	}
+	return bytes.TrimRight(line, "\r\n"), nil
+}
+
+// headerBroken: the new file's line 1 must be a valid header (the rest of
+// the file may keep problems it had; validate reports them).
+func headerBroken(f finding.Finding) bool {
+	return f.Severity == finding.Error && (f.Line <= 1 || f.Code == finding.MissingHeader || f.Code == finding.NotASession)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
 )
 
@@ -51,11 +52,10 @@ type SlimPlan struct {
 // with large arguments elided too. TokensAfter is filled in by the caller
 // once the plan is projected (see SlimFile).
 func Slim(s *project.Session, leaf *project.Entry, maxBytes int64, now time.Time) (*SlimPlan, error) {
-	ctx, err := s.Context(leaf)
+	ctx, b, err := start(s, leaf, now)
 	if err != nil {
-		return nil, cycleRefusal(err)
+		return nil, err
 	}
-	b := newBuilder(s, leaf, now)
 	p := &SlimPlan{TokensBefore: estimate(ctx.Messages)}
 	for i, msg := range ctx.Messages {
 		role, content := roleAndContent(msg)
@@ -79,7 +79,7 @@ func Slim(s *project.Session, leaf *project.Entry, maxBytes int64, now time.Time
 		el.EditID = b.parent
 		p.Elided = append(p.Elided, el)
 	}
-	p.Plan = b.finish(leaf)
+	p.Plan = b.finish()
 	return p, nil
 }
 
@@ -104,15 +104,8 @@ func roleAndContent(msg json.RawMessage) (string, json.RawMessage) {
 // editable is pi 1.6.0's rule for context_edit targets: a custom_message
 // entry, or a message entry of role user, assistant or toolResult.
 func editable(src *project.Entry, role string) bool {
-	switch {
-	case src == nil:
-		return false
-	case src.Type() == "custom_message":
-		return true
-	case src.Type() == "message":
-		return role == "user" || role == "assistant" || role == "toolResult"
-	}
-	return false
+	return src != nil && (src.Type() == "custom_message" ||
+		src.Type() == "message" && (role == "user" || role == "assistant" || role == "toolResult"))
 }
 
 func notEditable(src *project.Entry) string {
@@ -152,7 +145,7 @@ func assistantPlaceholder(msg json.RawMessage, text string) (json.RawMessage, er
 	if err := json.Unmarshal(msg, &m); err != nil {
 		return nil, fmt.Errorf("its content is not an array of blocks")
 	}
-	out := bytesList{json.RawMessage(`{"type":"text","text":` + string(jsonString(text)) + `}`)}
+	out := bytesList{textBlock(text)}
 	for _, raw := range m.Content {
 		var blk struct {
 			Type      string          `json:"type"`
@@ -163,11 +156,11 @@ func assistantPlaceholder(msg json.RawMessage, text string) (json.RawMessage, er
 		}
 		if len(blk.Arguments) > bigArguments {
 			args := fmt.Sprintf(`{"elided":%s}`, jsonString(fmt.Sprintf("%s of arguments elided by pisess slim", byteSize(len(blk.Arguments)))))
-			edited, err := setMembers(raw, member{"arguments", json.RawMessage(args)})
-			if err != nil {
+			var t parse.Tape
+			if err := t.Build(raw); err != nil {
 				return nil, err
 			}
-			raw = edited
+			raw = setMembers(&t, 0, member{"arguments", json.RawMessage(args)})
 		}
 		out = append(out, raw)
 	}

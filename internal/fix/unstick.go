@@ -20,11 +20,8 @@ type Plan struct {
 }
 
 // finish fills a plan from what the builder wrote.
-func (b *builder) finish(leaf *project.Entry) *Plan {
-	p := &Plan{Added: b.added, Lines: b.out.Bytes()}
-	if leaf != nil {
-		p.Leaf = leaf.ID()
-	}
+func (b *builder) finish() *Plan {
+	p := &Plan{Leaf: b.leaf, Added: b.added, Lines: b.out.Bytes()}
 	if len(b.added) > 0 {
 		p.NewLeaf = b.parent
 	}
@@ -48,11 +45,10 @@ func (b *builder) finish(leaf *project.Entry) *Plan {
 // retainedTail cannot be edited one message at a time: they are refused
 // (*migrate.Error, refused_corrupt, with the finding).
 func Unstick(s *project.Session, leaf *project.Entry, now time.Time) (*Plan, error) {
-	ctx, err := s.Context(leaf)
+	ctx, b, err := start(s, leaf, now)
 	if err != nil {
-		return nil, cycleRefusal(err)
+		return nil, err
 	}
-	b := newBuilder(s, leaf, now)
 	calls := map[int][]project.Unpaired{} // mid-context calls without results, by message
 	var order []int
 	for _, u := range ctx.Unpaired {
@@ -86,7 +82,7 @@ func Unstick(s *project.Session, leaf *project.Entry, now time.Time) (*Plan, err
 	for _, u := range ctx.Unanswered() {
 		b.toolResult(u)
 	}
-	return b.finish(leaf), nil
+	return b.finish(), nil
 }
 
 // withoutCalls returns an assistant message's content with the toolCall
@@ -110,7 +106,7 @@ func withoutCalls(msg json.RawMessage, calls []project.Unpaired) (json.RawMessag
 		_ = json.Unmarshal(raw, &blk)
 		if u, ok := drop[blk.ID]; ok && blk.Type == "toolCall" {
 			text := fmt.Sprintf("[tool call %s (%s) removed by pisess unstick: no result was recorded for it]", u.ToolCallID, u.ToolName)
-			out = append(out, json.RawMessage(`{"type":"text","text":`+string(jsonString(text))+`}`))
+			out = append(out, textBlock(text))
 			continue
 		}
 		out = append(out, raw)

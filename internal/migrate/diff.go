@@ -20,31 +20,36 @@ func Diff(name string, old, new []byte) string {
 		return ""
 	}
 	lines := diffLines(string(old), string(new))
-	var b strings.Builder
-	fmt.Fprintf(&b, "--- %s\n+++ %s\n", name, name)
-	// oldNo[i], newNo[i]: lines of each side before lines[i].
-	oldNo := make([]int, len(lines)+1)
-	newNo := make([]int, len(lines)+1)
+	// shown[i]: lines[i] is a change or within diffContext lines of one. A
+	// run of shown lines is a hunk, so changes at most 2*diffContext
+	// unchanged lines apart share one.
+	shown := make([]bool, len(lines)+1)
 	for i, l := range lines {
-		oldNo[i+1], newNo[i+1] = oldNo[i], newNo[i]
-		if l.op != '+' {
-			oldNo[i+1]++
-		}
-		if l.op != '-' {
-			newNo[i+1]++
+		if l.op != ' ' {
+			for k := max(i-diffContext, 0); k <= min(i+diffContext, len(lines)-1); k++ {
+				shown[k] = true
+			}
 		}
 	}
-	for i := 0; i < len(lines); {
-		for i < len(lines) && lines[i].op == ' ' {
-			i++
+	var b strings.Builder
+	fmt.Fprintf(&b, "--- %s\n+++ %s\n", name, name)
+	// oldNo, newNo: the lines of each side before lines[i]; start: the
+	// index where the current hunk begins, oldStart, newStart: oldNo, newNo
+	// there.
+	var start, oldNo, newNo, oldStart, newStart int
+	for i, l := range lines {
+		if shown[i] && (i == 0 || !shown[i-1]) {
+			start, oldStart, newStart = i, oldNo, newNo
 		}
-		if i == len(lines) {
-			break
+		if l.op != '+' {
+			oldNo++
 		}
-		start := max(i-diffContext, 0)
-		end := min(changeRunEnd(lines, i)+diffContext, len(lines))
-		writeHunk(&b, lines[start:end], oldNo[start], oldNo[end]-oldNo[start], newNo[start], newNo[end]-newNo[start])
-		i = end
+		if l.op != '-' {
+			newNo++
+		}
+		if shown[i] && !shown[i+1] {
+			writeHunk(&b, lines[start:i+1], oldStart, oldNo-oldStart, newStart, newNo-newStart)
+		}
 	}
 	return b.String()
 }
@@ -78,25 +83,6 @@ func diffLines(old, new string) []diffLine {
 		}
 	}
 	return out
-}
-
-// changeRunEnd returns the end of the hunk's changes starting at lines[i]:
-// runs of changes separated by at most 2*diffContext unchanged lines share
-// one hunk.
-func changeRunEnd(lines []diffLine, i int) int {
-	for {
-		for i < len(lines) && lines[i].op != ' ' {
-			i++
-		}
-		k := i
-		for k < len(lines) && lines[k].op == ' ' && k-i < 2*diffContext {
-			k++
-		}
-		if k == len(lines) || lines[k].op == ' ' {
-			return i
-		}
-		i = k
-	}
 }
 
 func writeHunk(b *strings.Builder, lines []diffLine, oldStart, oldCount, newStart, newCount int) {

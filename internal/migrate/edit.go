@@ -1,7 +1,6 @@
 package migrate
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"sort"
@@ -82,18 +81,6 @@ func (e *editor) writeTo(w io.Writer, line []byte) error {
 	}
 	_, err := w.Write(line[pos:])
 	return err
-}
-
-// apply returns line with the edits applied, appended to dst[:0].
-func (e *editor) apply(dst, line []byte) ([]byte, error) {
-	if err := e.sort(len(line)); err != nil {
-		return nil, err
-	}
-	buf := bytes.NewBuffer(dst[:0])
-	if err := e.writeTo(buf, line); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
 
 // sort orders the edits and checks they do not overlap (an insertion may

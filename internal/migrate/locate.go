@@ -78,8 +78,6 @@ func numberValue(t *parse.Tape, m member) (float64, bool) {
 	return f, ok && !math.IsInf(f, 0)
 }
 
-func isNull(t *parse.Tape, m member) bool { return t.Kind(m.value) == parse.KindNull }
-
 // unreadable refuses a record whose tape cannot be built: nested deeper
 // than parse.MaxDepth (too_deep, as validate reports it), or bytes the
 // classifier should have rejected.

@@ -205,12 +205,8 @@ func (r *rewrite) lock(f File) error {
 	}
 	deadline := time.Now().Add(wait)
 	for pause := time.Millisecond; ; pause = min(2*pause, 100*time.Millisecond) {
-		err := r.fsys.Lock(f)
-		if err == nil {
-			return nil
-		}
-		if !errors.Is(err, ErrLocked) {
-			return nil // no flock on this file system: the checks below still hold
+		if err := r.fsys.Lock(f); !errors.Is(err, ErrLocked) {
+			return nil // locked, or no flock on this file system: the checks below still hold
 		}
 		if time.Now().After(deadline) {
 			return &Error{Code: ChangedDuringRewrite, Err: fmt.Errorf("another process has held a lock on the file for %v (another pisess run?): left untouched; run again later", wait)}
@@ -557,7 +553,7 @@ func (r *rewrite) copyBackup(path string) (reused bool, err error) {
 		bf.Close()
 		return false, &Error{Code: BackupFailed, Path: path, Err: err}
 	}
-	err = r.copyOriginal(bf)
+	err = r.copyOriginal(bf, path)
 	if cerr := bf.Close(); cerr != nil && err == nil {
 		err = &Error{Code: BackupFailed, Path: path, Err: cerr}
 	}
@@ -581,7 +577,9 @@ func (r *rewrite) ownBackup(path string) error {
 	return nil
 }
 
-func (r *rewrite) copyOriginal(bf File) error {
+// copyOriginal copies the original to bf, the backup at path, checking
+// the copy against the hash of what was read, and seals it.
+func (r *rewrite) copyOriginal(bf File, path string) error {
 	src, err := r.fsys.Open(r.path)
 	if err != nil {
 		return &Error{Code: ReadFailed, Err: err}
@@ -591,14 +589,14 @@ func (r *rewrite) copyOriginal(bf File) error {
 	tw := &trackingWriter{w: io.MultiWriter(bf, h)}
 	if _, err := io.Copy(tw, src); err != nil {
 		if tw.err != nil {
-			return &Error{Code: BackupFailed, Path: r.path + r.opts.BackupSuffix, Err: err}
+			return &Error{Code: BackupFailed, Path: path, Err: err}
 		}
 		return &Error{Code: ReadFailed, Err: err}
 	}
 	if !bytes.Equal(h.Sum(nil), r.sum) {
 		return &Error{Code: ChangedDuringRewrite, Err: errors.New("the file changed while its backup was being copied")}
 	}
-	return r.seal(src, bf, "the backup", r.path+r.opts.BackupSuffix)
+	return r.seal(src, bf, "the backup", path)
 }
 
 // recheck refuses when the original is no longer exactly what was read:
