@@ -63,8 +63,23 @@ func (t *idTable) slot(id string) (int, uint8) {
 // grow doubles the table and puts back every entry put so far: the
 // entries in index order (they lie in memory in that order), so the last
 // of each id wins again.
-func (t *idTable) grow(entries []*Entry) {
-	n := 2 * len(t.slots)
+func (t *idTable) grow(entries []*Entry) { t.resize(entries, 2*len(t.slots)) }
+
+// reserve makes room for about n ids at once, so that a large session's
+// table is not rebuilt at every doubling on the way.
+func (t *idTable) reserve(entries []*Entry, n int) {
+	size := len(t.slots)
+	for size < 2*n {
+		size *= 2
+	}
+	if size > len(t.slots) {
+		t.resize(entries, size)
+	}
+}
+
+// resize makes the table n slots (a power of two) and puts back every
+// entry.
+func (t *idTable) resize(entries []*Entry, n int) {
 	t.slots, t.tags, t.n = make([]int32, n), make([]uint8, n), 0
 	for i, e := range entries {
 		if e.ID() != "" {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
@@ -90,9 +92,10 @@ func Open(path string, limits parse.Limits) (*Session, error) {
 // A Describer makes the few bytes a view keeps of an entry (render's one
 // description of it) from its record. OpenDescribed's index workers call
 // it while they hold each record, so that a view need not read the record
-// back (Session.Description). It may be called on several goroutines at
-// once; what it returns is copied, and the record is not its to keep.
-type Describer func(*Record) []byte
+// back (Session.Description). It appends the description to dst and
+// returns it. It may be called on several goroutines at once; what it
+// returns is copied, and the record is not its to keep.
+type Describer func(r *Record, dst []byte) []byte
 
 // OpenDescribed is Open with every entry of a version-3 file described on
 // the index workers by describe (nil: none).
@@ -101,7 +104,7 @@ func OpenDescribed(path string, limits parse.Limits, describe Describer) (*Sessi
 	if err != nil {
 		return nil, err
 	}
-	s, err := index(f, f, path, limits, describe)
+	s, err := index(f, f, path, limits, describe, sizeOf(f))
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -136,7 +139,7 @@ func LoadFile(path string, limits parse.Limits) (*Session, error) {
 // (including parse.ErrFileTooLarge) and *HeaderError.
 func Load(r io.Reader, limits parse.Limits) (*Session, error) {
 	var data bytes.Buffer
-	s, err := index(io.TeeReader(r, &data), nil, "", limits, nil)
+	s, err := index(io.TeeReader(r, &data), nil, "", limits, nil, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -148,8 +151,8 @@ func Load(r io.Reader, limits parse.Limits) (*Session, error) {
 // goroutines, a batch of lines at a time), the first must be the header,
 // and each entry after it leaves its place and its few fields in the
 // index. src is where records are read back from later.
-func index(r io.Reader, src io.ReaderAt, name string, limits parse.Limits, describe Describer) (*Session, error) {
-	ix := &indexer{s: &Session{src: src, name: name, byID: newIDTable(), labels: map[string]string{}, otherTypes: map[int]string{}}}
+func index(r io.Reader, src io.ReaderAt, name string, limits parse.Limits, describe Describer, size int64) (*Session, error) {
+	ix := &indexer{size: size, s: &Session{src: src, name: name, byID: newIDTable(), labels: map[string]string{}, otherTypes: map[int]string{}}}
 	if err := scan(r, limits, describe, ix.settle); err != nil {
 		return nil, err
 	}
@@ -160,6 +163,7 @@ func index(r io.Reader, src io.ReaderAt, name string, limits parse.Limits, descr
 // each object in file order.
 type indexer struct {
 	s        *Session
+	size     int64 // of the file, 0 when unknown: to guess how many entries it holds
 	sawFirst bool
 	slab     []Entry
 	// records maps a v1 record index (header = 0, every parsed object
@@ -196,6 +200,9 @@ func (ix *indexer) settle(f *facts) error {
 	if e.typ == 0 && f.typ != "" {
 		ix.s.otherTypes[e.Index] = string([]byte(f.typ))
 	}
+	if e.Index == guessAfter {
+		ix.reserve(f) // before e joins: its strings are not stored yet
+	}
 	ix.s.Entries = append(ix.s.Entries, e)
 	id, parentID, desc := f.id, f.parentID, f.desc
 	if v1 {
@@ -214,12 +221,43 @@ func (ix *indexer) settle(f *facts) error {
 	}
 	if f.typ == "label" && f.hasTarget {
 		if f.label != "" {
-			ix.s.labels[f.target] = f.label
+			ix.s.labels[strings.Clone(f.target)] = strings.Clone(f.label)
 		} else {
 			delete(ix.s.labels, f.target)
 		}
 	}
 	return nil
+}
+
+// guessAfter is how many entries the index reads before it guesses how
+// many the file holds.
+const (
+	guessAfter = 1000
+	maxGuess   = 1 << 20
+)
+
+// reserve makes room for the number of entries the file holds if the rest
+// is like its first guessAfter entries (f is the next), up to
+// maxGuess: a file whose first entries are small and the rest one huge
+// line must not cost a huge table.
+func (ix *indexer) reserve(f *facts) {
+	if ix.size <= 0 || f.offset <= 0 {
+		return
+	}
+	guess := int(min(float64(maxGuess), float64(len(ix.s.Entries))*float64(ix.size)/float64(f.offset)))
+	ix.s.byID.reserve(ix.s.Entries, guess)
+	if guess > cap(ix.s.Entries) {
+		ix.s.Entries = append(make([]*Entry, 0, guess+guess/8), ix.s.Entries...)
+	}
+}
+
+// sizeOf is the size of the file f, 0 when unknown.
+func sizeOf(f interface{ Stat() (os.FileInfo, error) }) int64 {
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0
+	}
+	return fi.Size()
 }
 
 // role notes a message entry's role (hookMessage is custom before
@@ -439,36 +477,4 @@ func (s *Session) migrate(r *Record) {
 		_ = mt.Build(t.Raw(msg))
 		edit("message", setMember(&mt, 0, "role", []byte(`"custom"`)))
 	}
-}
-
-// arena holds the strings of the index in shared blocks: one allocation
-// per 64 KiB rather than one per string.
-type arena struct{ block []byte }
-
-const arenaBlock = 64 << 10
-
-// copy returns a copy of s that lives in the arena.
-func (a *arena) copy(s string) string {
-	if len(s) == 0 {
-		return ""
-	}
-	if len(s) > arenaBlock/8 {
-		return string([]byte(s))
-	}
-	if cap(a.block)-len(a.block) < len(s) {
-		a.block = make([]byte, 0, arenaBlock)
-	}
-	start := len(a.block)
-	a.block = append(a.block, s...)
-	b := a.block[start:len(a.block):len(a.block)]
-	return unsafeString(b)
-}
-
-// copyBytes is copy for bytes.
-func (a *arena) copyBytes(b []byte) string { return a.copy(unsafeString(b)) }
-
-// str copies string node n of t into the arena ("" when it is not one).
-func (a *arena) str(t *parse.Tape, n int) string {
-	s, _ := t.Str(n)
-	return a.copy(s)
 }

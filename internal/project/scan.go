@@ -48,7 +48,19 @@ type scanBatch struct {
 	arena []byte
 	lines []scanLine
 	out   []facts
+	strs  scratch // the strings of out, until they are settled
 	done  chan struct{}
+}
+
+// scratch holds strings for a while: they share it, so it must not be
+// reset while any is in use (a batch's, until the batch is settled).
+type scratch struct{ buf []byte }
+
+// str returns a copy of s in the scratch.
+func (sc *scratch) str(s string) string {
+	start := len(sc.buf)
+	sc.buf = append(sc.buf, s...)
+	return unsafeString(sc.buf[start:])
 }
 
 // scanWorker is the state one goroutine reuses from batch to batch. The
@@ -58,8 +70,9 @@ type scanWorker struct {
 	rec      Record
 	entry    Entry
 	cls      parse.Classifier
-	strs     arena
 	describe Describer
+	desc     []byte // the Describer's buffer
+	strs     *scratch
 }
 
 // scan reads r and calls settle with the facts of every object, and of
@@ -115,7 +128,7 @@ func (p *pipeline) batch() *scanBatch {
 	if n := len(p.free); n > 0 {
 		b := p.free[n-1]
 		p.free = p.free[:n-1]
-		b.arena, b.lines, b.out = b.arena[:0], b.lines[:0], b.out[:0]
+		b.arena, b.lines, b.out, b.strs.buf = b.arena[:0], b.lines[:0], b.out[:0], b.strs.buf[:0]
 		return b
 	}
 	return &scanBatch{arena: make([]byte, 0, 2*scanBatchBytes)}
@@ -150,7 +163,7 @@ func (p *pipeline) drain(keep int) error {
 				return err
 			}
 		}
-		clear(b.out)                          // the strings live in the workers' arenas; headers may go
+		clear(b.out)                          // headers may go
 		if cap(b.arena) <= 4*scanBatchBytes { // not one that grew for a long line
 			p.free = append(p.free, b)
 		}
@@ -166,6 +179,7 @@ func (p *pipeline) stop() {
 
 // batch pulls the facts out of every line of b.
 func (w *scanWorker) batch(b *scanBatch) {
+	w.strs = &b.strs
 	first := true
 	for _, l := range b.lines {
 		raw := b.arena[l.start:l.end]
@@ -202,9 +216,9 @@ func (w *scanWorker) facts(l scanLine, k int, span [2]int, first bool) facts {
 	if first {
 		f.header = append([]byte(nil), t.Input()...)
 	}
-	f.id = w.strs.str(t, t.Get(0, "id"))
-	f.parentID = w.strs.str(t, t.Get(0, "parentId"))
-	f.timestamp = w.strs.str(t, t.Get(0, "timestamp"))
+	f.id = w.strs.str(t.StrOf(0, "id"))
+	f.parentID = w.strs.str(t.StrOf(0, "parentId"))
+	f.timestamp = w.strs.str(t.StrOf(0, "timestamp"))
 	f.millis, f.timeOK = millisOf(t, t.Get(0, "timestamp"))
 	switch f.typ {
 	case "message":
@@ -212,7 +226,7 @@ func (w *scanWorker) facts(l scanLine, k int, span [2]int, first bool) facts {
 	case "label":
 		var target string
 		target, f.hasTarget = t.Str(t.Get(0, "targetId"))
-		f.target, f.label = w.strs.copy(target), w.strs.copy(t.StrOf(0, "label"))
+		f.target, f.label = w.strs.str(target), w.strs.str(t.StrOf(0, "label"))
 	case "compaction":
 		f.keptIndex, f.hasKeptIndex = t.Float(t.Get(0, "firstKeptEntryIndex"))
 	}
@@ -233,5 +247,6 @@ func (w *scanWorker) description(typ, role string) string {
 	}
 	w.entry = Entry{typ: tc, role: rc}
 	w.rec.Entry = &w.entry
-	return w.strs.copyBytes(w.describe(&w.rec))
+	w.desc = w.describe(&w.rec, w.desc[:0])
+	return w.strs.str(unsafeString(w.desc))
 }

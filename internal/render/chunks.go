@@ -21,7 +21,7 @@ func inChunks(w io.Writer, n int, render func(w io.Writer, from, to int) error) 
 		return render(w, 0, n)
 	}
 	type chunk struct {
-		buf  bytes.Buffer
+		buf  *bytes.Buffer
 		err  error
 		done chan struct{}
 	}
@@ -29,6 +29,7 @@ func inChunks(w io.Writer, n int, render func(w io.Writer, from, to int) error) 
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	var queue []*chunk
+	var free []*bytes.Buffer // the buffers of chunks written out, to reuse
 	flush := func(keep int) error {
 		for len(queue) > keep {
 			c := queue[0]
@@ -40,18 +41,23 @@ func inChunks(w io.Writer, n int, render func(w io.Writer, from, to int) error) 
 			if _, err := w.Write(c.buf.Bytes()); err != nil {
 				return err
 			}
+			c.buf.Reset()
+			free = append(free, c.buf)
 		}
 		return nil
 	}
 	for from := 0; from < n; from += chunkItems {
-		c := &chunk{done: make(chan struct{})}
+		c := &chunk{buf: new(bytes.Buffer), done: make(chan struct{})}
+		if k := len(free); k > 0 {
+			c.buf, free = free[k-1], free[:k-1]
+		}
 		queue = append(queue, c)
 		sem <- struct{}{}
 		wg.Add(1)
 		go func(from, to int) {
 			defer wg.Done()
 			defer func() { <-sem; close(c.done) }()
-			c.err = render(&c.buf, from, to)
+			c.err = render(c.buf, from, to)
 		}(from, min(from+chunkItems, n))
 		if err := flush(2 * workers); err != nil {
 			return err

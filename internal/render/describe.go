@@ -383,16 +383,33 @@ func truthy(raw []byte) bool {
 func words(s string) string { return wordsUpTo(s, 0) }
 
 // wordsUpTo collapses white space and stops after limit runes (0: none).
+// Invalid UTF-8 comes out as U+FFFD, a byte at a time, as ranging over
+// the string gives it.
 func wordsUpTo(s string, limit int) string {
 	var b strings.Builder
 	if limit > 0 {
 		b.Grow(min(len(s), limit+8)) // the words of a line of plain text in one allocation
 	}
 	n, space := 0, false
-	for _, r := range s {
-		if limit > 0 && n >= limit {
-			break
+	for i := 0; i < len(s) && (limit <= 0 || n < limit); {
+		c := s[i]
+		if c < utf8.RuneSelf { // ASCII: most text, a byte at a time
+			i++
+			if asciiSpace(c) {
+				space = b.Len() > 0
+				continue
+			}
+			if space {
+				b.WriteByte(' ')
+				n++
+				space = false
+			}
+			b.WriteByte(c)
+			n++
+			continue
 		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
 		if unicode.IsSpace(r) {
 			space = b.Len() > 0
 			continue
@@ -406,6 +423,15 @@ func wordsUpTo(s string, limit int) string {
 		n++
 	}
 	return b.String()
+}
+
+// asciiSpace reports the ASCII characters unicode.IsSpace reports.
+func asciiSpace(c byte) bool {
+	switch c {
+	case '\t', '\n', '\v', '\f', '\r', ' ':
+		return true
+	}
+	return false
 }
 
 // kind is the message column of the context view: the role, with the

@@ -21,7 +21,7 @@ func ViewDescriber(json bool, opt ViewOptions) project.Describer {
 	if limit == 0 {
 		return nil
 	}
-	return func(r *project.Record) []byte { return describe(r, limit).pack(limit) }
+	return func(r *project.Record, dst []byte) []byte { return describe(r, limit).pack(dst, limit) }
 }
 
 // describeLimit is the text limit of a run's descriptions: the summary's
@@ -33,10 +33,9 @@ func describeLimit(json bool, opt ViewOptions) int {
 	return textLimit(opt)
 }
 
-// pack encodes d made with the given text limit: a flag byte, the limit,
-// the kind and the detail each after its length, then the text.
-func (d entryView) pack(limit int) []byte {
-	b := make([]byte, 0, 1+3*binary.MaxVarintLen32+len(d.kind)+len(d.detail)+len(d.text))
+// pack appends d made with the given text limit to b: a flag byte, the
+// limit, the kind and the detail each after its length, then the text.
+func (d entryView) pack(b []byte, limit int) []byte {
 	flags := byte(0)
 	if d.failed {
 		flags = 1
