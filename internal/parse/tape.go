@@ -301,22 +301,7 @@ func (t *Tape) Str(n int) (s string, ok bool) {
 	if !t.nodes[n].escaped {
 		return unsafe.String(&body[0], len(body)), true
 	}
-	out := make([]byte, 0, len(body))
-	for i := 0; i < len(body); {
-		j := i
-		for j < len(body) && body[j] != '\\' {
-			j++
-		}
-		out = append(out, body[i:j]...)
-		if j == len(body) {
-			break
-		}
-		var w int
-		if out, w = appendEscape(out, body[j:]); w == 0 {
-			break // cannot happen: scanString accepted the escapes
-		}
-		i = j + w
-	}
+	out := unescapeBody(body, len(body))
 	if len(out) == 0 {
 		return "", true
 	}
