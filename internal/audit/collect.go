@@ -137,25 +137,13 @@ func (c *collector) message(msg *session.Message, key int32, at time.Time) {
 }
 
 // role returns pi's message roles as constants, any other role as a copy:
-// a map keeps the key it is given, and msg's strings share the file.
+// a map keeps the key it is last given (even for a key it has), and msg's
+// strings share the file.
 func role(r string) string {
-	switch r {
-	case "user":
-		return "user"
-	case "assistant":
-		return "assistant"
-	case "toolResult":
-		return "toolResult"
-	case "bashExecution":
-		return "bashExecution"
-	case "custom":
-		return "custom"
-	case "branchSummary":
-		return "branchSummary"
-	case "compactionSummary":
-		return "compactionSummary"
-	case "system":
-		return "system"
+	for _, known := range [...]string{"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary", "system"} {
+		if r == known {
+			return known
+		}
 	}
 	return strings.Clone(r)
 }
@@ -266,13 +254,7 @@ func oneLine(s string, n int) string {
 
 // timestamp parses an entry's ISO 8601 timestamp; zero when absent or bad.
 func timestamp(s string) time.Time {
-	if s == "" {
-		return time.Time{}
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}
-	}
+	t, _ := time.Parse(time.RFC3339Nano, s) // the zero time on an error
 	return t
 }
 
