@@ -22,22 +22,11 @@ const (
 
 // String names the class.
 func (c Class) String() string {
-	switch c {
-	case Object:
-		return "object"
-	case Blank:
-		return "blank"
-	case PartialTail:
-		return "partial_tail"
-	case Concatenated:
-		return "concatenated"
-	case Unclassified:
-		return "unclassified"
-	case TornLine:
-		return "torn_line"
-	default:
-		return "corrupt"
+	names := [...]string{"object", "blank", "partial_tail", "concatenated", "corrupt", "unclassified", "torn_line"}
+	if int(c) < len(names) {
+		return names[c]
 	}
+	return "corrupt"
 }
 
 // Verdict is the classification of one line's bytes.

@@ -106,14 +106,8 @@ func (l *Line) corruptMessage() string {
 
 // excerpt quotes a few bytes of b around offset off, safe for a terminal.
 func excerpt(b []byte, off int) string {
-	if off > len(b) {
-		off = len(b)
-	}
-	end := off + 16
-	if end > len(b) {
-		end = len(b)
-	}
-	return fmt.Sprintf("%q", b[off:end])
+	off = min(off, len(b))
+	return fmt.Sprintf("%q", b[off:min(off+16, len(b))])
 }
 
 // ErrFileTooLarge is returned by Reader.Err when MaxFileBytes was exceeded.

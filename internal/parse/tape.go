@@ -322,16 +322,7 @@ func (t *Tape) Value(n int) any {
 	if n < 0 {
 		return nil
 	}
-	start := t.nodes[n].start
-	if t.nodes[n].kind == KindString {
-		start-- // the opening quote
-	}
-	d := decoder{b: t.raw, i: start}
-	v, err := d.value()
-	if err != nil { // cannot happen: the tape was built from valid JSON
-		return nil
-	}
-	return v
+	return t.decode(n, false)
 }
 
 // separator reads what follows a member of a container: a comma (more to
