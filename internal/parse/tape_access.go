@@ -89,12 +89,6 @@ func (t *Tape) StrOf(obj int, key string) string {
 	return s
 }
 
-// Clone returns a copy of the tape that owns a copy of its input, for a
-// caller that keeps a tape whose input will be reused.
-func (t *Tape) Clone() Tape {
-	return Tape{raw: append([]byte(nil), t.raw...), nodes: append([]node(nil), t.nodes...)}
-}
-
 // StrPrefix returns the value of string node n, decoded as Str decodes
 // it, but cut after max bytes (possibly inside a character): for a reader
 // that shows the start of a string that may be megabytes long.
