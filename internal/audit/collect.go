@@ -1,8 +1,9 @@
 package audit
 
 import (
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -198,10 +199,7 @@ func (c *collector) record(path string, rep *validate.Report, modified time.Time
 	if r.LastActivity.IsZero() {
 		r.FirstActivity, r.LastActivity = modified, modified
 	}
-	for m := range c.models {
-		r.Models = append(r.Models, m)
-	}
-	sort.Strings(r.Models)
+	r.Models = slices.Sorted(maps.Keys(c.models)) // nil when there are none
 	c.shape()
 	return r
 }
