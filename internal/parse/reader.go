@@ -142,12 +142,10 @@ type Reader struct {
 const readBufferSize = 256 << 10
 
 // NewReader returns a Reader of r with the given limits.
-func NewReader(r io.Reader, limits Limits) *Reader {
-	if limits.MaxLineBytes <= 0 {
-		limits.MaxLineBytes = DefaultLimits().MaxLineBytes
-	}
-	src, _ := SourceOf(r)
-	return &Reader{in: bufio.NewReaderSize(r, readBufferSize), limits: limits, src: src}
+func NewReader(in io.Reader, limits Limits) *Reader {
+	r := &Reader{in: bufio.NewReaderSize(in, readBufferSize)}
+	r.Reset(in, limits) // a no-op for r.in when in is a large enough *bufio.Reader
+	return r
 }
 
 // Reset makes r read a new input from the start with the given limits,
