@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -102,16 +103,18 @@ func appendEscape(out, esc []byte) ([]byte, int) {
 	case 't':
 		return append(out, '\t'), 2
 	case 'u':
-		if len(esc) < 6 || !isHex4(esc[2:6]) {
+		r, ok := hex4(esc, 2)
+		switch {
+		case !ok:
 			return out, 0
-		}
-		r := hex4(esc[2:6])
-		if !utf16.IsSurrogate(r) {
+		case !utf16.IsSurrogate(r):
 			return utf8.AppendRune(out, r), 6
 		}
-		if len(esc) >= 12 && esc[6] == '\\' && esc[7] == 'u' && isHex4(esc[8:12]) {
-			if dec := utf16.DecodeRune(r, hex4(esc[8:12])); dec != utf8.RuneError {
-				return utf8.AppendRune(out, dec), 12
+		if len(esc) >= 8 && esc[6] == '\\' && esc[7] == 'u' {
+			if r2, ok := hex4(esc, 8); ok {
+				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+					return utf8.AppendRune(out, dec), 12
+				}
 			}
 		}
 		return utf8.AppendRune(out, utf8.RuneError), 6
@@ -119,22 +122,12 @@ func appendEscape(out, esc []byte) ([]byte, int) {
 	return out, 0
 }
 
-func isHex4(b []byte) bool {
-	return isHex(b[0]) && isHex(b[1]) && isHex(b[2]) && isHex(b[3])
-}
-
-// hex4 reads four hex digits that scanString accepted.
-func hex4(b []byte) rune {
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case c <= '9':
-			r = r<<4 | rune(c-'0')
-		case c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			r = r<<4 | rune(c-'a'+10)
-		}
+// hex4 reads the four hex digits at b[at:]; ok is false when b does not
+// hold them.
+func hex4(b []byte, at int) (r rune, ok bool) {
+	if len(b) < at+4 {
+		return 0, false
 	}
-	return r
+	v, err := strconv.ParseUint(string(b[at:at+4]), 16, 16)
+	return rune(v), err == nil
 }
