@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"bytes"
 	"unicode/utf8"
 
 	"github.com/pisess/pisess/internal/finding"
@@ -145,10 +146,5 @@ func tornCharacterAt(b []byte, bad int) bool {
 
 // allZero reports whether b is non-empty and all NUL bytes.
 func allZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return false
-		}
-	}
-	return len(b) > 0
+	return len(b) > 0 && len(bytes.TrimLeft(b, "\x00")) == 0
 }
