@@ -16,10 +16,7 @@ func (t *Tape) Raw(n int) []byte {
 	if n < 0 {
 		return nil
 	}
-	start, end := t.nodes[n].start, t.nodes[n].end
-	if t.nodes[n].kind == KindString {
-		start, end = start-1, end+1
-	}
+	start, end := t.Span(n)
 	return t.raw[start:end]
 }
 
