@@ -1,8 +1,9 @@
 package audit
 
 import (
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -137,25 +138,13 @@ func (c *collector) message(msg *session.Message, key int32, at time.Time) {
 }
 
 // role returns pi's message roles as constants, any other role as a copy:
-// a map keeps the key it is given, and msg's strings share the file.
+// a map keeps the key it is last given (even for a key it has), and msg's
+// strings share the file.
 func role(r string) string {
-	switch r {
-	case "user":
-		return "user"
-	case "assistant":
-		return "assistant"
-	case "toolResult":
-		return "toolResult"
-	case "bashExecution":
-		return "bashExecution"
-	case "custom":
-		return "custom"
-	case "branchSummary":
-		return "branchSummary"
-	case "compactionSummary":
-		return "compactionSummary"
-	case "system":
-		return "system"
+	for _, known := range [...]string{"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary", "system"} {
+		if r == known {
+			return known
+		}
 	}
 	return strings.Clone(r)
 }
@@ -210,10 +199,7 @@ func (c *collector) record(path string, rep *validate.Report, modified time.Time
 	if r.LastActivity.IsZero() {
 		r.FirstActivity, r.LastActivity = modified, modified
 	}
-	for m := range c.models {
-		r.Models = append(r.Models, m)
-	}
-	sort.Strings(r.Models)
+	r.Models = slices.Sorted(maps.Keys(c.models)) // nil when there are none
 	c.shape()
 	return r
 }
@@ -266,13 +252,7 @@ func oneLine(s string, n int) string {
 
 // timestamp parses an entry's ISO 8601 timestamp; zero when absent or bad.
 func timestamp(s string) time.Time {
-	if s == "" {
-		return time.Time{}
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}
-	}
+	t, _ := time.Parse(time.RFC3339Nano, s) // the zero time on an error
 	return t
 }
 

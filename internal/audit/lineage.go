@@ -2,6 +2,7 @@ package audit
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -54,8 +55,10 @@ func newPathIndex(recs []*Record) *pathIndex {
 		}
 		b := baseName(r.Path)
 		x.base[b] = append(x.base[b], i)
-		for _, id := range distinct(sessionIDFromName(b), r.SessionID) {
-			x.sid[id] = append(x.sid[id], i)
+		for _, id := range slices.Compact([]string{sessionIDFromName(b), r.SessionID}) {
+			if id != "" {
+				x.sid[id] = append(x.sid[id], i)
+			}
 		}
 	}
 	return x
@@ -114,19 +117,6 @@ func sessionIDFromName(base string) string {
 		return ""
 	}
 	return stem[i+1:]
-}
-
-// distinct returns the non-empty values, each once.
-func distinct(a, b string) []string {
-	switch {
-	case a == "" && b == "":
-		return nil
-	case a == "" || a == b:
-		return []string{b}
-	case b == "":
-		return []string{a}
-	}
-	return []string{a, b}
 }
 
 // union is a union-find over record indexes.

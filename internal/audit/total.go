@@ -260,7 +260,10 @@ func (g *grouper) fileKey(r *Record) string {
 		}
 		return r.Path // no id: a session of its own
 	}
-	return orUnknown(r.CWD)
+	if r.CWD == "" {
+		return Unknown
+	}
+	return r.CWD
 }
 
 // charge adds one counted usage record.
@@ -347,11 +350,4 @@ func (r *Record) Title() string {
 		return r.Name
 	}
 	return r.FirstMessage
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return Unknown
-	}
-	return s
 }

@@ -10,9 +10,11 @@
 package export
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -38,8 +40,10 @@ type Options struct {
 // DefaultMaxBlock is how much of a tool block the Markdown transcript keeps.
 const DefaultMaxBlock = 2000
 
-// session is what both renderers need: the path to the leaf, decoded.
+// session is what both renderers need: the path to the leaf, decoded, and
+// the writer of the output.
 type session struct {
+	w      *bufio.Writer
 	s      *project.Session
 	leaf   *project.Entry
 	path   []*project.Entry
@@ -122,6 +126,18 @@ type block struct {
 	Arguments json.RawMessage `json:"arguments"`
 }
 
+// write decodes the path to leaf and has render write it to w, buffered.
+// The error is a *project.CycleError or a write error.
+func write(w io.Writer, s *project.Session, leaf *project.Entry, opts Options, render func(*session)) error {
+	d, err := newSession(s, leaf, opts)
+	if err != nil {
+		return err
+	}
+	d.w = bufio.NewWriterSize(w, 64<<10)
+	render(d)
+	return d.w.Flush()
+}
+
 // newSession decodes the path to leaf. The error is a *project.CycleError.
 func newSession(s *project.Session, leaf *project.Entry, opts Options) (*session, error) {
 	path, err := s.Path(leaf)
@@ -195,6 +211,14 @@ func blocks(content json.RawMessage) []block {
 		out = append(out, b)
 	}
 	return out
+}
+
+// heading is the session's name, or "pi session <id>" when it has none.
+func (d *session) heading() string {
+	if d.name != "" {
+		return d.name
+	}
+	return "pi session " + d.s.Header.ID
 }
 
 // clean applies the redaction, if asked.
@@ -344,16 +368,7 @@ func imageMIME(b block) bool {
 	default:
 		return false
 	}
-	if b.Data == "" {
-		return false
-	}
-	for i := 0; i < len(b.Data); i++ {
-		c := b.Data[i]
-		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=') {
-			return false
-		}
-	}
-	return true
+	return b.Data != "" && strings.Trim(b.Data, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=") == ""
 }
 
 // visible makes the control characters of s visible and harmless: CRLF

@@ -1,10 +1,10 @@
 package export
 
 import (
-	"bufio"
 	"fmt"
 	"html"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,19 +18,12 @@ import (
 // that path. The error is a *project.CycleError (a parentId cycle on the
 // leaf's path) or a write error.
 func HTML(w io.Writer, s *project.Session, leaf *project.Entry, opts Options) error {
-	d, err := newSession(s, leaf, opts)
-	if err != nil {
-		return err
-	}
-	p := &page{session: d, w: bufio.NewWriterSize(w, 64<<10), md: newMarkdown()}
-	p.write()
-	return p.w.Flush()
+	return write(w, s, leaf, opts, func(d *session) { (&page{session: d, md: newMarkdown()}).write() })
 }
 
 // page writes one HTML page.
 type page struct {
 	*session
-	w  *bufio.Writer
 	md goldmark.Markdown
 }
 
@@ -54,6 +47,14 @@ func (p *page) raw(parts ...string) {
 	for _, s := range parts {
 		p.w.WriteString(s)
 	}
+}
+
+// wrapped writes file content (as text does) between markup of the page's
+// own.
+func (p *page) wrapped(start, s, end string) {
+	p.raw(start)
+	p.text(s)
+	p.raw(end)
 }
 
 func (p *page) write() {
@@ -92,26 +93,18 @@ func (p *page) title() string {
 	if p.name != "" {
 		return p.name + " · pi session"
 	}
-	return "pi session " + p.s.Header.ID
+	return p.heading()
 }
 
 func (p *page) header() {
 	h := p.s.Header
-	p.raw(`<header class="top"><h1>`)
-	if p.name != "" {
-		p.text(p.name)
-	} else {
-		p.text("pi session " + h.ID)
-	}
-	p.raw(`</h1><dl class="meta">`)
+	p.wrapped(`<header class="top"><h1>`, p.heading(), `</h1><dl class="meta">`)
 	p.meta("session", h.ID)
 	p.meta("cwd", h.Cwd)
 	p.meta("started", when(h.Timestamp))
 	p.meta("entries", fmt.Sprintf("%d (%d on this path)", len(p.s.Entries), len(p.path)))
 	if p.leaf != nil {
-		p.raw(`<dt>leaf</dt><dd><a href="#leaf">`)
-		p.text(shortID(p.leaf.ID()))
-		p.raw(`</a></dd>`)
+		p.wrapped(`<dt>leaf</dt><dd><a href="#leaf">`, shortID(p.leaf.ID()), `</a></dd>`)
 	}
 	if models := p.models(); models != "" {
 		p.meta("models", models)
@@ -122,18 +115,14 @@ func (p *page) header() {
 }
 
 func (p *page) meta(name, value string) {
-	p.raw(`<dt>`, name, `</dt><dd>`)
-	p.text(value)
-	p.raw(`</dd>`)
+	p.wrapped(`<dt>`+name+`</dt><dd>`, value, `</dd>`)
 }
 
 // models lists the models used along the path, in order of first use.
 func (p *page) models() string {
 	var names []string
-	seen := map[string]bool{}
 	for _, t := range p.turns {
-		if m := t.model(); m != "" && !seen[m] {
-			seen[m] = true
+		if m := t.model(); m != "" && !slices.Contains(names, m) {
 			names = append(names, m)
 		}
 	}
@@ -224,15 +213,18 @@ func (p *page) treeNode(e *project.Entry) {
 	if p.onPath[e] {
 		p.raw(`</a>`)
 	}
+	p.badges(e)
+	p.raw("</li>\n")
+}
+
+// badges writes the badges of an entry: its label, and leaf.
+func (p *page) badges(e *project.Entry) {
 	if l, ok := p.s.Label(e.ID()); ok && l != "" {
-		p.raw(`<span class="badge label">`)
-		p.text(l)
-		p.raw(`</span>`)
+		p.wrapped(`<span class="badge label">`, l, `</span>`)
 	}
 	if e == p.leaf {
 		p.raw(`<span class="badge leaf">leaf</span>`)
 	}
-	p.raw("</li>\n")
 }
 
 // turn writes one entry of the path.
@@ -248,23 +240,12 @@ func (p *page) turn(t *turn) {
 		class += " leaf"
 		p.raw(`<a id="leaf"></a>`)
 	}
-	p.raw(`<section class="`, class, `" id="`, anchor(t.entry), `"><div class="head"><span class="role">`)
-	p.text(roleName(t))
-	p.raw(`</span>`)
+	p.wrapped(`<section class="`+class+`" id="`+anchor(t.entry)+`"><div class="head"><span class="role">`, roleName(t), `</span>`)
 	p.headExtras(t)
-	p.raw(`<span class="when">`)
-	p.text(when(t.entry.Timestamp()))
-	p.raw(`</span><a class="id" href="#`, anchor(t.entry), `">`)
+	p.wrapped(`<span class="when">`, when(t.entry.Timestamp()), `</span><a class="id" href="#`+anchor(t.entry)+`">`)
 	p.text(shortID(t.entry.ID()))
 	p.raw(`</a>`)
-	if l, ok := p.s.Label(t.entry.ID()); ok && l != "" && t.entry.ID() != "" {
-		p.raw(`<span class="badge label">`)
-		p.text(l)
-		p.raw(`</span>`)
-	}
-	if t.leaf {
-		p.raw(`<span class="badge leaf">leaf</span>`)
-	}
+	p.badges(t.entry)
 	p.raw(`</div>`)
 	p.body(t)
 	p.raw("</section>\n")
@@ -272,12 +253,7 @@ func (p *page) turn(t *turn) {
 
 // cssClass keeps a kind that is a safe class name, else "other".
 func cssClass(kind string) string {
-	for _, c := range kind {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_') {
-			return "other"
-		}
-	}
-	if kind == "" {
+	if kind == "" || strings.Trim(kind, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_") != "" {
 		return "other"
 	}
 	return kind
@@ -331,19 +307,13 @@ func (p *page) headExtras(t *turn) {
 		return
 	}
 	if m := t.model(); m != "" {
-		p.raw(`<span class="model">`)
-		p.text(m)
-		p.raw(`</span>`)
+		p.wrapped(`<span class="model">`, m, `</span>`)
 	}
 	if t.msg.Usage != nil {
-		p.raw(`<span class="usage">`)
-		p.text(usageLine(t.msg.Usage))
-		p.raw(`</span>`)
+		p.wrapped(`<span class="usage">`, usageLine(t.msg.Usage), `</span>`)
 	}
 	if t.msg.StopReason == "error" || t.msg.StopReason == "aborted" {
-		p.raw(`<span class="error">`)
-		p.text(t.msg.StopReason)
-		p.raw(`</span>`)
+		p.wrapped(`<span class="error">`, t.msg.StopReason, `</span>`)
 	}
 }
 
@@ -356,9 +326,7 @@ func (p *page) body(t *turn) {
 	case "assistant":
 		p.content(blocks(m.Content))
 		if m.ErrorMessage != "" {
-			p.raw(`<p class="error">`)
-			p.text(m.ErrorMessage)
-			p.raw(`</p>`)
+			p.wrapped(`<p class="error">`, m.ErrorMessage, `</p>`)
 		}
 	case "toolResult":
 		p.result(t)
@@ -369,25 +337,17 @@ func (p *page) body(t *turn) {
 			p.text(fmt.Sprintf(" · exit %g", *m.ExitCode))
 		}
 		p.text(" · " + size(len(m.Output)))
-		p.raw(`</summary><pre>`)
-		p.text(m.Output)
-		p.raw(`</pre></details>`)
+		p.wrapped(`</summary><pre>`, m.Output, `</pre></details>`)
 	case "compaction", "compactionSummary":
 		if m.TokensBefore > 0 {
-			p.raw(`<p class="usage">`)
-			p.text(count(m.TokensBefore) + " tokens before")
-			p.raw(`</p>`)
+			p.wrapped(`<p class="usage">`, count(m.TokensBefore)+" tokens before", `</p>`)
 		}
 		p.markdown(m.Summary)
 	case "branch_summary", "branchSummary":
-		p.raw(`<p class="usage">`)
-		p.text("from " + shortID(m.FromID))
-		p.raw(`</p>`)
+		p.wrapped(`<p class="usage">`, "from "+shortID(m.FromID), `</p>`)
 		p.markdown(m.Summary)
 	default:
-		p.raw(`<div>`)
-		p.text(p.summary(e))
-		p.raw(`</div>`)
+		p.wrapped(`<div>`, p.summary(e), `</div>`)
 		if t.kind == "custom" || t.kind == "context_edit" {
 			p.data(e)
 		}
@@ -403,9 +363,7 @@ func (p *page) data(e *project.Entry) {
 			continue
 		}
 		pretty := prettyJSON(raw)
-		p.raw(`<details><summary>`)
-		p.text(name + " · " + size(len(pretty)))
-		p.raw(`</summary><pre>`)
+		p.wrapped(`<details><summary>`, name+" · "+size(len(pretty)), `</summary><pre>`)
 		p.text(pretty)
 		p.raw(`</pre></details>`)
 	}
@@ -421,24 +379,18 @@ func (p *page) content(bs []block) {
 			if strings.TrimSpace(b.Thinking) == "" {
 				continue
 			}
-			p.raw(`<details class="thinking"><summary>`)
-			p.text("thinking · " + size(len(b.Thinking)))
-			p.raw(`</summary>`)
+			p.wrapped(`<details class="thinking"><summary>`, "thinking · "+size(len(b.Thinking)), `</summary>`)
 			p.markdown(b.Thinking)
 			p.raw(`</details>`)
 		case "toolCall":
 			args := prettyJSON(b.Arguments)
-			p.raw(`<details class="tool"><summary>call `)
-			p.text(b.Name + " · " + size(len(args)))
-			p.raw(`</summary><pre>`)
+			p.wrapped(`<details class="tool"><summary>call `, b.Name+" · "+size(len(args)), `</summary><pre>`)
 			p.text(args)
 			p.raw(`</pre></details>`)
 		case "image":
 			p.image(b)
 		default:
-			p.raw(`<pre>`)
-			p.text(b.Text)
-			p.raw(`</pre>`)
+			p.wrapped(`<pre>`, b.Text, `</pre>`)
 		}
 	}
 }
@@ -446,9 +398,7 @@ func (p *page) content(bs []block) {
 // image writes an image block inline, or says why it is not shown.
 func (p *page) image(b block) {
 	if !imageMIME(b) {
-		p.raw(`<p class="usage">`)
-		p.text("[image not shown: " + b.MimeType + "]")
-		p.raw(`</p>`)
+		p.wrapped(`<p class="usage">`, "[image not shown: "+b.MimeType+"]", `</p>`)
 		return
 	}
 	p.raw(`<img class="inline" alt="image from the session" src="data:`, b.MimeType, `;base64,`, b.Data, `">`)
@@ -468,9 +418,7 @@ func (p *page) result(t *turn) {
 		label += " · error"
 	}
 	p.text(label)
-	p.raw(`</summary><pre>`)
-	p.text(txt)
-	p.raw(`</pre>`)
+	p.wrapped(`</summary><pre>`, txt, `</pre>`)
 	for _, b := range bs {
 		if b.Type == "image" {
 			p.image(b)

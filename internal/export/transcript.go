@@ -1,7 +1,6 @@
 package export
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -16,23 +15,14 @@ import (
 // backticks inside), long blocks cut to Options.MaxBlock bytes and marked.
 // The error is a *project.CycleError or a write error.
 func Markdown(w io.Writer, s *project.Session, leaf *project.Entry, opts Options) error {
-	d, err := newSession(s, leaf, opts)
-	if err != nil {
-		return err
+	if opts.MaxBlock <= 0 {
+		opts.MaxBlock = DefaultMaxBlock
 	}
-	if d.opts.MaxBlock <= 0 {
-		d.opts.MaxBlock = DefaultMaxBlock
-	}
-	t := &transcript{session: d, w: bufio.NewWriterSize(w, 64<<10)}
-	t.write()
-	return t.w.Flush()
+	return write(w, s, leaf, opts, func(d *session) { (&transcript{d}).write() })
 }
 
 // transcript writes one Markdown transcript.
-type transcript struct {
-	*session
-	w *bufio.Writer
-}
+type transcript struct{ *session }
 
 func (t *transcript) printf(format string, args ...any) { fmt.Fprintf(t.w, format, args...) }
 
@@ -43,11 +33,7 @@ func (t *transcript) line(s string) string {
 
 func (t *transcript) write() {
 	h := t.s.Header
-	title := t.name
-	if title == "" {
-		title = "pi session " + h.ID
-	}
-	t.printf("# %s\n\n", t.line(title))
+	t.printf("# %s\n\n", t.line(t.heading()))
 	t.printf("- session: `%s`\n", t.line(h.ID))
 	if h.Cwd != "" {
 		t.printf("- cwd: `%s`\n", t.line(h.Cwd))
@@ -71,7 +57,7 @@ func (t *transcript) turn(n int, tr *turn) {
 	}
 	t.printf("## %s\n\n", t.line(head))
 	meta := []string{when(tr.entry.Timestamp()), "`" + t.line(shortID(tr.entry.ID())) + "`"}
-	if l, ok := t.s.Label(tr.entry.ID()); ok && l != "" && tr.entry.ID() != "" {
+	if l, ok := t.s.Label(tr.entry.ID()); ok && l != "" {
 		meta = append(meta, "label "+t.line(fmt.Sprintf("%q", l)))
 	}
 	if tr.kind == "assistant" && tr.msg.Usage != nil {

@@ -83,19 +83,14 @@ type Finding struct {
 	Message  string   `json:"message"`
 }
 
-// New returns a finding for a whole line.
-func New(sev Severity, code Code, line int, format string, args ...any) Finding {
-	return Finding{Severity: sev, Code: code, Line: line, Message: fmt.Sprintf(format, args...)}
-}
-
 // Errorf returns an error finding for a whole line.
 func Errorf(code Code, line int, format string, args ...any) Finding {
-	return New(Error, code, line, format, args...)
+	return Finding{Severity: Error, Code: code, Line: line, Message: fmt.Sprintf(format, args...)}
 }
 
 // Warnf returns a warning finding for a whole line.
 func Warnf(code Code, line int, format string, args ...any) Finding {
-	return New(Warning, code, line, format, args...)
+	return Finding{Severity: Warning, Code: code, Line: line, Message: fmt.Sprintf(format, args...)}
 }
 
 // WithEntry returns f naming the entry id (copied: the id may share a

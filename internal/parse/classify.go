@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"bytes"
 	"unicode/utf8"
 
 	"github.com/pisess/pisess/internal/finding"
@@ -22,22 +23,11 @@ const (
 
 // String names the class.
 func (c Class) String() string {
-	switch c {
-	case Object:
-		return "object"
-	case Blank:
-		return "blank"
-	case PartialTail:
-		return "partial_tail"
-	case Concatenated:
-		return "concatenated"
-	case Unclassified:
-		return "unclassified"
-	case TornLine:
-		return "torn_line"
-	default:
-		return "corrupt"
+	names := [...]string{"object", "blank", "partial_tail", "concatenated", "corrupt", "unclassified", "torn_line"}
+	if int(c) < len(names) {
+		return names[c]
 	}
+	return "corrupt"
 }
 
 // Verdict is the classification of one line's bytes.
@@ -156,10 +146,5 @@ func tornCharacterAt(b []byte, bad int) bool {
 
 // allZero reports whether b is non-empty and all NUL bytes.
 func allZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return false
-		}
-	}
-	return len(b) > 0
+	return len(b) > 0 && len(bytes.TrimLeft(b, "\x00")) == 0
 }

@@ -23,9 +23,7 @@ func PrefixString(line []byte, key string) (value string, found bool) {
 			return value, found
 		}
 		if name == key && line[start] == '"' {
-			if v, ok := unquote(line[start:end]); ok {
-				value, found = v, true
-			}
+			value, found = unquote(line[start:end]), true
 		}
 		i = skipSpace(line, end)
 		if i == len(line) || line[i] != ',' {
@@ -45,17 +43,17 @@ func prefixKey(b []byte, i int) (name string, next int, ok bool) {
 	if out != complete {
 		return "", 0, false
 	}
-	name, ok = unquote(b[i:end])
+	name = unquote(b[i:end])
 	next = skipSpace(b, end)
-	if !ok || next == len(b) || b[next] != ':' {
+	if next == len(b) || b[next] != ':' {
 		return "", 0, false
 	}
 	return name, next + 1, true
 }
 
-// unquote decodes one complete JSON string token (quotes included).
-func unquote(quoted []byte) (string, bool) {
-	d := decoder{b: quoted}
-	s, err := d.string()
-	return s, err == nil && d.i == len(quoted)
+// unquote decodes one complete JSON string token (quotes included) that
+// scanString accepted.
+func unquote(quoted []byte) string {
+	body := quoted[1 : len(quoted)-1]
+	return string(unescapeBody(body, len(body)))
 }

@@ -106,14 +106,8 @@ func (l *Line) corruptMessage() string {
 
 // excerpt quotes a few bytes of b around offset off, safe for a terminal.
 func excerpt(b []byte, off int) string {
-	if off > len(b) {
-		off = len(b)
-	}
-	end := off + 16
-	if end > len(b) {
-		end = len(b)
-	}
-	return fmt.Sprintf("%q", b[off:end])
+	off = min(off, len(b))
+	return fmt.Sprintf("%q", b[off:min(off+16, len(b))])
 }
 
 // ErrFileTooLarge is returned by Reader.Err when MaxFileBytes was exceeded.
@@ -148,12 +142,10 @@ type Reader struct {
 const readBufferSize = 256 << 10
 
 // NewReader returns a Reader of r with the given limits.
-func NewReader(r io.Reader, limits Limits) *Reader {
-	if limits.MaxLineBytes <= 0 {
-		limits.MaxLineBytes = DefaultLimits().MaxLineBytes
-	}
-	src, _ := SourceOf(r)
-	return &Reader{in: bufio.NewReaderSize(r, readBufferSize), limits: limits, src: src}
+func NewReader(in io.Reader, limits Limits) *Reader {
+	r := &Reader{in: bufio.NewReaderSize(in, readBufferSize)}
+	r.Reset(in, limits) // a no-op for r.in when in is a large enough *bufio.Reader
+	return r
 }
 
 // Reset makes r read a new input from the start with the given limits,

@@ -65,25 +65,14 @@ func (s *scanner) value(b []byte, i int) (int, outcome, scanState) {
 		}
 		c := b[i]
 		switch state {
-		case wantArrayFirst:
-			if c == ']' {
-				s.stack = s.stack[:len(s.stack)-1]
-				i++
-				if len(s.stack) == 0 {
-					return i, complete, outsideString
-				}
-				state = wantNext
-				continue
-			}
+		case wantArrayFirst: // ']' closes the array as after a value
 			state = wantValue
+			if c == ']' {
+				state = wantNext
+			}
 			continue
 		case wantKeyFirst, wantKey:
-			if c == '}' && state == wantKeyFirst {
-				s.stack = s.stack[:len(s.stack)-1]
-				i++
-				if len(s.stack) == 0 {
-					return i, complete, outsideString
-				}
+			if c == '}' && state == wantKeyFirst { // closes the object as after a value
 				state = wantNext
 				continue
 			}

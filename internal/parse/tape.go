@@ -301,22 +301,7 @@ func (t *Tape) Str(n int) (s string, ok bool) {
 	if !t.nodes[n].escaped {
 		return unsafe.String(&body[0], len(body)), true
 	}
-	out := make([]byte, 0, len(body))
-	for i := 0; i < len(body); {
-		j := i
-		for j < len(body) && body[j] != '\\' {
-			j++
-		}
-		out = append(out, body[i:j]...)
-		if j == len(body) {
-			break
-		}
-		var w int
-		if out, w = appendEscape(out, body[j:]); w == 0 {
-			break // cannot happen: scanString accepted the escapes
-		}
-		i = j + w
-	}
+	out := unescapeBody(body, len(body))
 	if len(out) == 0 {
 		return "", true
 	}
@@ -337,16 +322,7 @@ func (t *Tape) Value(n int) any {
 	if n < 0 {
 		return nil
 	}
-	start := t.nodes[n].start
-	if t.nodes[n].kind == KindString {
-		start-- // the opening quote
-	}
-	d := decoder{b: t.raw, i: start}
-	v, err := d.value()
-	if err != nil { // cannot happen: the tape was built from valid JSON
-		return nil
-	}
-	return v
+	return t.decode(n, false)
 }
 
 // separator reads what follows a member of a container: a comma (more to

@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"bytes"
 	"iter"
 	"strconv"
 )
@@ -15,10 +16,7 @@ func (t *Tape) Raw(n int) []byte {
 	if n < 0 {
 		return nil
 	}
-	start, end := t.nodes[n].start, t.nodes[n].end
-	if t.nodes[n].kind == KindString {
-		start, end = start-1, end+1
-	}
+	start, end := t.Span(n)
 	return t.raw[start:end]
 }
 
@@ -88,12 +86,6 @@ func (t *Tape) StrOf(obj int, key string) string {
 	return s
 }
 
-// Clone returns a copy of the tape that owns a copy of its input, for a
-// caller that keeps a tape whose input will be reused.
-func (t *Tape) Clone() Tape {
-	return Tape{raw: append([]byte(nil), t.raw...), nodes: append([]node(nil), t.nodes...)}
-}
-
 // StrPrefix returns the value of string node n, decoded as Str decodes
 // it, but cut after max bytes (possibly inside a character): for a reader
 // that shows the start of a string that may be megabytes long.
@@ -106,23 +98,30 @@ func (t *Tape) StrPrefix(n, max int) string {
 		s, _ := t.Str(n)
 		return s[:min(len(s), max)]
 	}
-	body := t.Text(n)
+	out := unescapeBody(t.Text(n), max)
+	return string(out[:min(len(out), max)])
+}
+
+// unescapeBody decodes the body of a string that scanString accepted,
+// stopping once at least max bytes are out (a cut escape may add a few
+// more). Decoding never makes a body longer, so max = len(body) decodes
+// it all.
+func unescapeBody(body []byte, max int) []byte {
 	out := make([]byte, 0, min(len(body), max+12))
 	for i := 0; i < len(body) && len(out) < max; {
-		j := i
-		for j < len(body) && body[j] != '\\' && j-i < max-len(out) {
-			j++
-		}
-		out = append(out, body[i:j]...)
-		if j == len(body) || body[j] != '\\' {
-			i = j
+		run := body[i:min(len(body), i+max-len(out))]
+		j := bytes.IndexByte(run, '\\')
+		if j < 0 {
+			out = append(out, run...)
+			i += len(run)
 			continue
 		}
+		out = append(out, run[:j]...)
 		var w int
-		if out, w = appendEscape(out, body[j:]); w == 0 {
+		if out, w = appendEscape(out, body[i+j:]); w == 0 {
 			break // cannot happen: scanString accepted the escapes
 		}
-		i = j + w
+		i += j + w
 	}
-	return string(out[:min(len(out), max)])
+	return out
 }

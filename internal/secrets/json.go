@@ -88,22 +88,9 @@ func (w *walker) valueDone() {
 	}
 }
 
-// key returns the (decoded) member name of the string being visited, or ""
-// in an array.
-func (w *walker) key() string {
-	if len(w.stack) == 0 {
-		return ""
-	}
-	top := w.stack[len(w.stack)-1]
-	if !top.object || !top.keyValid {
-		return ""
-	}
-	return w.keyString(top.key)
-}
-
 func (w *walker) keyString(span [2]int) string {
 	s := w.raw[span[0]:span[1]]
-	if !bytesContain(s, '\\') {
+	if bytes.IndexByte(s, '\\') < 0 {
 		return string(s)
 	}
 	var out string
@@ -125,15 +112,6 @@ func (w *walker) pointer() string {
 		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(w.keyString(f.key)))
 	}
 	return b.String()
-}
-
-func bytesContain(s []byte, c byte) bool {
-	for _, b := range s {
-		if b == c {
-			return true
-		}
-	}
-	return false
 }
 
 // stringEnd returns the index of the closing quote of the string whose
@@ -162,9 +140,9 @@ func stringEnd(raw []byte, i int) (int, bool) {
 	}
 }
 
-// escapeSpan is one escape sequence of a JSON string: the bytes
-// [dec0,dec1) it decodes to and the bytes [raw0,raw1) it is written with.
-type escapeSpan struct{ dec0, dec1, raw0, raw1 int }
+// escapeSpan is one escape sequence of a JSON string: [0] the bytes
+// [start,end) it decodes to, [1] the bytes [start,end) it is written with.
+type escapeSpan [2][2]int
 
 // offsetMap maps offsets in a decoded string to offsets in its JSON
 // source: a boundary between decoded characters maps to a boundary between
@@ -173,28 +151,23 @@ type escapeSpan struct{ dec0, dec1, raw0, raw1 int }
 type offsetMap []escapeSpan
 
 // raw returns the source offset of decoded offset i.
-func (m offsetMap) raw(i int) int {
-	k := sort.Search(len(m), func(k int) bool { return m[k].dec0 > i }) - 1
-	switch {
-	case k < 0:
-		return i
-	case i < m[k].dec1:
-		return m[k].raw0
-	}
-	return m[k].raw1 + i - m[k].dec1
-}
+func (m offsetMap) raw(i int) int { return m.convert(i, 0, 1) }
 
 // dec returns the decoded offset of source offset r (which must not be
 // inside an escape).
-func (m offsetMap) dec(r int) int {
-	k := sort.Search(len(m), func(k int) bool { return m[k].raw0 > r }) - 1
+func (m offsetMap) dec(r int) int { return m.convert(r, 1, 0) }
+
+// convert maps offset i on side from of the escapes (0 decoded, 1 source)
+// to side to; an offset inside an escape maps to the escape's start.
+func (m offsetMap) convert(i, from, to int) int {
+	k := sort.Search(len(m), func(k int) bool { return m[k][from][0] > i }) - 1
 	switch {
 	case k < 0:
-		return r
-	case r < m[k].raw1:
-		return m[k].dec0
+		return i
+	case i < m[k][from][1]:
+		return m[k][to][0]
 	}
-	return m[k].dec1 + r - m[k].raw1
+	return m[k][to][1] + i - m[k][from][1]
 }
 
 // decodeString decodes the contents of a JSON string (between the quotes)
@@ -214,17 +187,9 @@ func decodeString(s []byte, dst []byte, offs offsetMap) ([]byte, offsetMap) {
 		}
 		start := i
 		var r rune
-		switch s[i+1] {
-		case 'b':
-			r, i = '\b', i+2
-		case 'f':
-			r, i = '\f', i+2
-		case 'n':
-			r, i = '\n', i+2
-		case 'r':
-			r, i = '\r', i+2
-		case 't':
-			r, i = '\t', i+2
+		switch c := s[i+1]; c {
+		case 'b', 'f', 'n', 'r', 't':
+			r, i = rune("\b\f\n\r\t"[strings.IndexByte("bfnrt", c)]), i+2
 		case 'u':
 			r, i = hexRune(s, i)
 			if utf16.IsSurrogate(r) {
@@ -239,7 +204,7 @@ func decodeString(s []byte, dst []byte, offs offsetMap) ([]byte, offsetMap) {
 		}
 		n := len(dst)
 		dst = utf8.AppendRune(dst, r)
-		offs = append(offs, escapeSpan{n, len(dst), start, i})
+		offs = append(offs, escapeSpan{{n, len(dst)}, {start, i}})
 	}
 	return dst, offs
 }

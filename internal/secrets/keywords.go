@@ -68,32 +68,36 @@ func cases(b byte) []byte {
 }
 
 // find sets found[i] for each word i that occurs in lower and reports
-// whether any does. found must have len(words) elements.
+// whether any does. found must have len(words) elements, all false.
 func (k *keywordSet) find(lower []byte, found []bool) bool {
-	clear(found)
 	any := false
 	for _, i := range k.short {
 		if bytes.IndexByte(lower, k.words[i][0]) >= 0 {
 			found[i], any = true, true
 		}
 	}
-	if len(lower) < 2 {
-		return any
+	k.each(lower, func(_, w int) { found[w], any = true, true })
+	return any
+}
+
+// each calls at(i, w) for every word w of two bytes or more that starts
+// at text[i] (compared in lower case), in order.
+func (k *keywordSet) each(text []byte, at func(i, w int)) {
+	if len(text) < 2 {
+		return
 	}
-	pairs := k.pairs
-	prev := uint16(lower[0])
-	for i := 1; i < len(lower); i++ {
-		cur := uint16(lower[i])
-		if l := pairs[prev<<8|cur]; l != 0 {
+	prev := uint16(text[0])
+	for i := 1; i < len(text); i++ {
+		cur := uint16(text[i])
+		if l := k.pairs[prev<<8|cur]; l != 0 {
 			for _, w := range k.lists[l-1] {
-				if !found[w] && bytes.HasPrefix(lower[i-1:], []byte(k.words[w])) {
-					found[w], any = true, true
+				if hasPrefixFold(text[i-1:], k.words[w]) {
+					at(i-1, w)
 				}
 			}
 		}
 		prev = cur
 	}
-	return any
 }
 
 // occurrence is a keyword found at an offset of a text.
@@ -115,31 +119,15 @@ func (k *keywordSet) positions(text []byte, dst []occurrence) (occs []occurrence
 			}
 		}
 	}
-	if len(text) < 2 {
-		return dst, false
-	}
 	var names memberNames
-	pairs := k.pairs
-	prev := uint16(text[0])
-	for i := 1; i < len(text); i++ {
-		cur := uint16(text[i])
-		if l := pairs[prev<<8|cur]; l != 0 {
-			for _, w := range k.lists[l-1] {
-				if !hasPrefixFold(text[i-1:], k.words[w]) {
-					continue
-				}
-				rest := text[i-1+len(k.words[w]):]
-				if !names.inMemberName(text, i-1+len(k.words[w])) {
-					dst = append(dst, occurrence{i - 1, w})
-					continue
-				}
-				if k.keyed[w] && len(rest) > 1 && rest[0] == '"' && rest[1] == ':' {
-					keyed = true
-				}
-			}
+	k.each(text, func(i, w int) {
+		rest := text[i+len(k.words[w]):]
+		if !names.inMemberName(text, i+len(k.words[w])) {
+			dst = append(dst, occurrence{i, w})
+		} else if k.keyed[w] && len(rest) > 1 && rest[0] == '"' && rest[1] == ':' {
+			keyed = true
 		}
-		prev = cur
-	}
+	})
 	return dst, keyed
 }
 

@@ -43,20 +43,11 @@ type allowlist struct {
 
 // allowed reports whether secret is allow-listed by the rule.
 func (r *Rule) allowed(secret string) bool {
-	lower := ""
+	lower := strings.ToLower(secret)
 	for _, a := range r.allow {
-		for _, re := range a.regexes {
-			if re.MatchString(secret) {
-				return true
-			}
-		}
-		if len(a.stopwords) > 0 && lower == "" {
-			lower = strings.ToLower(secret)
-		}
-		for _, w := range a.stopwords {
-			if strings.Contains(lower, w) {
-				return true
-			}
+		if slices.ContainsFunc(a.regexes, func(re *regexp.Regexp) bool { return re.MatchString(secret) }) ||
+			slices.ContainsFunc(a.stopwords, func(w string) bool { return strings.Contains(lower, w) }) {
+			return true
 		}
 	}
 	return false
@@ -270,16 +261,7 @@ func compileRule(id, desc, regex string, group *int, minEntropy float64, keyword
 // validKind reports whether id can be shown and written in
 // [REDACTED:<id>] without escaping.
 func validKind(id string) bool {
-	if len(id) > 64 {
-		return false
-	}
-	for _, c := range []byte(id) {
-		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
-		if !ok {
-			return false
-		}
-	}
-	return true
+	return len(id) <= 64 && strings.Trim(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") == ""
 }
 
 // Match is one secret in a decoded text: its kind and byte span.
@@ -300,27 +282,22 @@ type finder struct {
 	ats   []int  // where one rule's keywords occur
 }
 
-// hasKeyword reports whether lower (lower-case text) holds a keyword of
-// any rule, noting which in f.found.
-func (f *finder) hasKeyword(rs *Rules, lower []byte) bool {
-	if cap(f.found) < len(rs.keywords.words) {
-		f.found = make([]bool, len(rs.keywords.words))
+// clearFound sizes f.found for the rule set's n keywords, all false.
+func (f *finder) clearFound(n int) {
+	if cap(f.found) < n {
+		f.found = make([]bool, n)
 	}
-	f.found = f.found[:len(rs.keywords.words)]
-	return rs.keywords.find(lower, f.found) || rs.always
+	f.found = f.found[:n]
+	clear(f.found)
 }
 
 // find appends the secrets of text (lower: text in lower case) to dst.
 func (f *finder) find(rs *Rules, text, lower []byte, dst []Match) []Match {
-	if !f.hasKeyword(rs, lower) {
+	f.clearFound(len(rs.keywords.words))
+	if !rs.keywords.find(lower, f.found) && !rs.always {
 		return dst
 	}
-	start := len(dst)
-	for _, r := range rs.rules {
-		if !f.applies(r) {
-			continue
-		}
-		f.ats = f.ats[:0]
+	return f.searchRules(rs, text, dst, func(r *Rule) {
 		for _, k := range r.kwIndex {
 			if !f.found[k] {
 				continue
@@ -335,51 +312,40 @@ func (f *finder) find(rs *Rules, text, lower []byte, dst []Match) []Match {
 				at += i + 1
 			}
 		}
-		dst = r.search(text, f.ats, dst)
-	}
-	return append(dst[:start], merge(dst[start:])...)
+	})
 }
 
 // findAt appends the secrets of text to dst, given where the keywords
 // occur in it (decoded offsets, in order): the search of a line has
 // already found them.
 func (f *finder) findAt(rs *Rules, text []byte, occs []occurrence, dst []Match) []Match {
-	n := len(rs.keywords.words)
-	if cap(f.found) < n {
-		f.found = make([]bool, n)
-	}
-	f.found = f.found[:n]
-	clear(f.found)
+	f.clearFound(len(rs.keywords.words))
 	for _, o := range occs {
 		f.found[o.word] = true
 	}
-	start := len(dst)
-	for _, r := range rs.rules {
-		if !f.applies(r) {
-			continue
-		}
-		f.ats = f.ats[:0]
+	return f.searchRules(rs, text, dst, func(r *Rule) {
 		for _, o := range occs {
 			if slices.Contains(r.kwIndex, o.word) {
 				f.ats = append(f.ats, o.at)
 			}
 		}
+	})
+}
+
+// searchRules appends the secrets of text to dst, sorted and merged: the
+// matches of every rule one of whose keywords occurs (or that has none),
+// where gather has put the rule's keyword occurrences in f.ats.
+func (f *finder) searchRules(rs *Rules, text []byte, dst []Match, gather func(*Rule)) []Match {
+	start := len(dst)
+	for _, r := range rs.rules {
+		if len(r.kwIndex) > 0 && !slices.ContainsFunc(r.kwIndex, func(k int) bool { return f.found[k] }) {
+			continue
+		}
+		f.ats = f.ats[:0]
+		gather(r)
 		dst = r.search(text, f.ats, dst)
 	}
 	return append(dst[:start], merge(dst[start:])...)
-}
-
-// applies reports whether one of the rule's keywords occurs (or it has none).
-func (f *finder) applies(r *Rule) bool {
-	if len(r.kwIndex) == 0 {
-		return true
-	}
-	for _, k := range r.kwIndex {
-		if f.found[k] {
-			return true
-		}
-	}
-	return false
 }
 
 // search appends the rule's matches in text to dst, given where its
@@ -390,12 +356,17 @@ func (f *finder) applies(r *Rule) bool {
 // no more than any other.
 func (r *Rule) search(text []byte, ats []int, dst []Match) []Match {
 	if r.window == 0 || len(ats) > r.denseAt(text) {
-		return r.matches(text, 0, dst)
+		for _, m := range r.re.FindAllSubmatchIndex(text, -1) {
+			dst = r.accept(text, 0, m, dst)
+		}
+		return dst
 	}
 	slices.Sort(ats) // (several keywords: their occurrences interleave)
 	for _, at := range ats {
+		// The match that starts near text[from] (within before+1 bytes).
 		from := max(0, at-r.before-1)
-		dst = r.matchAt(text[:min(len(text), at+r.window+1)], from, dst)
+		end := min(len(text), at+r.window+1)
+		dst = r.accept(text, from, r.anchored.FindSubmatchIndex(text[from:end]), dst)
 	}
 	return dst
 }
@@ -409,10 +380,9 @@ func (r *Rule) denseAt(text []byte) int {
 	return 2*len(text)/(r.window+r.before+2) + 1
 }
 
-// matchAt appends the rule's match that starts near text[from] (within
-// before+1 bytes), if there is one, to dst.
-func (r *Rule) matchAt(text []byte, from int, dst []Match) []Match {
-	m := r.anchored.FindSubmatchIndex(text[from:])
+// accept appends to dst the secret of the regex match m (submatch indices
+// in text[from:], nil for none) if the rule accepts it.
+func (r *Rule) accept(text []byte, from int, m []int, dst []Match) []Match {
 	if m == nil {
 		return dst
 	}
@@ -421,18 +391,6 @@ func (r *Rule) matchAt(text []byte, from int, dst []Match) []Match {
 		return dst
 	}
 	return append(dst, Match{Kind: r.ID, Start: from + s, End: from + e})
-}
-
-// matches appends the rule's matches in text[from:] to dst.
-func (r *Rule) matches(text []byte, from int, dst []Match) []Match {
-	for _, m := range r.re.FindAllSubmatchIndex(text[from:], -1) {
-		s, e := m[2*r.group], m[2*r.group+1]
-		if s < 0 || !r.accepts(string(text[from+s:from+e])) {
-			continue
-		}
-		dst = append(dst, Match{Kind: r.ID, Start: from + s, End: from + e})
-	}
-	return dst
 }
 
 // merge sorts matches and merges those that overlap (the first keeps its
@@ -481,11 +439,7 @@ func (rs *Rules) keyedSecret(value []byte) bool {
 // lowerASCII appends s with ASCII letters in lower case to dst.
 func lowerASCII[T string | []byte](dst []byte, s T) []byte {
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		dst = append(dst, c)
+		dst = append(dst, lowerByte[s[i]])
 	}
 	return dst
 }

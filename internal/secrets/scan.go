@@ -154,11 +154,9 @@ func (ls *lineScanner) scanObject(raw []byte, from, to int) error {
 // occursIn returns the keyword occurrences that start in the line's bytes
 // [start,end).
 func (ls *lineScanner) occursIn(start, end int) []occurrence {
-	i, _ := slices.BinarySearchFunc(ls.occs, start, func(o occurrence, at int) int { return o.at - at })
-	j := i
-	for j < len(ls.occs) && ls.occs[j].at < end {
-		j++
-	}
+	cmp := func(o occurrence, at int) int { return o.at - at }
+	i, _ := slices.BinarySearchFunc(ls.occs, start, cmp)
+	j, _ := slices.BinarySearchFunc(ls.occs, end, cmp)
 	return ls.occs[i:j]
 }
 

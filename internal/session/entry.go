@@ -375,11 +375,8 @@ func integer(t *parse.Tape, n int) (int64, bool) {
 // finite reads a JSON number that a float64 holds (encoding/json's
 // Number.Float64: out of range either way is not a number).
 func finite(t *parse.Tape, n int) (float64, bool) {
-	if t.Kind(n) != parse.KindNumber {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(string(t.Text(n)), 64)
-	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+	f, ok := t.Float(n) // ±Inf out of range; never NaN
+	if !ok || math.IsInf(f, 0) {
 		return 0, false
 	}
 	return f, true

@@ -39,12 +39,7 @@ func (g *IDs) For(line int) string {
 }
 
 func derive(sessionID string, line, attempt uint64) string {
-	h := sha256.New()
-	h.Write([]byte("pisess-migrate-v1\x00"))
-	h.Write([]byte(sessionID))
-	var n [16]byte
-	binary.BigEndian.PutUint64(n[:8], line)
-	binary.BigEndian.PutUint64(n[8:], attempt)
-	h.Write(n[:])
-	return hex.EncodeToString(h.Sum(nil)[:4])
+	b := binary.BigEndian.AppendUint64([]byte("pisess-migrate-v1\x00"+sessionID), line)
+	sum := sha256.Sum256(binary.BigEndian.AppendUint64(b, attempt))
+	return hex.EncodeToString(sum[:4])
 }

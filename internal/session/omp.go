@@ -1,5 +1,7 @@
 package session
 
+import "slices"
+
 // OmpTurns applies to a projected context's turns what oh-my-pi 18's
 // buildSessionContext does to its messages before it returns them
 // (docs/omp.md), for rule 6 on omp files: a tool call that no toolResult
@@ -22,14 +24,8 @@ func OmpTurns(turns []ToolTurn) []ToolTurn {
 	}
 	out := make([]ToolTurn, 0, len(turns))
 	for _, t := range turns {
-		if t.Role == "assistant" && len(t.Calls) > 0 {
-			var kept []ToolCall
-			for _, c := range t.Calls {
-				if answered[c.ID] {
-					kept = append(kept, c)
-				}
-			}
-			t.Calls = kept
+		if t.Role == "assistant" && len(t.Calls) > 0 { // a copy: turns is the caller's
+			t.Calls = slices.DeleteFunc(slices.Clone(t.Calls), func(c ToolCall) bool { return !answered[c.ID] })
 		}
 		out = append(out, t)
 	}
