@@ -118,8 +118,10 @@ func getXattr(fd int, name string) ([]byte, error) {
 		return nil, err
 	}
 	buf := make([]byte, size)
-	size, err = unix.Fgetxattr(fd, name, buf)
-	return buf[:size], err
+	if size, err = unix.Fgetxattr(fd, name, buf); err != nil {
+		return nil, err // the value changed between the two calls (ERANGE), or went
+	}
+	return buf[:size], nil
 }
 
 // ownedByMe reports whether this process's user owns the file.

@@ -192,10 +192,10 @@ func LoadRules(r io.Reader, name string) ([]*Rule, error) {
 			return nil, &RuleError{File: name, Rule: id, Err: errors.New("id must be letters, digits, '-', '_' or '.', at most 64")}
 		}
 		rule, err := compileRule(id, fr.Description, fr.Regex, fr.SecretGroup, fr.Entropy, fr.Keywords, fr.Allowlist, fr.Allowlists)
+		if err == nil && fr.PisessWindow > 0 && len(rule.keywords) == 0 {
+			err = errors.New("pisessWindow needs keywords")
+		}
 		if err == nil && fr.PisessWindow > 0 {
-			if len(rule.keywords) == 0 {
-				err = errors.New("pisessWindow needs keywords")
-			}
 			rule.window, rule.before = fr.PisessWindow, fr.PisessBefore
 			// Any start up to before bytes (and one byte of context, for \b)
 			// ahead of the keyword, earliest first.

@@ -129,6 +129,7 @@ path = '''\.pem$'''
 		{"bad group", "[[rules]]\nid = 'a'\nregex = '(x)'\nsecretGroup = 2\n", "secretGroup 2"},
 		{"empty", "title = 'x'\n", "holds no [[rules]]"},
 		{"line target", "[[rules]]\nid = 'a'\nregex = 'x'\n[[rules.allowlists]]\nregexTarget = 'line'\n", "regexTarget"},
+		{"window without keywords", "[[rules]]\nid = 'a'\nregex = 'x'\npisessWindow = 10\n", "pisessWindow needs keywords"},
 	}
 	for _, tc := range bad {
 		_, err := LoadRules(strings.NewReader(tc.text), "user.toml")
