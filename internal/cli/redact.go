@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -179,7 +180,7 @@ func (c *CLI) deliver(output string, data []byte) error {
 }
 
 // writeNewFile creates name (never overwriting a file), writes data and
-// fsyncs it. On failure the partial file is removed.
+// fsyncs it and its directory. On failure the partial file is removed.
 func writeNewFile(name string, data []byte) error {
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
@@ -194,6 +195,9 @@ func writeNewFile(name string, data []byte) error {
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		err = migrate.OS().SyncDir(filepath.Dir(name)) // the new name is durable too
 	}
 	if err != nil {
 		os.Remove(name)
