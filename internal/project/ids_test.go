@@ -1,8 +1,10 @@
 package project
 
 import (
+	"reflect"
 	"strconv"
 	"testing"
+	"unsafe"
 )
 
 // TestIDTable: the last entry with an id wins, through the table's growth,
@@ -49,5 +51,25 @@ func TestIDTable(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEntryStaysSmall: an Entry is 72 bytes, its strings live in the
+// session's store, and it holds one pointer (docs/design.md, "Views: index
+// first"): a field more is memory on every entry of every view.
+func TestEntryStaysSmall(t *testing.T) {
+	if size := unsafe.Sizeof(Entry{}); size > 72 {
+		t.Errorf("an Entry is %d bytes, more than 72", size)
+	}
+	pointers := 0
+	typ := reflect.TypeOf(Entry{})
+	for i := range typ.NumField() {
+		switch typ.Field(i).Type.Kind() {
+		case reflect.Pointer, reflect.String, reflect.Slice, reflect.Map, reflect.Interface, reflect.Func, reflect.Chan:
+			pointers++
+		}
+	}
+	if pointers != 1 {
+		t.Errorf("an Entry holds %d pointers, want 1 (its session)", pointers)
 	}
 }
