@@ -67,17 +67,19 @@ func (s *Session) Path(leaf *Entry) ([]*Entry, error) {
 	if leaf == nil {
 		return nil, nil
 	}
-	var up []*Entry
+	depth := 0 // counted first: a path can hold every entry of the session
 	for i := leaf.Index; i >= 0; i = int(s.Entries[i].parent) {
-		if len(up) == len(s.Entries) {
+		if depth == len(s.Entries) {
 			return nil, s.cycleError(leaf)
 		}
-		up = append(up, s.Entries[i])
+		depth++
 	}
-	for l, r := 0, len(up)-1; l < r; l, r = l+1, r-1 {
-		up[l], up[r] = up[r], up[l]
+	path := make([]*Entry, depth)
+	for i := leaf.Index; i >= 0; i = int(s.Entries[i].parent) {
+		depth--
+		path[depth] = s.Entries[i]
 	}
-	return up, nil
+	return path, nil
 }
 
 // cycleError finds the first entry that walking up from leaf reaches

@@ -68,8 +68,18 @@ func snippet(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	r := []rune(s)
-	return strings.TrimRightFunc(string(r[:n-1]), unicode.IsSpace) + "…"
+	if !utf8.ValidString(s) {
+		s = string([]rune(s)) // a U+FFFD for each byte that is not UTF-8, as []rune reads it
+	}
+	k := 0
+	for i := range s {
+		if k == n-1 {
+			s = s[:i]
+			break
+		}
+		k++
+	}
+	return strings.TrimRightFunc(s, unicode.IsSpace) + "…"
 }
 
 // describe reads an entry for the views. Texts have their white space

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 )
 
 // wordsSlow is wordsUpTo as it was written first, rune by rune: the
@@ -42,6 +43,31 @@ func FuzzWordsUpTo(f *testing.F) {
 		}
 		if got, want := wordsUpTo(s, limit), wordsSlow(s, limit); got != want {
 			t.Fatalf("wordsUpTo(%q, %d) = %q, want %q", s, limit, got, want)
+		}
+	})
+}
+
+// snippetSlow is snippet as it was first written, over a []rune.
+func snippetSlow(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimRightFunc(string(r[:n-1]), unicode.IsSpace) + "…"
+}
+
+func FuzzSnippet(f *testing.F) {
+	for _, s := range []string{"", "abc", "héllo wörld", "\xff\xfe", "日本語テキスト", "a b c d e f "} {
+		for _, n := range []int{1, 2, 3, 5, 60} {
+			f.Add(s, n)
+		}
+	}
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		if n < 1 || n > 200 {
+			return
+		}
+		if got, want := snippet(s, n), snippetSlow(s, n); got != want {
+			t.Fatalf("snippet(%q, %d) = %q, want %q", s, n, got, want)
 		}
 	})
 }

@@ -240,25 +240,24 @@ type jsonNode struct {
 
 // treeItems lays the tree document out depth first, without recursion.
 func treeItems(t *project.Tree, entries int) []jsonNode {
-	type frame struct {
-		kids []int32 // the children left to write
-		next int
-	}
+	type frame struct{ n, next int32 } // a node, and the index of its next child to write
 	items := make([]jsonNode, 0, entries)
+	var stack []frame // no pointers: a deep tree's stack costs the collector nothing
 	for r, root := range t.Roots {
 		items = append(items, jsonNode{n: root, comma: r > 0})
-		stack := []frame{{t.Children(int(root)), 0}}
+		stack = append(stack[:0], frame{root, 0})
 		for len(stack) > 0 {
 			f := &stack[len(stack)-1]
-			if f.next == len(f.kids) {
+			kids := t.Children(int(f.n))
+			if int(f.next) == len(kids) {
 				items[len(items)-1].closes++
 				stack = stack[:len(stack)-1]
 				continue
 			}
-			child := f.kids[f.next]
+			child := kids[f.next]
 			items = append(items, jsonNode{n: child, comma: f.next > 0})
 			f.next++
-			stack = append(stack, frame{t.Children(int(child)), 0})
+			stack = append(stack, frame{child, 0})
 		}
 	}
 	return items

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/pisess/pisess/internal/finding"
 )
@@ -76,4 +78,20 @@ func TestGitHubAndJSONLineEscapeControls(t *testing.T) {
 			t.Errorf("output lacks %q: %q", want, out)
 		}
 	}
+}
+
+// FuzzPrintable: printable is the test Safe made before, rune by rune.
+func FuzzPrintable(f *testing.F) {
+	for _, s := range []string{"", "plain", "tab\there", "\x1b[31m", "caf\xc3\xa9", "\xc2\x9b", "\x9b", "\ufffd", "\u2028", "\x7f", "日本"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := utf8.ValidString(s)
+		for _, r := range s {
+			want = want && (unicode.IsPrint(r) || r == ' ')
+		}
+		if got := printable(s); got != want {
+			t.Fatalf("printable(%q) = %v, want %v", s, got, want)
+		}
+	})
 }

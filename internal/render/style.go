@@ -55,14 +55,7 @@ func (s Style) Label(t string) string { return s.paint(t, color.FgMagenta) }
 // escapes, so a crafted session cannot drive the terminal. Newlines and tabs
 // become spaces-free escapes too: output stays one line per item.
 func Safe(text string) string {
-	clean := utf8.ValidString(text) // a byte that is not UTF-8 (0x9b is CSI) is escaped too
-	for _, r := range text {
-		if !clean {
-			break
-		}
-		clean = unicode.IsPrint(r) || r == ' '
-	}
-	if clean {
+	if printable(text) {
 		return text
 	}
 	var b strings.Builder
@@ -83,4 +76,23 @@ func Safe(text string) string {
 		}
 	}
 	return b.String()
+}
+
+// printable reports whether Safe leaves text as it is: valid UTF-8 (a byte
+// that is not, 0x9b is CSI, is escaped too), every character printable or
+// a space. Printable ASCII, most of what the views show, is checked a byte
+// at a time.
+func printable(text string) bool {
+	for i := 0; i < len(text); {
+		if c := text[i]; c >= 0x20 && c < 0x7f {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if (r == utf8.RuneError && size == 1) || !unicode.IsPrint(r) {
+			return false
+		}
+		i += size
+	}
+	return true
 }

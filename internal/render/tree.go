@@ -449,9 +449,12 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 		tw.header(h)
 	}
 	children := s.ChildCounts()
-	kindWidth := 0
+	kindWidth, measured := 0, map[string]bool{} // a path has a few kinds, many times over
 	for _, e := range path {
-		kindWidth = max(kindWidth, tw.width(Safe(entryKind(e))))
+		if kind := entryKind(e); !measured[kind] {
+			measured[kind] = true
+			kindWidth = max(kindWidth, tw.width(Safe(kind)))
+		}
 	}
 	numWidth := len(strconv.Itoa(len(path)))
 	if err := tw.flush(); err != nil {
