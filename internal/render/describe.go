@@ -71,15 +71,7 @@ func snippet(s string, n int) string {
 	if !utf8.ValidString(s) {
 		s = string([]rune(s)) // a U+FFFD for each byte that is not UTF-8, as []rune reads it
 	}
-	k := 0
-	for i := range s {
-		if k == n-1 {
-			s = s[:i]
-			break
-		}
-		k++
-	}
-	return strings.TrimRightFunc(s, unicode.IsSpace) + "…"
+	return strings.TrimRightFunc(firstRunes(s, n-1), unicode.IsSpace) + "…"
 }
 
 // describe reads an entry for the views. Texts have their white space
@@ -392,6 +384,18 @@ func truthy(raw []byte) bool {
 // words collapses white space, so a text stays on one line.
 func words(s string) string { return wordsUpTo(s, 0) }
 
+// firstRunes returns the first n runes of s (all of it when it is shorter).
+func firstRunes(s string, n int) string {
+	k := 0
+	for i := range s {
+		if k == n {
+			return s[:i]
+		}
+		k++
+	}
+	return s
+}
+
 // wordsUpTo collapses white space and stops after limit runes (0: none).
 // Invalid UTF-8 comes out as U+FFFD, a byte at a time, as ranging over
 // the string gives it.
@@ -402,25 +406,12 @@ func wordsUpTo(s string, limit int) string {
 	}
 	n, space := 0, false
 	for i := 0; i < len(s) && (limit <= 0 || n < limit); {
-		c := s[i]
-		if c < utf8.RuneSelf { // ASCII: most text, a byte at a time
-			i++
-			if asciiSpace(c) {
-				space = b.Len() > 0
-				continue
-			}
-			if space {
-				b.WriteByte(' ')
-				n++
-				space = false
-			}
-			b.WriteByte(c)
-			n++
-			continue
+		r, size := rune(s[i]), 1 // ASCII, most text, without decoding
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
-		if unicode.IsSpace(r) {
+		if isSpace(r) {
 			space = b.Len() > 0
 			continue
 		}
@@ -429,10 +420,22 @@ func wordsUpTo(s string, limit int) string {
 			n++
 			space = false
 		}
-		b.WriteRune(r)
+		if r < utf8.RuneSelf {
+			b.WriteByte(byte(r))
+		} else {
+			b.WriteRune(r)
+		}
 		n++
 	}
 	return b.String()
+}
+
+// isSpace is unicode.IsSpace, ASCII first.
+func isSpace(r rune) bool {
+	if r < utf8.RuneSelf {
+		return asciiSpace(byte(r))
+	}
+	return unicode.IsSpace(r)
 }
 
 // asciiSpace reports the ASCII characters unicode.IsSpace reports.

@@ -715,14 +715,7 @@ func (tw *textWriter) truncate(s string, n int) string {
 		return ""
 	}
 	if _, ok := narrowWidth(s); ok { // a column a character: cut after n-1 of them
-		k := 0
-		for i := range s {
-			if k == n-1 {
-				s = s[:i]
-				break
-			}
-			k++
-		}
+		s = firstRunes(s, n-1)
 	} else {
 		s = tw.cond.Truncate(s, n-1, "")
 	}
