@@ -118,7 +118,7 @@ func (c *CLI) runTree(ctx *cli.Context) error {
 	if ctx.Int("depth") < 0 {
 		return usageErrorf("--depth must be 0 (all) or more, not %d", ctx.Int("depth"))
 	}
-	v, err := c.openView(ctx)
+	v, err := c.openView(ctx, true)
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func (c *CLI) runTree(ctx *cli.Context) error {
 }
 
 func (c *CLI) runPath(ctx *cli.Context) error {
-	v, err := c.openView(ctx)
+	v, err := c.openView(ctx, true)
 	if err != nil {
 		return err
 	}
@@ -151,7 +151,7 @@ func (c *CLI) runPath(ctx *cli.Context) error {
 }
 
 func (c *CLI) runContext(ctx *cli.Context) error {
-	v, err := c.openView(ctx)
+	v, err := c.openView(ctx, false)
 	if err != nil {
 		return err
 	}
@@ -184,9 +184,10 @@ func (c *CLI) emit(write func(io.Writer) error) error {
 }
 
 // openView checks the arguments, indexes the file and resolves the leaf.
+// With lines (tree, path) the index describes every entry for its line.
 // Standard input ("-") is spooled to a temporary file first, so records
 // can be read back from it.
-func (c *CLI) openView(ctx *cli.Context) (*view, error) {
+func (c *CLI) openView(ctx *cli.Context, lines bool) (*view, error) {
 	args := ctx.Args().Slice()
 	switch {
 	case len(args) == 0:
@@ -206,7 +207,7 @@ func (c *CLI) openView(ctx *cli.Context) (*view, error) {
 	debug.SetGCPercent(indexGCPercent)
 	v.opts = render.ViewOptions{Width: width, Quiet: globalBool(ctx, "quiet")}
 	var describe project.Describer
-	if ctx.Command.Name != "context" {
+	if lines {
 		describe = render.ViewDescriber(v.format == "json", v.opts)
 	}
 	if v.file == "-" {

@@ -196,7 +196,7 @@ func (ix *indexer) settle(f *facts) error {
 	}
 	e := ix.newEntry()
 	*e = Entry{Index: len(ix.s.Entries), Line: f.line, Object: f.object, offset: f.offset, size: f.size, parent: -1,
-		s: ix.s, millis: f.millis, timeOK: f.timeOK, typ: typeCode(f.typ)}
+		s: ix.s, millis: f.millis, timeOK: f.timeOK, typ: f.typCode}
 	if e.typ == 0 && f.typ != "" {
 		ix.s.otherTypes[e.Index] = string([]byte(f.typ))
 	}

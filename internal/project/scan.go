@@ -20,6 +20,7 @@ type facts struct {
 	offset                             int64
 	size                               int32
 	typ, id, parentID, timestamp, role string
+	typCode                            uint8  // typeCode(typ)
 	target, label                      string // a label entry's targetId (hasTarget) and label
 	hasTarget                          bool
 	millis                             float64
@@ -213,6 +214,7 @@ func (w *scanWorker) facts(l scanLine, k int, span [2]int, first bool) facts {
 	t := &w.rec.Tape
 	f := facts{line: l.num, object: k, offset: l.offset + int64(span[0]), size: int32(span[1] - span[0])}
 	f.typ = internType(t.StrOf(0, "type"))
+	f.typCode = typeCode(f.typ)
 	if first {
 		f.header = append([]byte(nil), t.Input()...)
 	}
@@ -231,7 +233,7 @@ func (w *scanWorker) facts(l scanLine, k int, span [2]int, first bool) facts {
 		f.keptIndex, f.hasKeptIndex = t.Float(t.Get(0, "firstKeptEntryIndex"))
 	}
 	if w.describe != nil && f.typ != "session" {
-		f.desc = w.description(f.typ, f.role)
+		f.desc = w.description(&f)
 	}
 	return f
 }
@@ -240,12 +242,12 @@ func (w *scanWorker) facts(l scanLine, k int, span [2]int, first bool) facts {
 // read back from a version-3 file would be described (settle keeps it only
 // for one). An entry of a type or a message of a role the index does not
 // keep as a constant is left to be read back.
-func (w *scanWorker) description(typ, role string) string {
-	tc, rc := typeCode(typ), roleCode(role)
-	if (tc == 0 && typ != "") || (rc == 0 && role != "") {
+func (w *scanWorker) description(f *facts) string {
+	rc := roleCode(f.role)
+	if (f.typCode == 0 && f.typ != "") || (rc == 0 && f.role != "") {
 		return ""
 	}
-	w.entry = Entry{typ: tc, role: rc}
+	w.entry = Entry{typ: f.typCode, role: rc}
 	w.rec.Entry = &w.entry
 	w.desc = w.describe(&w.rec, w.desc[:0])
 	return w.strs.str(unsafeString(w.desc))

@@ -69,11 +69,11 @@ func unpack(s string, limit int) (d entryView, ok bool) {
 func uvarint(s string) (uint64, string) {
 	var x uint64
 	for i, shift := 0, 0; i < len(s); i, shift = i+1, shift+7 {
-		if c := s[i]; c < 0x80 {
+		c := s[i]
+		if c < 0x80 {
 			return x | uint64(c)<<shift, s[i+1:]
-		} else {
-			x |= uint64(c&0x7f) << shift
 		}
+		x |= uint64(c&0x7f) << shift
 	}
 	return x, ""
 }
