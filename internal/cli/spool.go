@@ -41,9 +41,7 @@ func (s *spool) Write(p []byte) (int, error) {
 	return s.file.Write(p)
 }
 
-// copyTo writes the output to w with render.EscapeControls applied, a
-// chunk at a time (a chunk never ends inside the two bytes of a C1
-// control).
+// copyTo writes the output to w with render.EscapeControls applied.
 func (s *spool) copyTo(w io.Writer) error {
 	if s.file == nil {
 		_, err := w.Write(render.EscapeControls(s.mem.Bytes()))
@@ -52,28 +50,49 @@ func (s *spool) copyTo(w io.Writer) error {
 	if _, err := s.file.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	buf := make([]byte, 1<<20)
-	held := 0 // bytes carried over from the previous chunk
-	for {
-		n, err := io.ReadFull(s.file, buf[held:])
-		n += held
-		held = 0
-		if n > 0 && buf[n-1] == 0xc2 && err == nil {
-			held, n = 1, n-1
-		}
-		if _, werr := w.Write(render.EscapeControls(buf[:n])); werr != nil {
-			return werr
-		}
-		if held == 1 {
-			buf[0] = 0xc2
-		}
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	e := newEscaper(w)
+	if _, err := io.Copy(e, s.file); err != nil {
+		return err
 	}
+	return e.flush(true)
+}
+
+// escapeBuffer is how much output an escaper holds before it writes.
+const escapeBuffer = 1 << 20
+
+// escaper writes what it is given through render.EscapeControls, a
+// buffer at a time; a buffer it writes never ends inside the two bytes of
+// a C1 control.
+type escaper struct {
+	w   io.Writer
+	buf []byte
+	err error
+}
+
+func newEscaper(w io.Writer) *escaper { return &escaper{w: w, buf: make([]byte, 0, escapeBuffer)} }
+
+// Write implements io.Writer.
+func (e *escaper) Write(p []byte) (int, error) {
+	e.buf = append(e.buf, p...)
+	if len(e.buf) >= escapeBuffer {
+		return len(p), e.flush(false)
+	}
+	return len(p), e.err
+}
+
+// flush writes the buffer out, but for a last byte that may start a C1
+// control unless final.
+func (e *escaper) flush(final bool) error {
+	if e.err != nil {
+		return e.err
+	}
+	n := len(e.buf)
+	if !final && n > 0 && e.buf[n-1] == 0xc2 {
+		n--
+	}
+	_, e.err = e.w.Write(render.EscapeControls(e.buf[:n]))
+	e.buf = append(e.buf[:0], e.buf[n:]...)
+	return e.err
 }
 
 // discard lets the temporary file go.

@@ -124,7 +124,7 @@ func (c *CLI) runTree(ctx *cli.Context) error {
 	}
 	defer v.session.Close()
 	v.opts.Compact, v.opts.Depth = ctx.Bool("compact"), ctx.Int("depth")
-	return c.emit(func(out io.Writer) error {
+	return c.emit(v.session.Described(), func(out io.Writer) error {
 		if v.format == "json" {
 			return render.TreeJSON(out, v.session, v.leaf)
 		}
@@ -142,7 +142,7 @@ func (c *CLI) runPath(ctx *cli.Context) error {
 	if err != nil {
 		return v.pathError(err)
 	}
-	return c.emit(func(out io.Writer) error {
+	return c.emit(v.session.Described(), func(out io.Writer) error {
 		if v.format == "json" {
 			return render.PathJSON(out, v.session, v.leaf, path)
 		}
@@ -160,7 +160,7 @@ func (c *CLI) runContext(ctx *cli.Context) error {
 	if err != nil {
 		return v.pathError(err)
 	}
-	return c.emit(func(out io.Writer) error {
+	return c.emit(false, func(out io.Writer) error {
 		if v.format == "json" {
 			return render.ContextJSON(out, pc)
 		}
@@ -170,8 +170,20 @@ func (c *CLI) runContext(ctx *cli.Context) error {
 
 // emit writes a view to stdout: all of it, or nothing when it could not
 // be built. The output is held in a spool (memory, then a temporary file
-// past spoolMemory) until write has finished.
-func (c *CLI) emit(write func(io.Writer) error) error {
+// past spoolMemory) until write has finished, unless the view cannot fail
+// (sure: it reads nothing back from the file, all it shows is in the
+// index), when it goes straight out.
+func (c *CLI) emit(sure bool, write func(io.Writer) error) error {
+	if sure {
+		e := newEscaper(c.Stdout)
+		if err := write(e); err != nil && e.err == nil {
+			return &ExitError{Code: ExitInvalid, Err: err}
+		}
+		if err := e.flush(true); err != nil {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the output: %w", err)}
+		}
+		return nil
+	}
 	var sp spool
 	defer sp.discard()
 	if err := write(&sp); err != nil {

@@ -20,30 +20,40 @@ func newIDTable() *idTable {
 }
 
 // put records entry i under its id; a later entry with the same id
-// replaces the earlier one (pi's byId keeps the last). Entries are put in
-// index order.
-func (t *idTable) put(entries []*Entry, i int) {
+// replaces the earlier one (pi's byId keeps the last), and put reports
+// that it did. Entries are put in index order.
+func (t *idTable) put(entries []*Entry, i int) (replaced bool) {
+	return t.putHashed(entries, i, t.hash(entries[i].ID()))
+}
+
+// putHashed is put with the hash of the entry's id.
+func (t *idTable) putHashed(entries []*Entry, i int, h uint64) (replaced bool) {
 	if 2*(t.n+1) > len(t.slots) {
 		t.grow(entries[:i])
 	}
 	id := entries[i].ID()
-	k, tag := t.slot(id)
+	k, tag := t.slot(h)
 	for ; ; k = (k + 1) & (len(t.slots) - 1) {
 		switch s := t.slots[k]; {
 		case s == 0:
 			t.slots[k], t.tags[k] = int32(i+1), tag
 			t.n++
-			return
+			return false
 		case t.tags[k] == tag && entries[s-1].ID() == id:
 			t.slots[k] = int32(i + 1)
-			return
+			return true
 		}
 	}
 }
 
 // get returns the index of the last entry with id, or -1.
 func (t *idTable) get(entries []*Entry, id string) int {
-	k, tag := t.slot(id)
+	return t.getHashed(entries, id, t.hash(id))
+}
+
+// getHashed is get with the hash of id.
+func (t *idTable) getHashed(entries []*Entry, id string, h uint64) int {
+	k, tag := t.slot(h)
 	for ; ; k = (k + 1) & (len(t.slots) - 1) {
 		switch s := t.slots[k]; {
 		case s == 0:
@@ -54,9 +64,11 @@ func (t *idTable) get(entries []*Entry, id string) int {
 	}
 }
 
-// slot returns the first slot to probe for id and the tag of its hash.
-func (t *idTable) slot(id string) (int, uint8) {
-	h := maphash.String(t.seed, id)
+// hash is the hash of id the table works with.
+func (t *idTable) hash(id string) uint64 { return maphash.String(t.seed, id) }
+
+// slot returns the first slot to probe for an id of hash h, and its tag.
+func (t *idTable) slot(h uint64) (int, uint8) {
 	return int(h & uint64(len(t.slots)-1)), uint8(h >> 56)
 }
 

@@ -73,6 +73,7 @@ type Session struct {
 	TitleSlot []byte
 
 	strs       strStore          // the entries' strings
+	described  int               // entries the index holds a description of
 	byID       *idTable          // id -> index of the last entry with that id (pi's byId)
 	labels     map[string]string // resolved label per target id
 	otherRoles map[int]string    // the roles of message entries that are not in messageRoles
@@ -153,7 +154,7 @@ func Load(r io.Reader, limits parse.Limits) (*Session, error) {
 // index. src is where records are read back from later.
 func index(r io.Reader, src io.ReaderAt, name string, limits parse.Limits, describe Describer, size int64) (*Session, error) {
 	ix := &indexer{size: size, s: &Session{src: src, name: name, byID: newIDTable(), labels: map[string]string{}, otherTypes: map[int]string{}}}
-	if err := scan(r, limits, describe, ix.settle); err != nil {
+	if err := scan(r, limits, describe, ix.s.byID.seed, ix); err != nil {
 		return nil, err
 	}
 	return ix.finish()
@@ -170,6 +171,54 @@ type indexer struct {
 	// counts) to its entry, -1 for session records; version 1 only.
 	records []int
 	ids     *session.IDs
+	// The packed strings of the batch being settled (facts.packed), and
+	// their block in the store once an entry has taken them (-1: none
+	// has yet).
+	packBuf   []byte
+	packBlock int
+	// Parents are resolved as entries come; an entry whose parent has not
+	// come yet waits in unresolved, and a duplicate id (pi's byId keeps
+	// the last) sends finish over every entry again.
+	unresolved []int32
+	dupIDs     bool
+}
+
+// pack takes the packed strings of the next batch's facts.
+func (ix *indexer) pack(b []byte) { ix.packBuf, ix.packBlock = b, -1 }
+
+// strings stores entry e's strings: for a version-3 file, in the batch's
+// pack, which the store takes whole (in one copy) the first time.
+func (ix *indexer) strings(f *facts, id, parentID string) strRef {
+	if ix.s.Header.Version != CurrentVersion {
+		return ix.s.strs.add(id, parentID, f.timestamp, "") // described as pi migrates it: read back
+	}
+	if ix.packBlock < 0 {
+		ix.packBlock = ix.s.strs.adopt(bytes.Clone(ix.packBuf))
+	}
+	if f.desc != "" {
+		ix.s.described++
+	}
+	return ref(ix.packBlock, f.packed)
+}
+
+// link puts entry e in the id table and resolves its parent if it has
+// come (hashes: of its id and its parent's, when known).
+func (ix *indexer) link(e *Entry, id, parentID string, idHash, parentHash uint64, hashed bool) {
+	t := ix.s.byID
+	if !hashed {
+		idHash, parentHash = t.hash(id), t.hash(parentID)
+	}
+	if id != "" && t.putHashed(ix.s.Entries, e.Index, idHash) {
+		ix.dupIDs = true
+	}
+	if parentID == "" {
+		return
+	}
+	if p := t.getHashed(ix.s.Entries, parentID, parentHash); p >= 0 {
+		e.parent = int32(p)
+	} else {
+		ix.unresolved = append(ix.unresolved, int32(e.Index))
+	}
 }
 
 // settle takes the facts of the next object (or skipped line) in file
@@ -204,18 +253,13 @@ func (ix *indexer) settle(f *facts) error {
 		ix.reserve(f) // before e joins: its strings are not stored yet
 	}
 	ix.s.Entries = append(ix.s.Entries, e)
-	id, parentID, desc := f.id, f.parentID, f.desc
+	id, parentID := f.id, f.parentID
 	if v1 {
 		ix.records[len(ix.records)-1] = e.Index
 		id, parentID = ix.migrateV1(e, f)
 	}
-	if ix.s.Header.Version != CurrentVersion {
-		desc = "" // a record of an older version is described as pi migrates it: read back
-	}
-	e.strs = ix.s.strs.add(id, parentID, f.timestamp, desc)
-	if id != "" {
-		ix.s.byID.put(ix.s.Entries, e.Index)
-	}
+	e.strs = ix.strings(f, id, parentID)
+	ix.link(e, id, parentID, f.idHash, f.parentHash, !v1)
 	if f.typ == "message" {
 		ix.role(e, f.role)
 	}
@@ -354,10 +398,19 @@ func (ix *indexer) finish() (*Session, error) {
 		return nil, &HeaderError{Code: finding.MissingHeader, Line: 1, Msg: "the file holds no session header (empty, or no line is a JSON object)"}
 	}
 	s := ix.s
-	for _, e := range s.Entries {
+	resolve := func(e *Entry) {
 		if p := s.byID.get(s.Entries, e.ParentID()); p >= 0 && e.ParentID() != "" {
 			e.parent = int32(p)
 		}
+	}
+	if ix.dupIDs {
+		for _, e := range s.Entries {
+			resolve(e)
+		}
+		return s, nil
+	}
+	for _, i := range ix.unresolved {
+		resolve(s.Entries[i])
 	}
 	return s, nil
 }
@@ -365,6 +418,10 @@ func (ix *indexer) finish() (*Session, error) {
 // Description returns what the Describer of OpenDescribed made of entry
 // e, or "" when it was not described (then read it back).
 func (s *Session) Description(e *Entry) string { return s.strs.get(e.strs, strDescription) }
+
+// Described reports whether the Describer of OpenDescribed described
+// every entry, so that a view of the session reads no record back.
+func (s *Session) Described() bool { return s.described == len(s.Entries) }
 
 // Read reads entry e back from the file onto a new Record, migrated as pi
 // migrates it in memory. To read many entries, a RecordReader is faster.

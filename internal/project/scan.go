@@ -1,6 +1,8 @@
 package project
 
 import (
+	"encoding/binary"
+	"hash/maphash"
 	"runtime"
 	"sync"
 
@@ -29,6 +31,10 @@ type facts struct {
 	hasKeptIndex                       bool
 	header                             []byte // the first object of a batch, copied: it may be the file's header
 	desc                               string // what the Describer made of the record ("" when none)
+	// packed is where id, parentID, timestamp and desc lie in the batch's
+	// pack, laid out as strStore.add lays them out (-1: they do not).
+	packed             int32
+	idHash, parentHash uint64 // of id and parentID, with the idTable's seed
 }
 
 // Batches are cut at this many bytes or lines.
@@ -49,7 +55,8 @@ type scanBatch struct {
 	arena []byte
 	lines []scanLine
 	out   []facts
-	strs  scratch // the strings of out, until they are settled
+	strs  scratch // the other strings of out, until they are settled
+	pack  []byte  // the packed strings of out (facts.packed)
 	done  chan struct{}
 }
 
@@ -72,21 +79,30 @@ type scanWorker struct {
 	entry    Entry
 	cls      parse.Classifier
 	describe Describer
+	seed     maphash.Seed
 	desc     []byte // the Describer's buffer
-	strs     *scratch
+	b        *scanBatch
 }
 
-// scan reads r and calls settle with the facts of every object, and of
-// every line without one, in file order. describe, when not nil, is
-// called on the workers for every record.
-func scan(r interface{ Read([]byte) (int, error) }, limits parse.Limits, describe Describer, settle func(*facts) error) error {
+// A settler takes the facts of every object, and of every line without
+// one, in file order: a batch at a time, each batch's packed strings
+// first.
+type settler interface {
+	pack(b []byte)
+	settle(f *facts) error
+}
+
+// scan reads r and hands the facts of every object, and of every line
+// without one, to s in file order. describe, when not nil, is called on
+// the workers for every record; ids are hashed there with seed.
+func scan(r interface{ Read([]byte) (int, error) }, limits parse.Limits, describe Describer, seed maphash.Seed, s settler) error {
 	rd := parse.NewReader(r, limits)
 	rd.DeferClassify()
 	workers := min(runtime.GOMAXPROCS(0), 4)
-	p := &pipeline{settle: settle, work: make(chan *scanBatch, workers)}
+	p := &pipeline{settler: s, work: make(chan *scanBatch, workers)}
 	for range workers {
 		p.wg.Add(1)
-		go p.worker(describe)
+		go p.worker(scanWorker{describe: describe, seed: seed})
 	}
 	defer p.stop()
 	b := p.batch()
@@ -117,11 +133,11 @@ func scan(r interface{ Read([]byte) (int, error) }, limits parse.Limits, describ
 
 // pipeline keeps the batches in flight in file order.
 type pipeline struct {
-	settle func(*facts) error
-	work   chan *scanBatch
-	queue  []*scanBatch
-	free   []*scanBatch // settled batches, to reuse
-	wg     sync.WaitGroup
+	settler
+	work  chan *scanBatch
+	queue []*scanBatch
+	free  []*scanBatch // settled batches, to reuse
+	wg    sync.WaitGroup
 }
 
 // batch returns an empty batch, reusing a settled one when there is one.
@@ -129,15 +145,14 @@ func (p *pipeline) batch() *scanBatch {
 	if n := len(p.free); n > 0 {
 		b := p.free[n-1]
 		p.free = p.free[:n-1]
-		b.arena, b.lines, b.out, b.strs.buf = b.arena[:0], b.lines[:0], b.out[:0], b.strs.buf[:0]
+		b.arena, b.lines, b.out, b.strs.buf, b.pack = b.arena[:0], b.lines[:0], b.out[:0], b.strs.buf[:0], b.pack[:0]
 		return b
 	}
 	return &scanBatch{arena: make([]byte, 0, 2*scanBatchBytes)}
 }
 
-func (p *pipeline) worker(describe Describer) {
+func (p *pipeline) worker(w scanWorker) {
 	defer p.wg.Done()
-	w := scanWorker{describe: describe}
 	for b := range p.work {
 		w.batch(b)
 		close(b.done)
@@ -159,6 +174,7 @@ func (p *pipeline) drain(keep int) error {
 		b := p.queue[0]
 		<-b.done
 		p.queue = p.queue[1:]
+		p.pack(b.pack)
 		for i := range b.out {
 			if err := p.settle(&b.out[i]); err != nil {
 				return err
@@ -180,7 +196,7 @@ func (p *pipeline) stop() {
 
 // batch pulls the facts out of every line of b.
 func (w *scanWorker) batch(b *scanBatch) {
-	w.strs = &b.strs
+	w.b = b
 	first := true
 	for _, l := range b.lines {
 		raw := b.arena[l.start:l.end]
@@ -218,9 +234,7 @@ func (w *scanWorker) facts(l scanLine, k int, span [2]int, first bool) facts {
 	if first {
 		f.header = append([]byte(nil), t.Input()...)
 	}
-	f.id = w.strs.str(t.StrOf(0, "id"))
-	f.parentID = w.strs.str(t.StrOf(0, "parentId"))
-	f.timestamp = w.strs.str(t.StrOf(0, "timestamp"))
+	f.id, f.parentID, f.timestamp = t.StrOf(0, "id"), t.StrOf(0, "parentId"), t.StrOf(0, "timestamp")
 	f.millis, f.timeOK = millisOf(t, t.Get(0, "timestamp"))
 	switch f.typ {
 	case "message":
@@ -228,14 +242,30 @@ func (w *scanWorker) facts(l scanLine, k int, span [2]int, first bool) facts {
 	case "label":
 		var target string
 		target, f.hasTarget = t.Str(t.Get(0, "targetId"))
-		f.target, f.label = w.strs.str(target), w.strs.str(t.StrOf(0, "label"))
+		f.target, f.label = w.b.strs.str(target), w.b.strs.str(t.StrOf(0, "label"))
 	case "compaction":
 		f.keptIndex, f.hasKeptIndex = t.Float(t.Get(0, "firstKeptEntryIndex"))
 	}
 	if w.describe != nil && f.typ != "session" {
 		f.desc = w.description(&f)
 	}
+	w.pack(&f)
 	return f
+}
+
+// pack lays f's id, parentID, timestamp and desc in the batch's pack as
+// strStore.add lays them in a block, points f's strings at them there,
+// and hashes the ids: the index takes the pack as a block of its store
+// in one copy, and finds parents without hashing on its one goroutine.
+func (w *scanWorker) pack(f *facts) {
+	b := &w.b.pack
+	f.packed = int32(len(*b))
+	for _, s := range [...]*string{&f.id, &f.parentID, &f.timestamp, &f.desc} {
+		*b = binary.AppendUvarint(*b, uint64(len(*s)))
+		*b = append(*b, *s...)
+		*s = unsafeString((*b)[len(*b)-len(*s):])
+	}
+	f.idHash, f.parentHash = maphash.String(w.seed, f.id), maphash.String(w.seed, f.parentID)
 }
 
 // description runs the Describer on the record on w's tape, as a record
@@ -250,5 +280,5 @@ func (w *scanWorker) description(f *facts) string {
 	w.entry = Entry{typ: f.typCode, role: rc}
 	w.rec.Entry = &w.entry
 	w.desc = w.describe(&w.rec, w.desc[:0])
-	return w.strs.str(unsafeString(w.desc))
+	return unsafeString(w.desc) // pack copies it
 }

@@ -23,13 +23,24 @@ func (st *strStore) add(id, parentID, timestamp, desc string) strRef {
 	}
 	k := len(st.blocks) - 1
 	b := st.blocks[k]
-	ref := strRef(uint64(k)<<32 | uint64(len(b)))
+	at := ref(k, int32(len(b)))
 	for _, s := range [...]string{id, parentID, timestamp, desc} {
 		b = append(binary.AppendUvarint(b, uint64(len(s))), s...)
 	}
 	st.blocks[k] = b
-	return ref
+	return at
 }
+
+// adopt takes block, packed as add packs, as a block of its own and
+// returns its number: an entry packed at offset off in it lies at
+// ref(k, off).
+func (st *strStore) adopt(block []byte) int {
+	st.blocks = append(st.blocks, block)
+	return len(st.blocks) - 1
+}
+
+// ref is where the strings packed at offset off of block k lie.
+func ref(k int, off int32) strRef { return strRef(uint64(k)<<32 | uint64(off)) }
 
 // get returns string k of the entry at ref. It shares the store.
 func (st *strStore) get(ref strRef, k int) string {
