@@ -260,8 +260,8 @@ func timestamp(s string) time.Time {
 // lowercase hex digits exactly, anything else a 63-bit FNV-1a hash with the
 // top bit set (so the two kinds never meet).
 func keyOf(id string) uint64 {
-	if v, ok := hex8(id); ok {
-		return v
+	if v, ok := session.HexID(id); ok {
+		return uint64(v)
 	}
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(id); i++ {
@@ -269,24 +269,4 @@ func keyOf(id string) uint64 {
 		h *= 1099511628211
 	}
 	return h | 1<<63
-}
-
-// hex8 reads exactly eight lowercase hex digits.
-func hex8(s string) (uint64, bool) {
-	if len(s) != 8 {
-		return 0, false
-	}
-	var v uint64
-	for i := 0; i < 8; i++ {
-		ch := s[i]
-		switch {
-		case ch >= '0' && ch <= '9':
-			v = v<<4 | uint64(ch-'0')
-		case ch >= 'a' && ch <= 'f':
-			v = v<<4 | uint64(ch-'a'+10)
-		default:
-			return 0, false
-		}
-	}
-	return v, true
 }
