@@ -44,18 +44,26 @@ func start(s *project.Session, leaf *project.Entry, now time.Time) (*project.Con
 		return nil, nil, cycleRefusal(err)
 	}
 	taken := make([]string, 0, len(s.Entries))
-	last := s.Header.Line
 	for _, e := range s.Entries {
 		if e.ID() != "" {
 			taken = append(taken, e.ID())
 		}
+	}
+	ids := session.NewIDs(s.Header.ID+"\x00pisess-fix", taken...)
+	return ctx, &builder{ids: ids, line: lastLine(s) + 1, leaf: leaf.ID(), parent: leaf.ID(), now: now.UTC()}, nil
+}
+
+// lastLine is the physical line the file of s ends with: appended lines
+// follow it.
+func lastLine(s *project.Session) int {
+	last := s.Header.Line
+	for _, e := range s.Entries {
 		last = max(last, e.Line)
 	}
 	for _, n := range s.Skipped {
 		last = max(last, n)
 	}
-	ids := session.NewIDs(s.Header.ID+"\x00pisess-fix", taken...)
-	return ctx, &builder{ids: ids, line: last + 1, leaf: leaf.ID(), parent: leaf.ID(), now: now.UTC()}, nil
+	return last
 }
 
 // isoTime is the timestamp format pi writes (JavaScript's toISOString).

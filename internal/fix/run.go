@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -186,7 +185,11 @@ func (l *loaded) after(lines []byte, newLeaf string, limits parse.Limits) (*proj
 		return nil, err
 	}
 	s.Dialect = l.s.Dialect
-	if skipped := slices.Concat(l.s.Skipped, s.Skipped); len(skipped) > 0 {
+	if len(s.Skipped) > 0 { // the stand-in holds none of the lines pi skipped in the file
+		skipped := make([]int, len(s.Skipped))
+		for i, n := range s.Skipped { // the stand-in's line numbers, as the new file's
+			skipped[i] = n - len(ctx.Path) - 1 + lastLine(l.s)
+		}
 		return nil, fmt.Errorf("internal error: the new file has lines pi skips (%v)", skipped)
 	}
 	leaf, err := s.Leaf(newLeaf)
