@@ -381,9 +381,6 @@ func truthy(raw []byte) bool {
 	return true
 }
 
-// words collapses white space, so a text stays on one line.
-func words(s string) string { return wordsUpTo(s, 0) }
-
 // firstRunes returns the first n runes of s (all of it when it is shorter).
 func firstRunes(s string, n int) string {
 	k := 0
