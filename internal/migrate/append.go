@@ -111,29 +111,10 @@ func (r *rewrite) plan(f File, plan Planner) ([]byte, error) {
 	if lines[len(lines)-1] != '\n' {
 		return nil, &Error{Code: WriteFailed, Err: errors.New("internal error: the lines to append do not end in a newline")}
 	}
-	last, err := r.lastByte(f)
-	if err != nil {
-		return nil, err
-	}
-	if r.size > 0 && last != '\n' {
+	if r.size > 0 && r.last != '\n' {
 		lines = append([]byte{'\n'}, lines...)
 	}
 	return lines, nil
-}
-
-// lastByte returns the original's last byte (0 for an empty file).
-func (r *rewrite) lastByte(f File) (byte, error) {
-	if r.size == 0 {
-		return 0, nil
-	}
-	if _, err := f.Seek(r.size-1, io.SeekStart); err != nil {
-		return 0, &Error{Code: ReadFailed, Err: err}
-	}
-	var b [1]byte
-	if _, err := io.ReadFull(f, b[:]); err != nil {
-		return 0, &Error{Code: ReadFailed, Err: err}
-	}
-	return b[0], nil
 }
 
 // verifyAppended verifies the original as read followed by lines.

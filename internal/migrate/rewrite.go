@@ -126,6 +126,7 @@ type rewrite struct {
 	info   fs.FileInfo // the original, as opened
 	sum    []byte      // sha256 of the original as read
 	size   int64       // bytes of the original as read
+	last   byte        // the original's last byte as read (0: empty)
 	temp   string      // temp file created by this run and not yet renamed
 	tempID fs.FileInfo // the temp file, as created
 	backup string      // backup created by this run (removed on failure)
@@ -344,7 +345,7 @@ func (r *rewrite) finishRead(snap *snapshot) error {
 	if err != nil {
 		return &Error{Code: ReadFailed, Err: err}
 	}
-	r.sum, r.size = sum, size
+	r.sum, r.size, r.last = sum, size, snap.last
 	return nil
 }
 
@@ -695,6 +696,7 @@ func (r *rewrite) keepBackup() string {
 type snapshot struct {
 	f           File
 	pos, hashed int64
+	last        byte // the last byte hashed
 	h           hash.Hash
 	err         error // first read or seek error
 }
@@ -707,7 +709,7 @@ func (s *snapshot) Read(p []byte) (int, error) {
 		end := s.pos + int64(n)
 		if s.pos <= s.hashed && end > s.hashed {
 			s.h.Write(p[s.hashed-s.pos : n])
-			s.hashed = end
+			s.hashed, s.last = end, p[n-1]
 		}
 		s.pos = end
 	}
