@@ -46,14 +46,15 @@ func (e *editor) removeMember(obj *object, k int) {
 
 // appendMembers inserts `"key":value` pairs (already encoded, in order)
 // after the last member of obj that is kept, the way JavaScript adds new
-// properties at the end of an object. removed marks members being deleted.
-func (e *editor) appendMembers(obj *object, removed func(k int) bool, pairs ...string) {
+// properties at the end of an object. removed is the member being deleted
+// (-1: none).
+func (e *editor) appendMembers(obj *object, removed int, pairs ...string) {
 	if len(pairs) == 0 {
 		return
 	}
 	at, comma := obj.open+1, false
 	for k := len(obj.members) - 1; k >= 0; k-- {
-		if !removed(k) {
+		if k != removed {
 			at, comma = obj.members[k].valEnd, true
 			break
 		}

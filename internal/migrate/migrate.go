@@ -315,7 +315,7 @@ func (w *rewriter) editHeader(obj *object) {
 		w.ed.replaceValue(obj.members[k], "3")
 		return
 	}
-	w.ed.appendMembers(obj, keepAll, `"version":3`)
+	w.ed.appendMembers(obj, -1, `"version":3`)
 }
 
 // editEntry applies v1→v2 (ids, parentId, firstKeptEntryId) and v2→v3
@@ -371,7 +371,7 @@ func (w *rewriter) addLinks(l *parse.Line, obj *object, rec int, typ string) err
 			}
 		}
 	}
-	w.ed.appendMembers(obj, func(k int) bool { return k == removed }, pairs...)
+	w.ed.appendMembers(obj, removed, pairs...)
 	return nil
 }
 
@@ -433,8 +433,6 @@ func (w *rewriter) renameHookMessage(l *parse.Line, obj *object) error {
 	}
 	return nil
 }
-
-func keepAll(int) bool { return false }
 
 // quote encodes s as a JSON string. Ids and key names here are plain
 // ASCII letters, digits and '-', which need no escaping.
