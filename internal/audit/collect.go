@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/session"
 	"github.com/pisess/pisess/internal/validate"
 )
@@ -68,7 +69,7 @@ func (c *collector) Header(_ int, h *session.Header) {
 // Entry implements validate.Observer.
 func (c *collector) Entry(_ int, e *session.Entry) {
 	c.observed++
-	at := timestamp(e.Timestamp)
+	at, _ := time.Parse(time.RFC3339Nano, e.Timestamp) // the zero time when absent or bad
 	if at.After(c.latest) {
 		c.latest = at
 	}
@@ -192,7 +193,7 @@ func (c *collector) record(path string, rep *validate.Report, modified time.Time
 	r.SessionID = rep.SessionID
 	r.Entries = rep.Entries
 	r.FirstError = firstError(rep)
-	r.Stuck = stuckOf(rep)
+	r.Stuck = rep.Has(finding.UnansweredToolCall) || rep.Has(finding.UnpairedToolInContext)
 	r.Bytes = rep.Bytes
 	r.Modified = modified
 	r.FirstActivity, r.LastActivity = c.earliest, c.latest
@@ -248,12 +249,6 @@ func oneLine(s string, n int) string {
 	}
 	runes := []rune(s)
 	return strings.TrimSpace(string(runes[:n-1])) + "…"
-}
-
-// timestamp parses an entry's ISO 8601 timestamp; zero when absent or bad.
-func timestamp(s string) time.Time {
-	t, _ := time.Parse(time.RFC3339Nano, s) // the zero time on an error
-	return t
 }
 
 // keyOf turns an entry id into a compact dedup key: pi's usual 8
