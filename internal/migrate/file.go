@@ -89,12 +89,9 @@ func migrateFile(fsys FS, path string, opts Options) (Report, error) {
 	if err != nil {
 		return rep, withPath(err, path)
 	}
-	version, err := scanFile(fsys, target, opts.Limits)
-	if err != nil {
-		return rep, withPath(err, path)
-	}
+	version, err := checkOriginal(fsys, target, opts)
 	rep.From = version
-	if err := precheck(fsys, target, opts.Verify); err != nil {
+	if err != nil {
 		return rep, withPath(err, path)
 	}
 	if version == CurrentVersion {
@@ -109,8 +106,7 @@ func migrateFile(fsys FS, path string, opts Options) (Report, error) {
 		}
 		return err
 	}
-	ropts := rewriteOptions(opts, BackupSuffixMigrate(version))
-	out, err := Rewrite(fsys, path, ropts, gen)
+	out, err := Rewrite(fsys, path, rewriteOptions(opts, BackupSuffixMigrate(version)), gen)
 	if err != nil && !out.Written {
 		return rep, err
 	}
@@ -191,35 +187,30 @@ func resolveTarget(fsys FS, path string, follow bool) (string, error) {
 	return r.path, nil
 }
 
-// scanFile runs Migrate's first pass, to refuse a corrupt file and to leave
-// a current one alone before any temp file is created.
-func scanFile(fsys FS, path string, limits parse.Limits) (int, error) {
+// checkOriginal runs Migrate's first pass, to refuse a corrupt file and to
+// leave a current one alone before any temp file is created, and then
+// Verify: an original that does not validate is refused. It returns the
+// file's version (0 when the first pass refused it).
+func checkOriginal(fsys FS, path string, opts Options) (int, error) {
 	f, err := fsys.Open(path)
 	if err != nil {
 		return 0, &Error{Code: ReadFailed, Err: err}
 	}
 	defer f.Close()
-	s, err := scanSession(f, limits)
+	s, err := scanSession(f, opts.Limits, false)
 	if err != nil {
 		return 0, err
 	}
+	if opts.Verify == nil {
+		return s.version, nil
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return s.version, &Error{Code: ReadFailed, Err: err}
+	}
+	if err := opts.Verify(path, f); err != nil {
+		return s.version, &Error{Code: RefusedInvalid, Err: err}
+	}
 	return s.version, nil
-}
-
-// precheck refuses an original that does not validate.
-func precheck(fsys FS, path string, verify VerifyFunc) error {
-	if verify == nil {
-		return nil
-	}
-	f, err := fsys.Open(path)
-	if err != nil {
-		return &Error{Code: ReadFailed, Err: err}
-	}
-	defer f.Close()
-	if err := verify(path, f); err != nil {
-		return &Error{Code: RefusedInvalid, Err: err}
-	}
-	return nil
 }
 
 // repairNeeded runs Repair without writing, to leave clean files alone

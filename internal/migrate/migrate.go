@@ -43,7 +43,7 @@ type Result struct {
 // is refused with an *Error carrying the finding; nothing useful is written
 // to out then.
 func Migrate(in io.ReadSeeker, out io.Writer, limits parse.Limits) (Result, error) {
-	s, err := scanSession(in, limits)
+	s, err := scanSession(in, limits, false)
 	if err != nil {
 		return Result{}, err
 	}
@@ -73,29 +73,11 @@ func Migrate(in io.ReadSeeker, out io.Writer, limits parse.Limits) (Result, erro
 // PeekVersion reads the header of the session in r and returns its version
 // (1, 2 or 3). It refuses what Migrate would refuse about the header.
 func PeekVersion(r io.Reader, limits parse.Limits) (int, error) {
-	rd := parse.NewReader(r, limits)
-	var t parse.Tape
-	for rd.Next() {
-		l := rd.Line()
-		if f, ok := l.BOMFinding(); ok {
-			return 0, refuse(RefusedCorrupt, f)
-		}
-		if l.Class == parse.Blank {
-			continue
-		}
-		if l.Class != parse.Object {
-			return 0, lineRefusal(l)
-		}
-		if isTitleSlot(l) {
-			continue // omp's title slot: the header follows
-		}
-		h, err := readHeader(&t, l)
-		return h.Version, err
-	}
-	if err := readError(rd.Err(), 1); err != nil {
+	s, err := scanSession(r, limits, true)
+	if err != nil {
 		return 0, err
 	}
-	return 0, refuse(RefusedCorrupt, finding.Errorf(finding.MissingHeader, 1, "the file is empty"))
+	return s.version, nil
 }
 
 // scanned is what the first pass learns about a file.
@@ -107,8 +89,9 @@ type scanned struct {
 }
 
 // scanSession is the first pass: it refuses corruption and anything that is
-// not a migratable session, and records where each record is.
-func scanSession(in io.Reader, limits parse.Limits) (*scanned, error) {
+// not a migratable session, and records where each record is. With
+// headerOnly it stops after the header.
+func scanSession(in io.Reader, limits parse.Limits, headerOnly bool) (*scanned, error) {
 	s := &scanned{}
 	rd := parse.NewReader(in, limits)
 	var t parse.Tape
@@ -139,6 +122,9 @@ func scanSession(in io.Reader, limits parse.Limits) (*scanned, error) {
 				return nil, err
 			}
 			s.version, s.sessionID = h.Version, strings.Clone(h.ID)
+			if headerOnly {
+				return s, nil
+			}
 		} else if err := readEntry(&t, l); err != nil {
 			return nil, err
 		}
