@@ -488,7 +488,7 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 				cell{text: shortID(e.ID()), paint: st.Accent}, cell{text: "  ", cols: 2},
 				cell{text: clock + strings.Repeat(" ", max(0, 8-clockCols)), cols: max(8, clockCols), paint: st.Dim}, cell{text: "  ", cols: 2},
 				cell{text: kind + strings.Repeat(" ", kindWidth-kindCols), cols: kindWidth, paint: d.paint(st)}, cell{text: "  ", cols: 2},
-				cell{text: Safe(joinDetail(d.detail, d.text)), flex: true},
+				cell{text: Safe(join(d.detail, ": ", d.text)), flex: true},
 			)
 			if l, ok := s.Label(e.ID()); ok {
 				cells = append(cells, labelCell(l, st))
