@@ -195,7 +195,7 @@ func stringMember(t *parse.Tape, l *parse.Line, obj *object, name string) (strin
 	if k < 0 {
 		return "", nil
 	}
-	s, _ := stringValue(t, obj.members[k])
+	s, _ := t.Str(obj.members[k].value)
 	return s, nil
 }
 
@@ -413,7 +413,7 @@ func (w *rewriter) renameHookMessage(l *parse.Line, obj *object) error {
 		return malformed(l.Num, "/message/role", err)
 	}
 	if r >= 0 {
-		if role, _ := stringValue(&w.tape, msg.members[r]); role == "hookMessage" {
+		if role, _ := w.tape.Str(msg.members[r].value); role == "hookMessage" {
 			w.ed.replaceValue(msg.members[r], `"custom"`)
 		}
 	}

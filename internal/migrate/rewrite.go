@@ -339,13 +339,20 @@ func (r *rewrite) produce(f File, w io.Writer, generate Generator) (bool, error)
 	return err == nil && (tw.n != r.size || !bytes.Equal(tw.h.Sum(nil), r.sum)), err
 }
 
-// finishRead hashes what generate left unread, completing the snapshot.
+// finishRead reads and hashes what the generator or planner left unread,
+// completing the snapshot, and records the original as read.
 func (r *rewrite) finishRead(snap *snapshot) error {
-	sum, size, err := snap.finish()
+	_, err := snap.Seek(snap.hashed, io.SeekStart)
+	if err == nil {
+		_, err = io.Copy(io.Discard, snap)
+	}
+	if err == nil {
+		err = snap.err
+	}
 	if err != nil {
 		return &Error{Code: ReadFailed, Err: err}
 	}
-	r.sum, r.size, r.last = sum, size, snap.last
+	r.sum, r.size, r.last = snap.h.Sum(nil), snap.hashed, snap.last
 	return nil
 }
 
@@ -743,21 +750,6 @@ func (s *snapshot) Seek(offset int64, whence int) (int64, error) {
 	}
 	s.pos = pos
 	return pos, nil
-}
-
-// finish reads whatever was not read yet and returns the hash and size of
-// the whole file as read.
-func (s *snapshot) finish() ([]byte, int64, error) {
-	if _, err := s.Seek(s.hashed, io.SeekStart); err != nil {
-		return nil, 0, err
-	}
-	if _, err := io.Copy(io.Discard, s); err != nil {
-		return nil, 0, err
-	}
-	if s.err != nil {
-		return nil, 0, s.err
-	}
-	return s.h.Sum(nil), s.hashed, nil
 }
 
 // trackingWriter remembers the first write error, to tell it from a read
