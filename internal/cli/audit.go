@@ -64,7 +64,7 @@ func (c *CLI) runAudit(ctx *cli.Context) error {
 	if err := render.Audit(a.c.Stdout, a.res, a.opt); err != nil {
 		return err
 	}
-	return a.exit()
+	return filesExit(a.res.Unreadable, a.res.Sum.Verdicts[audit.Corrupt] > 0)
 }
 
 // newAuditRun reads and checks the flags.
@@ -194,17 +194,6 @@ func (a *auditRun) emit(_ int, o auditOutcome) {
 		a.res.Rows = append(a.res.Rows, row)
 	}
 	rec.Report = nil
-}
-
-// exit maps the results to the exit code.
-func (a *auditRun) exit() error {
-	switch {
-	case a.res.Unreadable > 0:
-		return &ExitError{Code: ExitUsage}
-	case a.res.Sum.Verdicts[audit.Corrupt] > 0:
-		return &ExitError{Code: ExitInvalid}
-	}
-	return nil
 }
 
 // ---- progress ----

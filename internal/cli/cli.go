@@ -46,6 +46,26 @@ func usageErrorf(format string, args ...any) error {
 	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
 }
 
+// exitWith is the exit code of a failure already reported; nil for ExitOK.
+func exitWith(code int) error {
+	if code == ExitOK {
+		return nil
+	}
+	return &ExitError{Code: code}
+}
+
+// filesExit is the exit code of a command over many files, their failures
+// already reported: 2 when one could not be read, else 1 when one failed.
+func filesExit(unreadable int, failed bool) error {
+	switch {
+	case unreadable > 0:
+		return exitWith(ExitUsage)
+	case failed:
+		return exitWith(ExitInvalid)
+	}
+	return nil
+}
+
 // CLI is one invocation's environment.
 type CLI struct {
 	Stdin  io.Reader
@@ -172,30 +192,15 @@ func globalFlags() []cli.Flag {
 	}
 }
 
-// appFlags are the flags of pisess itself: the global flags and --version.
-func appFlags() []cli.Flag {
-	return append(globalFlags(), &cli.BoolFlag{Name: "version", Aliases: []string{"v"}, Usage: "print the version"})
-}
-
+// app is pisess's command tree. The commands that take many paths get the
+// path flags and have their paths resolved before they run.
 func (c *CLI) app() *cli.App {
-	app := c.newApp()
-	addExamples(app.Commands)
-	for _, cmd := range app.Commands {
-		if cmd.ArgsUsage == "[PATH...]" {
-			cmd.Flags = append(cmd.Flags, pathFlags()...)
-			cmd.Before = c.resolveTargets
-		}
-	}
-	return app
-}
-
-func (c *CLI) newApp() *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:                 "pisess",
 		Usage:                "validate, migrate, repair and inspect pi coding-agent session files",
 		Version:              versionString(),
-		HideVersion:          true, // --version is one of appFlags
-		Flags:                appFlags(),
+		HideVersion:          true, // --version is one of the Flags
+		Flags:                append(globalFlags(), &cli.BoolFlag{Name: "version", Aliases: []string{"v"}, Usage: "print the version"}),
 		Reader:               c.Stdin,
 		Writer:               c.Stdout,
 		ErrWriter:            c.Stderr,
@@ -227,6 +232,14 @@ func (c *CLI) newApp() *cli.App {
 			c.redactCommand(),
 		},
 	}
+	addExamples(app.Commands)
+	for _, cmd := range app.Commands {
+		if cmd.ArgsUsage == "[PATH...]" {
+			cmd.Flags = append(cmd.Flags, pathFlags()...)
+			cmd.Before = c.resolveTargets
+		}
+	}
+	return app
 }
 
 // command builds a command with the global flags repeated on it, so they

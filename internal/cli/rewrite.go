@@ -124,10 +124,7 @@ func (c *CLI) runRewrite(ctx *cli.Context, op fileOp, verify verifier) error {
 		p.Result(r)
 	})
 	p.Summary(ctx.Command.Name, opts.DryRun)
-	if worst != ExitOK {
-		return &ExitError{Code: worst}
-	}
-	return nil
+	return exitWith(worst)
 }
 
 // cleanTemps removes the stale temp files beside the targets
