@@ -1,8 +1,10 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -85,13 +87,7 @@ func modelCell(m *project.Model, st Style) cell {
 		return cell{text: "(none)", paint: st.Dim}
 	}
 	provider, id := m.Names()
-	if provider == "" {
-		provider = "?"
-	}
-	if id == "" {
-		id = "?"
-	}
-	return cell{text: Safe(provider + "/" + id), paint: st.Bold}
+	return cell{text: Safe(cmp.Or(provider, "?") + "/" + cmp.Or(id, "?")), paint: st.Bold}
 }
 
 // tokenBasis says where the token total comes from, as pi's
@@ -116,12 +112,7 @@ func cutNote(c *project.Context) string {
 		return ""
 	}
 	comp := c.Entries[0]
-	at := 0
-	for i, e := range c.Path {
-		if e == comp {
-			at = i
-		}
-	}
+	at := slices.Index(c.Path, comp)
 	left := len(c.Path) - len(c.Entries)
 	note := fmt.Sprintf("at compaction %s (line %d): %s dropped, ", shortID(comp.ID()), comp.Line,
 		Plural(left, "earlier entry", "earlier entries"))
@@ -282,18 +273,19 @@ func (tw *textWriter) messageLines(c *project.Context, msgs []messageView) {
 		lpad(colChars, charW), lpad(colTokens, tokW), colText), paint: st.Dim})
 	sections := sectionsOf(c)
 	omitted := omissions(c, edits)
+	under := strings.Repeat(" ", numW+2) // a note under a message, past its index
 	omit := func(upTo int) {
 		for len(omitted) > 0 && omitted[0].at <= upTo {
 			o := omitted[0]
 			omitted = omitted[1:]
-			tw.line(cell{text: strings.Repeat(" ", numW+2) + "✂ " + shortID(o.entry.ID()) + " " + Safe(o.kind) +
+			tw.line(cell{text: under + "✂ " + shortID(o.entry.ID()) + " " + Safe(o.kind) +
 				" omitted by context edit " + shortID(o.by), paint: st.Dim})
 		}
 	}
 	for i, m := range msgs {
 		src := c.Sources[i]
 		if i > 0 && sections[i] != sections[i-1] {
-			tw.line(cell{text: strings.Repeat(" ", numW+2) + "── " + sections[i] + " ──", paint: st.Dim})
+			tw.line(cell{text: under + "── " + sections[i] + " ──", paint: st.Dim})
 		}
 		omit(i)
 		cells := []cell{
@@ -308,7 +300,7 @@ func (tw *textWriter) messageLines(c *project.Context, msgs []messageView) {
 		}
 		tw.line(cells...)
 		for _, u := range unpaired[i] {
-			tw.line(cell{text: strings.Repeat(" ", numW+2) + warnMark + " " + Safe(unpairedText(u)), paint: st.Warn})
+			tw.line(cell{text: under + warnMark + " " + Safe(unpairedText(u)), paint: st.Warn})
 		}
 	}
 	omit(len(msgs))
@@ -350,10 +342,7 @@ func sectionsOf(c *project.Context) []string {
 
 // unpairedText describes a rule-6 problem in a few words.
 func unpairedText(u project.Unpaired) string {
-	name := u.ToolName
-	if name == "" {
-		name = "?"
-	}
+	name := cmp.Or(u.ToolName, "?")
 	if u.Kind == project.CallWithoutResult {
 		return fmt.Sprintf("tool call %s (%s) has no result before the next message", u.ToolCallID, name)
 	}

@@ -83,10 +83,8 @@ func (j *jsonWriter) quote(s string) {
 		return
 	}
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	j.w.Write(bytes.TrimSuffix(b.Bytes(), []byte{'\n'}))
+	_ = encodeJSON(&b, s) // a string always encodes
+	j.w.Write(b.Bytes())
 }
 
 // plainJSON reports whether s needs no escape in a JSON string: printable
@@ -296,7 +294,7 @@ func pathSet(s *project.Session, leaf *project.Entry) []bool {
 // ("models", role → "provider/id", after "model" for oh-my-pi files),
 // each message exactly as the projection returned it (the file's own bytes
 // for message entries: no re-encoding, no HTML escaping, numbers
-// untouched).
+// untouched), each problem as project.Unpaired marshals.
 func ContextJSON(w io.Writer, c *project.Context) error {
 	j := newJSONWriter(w)
 	j.open('{')
@@ -335,20 +333,9 @@ func ContextJSON(w io.Writer, c *project.Context) error {
 	j.key("unpaired")
 	j.open('[')
 	for _, u := range c.Unpaired {
-		j.open('{')
-		j.key("kind")
-		j.str(string(u.Kind))
-		j.key("entryId")
-		j.str(u.EntryID)
-		j.key("line")
-		j.int(u.Line)
-		j.key("messageIndex")
-		j.int(u.MessageIndex)
-		j.key("toolCallId")
-		j.str(u.ToolCallID)
-		j.key("toolName")
-		j.str(u.ToolName)
-		j.close('}')
+		var b bytes.Buffer
+		_ = encodeJSON(&b, u) // its strings and numbers always encode
+		j.raw(b.Bytes())
 	}
 	j.close(']')
 	j.close('}')
