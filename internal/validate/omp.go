@@ -49,24 +49,6 @@ func isEntryTypeOf(d parse.Dialect, t string) bool {
 	return session.IsEntryType(t)
 }
 
-// checkOmpTape checks the record on tape t of an omp file (header or
-// entry) with omp's schemas. An entry of an unknown type yields nil:
-// unknown_entry_type is reported elsewhere.
-func (s *Schemas) checkOmpTape(line int, t *parse.Tape) []finding.Finding {
-	typ, typed := t.Str(t.Get(0, "type"))
-	c, ok := s.omp.entries[typ]
-	switch {
-	case typ == "session":
-		c, ok = s.omp.header, true
-	case !typed:
-		c, ok = s.versions[CurrentVersion].untyped, true
-	}
-	if !ok {
-		return nil
-	}
-	return c.checkTape(line, t, nil)
-}
-
 // sniff reads the start of r to tell its dialect, and returns a reader
 // that still yields every byte of r.
 func sniff(r io.Reader) (parse.Dialect, io.Reader) {
@@ -103,12 +85,24 @@ func (p *pass) titleSlot(l *parse.Line) bool {
 }
 
 // checkIn checks the record on tape t, line line of a file of the given
-// version, with the schemas of dialect d.
+// version, with the schemas of dialect d. In an omp file, an entry of an
+// unknown type yields nil: unknown_entry_type is reported elsewhere.
 func (s *Schemas) checkIn(d parse.Dialect, version, line int, t *parse.Tape) []finding.Finding {
-	if d == parse.Omp {
-		return s.checkOmpTape(line, t)
+	if d != parse.Omp {
+		return s.CheckTape(version, line, t)
 	}
-	return s.CheckTape(version, line, t)
+	typ, typed := t.Str(t.Get(0, "type"))
+	c, ok := s.omp.entries[typ]
+	switch {
+	case typ == "session":
+		c, ok = s.omp.header, true
+	case !typed:
+		c, ok = s.versions[CurrentVersion].untyped, true
+	}
+	if !ok {
+		return nil
+	}
+	return c.checkTape(line, t, nil)
 }
 
 // ompReset is where omp's context starts on a path of ordinals: after its

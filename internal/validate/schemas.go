@@ -53,6 +53,7 @@ type versionSchemas struct {
 	entries map[string]check // entry type (except message) -> check
 	message check            // message entry whose role cannot be dispatched
 	roles   map[string]check // message role -> check of the whole entry
+	legal   []string         // the roles legal in this version, in the spec's order
 }
 
 // check is one schema compiled twice: quick answers "valid?" without
@@ -206,6 +207,7 @@ func (c *checkCompiler) compileVersion(version int) (*versionSchemas, error) {
 	if version < 3 {
 		roles = append(roles[:len(roles):len(roles)], legacyRole)
 	}
+	vs.legal = roles
 	for _, r := range roles {
 		if vs.roles[r], err = c.compileGlue(version, r, baseRef); err != nil {
 			return nil, err
@@ -345,20 +347,9 @@ func (vs *versionSchemas) roleFinding(version int, role string) finding.Finding 
 	if role == legacyRole {
 		text = fmt.Sprintf("role %q is the version-2 name of \"custom\"; a version-%d file must use \"custom\"", role, version)
 	} else {
-		text = fmt.Sprintf("unknown message role %s (expected one of %s)", quoteValue(role), strings.Join(vs.roleNames(), ", "))
+		text = fmt.Sprintf("unknown message role %s (expected one of %s)", quoteValue(role), strings.Join(vs.legal, ", "))
 	}
 	return finding.Errorf(finding.Schema, 0, "%s", text).WithPointer("/message/role")
-}
-
-// roleNames lists the roles legal in this version, in the spec's order.
-func (vs *versionSchemas) roleNames() []string {
-	names := make([]string, 0, len(vs.roles))
-	for _, r := range append(currentRoles[:len(currentRoles):len(currentRoles)], legacyRole) {
-		if _, ok := vs.roles[r]; ok {
-			names = append(names, r)
-		}
-	}
-	return names
 }
 
 // report validates v, a record the quick check rejected or one with
@@ -447,9 +438,6 @@ func missingKeys(msg string) []string {
 // instancePointer turns jsonschema's instance location, whose tokens are
 // percent-encoded, into a plain RFC 6901 pointer.
 func instancePointer(loc string) string {
-	if !strings.Contains(loc, "%") {
-		return loc
-	}
 	if p, err := url.PathUnescape(loc); err == nil {
 		return p
 	}
