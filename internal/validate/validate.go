@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"sync"
 
@@ -88,12 +89,7 @@ func (r *Report) count(s finding.Severity) int {
 
 // Has reports whether the report has a finding with the code.
 func (r *Report) Has(code finding.Code) bool {
-	for _, f := range r.Findings {
-		if f.Code == code {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.Findings, func(f finding.Finding) bool { return f.Code == code })
 }
 
 // IOError is a file that could not be read; it maps to exit code 2.
@@ -121,10 +117,8 @@ func File(path string, opts Options) (*Report, error) {
 		return nil, &IOError{Path: path, Err: errors.New("is a directory")}
 	}
 	if max := opts.Limits.MaxFileBytes; max > 0 && info.Mode().IsRegular() && info.Size() > max {
-		rep := &Report{File: path, FileBytes: finding.NameBytes(path), Kind: Session, Dialect: parse.Pi, Bytes: info.Size(), Findings: []finding.Finding{}}
-		rep.Findings = append(rep.Findings, finding.Errorf(finding.FileTooLarge, 0, "file of %d bytes exceeds the limit of %d (--max-file-bytes)", info.Size(), max))
-		rep.Status = Invalid
-		return rep, nil
+		f := finding.Errorf(finding.FileTooLarge, 0, "file of %d bytes exceeds the limit of %d (--max-file-bytes)", info.Size(), max)
+		return &Report{File: path, FileBytes: finding.NameBytes(path), Status: Invalid, Kind: Session, Dialect: parse.Pi, Bytes: info.Size(), Findings: []finding.Finding{f}}, nil
 	}
 	if info.Size() < 4*batchBytes {
 		opts.Workers = 1 // not worth the goroutines
