@@ -1,9 +1,10 @@
 package migrate
 
 import (
+	"cmp"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -87,12 +88,8 @@ func (e *editor) writeTo(w io.Writer, line []byte) error {
 // sort orders the edits and checks they do not overlap (an insertion may
 // sit at the start of a removal).
 func (e *editor) sort(n int) error {
-	sort.SliceStable(e.edits, func(i, j int) bool {
-		a, b := e.edits[i], e.edits[j]
-		if a.start != b.start {
-			return a.start < b.start
-		}
-		return a.end-a.start < b.end-b.start // insertions first
+	slices.SortStableFunc(e.edits, func(a, b edit) int {
+		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.end-a.start, b.end-b.start)) // insertions first
 	})
 	pos := 0
 	for _, ed := range e.edits {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
@@ -33,7 +32,6 @@ type Options struct {
 	FollowSymlinks bool // --follow-symlinks
 	ZeroTail       bool // --zero-tail (repair)
 	Limits         parse.Limits
-	LockWait       time.Duration // how long to wait for another run's lock (0: DefaultLockWait)
 	// Verify validates a whole session (strict parse, schemas, linkage) and
 	// fails on any error finding. MigrateFile applies it to the original
 	// first (an invalid file is refused untouched) and to the new
@@ -43,17 +41,16 @@ type Options struct {
 
 // Report is the result for one file.
 type Report struct {
-	File         string
-	Action       Action
-	From, To     int    // migrate: header versions
-	Backup       string // backup kept beside the file, "" if none
-	BackupReused bool
-	Fixes        []Fix             // repair: what was (or would be) repaired
-	Notes        []finding.Finding // migrate: decisions worth knowing
-	Diff         string            // dry run with Diff
-	ReadOnly     bool              // the file had no write permission and was replaced anyway
-	Carried      int64             // bytes appended by another program during the rename, carried over
-	Rescued      string            // file keeping the old generation as another program left it
+	File     string
+	Action   Action
+	From, To int               // migrate: header versions
+	Backup   string            // backup kept beside the file, "" if none
+	Fixes    []Fix             // repair: what was (or would be) repaired
+	Notes    []finding.Finding // migrate: decisions worth knowing
+	Diff     string            // dry run with Diff
+	ReadOnly bool              // the file had no write permission and was replaced anyway
+	Carried  int64             // bytes appended by another program during the rename, carried over
+	Rescued  string            // file keeping the old generation as another program left it
 }
 
 // BackupSuffixMigrate is the backup suffix for a migration from version n.
@@ -157,7 +154,7 @@ func repairFile(fsys FS, path string, opts Options) (Report, error) {
 
 func rewriteOptions(opts Options, suffix string) RewriteOptions {
 	ro := RewriteOptions{DryRun: opts.DryRun, Diff: opts.Diff,
-		FollowSymlinks: opts.FollowSymlinks, Verify: opts.Verify, LockWait: opts.LockWait}
+		FollowSymlinks: opts.FollowSymlinks, Verify: opts.Verify}
 	if opts.Backup {
 		ro.BackupSuffix = suffix
 	}
@@ -166,8 +163,8 @@ func rewriteOptions(opts Options, suffix string) RewriteOptions {
 
 // fill records a Rewrite outcome in the report.
 func (rep *Report) fill(out Outcome, done, would Action) {
-	rep.Backup, rep.BackupReused, rep.Diff = out.Backup, out.BackupReused, out.Diff
-	rep.ReadOnly, rep.Carried, rep.Rescued = out.ReadOnly, out.Carried, out.Rescued
+	rep.Backup, rep.Diff, rep.ReadOnly = out.Backup, out.Diff, out.ReadOnly
+	rep.Carried, rep.Rescued = out.Carried, out.Rescued
 	switch {
 	case !out.Changed:
 		rep.Action = Unchanged
