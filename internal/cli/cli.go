@@ -83,18 +83,15 @@ type CLI struct {
 	staleTemps []string // temp files of an interrupted rewrite found there
 }
 
-// New returns a CLI on the process's own streams and environment.
-func New() *CLI {
-	return &CLI{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now}
-}
-
-// Run runs pisess with the process's arguments and returns the exit code.
+// Run runs pisess on the process's arguments, streams and environment and
+// returns the exit code.
 // It sets no memory limit: the reader collects before it makes a buffer
 // for a long line, which frees what the previous pass over the file left
 // (parse.Reader), and a fixed soft limit below a long line's working set
 // makes the collector run without end.
 func Run() int {
-	return New().Run(os.Args)
+	c := &CLI{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now}
+	return c.Run(os.Args)
 }
 
 func isTerminal(w io.Writer) bool {
@@ -139,20 +136,20 @@ func (c *CLI) run(args []string) int {
 	return c.exitCode(app.Run(line.args()))
 }
 
-// exitCode reports err on stderr and returns its exit code.
+// exitCode reports err on stderr and returns its exit code: an error that
+// is no *ExitError is a usage or I/O error.
 func (c *CLI) exitCode(err error) int {
 	if err == nil {
 		return ExitOK
 	}
 	var exit *ExitError
-	if errors.As(err, &exit) {
-		if exit.Err != nil {
-			c.printError(exit.Err)
-		}
-		return exit.Code
+	if !errors.As(err, &exit) {
+		exit = &ExitError{Code: ExitUsage, Err: err}
 	}
-	c.printError(err)
-	return ExitUsage
+	if exit.Err != nil {
+		c.printError(exit.Err)
+	}
+	return exit.Code
 }
 
 // printError reports err on stderr, its text made safe for a terminal.
