@@ -118,15 +118,6 @@ func NewRules(rules ...[]*Rule) *Rules {
 	return rs
 }
 
-// Kinds lists the rule IDs in order.
-func (rs *Rules) Kinds() []string {
-	ids := make([]string, len(rs.rules))
-	for i, r := range rs.rules {
-		ids[i] = r.ID
-	}
-	return ids
-}
-
 // fileFormat is the subset of gitleaks' configuration file that rules use.
 type fileFormat struct {
 	Rules []struct {
