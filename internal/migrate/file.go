@@ -82,7 +82,7 @@ func again(op func() (Report, error)) (Report, error) {
 
 func migrateFile(fsys FS, path string, opts Options) (Report, error) {
 	rep := Report{File: path, Action: Refused}
-	target, err := resolveTarget(fsys, path, opts.FollowSymlinks)
+	target, err := resolve(fsys, path, opts.FollowSymlinks)
 	if err != nil {
 		return rep, withPath(err, path)
 	}
@@ -124,7 +124,7 @@ func RepairFile(fsys FS, path string, opts Options) (Report, error) {
 
 func repairFile(fsys FS, path string, opts Options) (Report, error) {
 	rep := Report{File: path, Action: Refused}
-	target, err := resolveTarget(fsys, path, opts.FollowSymlinks)
+	target, err := resolve(fsys, path, opts.FollowSymlinks)
 	if err != nil {
 		return rep, withPath(err, path)
 	}
@@ -173,15 +173,6 @@ func (rep *Report) fill(out Outcome, done, would Action) {
 	default:
 		rep.Action = would
 	}
-}
-
-// resolveTarget applies the symlink policy: the regular file to rewrite.
-func resolveTarget(fsys FS, path string, follow bool) (string, error) {
-	r := &rewrite{fsys: fsys, opts: RewriteOptions{FollowSymlinks: follow}}
-	if err := r.resolve(path); err != nil {
-		return "", err
-	}
-	return r.path, nil
 }
 
 // checkOriginal runs Migrate's first pass, to refuse a corrupt file and to

@@ -173,7 +173,8 @@ func (r *rewrite) run(path string, generate Generator) (Outcome, error) {
 // open settles which file is rewritten (resolve), opens it, takes its
 // lock (not in a dry run) and records its identity. The caller closes it.
 func (r *rewrite) open(path string) (File, error) {
-	if err := r.resolve(path); err != nil {
+	var err error
+	if r.path, err = resolve(r.fsys, path, r.opts.FollowSymlinks); err != nil {
 		return nil, err
 	}
 	f, err := r.fsys.Open(r.path)
@@ -226,28 +227,28 @@ func (r *rewrite) unlock() {
 	}
 }
 
-// resolve applies the symlink policy and settles which file is rewritten.
-func (r *rewrite) resolve(path string) error {
-	info, err := r.fsys.Lstat(path)
+// resolve applies the symlink policy and returns the file to rewrite (with
+// an error about it, the file it is about when known).
+func resolve(fsys FS, path string, follow bool) (string, error) {
+	info, err := fsys.Lstat(path)
 	if err != nil {
-		return &Error{Code: ReadFailed, Err: err}
+		return "", &Error{Code: ReadFailed, Err: err}
 	}
-	r.path = path
 	if info.Mode()&fs.ModeSymlink != 0 {
-		if !r.opts.FollowSymlinks {
-			return &Error{Code: Symlink, Err: errors.New("is a symbolic link: not rewritten (use --follow-symlinks to rewrite its target)")}
+		if !follow {
+			return path, &Error{Code: Symlink, Err: errors.New("is a symbolic link: not rewritten (use --follow-symlinks to rewrite its target)")}
 		}
-		if r.path, err = r.fsys.EvalSymlinks(path); err != nil {
-			return &Error{Code: ReadFailed, Err: err}
+		if path, err = fsys.EvalSymlinks(path); err != nil {
+			return "", &Error{Code: ReadFailed, Err: err}
 		}
-		if info, err = r.fsys.Lstat(r.path); err != nil {
-			return &Error{Code: ReadFailed, Err: err}
+		if info, err = fsys.Lstat(path); err != nil {
+			return path, &Error{Code: ReadFailed, Err: err}
 		}
 	}
 	if !info.Mode().IsRegular() {
-		return &Error{Code: NotRegular, Err: fmt.Errorf("not a regular file (%s)", info.Mode().Type())}
+		return path, &Error{Code: NotRegular, Err: fmt.Errorf("not a regular file (%s)", info.Mode().Type())}
 	}
-	return nil
+	return path, nil
 }
 
 // identify records the opened original's identity and checks it is the
