@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/pisess/pisess/internal/parse"
@@ -123,7 +124,12 @@ func textBlock(text string) json.RawMessage {
 	return json.RawMessage(`{"type":"text","text":` + string(jsonString(text)) + `}`)
 }
 
-func textContent(text string) json.RawMessage { return bytesList{textBlock(text)}.array() }
+func textContent(text string) json.RawMessage { return jsonArray([][]byte{textBlock(text)}) }
+
+// jsonArray is the array of the raw JSON values.
+func jsonArray(values [][]byte) json.RawMessage {
+	return slices.Concat([]byte("["), bytes.Join(values, []byte(",")), []byte("]"))
+}
 
 // member is one key and raw value of an object.
 type member struct {
@@ -161,13 +167,13 @@ func jsonString(s string) json.RawMessage {
 	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
 }
 
-// setMembers returns the object at node obj of t with the given members'
-// values replaced (in place) or appended at the end, as a JavaScript
-// spread does. Keys are written as JSON.stringify writes them.
-func setMembers(t *parse.Tape, obj int, set ...member) json.RawMessage {
+// setMembers returns the object t holds with the given members' values
+// replaced (in place) or appended at the end, as a JavaScript spread does.
+// Keys are written as JSON.stringify writes them.
+func setMembers(t *parse.Tape, set ...member) json.RawMessage {
 	var w objectWriter
 	found := make([]bool, len(set))
-	for k, v := range t.Members(obj) {
+	for k, v := range t.Members(0) {
 		key, _ := t.Str(k)
 		value := json.RawMessage(t.Raw(v))
 		for i, s := range set {
