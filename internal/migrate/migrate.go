@@ -32,9 +32,9 @@ type Result struct {
 // the end of their object, a changed value is replaced where it stands, and
 // every other byte (key order, number formatting, escapes, whitespace, line
 // terminators, blank lines, a torn last line, a torn line mid-file) is
-// copied unchanged. Ids for
-// version-1 entries come from session.NewIDs, so the same input gives the
-// same output. A version-3 file is copied byte for byte with Changed false.
+// copied unchanged. Ids for version-1 entries come from session.NewIDs, so
+// the same input gives the same output. A version-3 file is copied byte for
+// byte with Changed false.
 //
 // Migrate reads in twice: a first pass checks the file and maps record
 // indexes to lines (a v1 firstKeptEntryIndex may name a later record), the

@@ -33,8 +33,8 @@ type RewriteOptions struct {
 	// it is byte-identical to the original, never overwritten.
 	BackupSuffix string
 	// DryRun writes nothing beside the file: the new generation is
-	// produced in memory (past 4 MiB in a temporary file of the system's,
-	// removed from its directory at once) and verified.
+	// produced in a spool (memory, past 4 MiB an unlinked temporary file of
+	// the system's) and verified.
 	DryRun bool
 	// Diff (with DryRun) fills Outcome.Diff with a unified diff, and
 	// Outcome.Generated with the new generation.
