@@ -204,10 +204,8 @@ func (c *CLI) app() *cli.App {
 		HideHelpCommand:      true,
 		EnableBashCompletion: true,
 		ExitErrHandler:       func(*cli.Context, error) {}, // Run maps errors to codes
-		OnUsageError: func(ctx *cli.Context, err error, _ bool) error {
-			return usageErrorf("%s (see `pisess --help`)", flagWording(err))
-		},
-		Action: c.runApp,
+		OnUsageError:         flagError("pisess"),
+		Action:               c.runApp,
 		Commands: []*cli.Command{
 			c.validateCommand(),
 			c.migrateCommand(),
@@ -249,9 +247,7 @@ func command(name, usage, argsUsage string, flags []cli.Flag, action cli.ActionF
 		Flags:           append(flags, globalFlags()...),
 		Action:          action,
 		HideHelpCommand: true, // `pisess validate help` is a file named help
-		OnUsageError: func(ctx *cli.Context, err error, _ bool) error {
-			return usageErrorf("%s (see `pisess %s --help`)", flagWording(err), name)
-		},
+		OnUsageError:    flagError("pisess " + name),
 	}
 }
 
@@ -263,10 +259,13 @@ func (c *CLI) now() time.Time {
 	return c.Now()
 }
 
-// flagWording spells flags in a parse error as users type them: the flag
-// package writes -format for --format.
-func flagWording(err error) string {
-	return strings.ReplaceAll(err.Error(), "for flag -", "for --")
+// flagError makes a flag parse error a usage error that points to the help
+// of where, with flags spelt as users type them: the flag package writes
+// -format for --format.
+func flagError(where string) cli.OnUsageErrorFunc {
+	return func(_ *cli.Context, err error, _ bool) error {
+		return usageErrorf("%s (see `%s --help`)", strings.ReplaceAll(err.Error(), "for flag -", "for --"), where)
+	}
 }
 
 // style returns the colour style for w under the context's flags.

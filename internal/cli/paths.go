@@ -48,18 +48,11 @@ func oneFile(ctx *cli.Context) (string, error) {
 	return args[0], nil
 }
 
-// readsStdin reports whether command takes "-" for standard input.
-func readsStdin(command string) bool {
-	switch command {
-	case "validate", "scan", "tree", "path", "context", "export", "redact":
-		return true
-	}
-	return false
-}
-
 // resolveTargets expands the command's path arguments before the command
 // does anything, so that a usage error (standard input where it cannot be
-// read, a directory with no sessions) leaves everything as it was.
+// read, a directory with no sessions) leaves everything as it was. Of the
+// commands that take paths, validate and scan read standard input ("-");
+// migrate, repair and audit do not.
 func (c *CLI) resolveTargets(ctx *cli.Context) error {
 	args := ctx.Args().Slice()
 	name := ctx.Command.Name
@@ -68,7 +61,7 @@ func (c *CLI) resolveTargets(ctx *cli.Context) error {
 		if a != "-" {
 			continue
 		}
-		if !readsStdin(name) {
+		if name != "validate" && name != "scan" {
 			return usageErrorf("%s cannot read standard input (-): give it session files or directories", name)
 		}
 		if stdin++; stdin > 1 {
