@@ -276,11 +276,12 @@ func ForkFile(fsys migrate.FS, source string, opts Options) (r Report, err error
 		}
 		return checkFailed(sameContext(l, name, opts.Validate.Limits))
 	}
-	create := func(write writeFunc) error { return createFile(fsys, r.Output, perm, write) }
 	if opts.DryRun {
-		create = dryRunFile
+		err = dryRunFile(write)
+	} else {
+		err = createFile(fsys, r.Output, perm, write)
 	}
-	if err := create(write); err != nil {
+	if err != nil {
 		return r, err
 	}
 	r.Action = action("fork", true, opts.DryRun)
@@ -361,12 +362,10 @@ func sameContext(l *loaded, name string, limits parse.Limits) error {
 	return nil
 }
 
-// writeFunc writes a new file, w, named name (and may check it).
-type writeFunc func(w io.Writer, name string) error
-
-// createFile makes a new file: O_EXCL, write, fsync, close, directory
-// fsync; a failure removes what was created.
-func createFile(fsys migrate.FS, path string, perm os.FileMode, write writeFunc) error {
+// createFile makes a new file: O_EXCL, write (to w, named name; it may
+// check what it wrote), fsync, close, directory fsync; a failure removes
+// what was created.
+func createFile(fsys migrate.FS, path string, perm os.FileMode, write func(w io.Writer, name string) error) error {
 	f, err := fsys.CreateExcl(path, perm)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
@@ -400,7 +399,7 @@ func createFile(fsys migrate.FS, path string, perm os.FileMode, write writeFunc)
 }
 
 // dryRunFile runs write on a temporary file, then removes it.
-func dryRunFile(write writeFunc) error {
+func dryRunFile(write func(w io.Writer, name string) error) error {
 	f, done, err := tempFile()
 	if err != nil {
 		return err
