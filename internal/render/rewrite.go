@@ -175,13 +175,9 @@ func (r RewriteResult) details() []string {
 // safeLines makes each line of a diff safe for a terminal (Safe), keeping
 // the newlines.
 func safeLines(text string) string {
-	lines := strings.SplitAfter(text, "\n")
+	lines := strings.Split(text, "\n")
 	for i, l := range lines {
-		body, nl := strings.CutSuffix(l, "\n")
-		lines[i] = Safe(body)
-		if nl {
-			lines[i] += "\n"
-		}
+		lines[i] = Safe(l)
 	}
-	return strings.Join(lines, "")
+	return strings.Join(lines, "\n")
 }
