@@ -92,7 +92,7 @@ func (r *rewrite) appendRange(f File, from, to int64) (int64, error) {
 		return 0, errors.Join(errors.New("the new file was replaced meanwhile"), err)
 	}
 	n, err := io.CopyN(nf, f, to-from)
-	if err := syncClose(nf, err); err != nil {
+	if err = syncClose(nf, err); err != nil {
 		return 0, err // the bytes written are in the rescue file too
 	}
 	return n, nil
