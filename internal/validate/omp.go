@@ -104,23 +104,3 @@ func (s *Schemas) checkIn(d parse.Dialect, version, line int, t *parse.Tape) []f
 	}
 	return c.checkTape(line, t, nil)
 }
-
-// ompReset is where omp's context starts on a path of ordinals: after its
-// last reset_boundary (/clear) when that comes after the last compaction
-// (a compaction after the boundary supersedes it). It returns the
-// boundary's index on the path, or -1.
-func (k *linker) ompReset(path []int32) int {
-	reset, compaction := -1, -1
-	for i, ord := range path {
-		switch k.name(k.node(ord).typ) {
-		case "reset_boundary":
-			reset = i
-		case "compaction":
-			compaction = i
-		}
-	}
-	if reset > compaction {
-		return reset
-	}
-	return -1
-}
