@@ -117,8 +117,8 @@ func File(path string, opts Options) (*Report, error) {
 		return nil, &IOError{Path: path, Err: errors.New("is a directory")}
 	}
 	if max := opts.Limits.MaxFileBytes; max > 0 && info.Mode().IsRegular() && info.Size() > max {
-		f := finding.Errorf(finding.FileTooLarge, 0, "file of %d bytes exceeds the limit of %d (--max-file-bytes)", info.Size(), max)
-		return &Report{File: path, FileBytes: finding.NameBytes(path), Status: Invalid, Kind: Session, Dialect: parse.Pi, Bytes: info.Size(), Findings: []finding.Finding{f}}, nil
+		tooLarge := finding.Errorf(finding.FileTooLarge, 0, "file of %d bytes exceeds the limit of %d (--max-file-bytes)", info.Size(), max)
+		return &Report{File: path, FileBytes: finding.NameBytes(path), Status: Invalid, Kind: Session, Dialect: parse.Pi, Bytes: info.Size(), Findings: []finding.Finding{tooLarge}}, nil
 	}
 	if info.Size() < 4*batchBytes {
 		opts.Workers = 1 // not worth the goroutines
@@ -369,7 +369,7 @@ func (p *pass) settleLine(r *lineResult, objs []inspected) {
 	case parse.Corrupt:
 		if p.trusted {
 			p.trusted = false
-			p.insp.distrust(r.num)
+			p.insp.untrusted.Store(int64(r.num))
 		}
 	}
 }
