@@ -12,7 +12,6 @@ import (
 
 	"github.com/pisess/pisess/internal/audit"
 	"github.com/pisess/pisess/internal/render"
-	"github.com/pisess/pisess/internal/validate"
 )
 
 func (c *CLI) auditCommand() *cli.Command {
@@ -55,7 +54,10 @@ func (c *CLI) runAudit(ctx *cli.Context) error {
 	opts.Workers = workersPerFile(jobs(ctx), len(targets))
 	bar := c.newProgress(ctx, a.opt.Format, targets)
 	ordered(len(targets), jobs(ctx), func(i int) auditOutcome {
-		o := auditOne(targets[i], opts)
+		o := auditOutcome{err: targets[i].Err}
+		if o.err == nil {
+			o.rec, o.err = audit.File(targets[i].Path, opts)
+		}
 		bar.step(o)
 		return o
 	}, a.emit)
@@ -163,15 +165,6 @@ func bound(flag, s string, loc *time.Location) (t time.Time, day bool, err error
 type auditOutcome struct {
 	rec *audit.Record
 	err error
-}
-
-// auditOne audits one target.
-func auditOne(t target, opts validate.Options) auditOutcome {
-	if t.Err != nil {
-		return auditOutcome{err: t.Err}
-	}
-	rec, err := audit.File(t.Path, opts)
-	return auditOutcome{rec: rec, err: err}
 }
 
 // emit takes one file's outcome in the order given: JSON is written at

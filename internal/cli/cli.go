@@ -281,10 +281,7 @@ func jobsFlag() cli.Flag {
 
 // jobs reads --jobs, at least 1.
 func jobs(ctx *cli.Context) int {
-	if n := ctx.Int("jobs"); n > 0 {
-		return n
-	}
-	return 1
+	return max(ctx.Int("jobs"), 1)
 }
 
 // globalBool reads a global flag given before or after the command name:

@@ -117,8 +117,7 @@ func (c *CLI) runRewrite(ctx *cli.Context, op fileOp, verify verifier) error {
 		if t.Err != nil {
 			return render.RewriteResult{File: t.Path, Action: "refused", Reason: t.Err.Error(), Exit: ExitUsage}
 		}
-		rep, err := op(migrate.OS(), t.Path, opts)
-		return toResult(rep, err)
+		return toResult(op(migrate.OS(), t.Path, opts))
 	}, func(_ int, r render.RewriteResult) {
 		worst = max(worst, r.Exit)
 		p.Result(r)
