@@ -104,13 +104,15 @@ func (j *jsonWriter) end() error {
 	return j.w.Flush()
 }
 
-// entryMembers writes the members every entry has in the tree and path
-// documents: id, type, parentId, timestamp, line, label, summary.
-func (j *jsonWriter) entryMembers(s *project.Session, rd *project.RecordReader, e *project.Entry, labelled bool) error {
+// openEntry opens an entry's object and writes the members every entry
+// has in the tree and path documents: id, type, parentId, timestamp, line,
+// label, summary.
+func (j *jsonWriter) openEntry(s *project.Session, rd *project.RecordReader, e *project.Entry, labelled bool) error {
 	summary, err := summaryOf(s, rd, e)
 	if err != nil {
 		return err
 	}
+	j.open('{')
 	j.key("id")
 	j.str(e.ID())
 	j.key("type")
@@ -149,8 +151,7 @@ func PathJSON(w io.Writer, s *project.Session, leaf *project.Entry, path []*proj
 		j.comma = from > 0
 		rd := s.Records()
 		for _, e := range path[from:to] {
-			j.open('{')
-			if err := j.entryMembers(s, rd, e, true); err != nil {
+			if err := j.openEntry(s, rd, e, true); err != nil {
 				return err
 			}
 			j.close('}')
@@ -215,8 +216,7 @@ func TreeJSON(w io.Writer, s *project.Session, leaf *project.Entry) error {
 		j.open('[')
 		rd := s.Records()
 		for _, e := range t.Detached {
-			j.open('{')
-			if err := j.entryMembers(s, rd, e, false); err != nil {
+			if err := j.openEntry(s, rd, e, false); err != nil {
 				return err
 			}
 			j.close('}')
@@ -264,8 +264,7 @@ func treeItems(t *project.Tree, entries int) []jsonNode {
 // nodeHead opens a tree node and writes its members up to its children's
 // opening bracket.
 func (j *jsonWriter) nodeHead(s *project.Session, rd *project.RecordReader, e *project.Entry, onPath []bool) error {
-	j.open('{')
-	if err := j.entryMembers(s, rd, e, true); err != nil {
+	if err := j.openEntry(s, rd, e, true); err != nil {
 		return err
 	}
 	j.key("onPath")

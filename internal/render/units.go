@@ -13,9 +13,7 @@ import (
 
 // Count formats an integer with thousands separators: 1234567 → 1,234,567.
 func Count(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
+	s, neg := strings.CutPrefix(strconv.FormatInt(n, 10), "-")
 	var b strings.Builder
 	if neg {
 		b.WriteByte('-')
