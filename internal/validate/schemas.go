@@ -67,28 +67,8 @@ type check struct {
 // most runs never explain a line, and compiling them all up front cost
 // more than validating a few megabytes (24 ms, 7 MB of garbage).
 type lazySchema struct {
-	url    string
-	shared *sharedCompiler
-	once   sync.Once
-	schema *jsonschema.Schema
-	err    error
-}
-
-// sharedCompiler is the jsonschema compiler the lazy schemas share; it is
-// not safe for concurrent use, hence the lock.
-type sharedCompiler struct {
-	mu sync.Mutex
-	c  *jsonschema.Compiler
-}
-
-// get compiles the schema, once.
-func (l *lazySchema) get() (*jsonschema.Schema, error) {
-	l.once.Do(func() {
-		l.shared.mu.Lock()
-		defer l.shared.mu.Unlock()
-		l.schema, l.err = l.shared.c.Compile(l.url)
-	})
-	return l.schema, l.err
+	url string
+	get func() (*jsonschema.Schema, error) // compiles it, once
 }
 
 // validate validates v with the full schema.
@@ -124,15 +104,14 @@ func CompileSchemas() (*Schemas, error) {
 // checkCompiler feeds the embedded files to both compilers.
 type checkCompiler struct {
 	full  *jsonschema.Compiler
+	mu    *sync.Mutex // full is not safe for concurrent use, and compiles later
 	quick *quickCompiler
-	lazy  *sharedCompiler // full, for the checks compiled later
 }
 
 // newCheckCompiler returns a compiler holding the embedded files: draft
 // 2020-12, no loader, so nothing is ever fetched.
 func newCheckCompiler() (*checkCompiler, error) {
-	c := &checkCompiler{full: jsonschema.NewCompiler(), quick: newQuickCompiler()}
-	c.lazy = &sharedCompiler{c: c.full}
+	c := &checkCompiler{full: jsonschema.NewCompiler(), mu: new(sync.Mutex), quick: newQuickCompiler()}
 	c.full.Draft = jsonschema.Draft2020
 	c.full.LoadURL = func(u string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("schema %s is not embedded (no network access)", u)
@@ -168,7 +147,13 @@ func (c *checkCompiler) compile(file, ptr string) (check, error) {
 	if err != nil {
 		return check{}, fmt.Errorf("quick check: %w", err)
 	}
-	return check{quick: quick, full: &lazySchema{url: u, shared: c.lazy}}, nil
+	full, mu := c.full, c.mu // not c, which holds the quick compiler
+	get := sync.OnceValues(func() (*jsonschema.Schema, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return full.Compile(u)
+	})
+	return check{quick: quick, full: &lazySchema{url: u, get: get}}, nil
 }
 
 // compileVersion compiles the entry checks of one file version. Version 1
@@ -293,11 +278,10 @@ func (c check) checkTape(line int, t *parse.Tape, extra []finding.Finding) []fin
 // entryIDOf is the entry id the findings of the record on tape t name:
 // none for the header and omp's title slot, which are no entries.
 func entryIDOf(t *parse.Tape) string {
-	if typ, _ := t.Str(t.Get(0, "type")); typ == "session" || typ == "title" {
+	if typ := t.StrOf(0, "type"); typ == "session" || typ == "title" {
 		return ""
 	}
-	id, _ := t.Str(t.Get(0, "id"))
-	return id
+	return t.StrOf(0, "id")
 }
 
 // dispatchTape picks the check for the record on tape t, plus findings
@@ -326,13 +310,9 @@ func (s *Schemas) dispatchTape(version int, t *parse.Tape) (c check, extra []fin
 // role. A role that is not legal in the file's version gets a finding of
 // its own and the rest of the entry is checked without role-specific rules.
 func (vs *versionSchemas) messageCheck(version int, t *parse.Tape) (check, []finding.Finding) {
-	msg := t.Get(0, "message")
-	if t.Kind(msg) != parse.KindObject {
-		return vs.message, nil
-	}
-	role, ok := t.Str(t.Get(msg, "role"))
+	role, ok := t.Str(t.Get(t.Get(0, "message"), "role"))
 	if !ok {
-		return vs.message, nil // the schema reports a missing or non-string role
+		return vs.message, nil // the schema reports a message that is no object, or its role
 	}
 	if c, ok := vs.roles[role]; ok {
 		return c, nil
@@ -343,11 +323,9 @@ func (vs *versionSchemas) messageCheck(version int, t *parse.Tape) (check, []fin
 // roleFinding is the finding of a message role that is not legal in the
 // file's version.
 func (vs *versionSchemas) roleFinding(version int, role string) finding.Finding {
-	var text string
+	text := fmt.Sprintf("unknown message role %s (expected one of %s)", quoteValue(role), strings.Join(vs.legal, ", "))
 	if role == legacyRole {
 		text = fmt.Sprintf("role %q is the version-2 name of \"custom\"; a version-%d file must use \"custom\"", role, version)
-	} else {
-		text = fmt.Sprintf("unknown message role %s (expected one of %s)", quoteValue(role), strings.Join(vs.legal, ", "))
 	}
 	return finding.Errorf(finding.Schema, 0, "%s", text).WithPointer("/message/role")
 }
@@ -449,21 +427,13 @@ func escapeToken(t string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
 }
 
-// pointerTokens splits an RFC 6901 pointer into unescaped tokens.
-func pointerTokens(ptr string) []string {
-	if ptr == "" {
-		return nil
-	}
-	toks := strings.Split(ptr[1:], "/")
-	for i, t := range toks {
-		toks[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
-	}
-	return toks
-}
-
-// resolve returns the value at ptr in v.
+// resolve returns the value at ptr, an RFC 6901 pointer, in v.
 func resolve(v any, ptr string) (any, bool) {
-	for _, tok := range pointerTokens(ptr) {
+	if ptr == "" {
+		return v, true
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		switch c := v.(type) {
 		case map[string]any:
 			next, ok := c[tok]
