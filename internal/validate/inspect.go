@@ -77,7 +77,7 @@ type inspector struct {
 
 // newInspector starts the inspector of the entries after p's header.
 func newInspector(p *pass) *inspector {
-	in := &inspector{opts: p.opts, version: p.rep.Version, to: p, dialect: p.dialect}
+	in := &inspector{opts: p.opts, version: p.rep.Version, to: p, dialect: p.rep.Dialect}
 	if in.opts.Workers > 1 {
 		in.work = make(chan *batch, in.opts.Workers)
 		for range in.opts.Workers {
@@ -291,8 +291,7 @@ func (in *inspector) inspectItem(b *batch, it *item) lineResult {
 
 // buildAndInspect builds the tape of one entry and inspects it.
 func (in *inspector) buildAndInspect(b *batch, line int, raw []byte) inspected {
-	err := b.tape.Build(raw)
-	if f, bad := decodeFinding(line, err); bad {
+	if f, bad := decodeFinding(line, b.tape.Build(raw)); bad {
 		return inspected{findings: []finding.Finding{f}}
 	}
 	return in.inspect(&b.tape, line)

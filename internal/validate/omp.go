@@ -64,7 +64,7 @@ func sniff(r io.Reader) (parse.Dialect, io.Reader) {
 // have omp overwrite the header or leave debris), and it must match
 // omp-title.json.
 func (p *pass) titleSlot(l *parse.Line) bool {
-	if p.dialect != parse.Omp || l.Num != 1 || l.Class != parse.Object || len(l.Objects) != 1 || !parse.IsTitleSlot(l.Raw) {
+	if p.rep.Dialect != parse.Omp || l.Num != 1 || l.Class != parse.Object || len(l.Objects) != 1 || !parse.IsTitleSlot(l.Raw) {
 		return false
 	}
 	if l.Size != parse.TitleSlotBytes || !l.Newline || l.CRLF {
@@ -77,9 +77,7 @@ func (p *pass) titleSlot(l *parse.Line) bool {
 			p.add(f)
 			return true
 		}
-		for _, f := range p.opts.Schemas.omp.title.checkTape(l.Num, &t, nil) {
-			p.add(f)
-		}
+		p.rep.Findings = append(p.rep.Findings, p.opts.Schemas.omp.title.checkTape(l.Num, &t, nil)...)
 	}
 	return true
 }

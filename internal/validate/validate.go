@@ -129,9 +129,8 @@ func File(path string, opts Options) (*Report, error) {
 // Stream validates a session read from r; name is used in the report.
 func Stream(name string, r io.Reader, opts Options) (*Report, error) {
 	src, _ := parse.SourceOf(r) // before sniff reads r
-	dialect, r := sniff(r)
 	p := newPass(name, opts)
-	p.dialect, p.rep.Dialect = dialect, dialect
+	p.rep.Dialect, r = sniff(r)
 	rd := getReader(r, opts.Limits)
 	defer putReader(rd)
 	rd.SetSource(src)
@@ -191,7 +190,6 @@ type pass struct {
 	checking bool             // the header allows entry checks
 	lastLine int
 	tail     bool // a torn write was seen: a partial tail or a torn line (status tolerated)
-	dialect  parse.Dialect
 }
 
 func newPass(name string, opts Options) *pass {
@@ -259,8 +257,7 @@ func (p *pass) record(line int, raw []byte) {
 // inspector for the entries.
 func (p *pass) headerRecord(line int, raw []byte) {
 	var t parse.Tape
-	err := t.Build(raw)
-	if f, bad := decodeFinding(line, err); bad {
+	if f, bad := decodeFinding(line, t.Build(raw)); bad {
 		p.add(f)
 		p.trusted = false
 		return
@@ -306,13 +303,11 @@ func (p *pass) header(line int, t *parse.Tape) {
 		return
 	}
 	if p.opts.Schemas != nil {
-		for _, f := range p.opts.Schemas.checkIn(p.dialect, h.Version, line, t) {
-			p.add(f)
-		}
+		p.rep.Findings = append(p.rep.Findings, p.opts.Schemas.checkIn(p.rep.Dialect, h.Version, line, t)...)
 	}
 	p.versionFinding(line, h.Version)
 	p.links.forked = h.ParentSession != ""
-	p.links.omp = p.dialect == parse.Omp
+	p.links.omp = p.rep.Dialect == parse.Omp
 	if p.opts.Observer != nil {
 		p.opts.Observer.Header(line, &h)
 	}
