@@ -158,7 +158,7 @@ func (k *linker) lostIn(id string) string {
 func (k *linker) node(i int32) *node { return k.nodes.at(i) }
 
 // enter checks one entry against the entries before it and records it.
-func (k *linker) enter(e entry) int32 {
+func (k *linker) enter(e entry) {
 	ord := k.nodes.len()
 	parent := k.resolveParent(e, ord)
 	n := node{parent: parent, jump: -1, aux: -1, line: int32(e.line), typ: k.code(e.Type)}
@@ -183,7 +183,6 @@ func (k *linker) enter(e entry) int32 {
 	k.checkReferences(e, ord) // before register: an entry cannot name itself
 	k.register(e, ord)
 	k.remember(e, ord)
-	return ord
 }
 
 // resolveParent finds the ordinal of e's parent and reports parent faults.

@@ -398,13 +398,11 @@ func (c *quickCompiler) keyword(n *quickSchema, file, ptr, k string, val any) er
 		target, err = c.ref(file, val)
 		n.allOf = append(n.allOf, target)
 	case "minLength":
-		var r *big.Rat
-		if r, err = numberOf(val); err == nil {
-			if !r.IsInt() {
-				return fmt.Errorf("want an integer")
-			}
-			n.minLength = int(r.Num().Int64())
+		r, ok := ratOf(val)
+		if !ok || !r.IsInt() {
+			return fmt.Errorf("want an integer")
 		}
+		n.minLength = int(r.Num().Int64())
 	case "minimum":
 		n.minimum, err = numberOf(val)
 	case "pattern":
