@@ -76,9 +76,6 @@ func (ls *lineScanner) scanLine(l *parse.Line) []hit {
 	raw := l.Raw
 	occs, keyed := ls.rules.keywords.positions(raw, ls.occs[:0])
 	ls.occs = occs
-	if len(ls.rules.keywords.short) > 0 {
-		slices.SortStableFunc(ls.occs, func(a, b occurrence) int { return a.at - b.at })
-	}
 	ls.everyString = ls.rules.always || hasASCIIEscape(raw) || ls.rules.keywords.escapable
 	if len(ls.occs) == 0 && !ls.everyString && !keyed {
 		return nil
