@@ -178,7 +178,6 @@ func editable(e *project.Entry) bool {
 // omission is a message a context_edit took out of the context.
 type omission struct {
 	entry *project.Entry
-	kind  string // what the views call the entry
 	by    string
 	at    int // the index the message would have had
 }
@@ -196,19 +195,10 @@ func omissions(c *project.Context, edits map[string]edit) []omission {
 			next++
 		}
 		if ed, ok := edits[e.ID()]; ok && ed.omit && e.ID() != "" && editable(e) && (e.Type() != "message" || e.Message() != nil) {
-			out = append(out, omission{entry: e, kind: kindOf(e), by: ed.by, at: next})
+			out = append(out, omission{entry: e, by: ed.by, at: next})
 		}
 	}
 	return out
-}
-
-// kindOf is the kind the views give an entry ("?" when it cannot be read).
-func kindOf(e *project.Entry) string {
-	r, err := e.Record()
-	if err != nil {
-		return "?"
-	}
-	return describe(r, 1).kind
 }
 
 // edit is the context_edit in force for a target.
@@ -278,7 +268,7 @@ func (tw *textWriter) messageLines(c *project.Context, msgs []messageView) {
 		for len(omitted) > 0 && omitted[0].at <= upTo {
 			o := omitted[0]
 			omitted = omitted[1:]
-			tw.line(cell{text: under + "✂ " + shortID(o.entry.ID()) + " " + Safe(o.kind) +
+			tw.line(cell{text: under + "✂ " + shortID(o.entry.ID()) + " " + Safe(entryKind(o.entry)) +
 				" omitted by context edit " + shortID(o.by), paint: st.Dim})
 		}
 	}

@@ -252,9 +252,8 @@ func viewMessage(t *parse.Tape, m int, limit int, tokens bool) messageView {
 		v.usage = stop != "aborted" && stop != "error" && truthy(t.Raw(t.Get(m, "usage")))
 		v.assistant(t, m, stop)
 	case "toolResult":
-		text, chars := contentText(t, content)
-		v.chars, v.text = chars, text
-		v.detail = str("toolName") + " (" + textSize(text) + ")"
+		v.text, v.chars = contentText(t, content)
+		v.detail = str("toolName") + " (" + textSize(v.text) + ")"
 		if t.Kind(t.Get(m, "isError")) == parse.KindTrue {
 			v.detail += " ✗ error"
 			v.failed = true
