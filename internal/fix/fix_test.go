@@ -335,6 +335,13 @@ func TestGuessHeader(t *testing.T) {
 		{filepath.Join(root, enc(root+"/src/a-b"), name), "", "/x", `{"type":"session","version":3,"id":"019c4a7e-1111-7000-8000-000000000001","timestamp":"2026-02-09T15:40:00.123Z","cwd":"/x"}`},
 		{filepath.Join(root, enc(root+"/gone"), name), "", "", "the directory name"},
 		{filepath.Join(root, "plain", name), "", "", "the directory name"},
+		// pi's encoding starts and ends with "--": one end is not enough
+		{filepath.Join(root, strings.TrimPrefix(enc(root+"/src/my-app"), "--"), name), "", "", "the directory name"},
+		{filepath.Join(root, strings.TrimSuffix(enc(root+"/src/my-app"), "--"), name), "", "", "the directory name"},
+		{filepath.Join(root, "plain--", name), "", "", "the directory name"},
+		{filepath.Join(root, "--plain", name), "", "", "the directory name"},
+		{filepath.Join(root, "----", name), "", "", "the directory name"},
+		{filepath.Join(root, "---", name), "", "", "the directory name"},
 		{filepath.Join(root, enc(root+"/src/my-app"), "session.jsonl"), "", "", "the file name"},
 		{filepath.Join(root, enc(root+"/src/my-app"), "session.jsonl"), "abc", "", `{"type":"session","version":3,"id":"abc","timestamp":"2026-02-09T15:40:01.000Z","cwd":"` + root + `/src/my-app"}`},
 		{filepath.Join(root, enc(root+"/src/my-app"), "session.jsonl"), "-bad", "", "--id"},

@@ -117,8 +117,9 @@ func versionOf(first json.RawMessage) int {
 // one directory of this machine it names, found by walking down from the
 // root; none or several is an error that asks for --cwd.
 func decodeCwd(dir string) (string, error) {
-	body, ok := strings.CutPrefix(dir, "--")
-	if body, ok = strings.CutSuffix(body, "--"); !ok || body == "" {
+	body, starts := strings.CutPrefix(dir, "--")
+	body, ends := strings.CutSuffix(body, "--")
+	if !starts || !ends || body == "" {
 		return "", fmt.Errorf("the directory name %q is not pi's --<cwd>-- encoding: pass the working directory with --cwd", dir)
 	}
 	parts := strings.Split(body, "-")
