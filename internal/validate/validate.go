@@ -159,14 +159,12 @@ func Stream(name string, r io.Reader, opts Options) (*Report, error) {
 }
 
 // readers keeps Readers, with their 256 KiB buffers, for the next file.
-var readers sync.Pool
+var readers = sync.Pool{New: func() any { return parse.NewReader(nil, parse.Limits{}) }}
 
 func getReader(r io.Reader, limits parse.Limits) *parse.Reader {
-	if rd, ok := readers.Get().(*parse.Reader); ok {
-		rd.Reset(r, limits)
-		return rd
-	}
-	return parse.NewReader(r, limits)
+	rd := readers.Get().(*parse.Reader)
+	rd.Reset(r, limits)
+	return rd
 }
 
 func putReader(rd *parse.Reader) {
