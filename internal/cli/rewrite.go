@@ -159,7 +159,7 @@ func (c *CLI) cleanTemps(targets []target, p *render.Rewrites, dryRun bool) {
 // stays, with the error's reason and code.
 func toResult(rep migrate.Report, err error) render.RewriteResult {
 	r := render.RewriteResult{File: rep.File, Action: string(rep.Action), From: rep.From, To: rep.To, Fixes: rep.Fixes, Diff: rep.Diff,
-		ReadOnly: rep.ReadOnly, Carried: rep.Carried, Rescued: rep.Rescued}
+		Findings: rep.Notes, ReadOnly: rep.ReadOnly, Carried: rep.Carried, Rescued: rep.Rescued}
 	if rep.Backup != "" {
 		r.Backup = &rep.Backup
 	}
