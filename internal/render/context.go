@@ -283,7 +283,7 @@ func (tw *textWriter) messageLines(c *project.Context, msgs []messageView) {
 			{text: pad(kinds[i], kindW), paint: m.kindPaint(st)}, {text: "  "},
 			{text: pad(shortID(src.ID()), idColumns), paint: st.Accent}, {text: "  "},
 			{text: lpad(Count(int64(m.chars)), charW) + "  " + lpad(Count(int64(m.tokens)), tokW), paint: st.Dim}, {text: "  "},
-			{text: Safe(m.line()), flex: true},
+			{text: Safe(join(m.detail, ": ", m.text)), flex: true},
 		}
 		if ed, ok := edits[src.ID()]; ok && src.ID() != "" && !ed.omit && editable(src) {
 			cells = append(cells, cell{text: "  ✎ edited by " + shortID(ed.by), paint: st.Label})

@@ -323,9 +323,6 @@ func (v *messageView) assistant(t *parse.Tape, m int, stop string) {
 	v.detail = strings.Join(detail, " ")
 }
 
-// line joins the detail and the text: "→ bash: text".
-func (v messageView) line() string { return join(v.detail, ": ", v.text) }
-
 // textSize is the size of a tool result for people: bytes, and lines when
 // there are several.
 func textSize(text string) string {
