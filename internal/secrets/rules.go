@@ -265,7 +265,7 @@ type Match struct {
 // Find returns the secrets in text, sorted, overlapping matches merged.
 func (rs *Rules) Find(text string) []Match {
 	var sc finder
-	return sc.find(rs, []byte(text), lowerASCII(nil, text), nil)
+	return sc.find(rs, []byte(text), nil)
 }
 
 // finder searches texts with a rule set, reusing its buffers.
@@ -275,9 +275,9 @@ type finder struct {
 	ats   []int        // where one rule's keywords occur
 }
 
-// find appends the secrets of text (lower: text in lower case) to dst.
-func (f *finder) find(rs *Rules, text, lower []byte, dst []Match) []Match {
-	f.occs = rs.keywords.occurrences(lower, f.occs[:0], nil)
+// find appends the secrets of text to dst.
+func (f *finder) find(rs *Rules, text []byte, dst []Match) []Match {
+	f.occs = rs.keywords.occurrences(text, f.occs[:0], nil)
 	if len(f.occs) == 0 && !rs.always {
 		return dst
 	}
@@ -390,14 +390,6 @@ func (rs *Rules) secretKey(key []byte) bool {
 // accepts, is a secret by the secret-assignment rule's checks.
 func (rs *Rules) keyedSecret(value []byte) bool {
 	return len(value) >= 8 && len(value) <= 200 && !bytes.ContainsAny(value, " \t\r\n\"'`;,(){}[]<>$\\") && rs.assign.accepts(string(value))
-}
-
-// lowerASCII appends s with ASCII letters in lower case to dst.
-func lowerASCII[T string | []byte](dst []byte, s T) []byte {
-	for i := 0; i < len(s); i++ {
-		dst = append(dst, lowerByte[s[i]])
-	}
-	return dst
 }
 
 // entropy is the Shannon entropy of s in bits per byte.
