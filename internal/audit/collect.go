@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/session"
 	"github.com/pisess/pisess/internal/validate"
 )
@@ -68,7 +69,7 @@ func (c *collector) Header(_ int, h *session.Header) {
 // Entry implements validate.Observer.
 func (c *collector) Entry(_ int, e *session.Entry) {
 	c.observed++
-	at := timestamp(e.Timestamp)
+	at, _ := time.Parse(time.RFC3339Nano, e.Timestamp) // the zero time when absent or bad
 	if at.After(c.latest) {
 		c.latest = at
 	}
@@ -192,7 +193,7 @@ func (c *collector) record(path string, rep *validate.Report, modified time.Time
 	r.SessionID = rep.SessionID
 	r.Entries = rep.Entries
 	r.FirstError = firstError(rep)
-	r.Stuck = stuckOf(rep)
+	r.Stuck = rep.Has(finding.UnansweredToolCall) || rep.Has(finding.UnpairedToolInContext)
 	r.Bytes = rep.Bytes
 	r.Modified = modified
 	r.FirstActivity, r.LastActivity = c.earliest, c.latest
@@ -250,18 +251,12 @@ func oneLine(s string, n int) string {
 	return strings.TrimSpace(string(runes[:n-1])) + "…"
 }
 
-// timestamp parses an entry's ISO 8601 timestamp; zero when absent or bad.
-func timestamp(s string) time.Time {
-	t, _ := time.Parse(time.RFC3339Nano, s) // the zero time on an error
-	return t
-}
-
 // keyOf turns an entry id into a compact dedup key: pi's usual 8
 // lowercase hex digits exactly, anything else a 63-bit FNV-1a hash with the
 // top bit set (so the two kinds never meet).
 func keyOf(id string) uint64 {
-	if v, ok := hex8(id); ok {
-		return v
+	if v, ok := session.HexID(id); ok {
+		return uint64(v)
 	}
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(id); i++ {
@@ -269,24 +264,4 @@ func keyOf(id string) uint64 {
 		h *= 1099511628211
 	}
 	return h | 1<<63
-}
-
-// hex8 reads exactly eight lowercase hex digits.
-func hex8(s string) (uint64, bool) {
-	if len(s) != 8 {
-		return 0, false
-	}
-	var v uint64
-	for i := 0; i < 8; i++ {
-		ch := s[i]
-		switch {
-		case ch >= '0' && ch <= '9':
-			v = v<<4 | uint64(ch-'0')
-		case ch >= 'a' && ch <= 'f':
-			v = v<<4 | uint64(ch-'a'+10)
-		default:
-			return 0, false
-		}
-	}
-	return v, true
 }

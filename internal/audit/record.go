@@ -125,11 +125,6 @@ func verdictOf(rep *validate.Report) Verdict {
 	return OK
 }
 
-// stuckOf reports whether the report says the session is stuck.
-func stuckOf(rep *validate.Report) bool {
-	return rep.Has(finding.UnansweredToolCall) || rep.Has(finding.UnpairedToolInContext)
-}
-
 // firstError returns the report's first error finding (by line), or nil.
 func firstError(rep *validate.Report) *finding.Finding {
 	for i := range rep.Findings {

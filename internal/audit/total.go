@@ -1,8 +1,9 @@
 package audit
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,25 +24,13 @@ const (
 	BySession  Grouping = "session" // the header's session id: snapshots of one session together
 )
 
-// Groupings lists the groupings a --by flag accepts.
-func Groupings() []Grouping {
-	return []Grouping{ByDay, ByWeek, ByMonth, ByModel, ByProject, BySession}
-}
-
 // ParseGrouping reads a --by value.
 func ParseGrouping(s string) (Grouping, error) {
-	if s == "" {
-		return NoGrouping, nil
+	switch g := Grouping(s); g {
+	case NoGrouping, ByDay, ByWeek, ByMonth, ByModel, ByProject, BySession:
+		return g, nil
 	}
-	names := make([]string, 0, 6)
-	for _, g := range Groupings() {
-		if Grouping(s) == g {
-			return g, nil
-		}
-		names = append(names, string(g))
-	}
-	return NoGrouping, fmt.Errorf("--by must be %s or %s, not %q",
-		strings.Join(names[:len(names)-1], ", "), names[len(names)-1], s)
+	return NoGrouping, fmt.Errorf("--by must be day, week, month, model, project or session, not %q", s)
 }
 
 // ByTime reports whether the groups are periods of time (ordered by date).
@@ -107,7 +96,10 @@ type Summary struct {
 	Bytes      int64
 	Usage      Usage
 	Duplicates Duplicates
-	Groups     []Group // empty without a grouping; ordered by Less
+	// Groups is empty without a grouping. Periods come by date, other
+	// groups by cost, then tokens, then key: the costliest last, next to
+	// the total.
+	Groups []Group
 }
 
 // Duplicates is what deduplication left out of the totals.
@@ -320,28 +312,20 @@ func (g *grouper) group(key string, i int, r *Record) *Group {
 	return t
 }
 
-// groups lists the groups in ascending order (see Less).
+// groups lists the groups in the order Summary.Groups describes.
 func (g *grouper) groups() []Group {
 	out := make([]Group, 0, len(g.totals))
 	for _, t := range g.totals {
 		out = append(out, *t)
 	}
-	sort.Slice(out, func(i, j int) bool { return Less(g.opts.By, out[i], out[j]) })
+	slices.SortFunc(out, func(a, b Group) int {
+		c := 0
+		if !g.opts.By.ByTime() {
+			c = cmp.Or(cmp.Compare(a.Usage.Cost, b.Usage.Cost), cmp.Compare(a.Usage.Tokens.Total, b.Usage.Tokens.Total))
+		}
+		return cmp.Or(c, strings.Compare(a.Key, b.Key))
+	})
 	return out
-}
-
-// Less orders groups ascending: periods by date, others by cost, then
-// tokens, then key, so that the costliest comes last, next to the total.
-func Less(by Grouping, a, b Group) bool {
-	if !by.ByTime() {
-		if a.Usage.Cost != b.Usage.Cost {
-			return a.Usage.Cost < b.Usage.Cost
-		}
-		if a.Usage.Tokens.Total != b.Usage.Tokens.Total {
-			return a.Usage.Tokens.Total < b.Usage.Tokens.Total
-		}
-	}
-	return a.Key < b.Key
 }
 
 // Title is the session's name, else its first user message.

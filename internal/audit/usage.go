@@ -56,15 +56,6 @@ func (u *Usage) add(tokens Tokens, cost float64, price pricing) {
 	}
 }
 
-// Add adds another total to u.
-func (u *Usage) Add(v Usage) {
-	u.Records += v.Records
-	u.Tokens.add(v.Tokens)
-	u.Cost = finiteAdd(u.Cost, v.Cost)
-	u.CostMissing += v.CostMissing
-	u.CostZero += v.CostZero
-}
-
 // pricing says whether a usage record's cost is known.
 type pricing uint8
 

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -30,10 +29,7 @@ func (l *commandLine) args() []string {
 	if l.command == "" {
 		return out
 	}
-	out = append(out, l.command)
-	out = append(out, l.flags...)
-	out = append(out, "--")
-	return append(out, l.positionals...)
+	return slices.Concat(out, []string{l.command}, l.flags, []string{"--"}, l.positionals)
 }
 
 // completionFlag is urfave/cli's shell-completion request, always last.
@@ -169,7 +165,7 @@ func unknownFlag(table map[string]bool, arg, name, where string) error {
 // when none is near: within two edits (a third for long words), or a
 // candidate that word is a prefix of.
 func suggest(word string, candidates []string) string {
-	sort.Strings(candidates)
+	slices.Sort(candidates)
 	best, bestDist := "", 0
 	for _, c := range candidates {
 		d := smetrics.WagnerFischer(strings.ToLower(word), c, 1, 1, 1)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/pisess/pisess/internal/audit"
 	"github.com/pisess/pisess/internal/render"
-	"github.com/pisess/pisess/internal/validate"
 )
 
 func (c *CLI) auditCommand() *cli.Command {
@@ -55,7 +54,10 @@ func (c *CLI) runAudit(ctx *cli.Context) error {
 	opts.Workers = workersPerFile(jobs(ctx), len(targets))
 	bar := c.newProgress(ctx, a.opt.Format, targets)
 	ordered(len(targets), jobs(ctx), func(i int) auditOutcome {
-		o := auditOne(targets[i], opts)
+		o := auditOutcome{err: targets[i].Err}
+		if o.err == nil {
+			o.rec, o.err = audit.File(targets[i].Path, opts)
+		}
 		bar.step(o)
 		return o
 	}, a.emit)
@@ -64,7 +66,7 @@ func (c *CLI) runAudit(ctx *cli.Context) error {
 	if err := render.Audit(a.c.Stdout, a.res, a.opt); err != nil {
 		return err
 	}
-	return a.exit()
+	return filesExit(a.res.Unreadable, a.res.Sum.Verdicts[audit.Corrupt] > 0)
 }
 
 // newAuditRun reads and checks the flags.
@@ -165,15 +167,6 @@ type auditOutcome struct {
 	err error
 }
 
-// auditOne audits one target.
-func auditOne(t target, opts validate.Options) auditOutcome {
-	if t.Err != nil {
-		return auditOutcome{err: t.Err}
-	}
-	rec, err := audit.File(t.Path, opts)
-	return auditOutcome{rec: rec, err: err}
-}
-
 // emit takes one file's outcome in the order given: JSON is written at
 // once, the record is kept (without its findings) for the totals. A file
 // outside --since/--until is kept for the totals (its entries may be
@@ -194,17 +187,6 @@ func (a *auditRun) emit(_ int, o auditOutcome) {
 		a.res.Rows = append(a.res.Rows, row)
 	}
 	rec.Report = nil
-}
-
-// exit maps the results to the exit code.
-func (a *auditRun) exit() error {
-	switch {
-	case a.res.Unreadable > 0:
-		return &ExitError{Code: ExitUsage}
-	case a.res.Sum.Verdicts[audit.Corrupt] > 0:
-		return &ExitError{Code: ExitInvalid}
-	}
-	return nil
 }
 
 // ---- progress ----

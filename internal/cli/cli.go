@@ -46,6 +46,26 @@ func usageErrorf(format string, args ...any) error {
 	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
 }
 
+// exitWith is the exit code of a failure already reported; nil for ExitOK.
+func exitWith(code int) error {
+	if code == ExitOK {
+		return nil
+	}
+	return &ExitError{Code: code}
+}
+
+// filesExit is the exit code of a command over many files, their failures
+// already reported: 2 when one could not be read, else 1 when one failed.
+func filesExit(unreadable int, failed bool) error {
+	switch {
+	case unreadable > 0:
+		return exitWith(ExitUsage)
+	case failed:
+		return exitWith(ExitInvalid)
+	}
+	return nil
+}
+
 // CLI is one invocation's environment.
 type CLI struct {
 	Stdin  io.Reader
@@ -63,18 +83,15 @@ type CLI struct {
 	staleTemps []string // temp files of an interrupted rewrite found there
 }
 
-// New returns a CLI on the process's own streams and environment.
-func New() *CLI {
-	return &CLI{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now}
-}
-
-// Run runs pisess with the process's arguments and returns the exit code.
+// Run runs pisess on the process's arguments, streams and environment and
+// returns the exit code.
 // It sets no memory limit: the reader collects before it makes a buffer
 // for a long line, which frees what the previous pass over the file left
 // (parse.Reader), and a fixed soft limit below a long line's working set
 // makes the collector run without end.
 func Run() int {
-	return New().Run(os.Args)
+	c := &CLI{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now}
+	return c.Run(os.Args)
 }
 
 func isTerminal(w io.Writer) bool {
@@ -119,20 +136,20 @@ func (c *CLI) run(args []string) int {
 	return c.exitCode(app.Run(line.args()))
 }
 
-// exitCode reports err on stderr and returns its exit code.
+// exitCode reports err on stderr and returns its exit code: an error that
+// is no *ExitError is a usage or I/O error.
 func (c *CLI) exitCode(err error) int {
 	if err == nil {
 		return ExitOK
 	}
 	var exit *ExitError
-	if errors.As(err, &exit) {
-		if exit.Err != nil {
-			c.printError(exit.Err)
-		}
-		return exit.Code
+	if !errors.As(err, &exit) {
+		exit = &ExitError{Code: ExitUsage, Err: err}
 	}
-	c.printError(err)
-	return ExitUsage
+	if exit.Err != nil {
+		c.printError(exit.Err)
+	}
+	return exit.Code
 }
 
 // printError reports err on stderr, its text made safe for a terminal.
@@ -172,40 +189,23 @@ func globalFlags() []cli.Flag {
 	}
 }
 
-// appFlags are the flags of pisess itself: the global flags and --version.
-func appFlags() []cli.Flag {
-	return append(globalFlags(), &cli.BoolFlag{Name: "version", Aliases: []string{"v"}, Usage: "print the version"})
-}
-
+// app is pisess's command tree. The commands that take many paths get the
+// path flags and have their paths resolved before they run.
 func (c *CLI) app() *cli.App {
-	app := c.newApp()
-	addExamples(app.Commands)
-	for _, cmd := range app.Commands {
-		if cmd.ArgsUsage == "[PATH...]" {
-			cmd.Flags = append(cmd.Flags, pathFlags()...)
-			cmd.Before = c.resolveTargets
-		}
-	}
-	return app
-}
-
-func (c *CLI) newApp() *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:                 "pisess",
 		Usage:                "validate, migrate, repair and inspect pi coding-agent session files",
 		Version:              versionString(),
-		HideVersion:          true, // --version is one of appFlags
-		Flags:                appFlags(),
+		HideVersion:          true, // --version is one of the Flags
+		Flags:                append(globalFlags(), &cli.BoolFlag{Name: "version", Aliases: []string{"v"}, Usage: "print the version"}),
 		Reader:               c.Stdin,
 		Writer:               c.Stdout,
 		ErrWriter:            c.Stderr,
 		HideHelpCommand:      true,
 		EnableBashCompletion: true,
 		ExitErrHandler:       func(*cli.Context, error) {}, // Run maps errors to codes
-		OnUsageError: func(ctx *cli.Context, err error, _ bool) error {
-			return usageErrorf("%s (see `pisess --help`)", flagWording(err))
-		},
-		Action: c.runApp,
+		OnUsageError:         flagError("pisess"),
+		Action:               c.runApp,
 		Commands: []*cli.Command{
 			c.validateCommand(),
 			c.migrateCommand(),
@@ -227,6 +227,14 @@ func (c *CLI) newApp() *cli.App {
 			c.redactCommand(),
 		},
 	}
+	addExamples(app.Commands)
+	for _, cmd := range app.Commands {
+		if cmd.ArgsUsage == "[PATH...]" {
+			cmd.Flags = append(cmd.Flags, pathFlags()...)
+			cmd.Before = c.resolveTargets
+		}
+	}
+	return app
 }
 
 // command builds a command with the global flags repeated on it, so they
@@ -239,9 +247,7 @@ func command(name, usage, argsUsage string, flags []cli.Flag, action cli.ActionF
 		Flags:           append(flags, globalFlags()...),
 		Action:          action,
 		HideHelpCommand: true, // `pisess validate help` is a file named help
-		OnUsageError: func(ctx *cli.Context, err error, _ bool) error {
-			return usageErrorf("%s (see `pisess %s --help`)", flagWording(err), name)
-		},
+		OnUsageError:    flagError("pisess " + name),
 	}
 }
 
@@ -253,10 +259,13 @@ func (c *CLI) now() time.Time {
 	return c.Now()
 }
 
-// flagWording spells flags in a parse error as users type them: the flag
-// package writes -format for --format.
-func flagWording(err error) string {
-	return strings.ReplaceAll(err.Error(), "for flag -", "for --")
+// flagError makes a flag parse error a usage error that points to the help
+// of where, with flags spelt as users type them: the flag package writes
+// -format for --format.
+func flagError(where string) cli.OnUsageErrorFunc {
+	return func(_ *cli.Context, err error, _ bool) error {
+		return usageErrorf("%s (see `%s --help`)", strings.ReplaceAll(err.Error(), "for flag -", "for --"), where)
+	}
 }
 
 // style returns the colour style for w under the context's flags.
@@ -272,10 +281,7 @@ func jobsFlag() cli.Flag {
 
 // jobs reads --jobs, at least 1.
 func jobs(ctx *cli.Context) int {
-	if n := ctx.Int("jobs"); n > 0 {
-		return n
-	}
-	return 1
+	return max(ctx.Int("jobs"), 1)
 }
 
 // globalBool reads a global flag given before or after the command name:

@@ -75,13 +75,6 @@ func addExamples(cmds []*cli.Command) {
 		if cmd.Description == "" {
 			cmd.Description = ex.about
 		}
-		if ex.lines != "" {
-			cmd.Description += "\n\nExamples:\n" + indent(ex.lines, "   ")
-		}
+		cmd.Description += "\n\nExamples:\n   " + strings.ReplaceAll(ex.lines, "\n", "\n   ")
 	}
-}
-
-// indent puts prefix before every line of text.
-func indent(text, prefix string) string {
-	return prefix + strings.ReplaceAll(text, "\n", "\n"+prefix)
 }

@@ -51,7 +51,6 @@ func (c *CLI) runExport(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	format := ctx.String("format")
 	if ctx.IsSet("rules") && !ctx.Bool("redact") {
 		return usageErrorf("--rules goes with --redact")
 	}
@@ -79,7 +78,7 @@ func (c *CLI) runExport(ctx *cli.Context) error {
 		return usageErrorf("%s: %v", v.file, err)
 	}
 	var out bytes.Buffer
-	if format == "html" {
+	if ctx.String("format") == "html" {
 		err = export.HTML(&out, v.session, v.leaf, opts)
 	} else {
 		err = export.Markdown(&out, v.session, v.leaf, opts)

@@ -134,7 +134,6 @@ func (c *CLI) runFix(ctx *cli.Context, op fixOp) error {
 	if file == "-" {
 		return usageErrorf("%s changes a file: it cannot read standard input", name)
 	}
-	format := ctx.String("format")
 	vopts, err := validateOptions(ctx, true)
 	if err != nil {
 		return err
@@ -160,11 +159,11 @@ func (c *CLI) runFix(ctx *cli.Context, op fixOp) error {
 	if errors.As(err, &leafErr) {
 		return usageErrorf("%s: %v", file, leafErr.Err)
 	}
-	return c.emitFix(ctx, format, rep, err)
+	return c.emitFix(ctx, rep, err)
 }
 
 // emitFix writes the outcome and returns the exit code as an error.
-func (c *CLI) emitFix(ctx *cli.Context, format string, rep fix.Report, err error) error {
+func (c *CLI) emitFix(ctx *cli.Context, rep fix.Report, err error) error {
 	r := render.FixResult{Report: rep}
 	exit := ExitOK
 	if err != nil {
@@ -174,10 +173,7 @@ func (c *CLI) emitFix(ctx *cli.Context, format string, rep fix.Report, err error
 			r.Action = "refused"
 		}
 	}
-	render.Fixes{Out: c.Stdout, Err: c.Stderr, Command: ctx.Command.Name, Format: format,
+	render.Fixes{Out: c.Stdout, Err: c.Stderr, Command: ctx.Command.Name, Format: ctx.String("format"),
 		Quiet: globalBool(ctx, "quiet"), Style: c.style(ctx, c.Stdout)}.Result(r)
-	if exit != ExitOK {
-		return &ExitError{Code: exit}
-	}
-	return nil
+	return exitWith(exit)
 }

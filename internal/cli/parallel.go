@@ -7,9 +7,7 @@ import "sync"
 // output is stable whatever the scheduling, and at most about jobs results
 // wait in memory ahead of their turn.
 func ordered[R any](n, jobs int, work func(i int) R, emit func(i int, r R)) {
-	if jobs < 1 {
-		jobs = 1
-	}
+	jobs = max(jobs, 1)
 	type done struct {
 		i int
 		r R
@@ -17,17 +15,15 @@ func ordered[R any](n, jobs int, work func(i int) R, emit func(i int, r R)) {
 	next := make(chan int)
 	results := make(chan done, jobs)
 	var wg sync.WaitGroup
-	for w := 0; w < jobs; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	for range jobs {
+		wg.Go(func() {
 			for i := range next {
 				results <- done{i, work(i)}
 			}
-		}()
+		})
 	}
 	go func() {
-		for i := 0; i < n; i++ {
+		for i := range n {
 			next <- i
 		}
 		close(next)
@@ -38,11 +34,7 @@ func ordered[R any](n, jobs int, work func(i int) R, emit func(i int, r R)) {
 	want := 0
 	for d := range results {
 		waiting[d.i] = d.r
-		for {
-			r, ok := waiting[want]
-			if !ok {
-				break
-			}
+		for r, ok := waiting[want]; ok; r, ok = waiting[want] {
 			delete(waiting, want)
 			emit(want, r)
 			want++

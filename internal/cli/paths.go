@@ -48,18 +48,11 @@ func oneFile(ctx *cli.Context) (string, error) {
 	return args[0], nil
 }
 
-// readsStdin reports whether command takes "-" for standard input.
-func readsStdin(command string) bool {
-	switch command {
-	case "validate", "scan", "tree", "path", "context", "export", "redact":
-		return true
-	}
-	return false
-}
-
 // resolveTargets expands the command's path arguments before the command
 // does anything, so that a usage error (standard input where it cannot be
-// read, a directory with no sessions) leaves everything as it was.
+// read, a directory with no sessions) leaves everything as it was. Of the
+// commands that take paths, validate and scan read standard input ("-");
+// migrate, repair and audit do not.
 func (c *CLI) resolveTargets(ctx *cli.Context) error {
 	args := ctx.Args().Slice()
 	name := ctx.Command.Name
@@ -68,7 +61,7 @@ func (c *CLI) resolveTargets(ctx *cli.Context) error {
 		if a != "-" {
 			continue
 		}
-		if !readsStdin(name) {
+		if name != "validate" && name != "scan" {
 			return usageErrorf("%s cannot read standard input (-): give it session files or directories", name)
 		}
 		if stdin++; stdin > 1 {
@@ -89,54 +82,39 @@ func (c *CLI) resolveTargets(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	c.targets, c.staleTemps = found.targets, found.temps
+	c.targets, c.staleTemps = found.out, found.temps
 	return nil
-}
-
-// expansion is what path arguments name: the files to process, and the
-// temp files an interrupted rewrite left in the directories searched.
-type expansion struct {
-	targets []target
-	temps   []string
 }
 
 // expandPaths turns path arguments into files: a file stands for itself, a
 // directory for every *.jsonl below it (sorted; links to directories are
 // followed, each directory read once, so a loop cannot trap the walk). A
 // file named twice, under any name, is processed once. A directory with no
-// session file is a usage error unless allowEmpty.
-func expandPaths(args []string, allowEmpty bool) (expansion, error) {
-	var out []target
-	var temps []string
-	seen := map[fileID]bool{}
+// session file is a usage error unless allowEmpty. The walker returned
+// holds the files and the temp files an interrupted rewrite left in the
+// directories searched.
+func expandPaths(args []string, allowEmpty bool) (*walker, error) {
+	w := &walker{seenFiles: map[fileID]bool{}}
 	for _, arg := range args {
 		if arg == "-" {
-			out = append(out, target{Path: stdinName, Stdin: true})
+			w.out = append(w.out, target{Path: stdinName, Stdin: true})
 			continue
 		}
 		info, err := os.Stat(arg)
 		switch {
 		case err != nil:
-			out = append(out, target{Path: arg, Err: err})
+			w.out = append(w.out, target{Path: arg, Err: err})
 		case info.IsDir():
-			w := walker{seenFiles: seen, seenDirs: map[fileID]bool{}}
+			w.seenDirs, w.sessions = map[fileID]bool{}, 0
 			w.walk(arg, info)
 			if w.sessions == 0 && !allowEmpty {
-				return expansion{}, usageErrorf("no pi session files (*.jsonl) under %s (--allow-empty accepts that)", arg)
+				return nil, usageErrorf("no pi session files (*.jsonl) under %s (--allow-empty accepts that)", arg)
 			}
-			out = append(out, w.out...)
-			temps = append(temps, w.temps...)
 		default:
-			if id, ok := idOf(info); ok {
-				if seen[id] {
-					continue
-				}
-				seen[id] = true
-			}
-			out = append(out, target{Path: arg})
+			w.add(arg, info)
 		}
 	}
-	return expansion{out, temps}, nil
+	return w, nil
 }
 
 // fileID identifies a file whatever its name: device and inode.
@@ -150,12 +128,23 @@ func idOf(info fs.FileInfo) (fileID, bool) {
 	return fileID{uint64(st.Dev), uint64(st.Ino)}, true
 }
 
-// walker lists the session files below a directory.
+// walker lists the session files below directories.
 type walker struct {
 	seenFiles, seenDirs map[fileID]bool
 	out                 []target
 	temps               []string // temp files of the rewrite protocol
-	sessions            int
+	sessions            int      // session files below the directory walked
+}
+
+// add adds the file at path unless it was added before under any name.
+func (w *walker) add(path string, info fs.FileInfo) {
+	if id, ok := idOf(info); ok {
+		if w.seenFiles[id] {
+			return
+		}
+		w.seenFiles[id] = true
+	}
+	w.out = append(w.out, target{Path: path})
 }
 
 // walk adds the *.jsonl regular files below dir (whose information is
@@ -192,13 +181,7 @@ func (w *walker) walk(dir string, info fs.FileInfo) {
 			w.out = append(w.out, target{Path: path, Err: fmt.Errorf("%s: not a regular file (%s), not read", path, info.Mode().Type())})
 		default:
 			w.sessions++
-			if id, ok := idOf(info); ok {
-				if w.seenFiles[id] {
-					continue
-				}
-				w.seenFiles[id] = true
-			}
-			w.out = append(w.out, target{Path: path})
+			w.add(path, info)
 		}
 	}
 }

@@ -117,17 +117,13 @@ func (c *CLI) runRewrite(ctx *cli.Context, op fileOp, verify verifier) error {
 		if t.Err != nil {
 			return render.RewriteResult{File: t.Path, Action: "refused", Reason: t.Err.Error(), Exit: ExitUsage}
 		}
-		rep, err := op(migrate.OS(), t.Path, opts)
-		return toResult(rep, err)
+		return toResult(op(migrate.OS(), t.Path, opts))
 	}, func(_ int, r render.RewriteResult) {
 		worst = max(worst, r.Exit)
 		p.Result(r)
 	})
 	p.Summary(ctx.Command.Name, opts.DryRun)
-	if worst != ExitOK {
-		return &ExitError{Code: worst}
-	}
-	return nil
+	return exitWith(worst)
 }
 
 // cleanTemps removes the stale temp files beside the targets
@@ -163,7 +159,7 @@ func (c *CLI) cleanTemps(targets []target, p *render.Rewrites, dryRun bool) {
 // stays, with the error's reason and code.
 func toResult(rep migrate.Report, err error) render.RewriteResult {
 	r := render.RewriteResult{File: rep.File, Action: string(rep.Action), From: rep.From, To: rep.To, Fixes: rep.Fixes, Diff: rep.Diff,
-		ReadOnly: rep.ReadOnly, Carried: rep.Carried, Rescued: rep.Rescued}
+		Findings: rep.Notes, ReadOnly: rep.ReadOnly, Carried: rep.Carried, Rescued: rep.Rescued}
 	if rep.Backup != "" {
 		r.Backup = &rep.Backup
 	}

@@ -113,13 +113,7 @@ func (c *CLI) runScan(ctx *cli.Context) error {
 	if format == "text" && !quiet {
 		render.ScanSummary(c.Stdout, style, count, withSecrets, files, unreadable)
 	}
-	switch {
-	case unreadable > 0:
-		return &ExitError{Code: ExitUsage}
-	case count > 0:
-		return &ExitError{Code: ExitInvalid}
-	}
-	return nil
+	return filesExit(unreadable, count > 0)
 }
 
 // scanTarget scans one file (or standard input).

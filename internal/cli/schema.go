@@ -17,14 +17,13 @@ func (c *CLI) schemaCommand() *cli.Command {
 
 func (c *CLI) runSchema(ctx *cli.Context) error {
 	args := ctx.Args().Slice()
-	if ctx.Bool("list") || len(args) == 0 {
-		if len(args) > 0 {
-			return usageErrorf("--list takes no TYPE")
-		}
-		if ctx.Bool("list") {
-			fmt.Fprintln(c.Stdout, strings.Join(schema.Names(), "\n"))
-			return nil
-		}
+	switch {
+	case ctx.Bool("list") && len(args) > 0:
+		return usageErrorf("--list takes no TYPE")
+	case ctx.Bool("list"):
+		fmt.Fprintln(c.Stdout, strings.Join(schema.Names(), "\n"))
+		return nil
+	case len(args) == 0:
 		args = schema.Names()
 	}
 	var names []string

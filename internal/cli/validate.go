@@ -100,11 +100,5 @@ func (c *CLI) runValidate(ctx *cli.Context) error {
 		v.Report(c.Stdout, o.rep)
 	})
 	v.Summary(c.Stdout)
-	switch t := v.Tally; {
-	case t.Unreadable > 0:
-		return &ExitError{Code: ExitUsage}
-	case t.Invalid > 0, v.StrictFails():
-		return &ExitError{Code: ExitInvalid}
-	}
-	return nil
+	return filesExit(v.Tally.Unreadable, v.Tally.Invalid > 0 || v.StrictFails())
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/pisess/pisess/internal/parse"
@@ -44,18 +45,26 @@ func start(s *project.Session, leaf *project.Entry, now time.Time) (*project.Con
 		return nil, nil, cycleRefusal(err)
 	}
 	taken := make([]string, 0, len(s.Entries))
-	last := s.Header.Line
 	for _, e := range s.Entries {
 		if e.ID() != "" {
 			taken = append(taken, e.ID())
 		}
+	}
+	ids := session.NewIDs(s.Header.ID+"\x00pisess-fix", taken...)
+	return ctx, &builder{ids: ids, line: lastLine(s) + 1, leaf: leaf.ID(), parent: leaf.ID(), now: now.UTC()}, nil
+}
+
+// lastLine is the physical line the file of s ends with: appended lines
+// follow it.
+func lastLine(s *project.Session) int {
+	last := s.Header.Line
+	for _, e := range s.Entries {
 		last = max(last, e.Line)
 	}
 	for _, n := range s.Skipped {
 		last = max(last, n)
 	}
-	ids := session.NewIDs(s.Header.ID+"\x00pisess-fix", taken...)
-	return ctx, &builder{ids: ids, line: last + 1, leaf: leaf.ID(), parent: leaf.ID(), now: now.UTC()}, nil
+	return last
 }
 
 // isoTime is the timestamp format pi writes (JavaScript's toISOString).
@@ -115,7 +124,12 @@ func textBlock(text string) json.RawMessage {
 	return json.RawMessage(`{"type":"text","text":` + string(jsonString(text)) + `}`)
 }
 
-func textContent(text string) json.RawMessage { return bytesList{textBlock(text)}.array() }
+func textContent(text string) json.RawMessage { return jsonArray([][]byte{textBlock(text)}) }
+
+// jsonArray is the array of the raw JSON values.
+func jsonArray(values [][]byte) json.RawMessage {
+	return slices.Concat([]byte("["), bytes.Join(values, []byte(",")), []byte("]"))
+}
 
 // member is one key and raw value of an object.
 type member struct {
@@ -153,13 +167,13 @@ func jsonString(s string) json.RawMessage {
 	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
 }
 
-// setMembers returns the object at node obj of t with the given members'
-// values replaced (in place) or appended at the end, as a JavaScript
-// spread does. Keys are written as JSON.stringify writes them.
-func setMembers(t *parse.Tape, obj int, set ...member) json.RawMessage {
+// setMembers returns the object t holds with the given members' values
+// replaced (in place) or appended at the end, as a JavaScript spread does.
+// Keys are written as JSON.stringify writes them.
+func setMembers(t *parse.Tape, set ...member) json.RawMessage {
 	var w objectWriter
 	found := make([]bool, len(set))
-	for k, v := range t.Members(obj) {
+	for k, v := range t.Members(0) {
 		key, _ := t.Str(k)
 		value := json.RawMessage(t.Raw(v))
 		for i, s := range set {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -334,6 +335,13 @@ func TestGuessHeader(t *testing.T) {
 		{filepath.Join(root, enc(root+"/src/a-b"), name), "", "/x", `{"type":"session","version":3,"id":"019c4a7e-1111-7000-8000-000000000001","timestamp":"2026-02-09T15:40:00.123Z","cwd":"/x"}`},
 		{filepath.Join(root, enc(root+"/gone"), name), "", "", "the directory name"},
 		{filepath.Join(root, "plain", name), "", "", "the directory name"},
+		// pi's encoding starts and ends with "--": one end is not enough
+		{filepath.Join(root, strings.TrimPrefix(enc(root+"/src/my-app"), "--"), name), "", "", "the directory name"},
+		{filepath.Join(root, strings.TrimSuffix(enc(root+"/src/my-app"), "--"), name), "", "", "the directory name"},
+		{filepath.Join(root, "plain--", name), "", "", "the directory name"},
+		{filepath.Join(root, "--plain", name), "", "", "the directory name"},
+		{filepath.Join(root, "----", name), "", "", "the directory name"},
+		{filepath.Join(root, "---", name), "", "", "the directory name"},
 		{filepath.Join(root, enc(root+"/src/my-app"), "session.jsonl"), "", "", "the file name"},
 		{filepath.Join(root, enc(root+"/src/my-app"), "session.jsonl"), "abc", "", `{"type":"session","version":3,"id":"abc","timestamp":"2026-02-09T15:40:01.000Z","cwd":"` + root + `/src/my-app"}`},
 		{filepath.Join(root, enc(root+"/src/my-app"), "session.jsonl"), "-bad", "", "--id"},
@@ -389,7 +397,7 @@ func TestAfterAgreesWithTheWholeFile(t *testing.T) {
 			continue
 		}
 		defer s.Close()
-		if len(s.Skipped) > 0 || s.Header.Version < project.CurrentVersion {
+		if s.Header.Version < project.CurrentVersion {
 			continue // load refuses it
 		}
 		data, _ := os.ReadFile(path)
@@ -433,4 +441,124 @@ func TestAfterAgreesWithTheWholeFile(t *testing.T) {
 		}
 	}
 	t.Logf("%d contexts compared", n)
+}
+
+// withBlankLine writes data with a blank line inserted after its line n
+// (pi skips it; validate warns blank_line) to a temp file named name.
+func withBlankLine(t *testing.T, dir, name string, data []byte, n int) string {
+	t.Helper()
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	out := slices.Concat(bytes.Join(lines[:n], nil), []byte("\n"), bytes.Join(lines[n:], nil))
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestBlankLineIsNotTheRepairs: a valid session with a blank line in the
+// middle is repaired like any other. The check after a repair fails only
+// on lines the repair made unreadable, not on those pi skipped already.
+func TestBlankLineIsNotTheRepairs(t *testing.T) {
+	read := func(rel string) []byte { return mustRead(t, filepath.Join(corpus, rel)) }
+	big, _ := os.ReadFile(bigSession(t))
+	root := t.TempDir()
+	cwd := filepath.Join(root, "proj")
+	headerDir := filepath.Join(root, "--"+strings.ReplaceAll(strings.TrimPrefix(cwd, "/"), "/", "-")+"--")
+	for _, d := range []string{cwd, headerDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	headless := read("valid/v3-minimal.jsonl")
+	headless = headless[bytes.IndexByte(headless, '\n')+1:]
+	for _, tt := range []struct {
+		name, dir, file string
+		data            []byte
+		run             func(path string, opts Options) (Report, error)
+		action          string
+	}{
+		{"unstick", "", "s.jsonl", read("invalid/unanswered_tool_call.jsonl"), func(path string, opts Options) (Report, error) {
+			return UnstickFile(migrate.OS(), path, opts)
+		}, "unstuck"},
+		{"slim", "", "s.jsonl", big, func(path string, opts Options) (Report, error) {
+			opts.MaxBytes = 1024
+			return SlimFile(migrate.OS(), path, opts)
+		}, "slimmed"},
+		{"fork", "", "s.jsonl", read("valid/v3-branched.jsonl"), func(path string, opts Options) (Report, error) {
+			opts.Leaf, opts.Output = "60e9216a", path+".fork"
+			return ForkFile(migrate.OS(), path, opts)
+		}, "forked"},
+		{"recover-header", headerDir, "2026-01-01T00-00-00-000Z_019c0000-0000-7000-8000-000000000009.jsonl", headless, func(path string, opts Options) (Report, error) {
+			return RecoverHeaderFile(migrate.OS(), path, opts)
+		}, "recovered"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := tt.dir
+			if dir == "" {
+				dir = t.TempDir()
+			}
+			path := withBlankLine(t, dir, tt.file, tt.data, 2)
+			orig, _ := os.ReadFile(path)
+			for _, dry := range []bool{true, false} {
+				opts := options(t)
+				opts.DryRun = dry
+				rep, err := tt.run(path, opts)
+				want := tt.action
+				if dry {
+					want = action(tt.name, true, true)
+				}
+				if err != nil || rep.Action != want {
+					t.Fatalf("dry run %v: %+v %v, want %s", dry, rep, err, want)
+				}
+			}
+			got, _ := os.ReadFile(path)
+			if tt.name != "recover-header" && !bytes.HasPrefix(got, orig) {
+				t.Error("the original is not a prefix of the file")
+			}
+		})
+	}
+}
+
+// TestAfterRefusesSkippedNewLines: a new line pi would skip is still the
+// repair's mistake, reported with its line in the new file.
+func TestAfterRefusesSkippedNewLines(t *testing.T) {
+	minimal := mustRead(t, filepath.Join(corpus, "valid/v3-minimal.jsonl"))
+	for _, tt := range []struct {
+		name, leaf string // "": the last entry
+		data       []byte
+		want       string // the new line's number in the new file
+	}{
+		{"clean", "", minimal, "[6]"},
+		{"blank line 3", "", mustRead(t, withBlankLine(t, t.TempDir(), "b.jsonl", minimal, 2)), "[7]"},
+		{"branched", "60e9216a", mustRead(t, filepath.Join(corpus, "valid/v3-branched.jsonl")), "[32]"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := project.Load(bytes.NewReader(tt.data), parse.DefaultLimits())
+			if err != nil {
+				t.Fatal(err)
+			}
+			leaf, err := s.Leaf(tt.leaf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := &loaded{s: s, leaf: leaf}
+			if _, err := l.after(nil, leaf.ID(), parse.DefaultLimits()); err != nil {
+				t.Errorf("no new lines: %v", err)
+			}
+			_, err = l.after([]byte("\n"), leaf.ID(), parse.DefaultLimits())
+			if err == nil || !strings.Contains(err.Error(), "lines pi skips ("+tt.want+")") {
+				t.Errorf("a blank new line: %v, want lines pi skips (%s)", err, tt.want)
+			}
+		})
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

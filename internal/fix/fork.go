@@ -3,7 +3,9 @@ package fix
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -29,7 +31,7 @@ type ForkPlan struct {
 
 	s      *project.Session
 	path   []*project.Entry
-	labels []label // those whose target is kept
+	labels []label // those of the kept targets
 	kept   map[string]bool
 	header []byte
 	random io.Reader // the label entries' ids
@@ -76,14 +78,8 @@ func Fork(s *project.Session, leaf *project.Entry, source, id string, now time.T
 			p.Entries++
 		}
 	}
-	labels, err := resolvedLabels(s)
-	if err != nil {
+	if p.labels, err = resolvedLabels(s, p.kept); err != nil {
 		return nil, err
-	}
-	for _, l := range labels {
-		if p.kept[l.target] {
-			p.labels = append(p.labels, l)
-		}
 	}
 	p.Entries += len(p.labels)
 	return p, nil
@@ -121,12 +117,11 @@ func (p *ForkPlan) write(w io.Writer) error {
 				set = append(set, member{"firstKeptEntryId", jsonString(id)})
 			}
 		}
-		line(setMembers(&r.Tape, 0, set...))
+		line(setMembers(&r.Tape, set...))
 		parent = jsonString(e.ID())
 	}
 	for _, l := range p.labels {
 		lid := newEntryID(p.kept, p.random)
-		p.kept[lid] = true
 		var w objectWriter
 		w.str("type", "label")
 		w.str("id", lid)
@@ -152,8 +147,9 @@ type label struct {
 
 // resolvedLabels replays the label entries in file order as pi's
 // _buildIndex does into a JavaScript Map: a truthy label sets it (a target
-// already there keeps its place), anything else deletes it.
-func resolvedLabels(s *project.Session) ([]label, error) {
+// already there keeps its place), anything else deletes it. It returns
+// those of the kept targets.
+func resolvedLabels(s *project.Session, kept map[string]bool) ([]label, error) {
 	var order []string
 	byTarget := map[string]label{}
 	rd := s.Records()
@@ -177,9 +173,11 @@ func resolvedLabels(s *project.Session) ([]label, error) {
 			order = slices.DeleteFunc(order, func(t string) bool { return t == l.target })
 		}
 	}
-	out := make([]label, 0, len(order))
+	var out []label
 	for _, t := range order {
-		out = append(out, byTarget[t])
+		if kept[t] {
+			out = append(out, byTarget[t])
+		}
 	}
 	return out, nil
 }
@@ -193,12 +191,14 @@ func truthy(raw json.RawMessage) bool {
 	return true
 }
 
-// newEntryID draws a random 8-hex id not in taken, as pi's generateId.
+// newEntryID draws a random 8-hex id not in taken, as pi's generateId, and
+// adds it to taken.
 func newEntryID(taken map[string]bool, random io.Reader) string {
 	for {
 		var b [4]byte
 		readRandom(random, b[:])
 		if id := hex.EncodeToString(b[:]); !taken[id] {
+			taken[id] = true
 			return id
 		}
 	}
@@ -219,10 +219,9 @@ func readRandom(random io.Reader, b []byte) {
 func NewSessionID(now time.Time, random io.Reader) string {
 	var u [16]byte
 	readRandom(random, u[:])
-	ms := uint64(now.UnixMilli())
-	for i := 0; i < 6; i++ {
-		u[i] = byte(ms >> (40 - 8*i))
-	}
+	var ms [8]byte
+	binary.BigEndian.PutUint64(ms[:], uint64(now.UnixMilli()))
+	copy(u[:6], ms[2:]) // the 48-bit timestamp
 	u[6] = u[6]&0x0f | 0x70
 	u[8] = u[8]&0x3f | 0x80
 	h := hex.EncodeToString(u[:])
@@ -269,24 +268,20 @@ func ForkFile(fsys migrate.FS, source string, opts Options) (r Report, err error
 	if err != nil {
 		return r, err
 	}
-	r.Leaf, r.Session, r.Entries, r.Output = plan.Leaf, plan.SessionID, plan.Entries, opts.Output
-	if r.Output == "" {
-		r.Output = filepath.Join(filepath.Dir(abs), plan.Name)
-	}
+	r.Leaf, r.Session, r.Entries = plan.Leaf, plan.SessionID, plan.Entries
+	r.Output = cmp.Or(opts.Output, filepath.Join(filepath.Dir(abs), plan.Name))
 	write := func(w io.Writer, name string) error {
 		if err := plan.write(w); err != nil {
 			return err
 		}
-		if err := sameContext(l, name, opts.Validate.Limits); err != nil {
-			return checkFailed(err)
-		}
-		return nil
+		return checkFailed(sameContext(l, name, opts.Validate.Limits))
 	}
-	create := func(write writeFunc) error { return createFile(fsys, r.Output, perm, write) }
 	if opts.DryRun {
-		create = dryRunFile
+		err = dryRunFile(write)
+	} else {
+		err = createFile(fsys, r.Output, perm, write)
 	}
-	if err := create(write); err != nil {
+	if err != nil {
 		return r, err
 	}
 	r.Action = action("fork", true, opts.DryRun)
@@ -367,12 +362,10 @@ func sameContext(l *loaded, name string, limits parse.Limits) error {
 	return nil
 }
 
-// writeFunc writes a new file, w, named name (and may check it).
-type writeFunc func(w io.Writer, name string) error
-
-// createFile makes a new file: O_EXCL, write, fsync, close, directory
-// fsync; a failure removes what was created.
-func createFile(fsys migrate.FS, path string, perm os.FileMode, write writeFunc) error {
+// createFile makes a new file: O_EXCL, write (to w, named name; it may
+// check what it wrote), fsync, close, directory fsync; a failure removes
+// what was created.
+func createFile(fsys migrate.FS, path string, perm os.FileMode, write func(w io.Writer, name string) error) error {
 	f, err := fsys.CreateExcl(path, perm)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
@@ -406,7 +399,7 @@ func createFile(fsys migrate.FS, path string, perm os.FileMode, write writeFunc)
 }
 
 // dryRunFile runs write on a temporary file, then removes it.
-func dryRunFile(write writeFunc) error {
+func dryRunFile(write func(w io.Writer, name string) error) error {
 	f, done, err := tempFile()
 	if err != nil {
 		return err

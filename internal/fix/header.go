@@ -3,6 +3,7 @@ package fix
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -116,8 +117,9 @@ func versionOf(first json.RawMessage) int {
 // one directory of this machine it names, found by walking down from the
 // root; none or several is an error that asks for --cwd.
 func decodeCwd(dir string) (string, error) {
-	body, ok := strings.CutPrefix(dir, "--")
-	if body, ok = strings.CutSuffix(body, "--"); !ok || body == "" {
+	body, starts := strings.CutPrefix(dir, "--")
+	body, ends := strings.CutSuffix(body, "--")
+	if !starts || !ends || body == "" {
 		return "", fmt.Errorf("the directory name %q is not pi's --<cwd>-- encoding: pass the working directory with --cwd", dir)
 	}
 	parts := strings.Split(body, "-")
@@ -127,18 +129,16 @@ func decodeCwd(dir string) (string, error) {
 		if len(found) > 1 {
 			return
 		}
-		if i == len(parts) {
-			if info, err := os.Stat(prefix); err == nil && info.IsDir() {
-				found = append(found, prefix)
+		info, err := os.Stat(prefix)
+		isDir := err == nil && info.IsDir()
+		switch {
+		case i == len(parts) && isDir:
+			found = append(found, prefix)
+		case i < len(parts):
+			if isDir { // the next '-' is a separator: the current element must exist
+				walk(filepath.Join(prefix, parts[i]), i+1)
 			}
-			return
-		}
-		// the next '-' is a separator: the current element must exist
-		if info, err := os.Stat(prefix); err == nil && info.IsDir() {
-			walk(filepath.Join(prefix, parts[i]), i+1)
-		}
-		if i > 0 { // or a '-' inside the element
-			walk(prefix+"-"+parts[i], i+1)
+			walk(prefix+"-"+parts[i], i+1) // or a '-' inside the element
 		}
 	}
 	walk("/"+parts[0], 1)
@@ -183,16 +183,10 @@ func RecoverHeaderFile(fsys migrate.FS, path string, opts Options) (Report, erro
 	header := append(g.Line(), '\n')
 	out, err := migrate.Rewrite(fsys, path, migrate.RewriteOptions{BackupSuffix: BackupSuffix, DryRun: opts.DryRun, Verify: verifier(opts.Validate, headerBroken)},
 		func(in io.ReadSeeker, w io.Writer) error {
-			if _, err := w.Write(header); err != nil {
-				return err
-			}
-			_, err := io.Copy(w, in)
+			_, err := io.Copy(w, io.MultiReader(bytes.NewReader(header), in))
 			return err
 		})
-	r.File = out.Path
-	if r.File == "" {
-		r.File = path
-	}
+	r.File = cmp.Or(out.Path, path)
 	if err != nil {
 		return r, err
 	}
@@ -213,8 +207,7 @@ func firstLine(fsys migrate.FS, path string) ([]byte, error) {
 		return nil, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
 	}
 	defer f.Close()
-	br := bufio.NewReader(f)
-	line, err := br.ReadBytes('\n')
+	line, err := bufio.NewReader(f).ReadBytes('\n')
 	if err != nil && err != io.EOF {
 		return nil, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
 	}

@@ -2,11 +2,11 @@ package fix
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -150,14 +150,11 @@ func resolve(s *project.Session, opts Options) (*project.Entry, error) {
 }
 
 // after projects the context of the new leaf once lines are appended: the
-// self-check of every plan. A context depends on its leaf's path only, and
-// reads back no records but those of its context entries (and those that
-// decide the settings, which the checks do not look at). So, rather than
-// the file, it loads a stand-in in memory: a header, the path to the leaf
-// with each entry outside the context cut down to what the index keeps of
-// it (type, id, parentId, a message's role), the context entries as they
-// are, then the new lines. It costs memory per entry of the path, not per
-// byte of the file.
+// self-check of every plan. A context reads back only the records of its
+// context entries, so rather than the file after loads a stand-in, in
+// memory per entry of the path: a header, the path to the leaf (entries
+// outside the context cut down to what the index keeps of them), then the
+// new lines.
 func (l *loaded) after(lines []byte, newLeaf string, limits parse.Limits) (*project.Context, error) {
 	ctx, err := l.s.Context(l.leaf)
 	if err != nil {
@@ -186,7 +183,11 @@ func (l *loaded) after(lines []byte, newLeaf string, limits parse.Limits) (*proj
 		return nil, err
 	}
 	s.Dialect = l.s.Dialect
-	if skipped := slices.Concat(l.s.Skipped, s.Skipped); len(skipped) > 0 {
+	if len(s.Skipped) > 0 { // the stand-in holds none of the lines pi skipped in the file
+		skipped := make([]int, len(s.Skipped))
+		for i, n := range s.Skipped { // the stand-in's line numbers, as the new file's
+			skipped[i] = n - len(ctx.Path) - 1 + lastLine(l.s)
+		}
 		return nil, fmt.Errorf("internal error: the new file has lines pi skips (%v)", skipped)
 	}
 	leaf, err := s.Leaf(newLeaf)
@@ -206,7 +207,11 @@ func stub(e *project.Entry) []byte {
 	return append(b, '}')
 }
 
+// checkFailed is a plan that failed its self-check (nil: it passed).
 func checkFailed(err error) error {
+	if err == nil {
+		return nil
+	}
 	return &migrate.Error{Code: migrate.VerifyFailed, Err: fmt.Errorf("the planned entries do not do what they should (please report it): %w", err)}
 }
 
@@ -227,93 +232,81 @@ func verifier(vopts validate.Options, bad func(f finding.Finding) bool) migrate.
 	}
 }
 
-// appendFix runs a repair through migrate.Append: plan gets the file
-// loaded and returns the lines to append.
-func appendFix(fsys migrate.FS, path string, opts Options, plan func(*loaded) ([]byte, error)) (migrate.AppendOutcome, error) {
+// appendFix runs a repair through migrate.Append and reports it: plan gets
+// the file loaded and returns what to append, or why not (a plan with an
+// error is reported, and nothing is appended).
+func appendFix(fsys migrate.FS, path, command string, opts Options, plan func(*loaded) (*Plan, error)) (Report, error) {
 	o := migrate.RewriteOptions{DryRun: opts.DryRun, Verify: verifier(opts.Validate, func(f finding.Finding) bool {
 		return f.Severity == finding.Error || f.Code == finding.PartialTail
 	})}
 	if opts.Backup {
 		o.BackupSuffix = BackupSuffix
 	}
+	var p *Plan
 	out, err := migrate.Append(fsys, path, o, func(in io.Reader) ([]byte, error) {
 		l, err := load(in.(io.ReadSeeker), path, path, opts)
 		if err != nil {
 			return nil, err
 		}
 		defer l.s.Close()
-		return plan(l)
+		if p, err = plan(l); err != nil {
+			return nil, err
+		}
+		return p.Lines, nil
 	})
-	if out.Path == "" {
-		out.Path = path
-	}
-	return out, err
-}
-
-// appendReport fills the common fields after an Append.
-func appendReport(command string, opts Options, out migrate.AppendOutcome, plan *Plan) Report {
-	r := Report{File: out.Path, Action: action(command, len(out.Appended) > 0, opts.DryRun)}
-	if plan != nil {
-		r.Leaf, r.Added = plan.Leaf, plan.Added
+	r := Report{File: cmp.Or(out.Path, path), Action: action(command, len(out.Appended) > 0, opts.DryRun)}
+	if p != nil {
+		r.Leaf, r.Added = p.Leaf, p.Added
 		if len(out.Appended) > 0 {
-			r.NewLeaf = plan.NewLeaf
+			r.NewLeaf = p.NewLeaf
 		}
 	}
 	if out.Backup != "" && (out.Written || opts.DryRun) {
-		b := out.Backup
-		r.Backup = &b
+		r.Backup = &out.Backup
 	}
-	return r
+	return r, err
 }
 
 // UnstickFile runs Unstick on the file at path and appends its plan.
 func UnstickFile(fsys migrate.FS, path string, opts Options) (Report, error) {
-	var plan *Plan
-	out, err := appendFix(fsys, path, opts, func(l *loaded) ([]byte, error) {
-		var err error
-		if plan, err = Unstick(l.s, l.leaf, opts.Now); err != nil || len(plan.Lines) == 0 {
-			return nil, err
+	return appendFix(fsys, path, "unstick", opts, func(l *loaded) (*Plan, error) {
+		plan, err := Unstick(l.s, l.leaf, opts.Now)
+		if err != nil || len(plan.Lines) == 0 {
+			return plan, err
 		}
 		ctx, err := l.after(plan.Lines, plan.NewLeaf, opts.Validate.Limits)
 		if err == nil && (len(ctx.Unpaired) > 0 || len(ctx.Unanswered()) > 0) {
-			err = fmt.Errorf("the new context still breaks the tool call/result pairing")
+			err = errors.New("the new context still breaks the tool call/result pairing")
 		}
-		if err != nil {
-			return nil, checkFailed(err)
-		}
-		return plan.Lines, nil
+		return plan, checkFailed(err)
 	})
-	return appendReport("unstick", opts, out, plan), err
 }
 
 // SlimFile runs Slim on the file at path and appends its plan.
 func SlimFile(fsys migrate.FS, path string, opts Options) (Report, error) {
 	var plan *SlimPlan
-	out, err := appendFix(fsys, path, opts, func(l *loaded) ([]byte, error) {
+	r, err := appendFix(fsys, path, "slim", opts, func(l *loaded) (*Plan, error) {
 		var err error
 		if plan, err = Slim(l.s, l.leaf, opts.MaxBytes, opts.Now); err != nil {
 			return nil, err
 		}
 		plan.TokensAfter = plan.TokensBefore
 		if len(plan.Lines) == 0 {
-			return nil, nil
+			return plan.Plan, nil
 		}
 		ctx, err := l.after(plan.Lines, plan.NewLeaf, opts.Validate.Limits)
 		if err == nil {
 			err = slimmed(ctx, opts.MaxBytes)
 		}
-		if err != nil {
-			return nil, checkFailed(err)
+		if err == nil {
+			plan.TokensAfter = estimate(ctx.Messages)
 		}
-		plan.TokensAfter = estimate(ctx.Messages)
-		return plan.Lines, nil
+		return plan.Plan, checkFailed(err)
 	})
-	if plan == nil {
-		return appendReport("slim", opts, out, nil), err
+	if plan != nil {
+		r.Elided, r.Over = plan.Elided, plan.Over
+		r.TokensBefore, r.TokensAfter = &plan.TokensBefore, &plan.TokensAfter
 	}
-	r := appendReport("slim", opts, out, plan.Plan)
-	r.Elided, r.Over = plan.Elided, plan.Over
-	r.TokensBefore, r.TokensAfter = &plan.TokensBefore, &plan.TokensAfter
 	return r, err
 }
 

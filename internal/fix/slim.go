@@ -117,7 +117,7 @@ func notEditable(src *project.Entry) string {
 
 // placeholder is the replacement content of a message.
 func placeholder(msg json.RawMessage, role string, el Elided) (json.RawMessage, error) {
-	what := map[string]string{"toolResult": "tool output", "user": "user message", "assistant": "assistant message", "custom": "extension message"}[role]
+	what := map[string]string{"user": "user message", "assistant": "assistant message", "custom": "extension message"}[role]
 	if role == "toolResult" {
 		var m struct {
 			ToolName string `json:"toolName"`
@@ -145,7 +145,7 @@ func assistantPlaceholder(msg json.RawMessage, text string) (json.RawMessage, er
 	if err := json.Unmarshal(msg, &m); err != nil {
 		return nil, fmt.Errorf("its content is not an array of blocks")
 	}
-	out := bytesList{textBlock(text)}
+	out := [][]byte{textBlock(text)}
 	for _, raw := range m.Content {
 		var blk struct {
 			Type      string          `json:"type"`
@@ -160,11 +160,11 @@ func assistantPlaceholder(msg json.RawMessage, text string) (json.RawMessage, er
 			if err := t.Build(raw); err != nil {
 				return nil, err
 			}
-			raw = setMembers(&t, 0, member{"arguments", json.RawMessage(args)})
+			raw = setMembers(&t, member{"arguments", json.RawMessage(args)})
 		}
 		out = append(out, raw)
 	}
-	return out.array(), nil
+	return jsonArray(out), nil
 }
 
 // kindOf says what a content holds: text, images, or both.
@@ -185,23 +185,18 @@ func kindOf(content json.RawMessage) string {
 	if counts["text"]+counts["thinking"] > 0 {
 		parts = append(parts, "text")
 	}
-	if n := counts["image"]; n > 0 {
-		parts = append(parts, plural(n, "image", "images"))
-	}
-	if n := counts["toolCall"]; n > 0 {
-		parts = append(parts, plural(n, "tool call", "tool calls"))
+	for _, k := range []struct{ typ, name string }{{"image", "image"}, {"toolCall", "tool call"}} {
+		switch n := counts[k.typ]; {
+		case n == 1:
+			parts = append(parts, "1 "+k.name)
+		case n > 1:
+			parts = append(parts, fmt.Sprintf("%d %ss", n, k.name))
+		}
 	}
 	if len(parts) == 0 {
 		return "content"
 	}
 	return strings.Join(parts, " and ")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // byteSize formats a size with IEC units, as the rest of pisess does.

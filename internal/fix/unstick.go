@@ -3,6 +3,8 @@ package fix
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,7 +52,6 @@ func Unstick(s *project.Session, leaf *project.Entry, now time.Time) (*Plan, err
 		return nil, err
 	}
 	calls := map[int][]project.Unpaired{} // mid-context calls without results, by message
-	var order []int
 	for _, u := range ctx.Unpaired {
 		src := ctx.Sources[u.MessageIndex]
 		if src == nil || src.Type() != "message" {
@@ -61,13 +62,10 @@ func Unstick(s *project.Session, leaf *project.Entry, now time.Time) (*Plan, err
 			b.contextEdit(Added{TargetID: src.ID(), ToolCallID: u.ToolCallID, ToolName: u.ToolName,
 				Why: "the result's call is not before it in the context (summarised away by a compaction, or answered already): dropped"}, nil)
 		case project.CallWithoutResult:
-			if _, seen := calls[u.MessageIndex]; !seen {
-				order = append(order, u.MessageIndex)
-			}
 			calls[u.MessageIndex] = append(calls[u.MessageIndex], u)
 		}
 	}
-	for _, i := range order {
+	for _, i := range slices.Sorted(maps.Keys(calls)) { // ctx.Unpaired is in message order too
 		content, err := withoutCalls(ctx.Messages[i], calls[i])
 		if err != nil {
 			return nil, unfixable(calls[i][0], err.Error())
@@ -100,7 +98,7 @@ func withoutCalls(msg json.RawMessage, calls []project.Unpaired) (json.RawMessag
 	for _, u := range calls {
 		drop[u.ToolCallID] = u
 	}
-	var out bytesList
+	var out [][]byte
 	for _, raw := range m.Content {
 		var blk struct{ Type, ID string }
 		_ = json.Unmarshal(raw, &blk)
@@ -111,21 +109,7 @@ func withoutCalls(msg json.RawMessage, calls []project.Unpaired) (json.RawMessag
 		}
 		out = append(out, raw)
 	}
-	return out.array(), nil
-}
-
-// bytesList is a list of raw JSON values.
-type bytesList []json.RawMessage
-
-func (l bytesList) array() json.RawMessage {
-	b := []byte{'['}
-	for i, v := range l {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, v...)
-	}
-	return append(b, ']')
+	return jsonArray(out), nil
 }
 
 // unfixable refuses a rule-6 problem that appending cannot fix.

@@ -29,19 +29,15 @@ type truncater interface{ Truncate(size int64) error }
 // Append adds complete lines at the end of the file at path, keeping every
 // byte of it as a prefix (docs/migration.md, "Append-only repairs"):
 //
-//  1. open the original (refusing a symlink unless FollowSymlinks, and
-//     anything but a regular file) and take the rewrite protocol's
-//     exclusive advisory lock on it, waiting for another pisess run;
+//  1. open and lock the original as Rewrite does;
 //  2. let plan read it (every byte read is hashed) and say what to append;
 //     nothing: stop (Written false, the file untouched);
 //  3. verify the original followed by the new lines, if Verify is set;
 //  4. make the backup, if asked, as Rewrite does when it cannot hard-link
-//     (a copy, fsynced, checked against the hash of what was read, with the
-//     original's mode, owner and times; an identical leftover is reused):
-//     a hard link would grow with the original;
-//  5. re-check that the original did not change since it was read (file,
-//     size, mtime, content hash) and open it O_WRONLY|O_APPEND, checking
-//     it is still that file at that size;
+//     (a checked copy; an identical leftover is reused): a hard link would
+//     grow with the original;
+//  5. re-check the original as Rewrite does and open it O_WRONLY|O_APPEND,
+//     checking it is still that file at that size;
 //  6. write the lines and fsync. When the original does not end in "\n"
 //     (a missing final newline), a "\n" goes first.
 //
@@ -111,29 +107,10 @@ func (r *rewrite) plan(f File, plan Planner) ([]byte, error) {
 	if lines[len(lines)-1] != '\n' {
 		return nil, &Error{Code: WriteFailed, Err: errors.New("internal error: the lines to append do not end in a newline")}
 	}
-	last, err := r.lastByte(f)
-	if err != nil {
-		return nil, err
-	}
-	if r.size > 0 && last != '\n' {
+	if r.size > 0 && r.last != '\n' {
 		lines = append([]byte{'\n'}, lines...)
 	}
 	return lines, nil
-}
-
-// lastByte returns the original's last byte (0 for an empty file).
-func (r *rewrite) lastByte(f File) (byte, error) {
-	if r.size == 0 {
-		return 0, nil
-	}
-	if _, err := f.Seek(r.size-1, io.SeekStart); err != nil {
-		return 0, &Error{Code: ReadFailed, Err: err}
-	}
-	var b [1]byte
-	if _, err := io.ReadFull(f, b[:]); err != nil {
-		return 0, &Error{Code: ReadFailed, Err: err}
-	}
-	return b[0], nil
 }
 
 // verifyAppended verifies the original as read followed by lines.

@@ -92,13 +92,7 @@ func (r *rewrite) appendRange(f File, from, to int64) (int64, error) {
 		return 0, errors.Join(errors.New("the new file was replaced meanwhile"), err)
 	}
 	n, err := io.CopyN(nf, f, to-from)
-	if err == nil {
-		err = nf.Sync()
-	}
-	if cerr := nf.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err = syncClose(nf, err); err != nil {
 		return 0, err // the bytes written are in the rescue file too
 	}
 	return n, nil
@@ -130,13 +124,7 @@ func (r *rewrite) copyTo(f File, name string) error {
 		return err
 	}
 	_, err = io.Copy(dst, f)
-	if err == nil {
-		err = dst.Sync()
-	}
-	if cerr := dst.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
+	if err = syncClose(dst, err); err == nil {
 		err = r.fsys.SyncDir(filepath.Dir(name))
 	}
 	return err

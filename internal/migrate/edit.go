@@ -1,9 +1,10 @@
 package migrate
 
 import (
+	"cmp"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -46,14 +47,15 @@ func (e *editor) removeMember(obj *object, k int) {
 
 // appendMembers inserts `"key":value` pairs (already encoded, in order)
 // after the last member of obj that is kept, the way JavaScript adds new
-// properties at the end of an object. removed marks members being deleted.
-func (e *editor) appendMembers(obj *object, removed func(k int) bool, pairs ...string) {
+// properties at the end of an object. removed is the member being deleted
+// (-1: none).
+func (e *editor) appendMembers(obj *object, removed int, pairs ...string) {
 	if len(pairs) == 0 {
 		return
 	}
 	at, comma := obj.open+1, false
 	for k := len(obj.members) - 1; k >= 0; k-- {
-		if !removed(k) {
+		if k != removed {
 			at, comma = obj.members[k].valEnd, true
 			break
 		}
@@ -86,12 +88,8 @@ func (e *editor) writeTo(w io.Writer, line []byte) error {
 // sort orders the edits and checks they do not overlap (an insertion may
 // sit at the start of a removal).
 func (e *editor) sort(n int) error {
-	sort.SliceStable(e.edits, func(i, j int) bool {
-		a, b := e.edits[i], e.edits[j]
-		if a.start != b.start {
-			return a.start < b.start
-		}
-		return a.end-a.start < b.end-b.start // insertions first
+	slices.SortStableFunc(e.edits, func(a, b edit) int {
+		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.end-a.start, b.end-b.start)) // insertions first
 	})
 	pos := 0
 	for _, ed := range e.edits {

@@ -34,7 +34,7 @@ func TestEditorRemoveAndAppend(t *testing.T) {
 			if tt.remove >= 0 {
 				ed.removeMember(&obj, tt.remove)
 			}
-			ed.appendMembers(&obj, func(k int) bool { return k == tt.remove }, tt.pairs...)
+			ed.appendMembers(&obj, tt.remove, tt.pairs...)
 			got, err := ed.apply(nil, b)
 			if err != nil || string(got) != tt.want {
 				t.Errorf("got %s (%v), want %s", got, err, tt.want)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
@@ -33,7 +32,6 @@ type Options struct {
 	FollowSymlinks bool // --follow-symlinks
 	ZeroTail       bool // --zero-tail (repair)
 	Limits         parse.Limits
-	LockWait       time.Duration // how long to wait for another run's lock (0: DefaultLockWait)
 	// Verify validates a whole session (strict parse, schemas, linkage) and
 	// fails on any error finding. MigrateFile applies it to the original
 	// first (an invalid file is refused untouched) and to the new
@@ -43,17 +41,16 @@ type Options struct {
 
 // Report is the result for one file.
 type Report struct {
-	File         string
-	Action       Action
-	From, To     int    // migrate: header versions
-	Backup       string // backup kept beside the file, "" if none
-	BackupReused bool
-	Fixes        []Fix             // repair: what was (or would be) repaired
-	Notes        []finding.Finding // migrate: decisions worth knowing
-	Diff         string            // dry run with Diff
-	ReadOnly     bool              // the file had no write permission and was replaced anyway
-	Carried      int64             // bytes appended by another program during the rename, carried over
-	Rescued      string            // file keeping the old generation as another program left it
+	File     string
+	Action   Action
+	From, To int               // migrate: header versions
+	Backup   string            // backup kept beside the file, "" if none
+	Fixes    []Fix             // repair: what was (or would be) repaired
+	Notes    []finding.Finding // migrate: decisions worth knowing
+	Diff     string            // dry run with Diff
+	ReadOnly bool              // the file had no write permission and was replaced anyway
+	Carried  int64             // bytes appended by another program during the rename, carried over
+	Rescued  string            // file keeping the old generation as another program left it
 }
 
 // BackupSuffixMigrate is the backup suffix for a migration from version n.
@@ -85,16 +82,13 @@ func again(op func() (Report, error)) (Report, error) {
 
 func migrateFile(fsys FS, path string, opts Options) (Report, error) {
 	rep := Report{File: path, Action: Refused}
-	target, err := resolveTarget(fsys, path, opts.FollowSymlinks)
+	target, err := resolve(fsys, path, opts.FollowSymlinks)
 	if err != nil {
 		return rep, withPath(err, path)
 	}
-	version, err := scanFile(fsys, target, opts.Limits)
-	if err != nil {
-		return rep, withPath(err, path)
-	}
+	version, err := checkOriginal(fsys, target, opts)
 	rep.From = version
-	if err := precheck(fsys, target, opts.Verify); err != nil {
+	if err != nil {
 		return rep, withPath(err, path)
 	}
 	if version == CurrentVersion {
@@ -109,8 +103,7 @@ func migrateFile(fsys FS, path string, opts Options) (Report, error) {
 		}
 		return err
 	}
-	ropts := rewriteOptions(opts, BackupSuffixMigrate(version))
-	out, err := Rewrite(fsys, path, ropts, gen)
+	out, err := Rewrite(fsys, path, rewriteOptions(opts, BackupSuffixMigrate(version)), gen)
 	if err != nil && !out.Written {
 		return rep, err
 	}
@@ -131,7 +124,7 @@ func RepairFile(fsys FS, path string, opts Options) (Report, error) {
 
 func repairFile(fsys FS, path string, opts Options) (Report, error) {
 	rep := Report{File: path, Action: Refused}
-	target, err := resolveTarget(fsys, path, opts.FollowSymlinks)
+	target, err := resolve(fsys, path, opts.FollowSymlinks)
 	if err != nil {
 		return rep, withPath(err, path)
 	}
@@ -161,7 +154,7 @@ func repairFile(fsys FS, path string, opts Options) (Report, error) {
 
 func rewriteOptions(opts Options, suffix string) RewriteOptions {
 	ro := RewriteOptions{DryRun: opts.DryRun, Diff: opts.Diff,
-		FollowSymlinks: opts.FollowSymlinks, Verify: opts.Verify, LockWait: opts.LockWait}
+		FollowSymlinks: opts.FollowSymlinks, Verify: opts.Verify}
 	if opts.Backup {
 		ro.BackupSuffix = suffix
 	}
@@ -170,8 +163,8 @@ func rewriteOptions(opts Options, suffix string) RewriteOptions {
 
 // fill records a Rewrite outcome in the report.
 func (rep *Report) fill(out Outcome, done, would Action) {
-	rep.Backup, rep.BackupReused, rep.Diff = out.Backup, out.BackupReused, out.Diff
-	rep.ReadOnly, rep.Carried, rep.Rescued = out.ReadOnly, out.Carried, out.Rescued
+	rep.Backup, rep.Diff, rep.ReadOnly = out.Backup, out.Diff, out.ReadOnly
+	rep.Carried, rep.Rescued = out.Carried, out.Rescued
 	switch {
 	case !out.Changed:
 		rep.Action = Unchanged
@@ -182,44 +175,30 @@ func (rep *Report) fill(out Outcome, done, would Action) {
 	}
 }
 
-// resolveTarget applies the symlink policy: the regular file to rewrite.
-func resolveTarget(fsys FS, path string, follow bool) (string, error) {
-	r := &rewrite{fsys: fsys, opts: RewriteOptions{FollowSymlinks: follow}}
-	if err := r.resolve(path); err != nil {
-		return "", err
-	}
-	return r.path, nil
-}
-
-// scanFile runs Migrate's first pass, to refuse a corrupt file and to leave
-// a current one alone before any temp file is created.
-func scanFile(fsys FS, path string, limits parse.Limits) (int, error) {
+// checkOriginal runs Migrate's first pass, to refuse a corrupt file and to
+// leave a current one alone before any temp file is created, and then
+// Verify: an original that does not validate is refused. It returns the
+// file's version (0 when the first pass refused it).
+func checkOriginal(fsys FS, path string, opts Options) (int, error) {
 	f, err := fsys.Open(path)
 	if err != nil {
 		return 0, &Error{Code: ReadFailed, Err: err}
 	}
 	defer f.Close()
-	s, err := scanSession(f, limits)
+	s, err := scanSession(f, opts.Limits, false)
 	if err != nil {
 		return 0, err
 	}
+	if opts.Verify == nil {
+		return s.version, nil
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return s.version, &Error{Code: ReadFailed, Err: err}
+	}
+	if err := opts.Verify(path, f); err != nil {
+		return s.version, &Error{Code: RefusedInvalid, Err: err}
+	}
 	return s.version, nil
-}
-
-// precheck refuses an original that does not validate.
-func precheck(fsys FS, path string, verify VerifyFunc) error {
-	if verify == nil {
-		return nil
-	}
-	f, err := fsys.Open(path)
-	if err != nil {
-		return &Error{Code: ReadFailed, Err: err}
-	}
-	defer f.Close()
-	if err := verify(path, f); err != nil {
-		return &Error{Code: RefusedInvalid, Err: err}
-	}
-	return nil
 }
 
 // repairNeeded runs Repair without writing, to leave clean files alone

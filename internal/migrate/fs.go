@@ -85,22 +85,30 @@ func openFile(name string, flag int, perm fs.FileMode) (File, error) {
 	return f, nil
 }
 
-func (osFS) Lstat(name string) (fs.FileInfo, error)    { return os.Lstat(name) }
-func (osFS) EvalSymlinks(name string) (string, error)  { return filepath.EvalSymlinks(name) }
-func (osFS) Link(oldname, newname string) error        { return os.Link(oldname, newname) }
-func (osFS) Rename(oldname, newname string) error      { return os.Rename(oldname, newname) }
-func (osFS) Remove(name string) error                  { return os.Remove(name) }
-func (osFS) Chmod(name string, mode fs.FileMode) error { return os.Chmod(name, mode) }
-func (osFS) Chown(name string, like fs.FileInfo) error { return chownLike(name, like) }
-func (osFS) SyncDir(dir string) error                  { return syncDir(dir) }
-func (osFS) Lock(f File) error                         { return lockFile(f) }
-func (osFS) CopyXattrs(src, dst File) error            { return copyXattrs(src, dst) }
-func (osFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	return os.ReadDir(name)
-}
-func (osFS) Chtimes(name string, atime, mtime time.Time) error {
-	return os.Chtimes(name, atime, mtime)
-}
+func (osFS) Lstat(name string) (fs.FileInfo, error)            { return os.Lstat(name) }
+func (osFS) EvalSymlinks(name string) (string, error)          { return filepath.EvalSymlinks(name) }
+func (osFS) Link(oldname, newname string) error                { return os.Link(oldname, newname) }
+func (osFS) Rename(oldname, newname string) error              { return os.Rename(oldname, newname) }
+func (osFS) Remove(name string) error                          { return os.Remove(name) }
+func (osFS) Chmod(name string, mode fs.FileMode) error         { return os.Chmod(name, mode) }
+func (osFS) Chown(name string, like fs.FileInfo) error         { return chownLike(name, like) }
+func (osFS) SyncDir(dir string) error                          { return syncDir(dir) }
+func (osFS) Lock(f File) error                                 { return lockFile(f) }
+func (osFS) CopyXattrs(src, dst File) error                    { return copyXattrs(src, dst) }
+func (osFS) ReadDir(name string) ([]fs.DirEntry, error)        { return os.ReadDir(name) }
+func (osFS) Chtimes(name string, atime, mtime time.Time) error { return os.Chtimes(name, atime, mtime) }
 
 // fder is an open file of the operating system.
 type fder interface{ Fd() uintptr }
+
+// syncClose fsyncs f unless err is already set, closes it and returns the
+// first error.
+func syncClose(f File, err error) error {
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

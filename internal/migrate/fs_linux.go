@@ -94,22 +94,20 @@ func statName(f File) string {
 	return "?"
 }
 
+// listXattrs returns the names of the extended attributes of fd (none
+// where the file system has none).
 func listXattrs(fd int) ([]string, error) {
 	size, err := unix.Flistxattr(fd, nil)
-	if skippable(err) || size == 0 {
+	if err == nil && size > 0 {
+		buf := make([]byte, size)
+		if size, err = unix.Flistxattr(fd, buf); err == nil {
+			return strings.FieldsFunc(string(buf[:size]), func(c rune) bool { return c == 0 }), nil // NUL-terminated names
+		}
+	}
+	if skippable(err) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	buf := make([]byte, size)
-	if size, err = unix.Flistxattr(fd, buf); err != nil {
-		if skippable(err) {
-			return nil, nil
-		}
-		return nil, err
-	}
-	return strings.FieldsFunc(string(buf[:size]), func(c rune) bool { return c == 0 }), nil // NUL-terminated names
+	return nil, err
 }
 
 func getXattr(fd int, name string) ([]byte, error) {
@@ -119,7 +117,7 @@ func getXattr(fd int, name string) ([]byte, error) {
 	}
 	buf := make([]byte, size)
 	if size, err = unix.Fgetxattr(fd, name, buf); err != nil {
-		return nil, err // the value changed between the two calls (ERANGE), or went
+		return nil, err // the value grew between the two calls (ERANGE), or went away
 	}
 	return buf[:size], nil
 }

@@ -38,12 +38,8 @@ func syncDir(dir string) error {
 	if err != nil {
 		return err
 	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
+	if err := syncClose(d, nil); !errors.Is(err, syscall.EINVAL) {
+		return err
 	}
-	if errors.Is(err, syscall.EINVAL) {
-		return nil
-	}
-	return err
+	return nil
 }

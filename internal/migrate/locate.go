@@ -68,10 +68,6 @@ func (o *object) index(t *parse.Tape, name string) (int, error) {
 	return found, nil
 }
 
-// stringValue decodes the value of m when it is a JSON string. An
-// unescaped string shares the line: clone what is kept.
-func stringValue(t *parse.Tape, m member) (string, bool) { return t.Str(m.value) }
-
 // numberValue decodes the value of m when it is a finite JSON number.
 func numberValue(t *parse.Tape, m member) (float64, bool) {
 	f, ok := t.Float(m.value)

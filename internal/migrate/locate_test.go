@@ -95,7 +95,7 @@ func TestValuesReadAsJSONParseReadsThem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s, ok := stringValue(&tape, obj.members[0]); !ok || s != `a"b` {
+	if s, ok := tape.Str(obj.members[0].value); !ok || s != `a"b` {
 		t.Errorf("string: %q %v", s, ok)
 	}
 	if _, ok := numberValue(&tape, obj.members[1]); ok {

@@ -32,9 +32,9 @@ type Result struct {
 // the end of their object, a changed value is replaced where it stands, and
 // every other byte (key order, number formatting, escapes, whitespace, line
 // terminators, blank lines, a torn last line, a torn line mid-file) is
-// copied unchanged. Ids for
-// version-1 entries come from session.NewIDs, so the same input gives the
-// same output. A version-3 file is copied byte for byte with Changed false.
+// copied unchanged. Ids for version-1 entries come from session.NewIDs, so
+// the same input gives the same output. A version-3 file is copied byte for
+// byte with Changed false.
 //
 // Migrate reads in twice: a first pass checks the file and maps record
 // indexes to lines (a v1 firstKeptEntryIndex may name a later record), the
@@ -43,7 +43,7 @@ type Result struct {
 // is refused with an *Error carrying the finding; nothing useful is written
 // to out then.
 func Migrate(in io.ReadSeeker, out io.Writer, limits parse.Limits) (Result, error) {
-	s, err := scanSession(in, limits)
+	s, err := scanSession(in, limits, false)
 	if err != nil {
 		return Result{}, err
 	}
@@ -73,29 +73,11 @@ func Migrate(in io.ReadSeeker, out io.Writer, limits parse.Limits) (Result, erro
 // PeekVersion reads the header of the session in r and returns its version
 // (1, 2 or 3). It refuses what Migrate would refuse about the header.
 func PeekVersion(r io.Reader, limits parse.Limits) (int, error) {
-	rd := parse.NewReader(r, limits)
-	var t parse.Tape
-	for rd.Next() {
-		l := rd.Line()
-		if f, ok := l.BOMFinding(); ok {
-			return 0, refuse(RefusedCorrupt, f)
-		}
-		if l.Class == parse.Blank {
-			continue
-		}
-		if l.Class != parse.Object {
-			return 0, lineRefusal(l)
-		}
-		if isTitleSlot(l) {
-			continue // omp's title slot: the header follows
-		}
-		h, err := readHeader(&t, l)
-		return h.Version, err
-	}
-	if err := readError(rd.Err(), 1); err != nil {
+	s, err := scanSession(r, limits, true)
+	if err != nil {
 		return 0, err
 	}
-	return 0, refuse(RefusedCorrupt, finding.Errorf(finding.MissingHeader, 1, "the file is empty"))
+	return s.version, nil
 }
 
 // scanned is what the first pass learns about a file.
@@ -107,8 +89,9 @@ type scanned struct {
 }
 
 // scanSession is the first pass: it refuses corruption and anything that is
-// not a migratable session, and records where each record is.
-func scanSession(in io.Reader, limits parse.Limits) (*scanned, error) {
+// not a migratable session, and records where each record is. With
+// headerOnly it stops after the header.
+func scanSession(in io.Reader, limits parse.Limits, headerOnly bool) (*scanned, error) {
 	s := &scanned{}
 	rd := parse.NewReader(in, limits)
 	var t parse.Tape
@@ -139,6 +122,9 @@ func scanSession(in io.Reader, limits parse.Limits) (*scanned, error) {
 				return nil, err
 			}
 			s.version, s.sessionID = h.Version, strings.Clone(h.ID)
+			if headerOnly {
+				return s, nil
+			}
 		} else if err := readEntry(&t, l); err != nil {
 			return nil, err
 		}
@@ -209,7 +195,7 @@ func stringMember(t *parse.Tape, l *parse.Line, obj *object, name string) (strin
 	if k < 0 {
 		return "", nil
 	}
-	s, _ := stringValue(t, obj.members[k])
+	s, _ := t.Str(obj.members[k].value)
 	return s, nil
 }
 
@@ -315,7 +301,7 @@ func (w *rewriter) editHeader(obj *object) {
 		w.ed.replaceValue(obj.members[k], "3")
 		return
 	}
-	w.ed.appendMembers(obj, keepAll, `"version":3`)
+	w.ed.appendMembers(obj, -1, `"version":3`)
 }
 
 // editEntry applies v1→v2 (ids, parentId, firstKeptEntryId) and v2→v3
@@ -371,7 +357,7 @@ func (w *rewriter) addLinks(l *parse.Line, obj *object, rec int, typ string) err
 			}
 		}
 	}
-	w.ed.appendMembers(obj, func(k int) bool { return k == removed }, pairs...)
+	w.ed.appendMembers(obj, removed, pairs...)
 	return nil
 }
 
@@ -427,14 +413,12 @@ func (w *rewriter) renameHookMessage(l *parse.Line, obj *object) error {
 		return malformed(l.Num, "/message/role", err)
 	}
 	if r >= 0 {
-		if role, _ := stringValue(&w.tape, msg.members[r]); role == "hookMessage" {
+		if role, _ := w.tape.Str(msg.members[r].value); role == "hookMessage" {
 			w.ed.replaceValue(msg.members[r], `"custom"`)
 		}
 	}
 	return nil
 }
-
-func keepAll(int) bool { return false }
 
 // quote encodes s as a JSON string. Ids and key names here are plain
 // ASCII letters, digits and '-', which need no escaping.

@@ -197,7 +197,7 @@ func (t tornEntries) checkObject(l *parse.Line, k int) error {
 		if err != nil || i < 0 {
 			continue
 		}
-		id, ok := stringValue(&tape, obj.members[i])
+		id, ok := tape.Str(obj.members[i].value)
 		line, torn := t[id]
 		if !ok || !torn {
 			continue

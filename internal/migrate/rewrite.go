@@ -33,8 +33,8 @@ type RewriteOptions struct {
 	// it is byte-identical to the original, never overwritten.
 	BackupSuffix string
 	// DryRun writes nothing beside the file: the new generation is
-	// produced in memory (past 4 MiB in a temporary file of the system's,
-	// removed from its directory at once) and verified.
+	// produced in a spool (memory, past 4 MiB an unlinked temporary file of
+	// the system's) and verified.
 	DryRun bool
 	// Diff (with DryRun) fills Outcome.Diff with a unified diff, and
 	// Outcome.Generated with the new generation.
@@ -126,6 +126,7 @@ type rewrite struct {
 	info   fs.FileInfo // the original, as opened
 	sum    []byte      // sha256 of the original as read
 	size   int64       // bytes of the original as read
+	last   byte        // the original's last byte as read (0: empty)
 	temp   string      // temp file created by this run and not yet renamed
 	tempID fs.FileInfo // the temp file, as created
 	backup string      // backup created by this run (removed on failure)
@@ -172,7 +173,8 @@ func (r *rewrite) run(path string, generate Generator) (Outcome, error) {
 // open settles which file is rewritten (resolve), opens it, takes its
 // lock (not in a dry run) and records its identity. The caller closes it.
 func (r *rewrite) open(path string) (File, error) {
-	if err := r.resolve(path); err != nil {
+	var err error
+	if r.path, err = resolve(r.fsys, path, r.opts.FollowSymlinks); err != nil {
 		return nil, err
 	}
 	f, err := r.fsys.Open(r.path)
@@ -225,28 +227,28 @@ func (r *rewrite) unlock() {
 	}
 }
 
-// resolve applies the symlink policy and settles which file is rewritten.
-func (r *rewrite) resolve(path string) error {
-	info, err := r.fsys.Lstat(path)
+// resolve applies the symlink policy and returns the file to rewrite (with
+// an error about it, the file it is about when known).
+func resolve(fsys FS, path string, follow bool) (string, error) {
+	info, err := fsys.Lstat(path)
 	if err != nil {
-		return &Error{Code: ReadFailed, Err: err}
+		return "", &Error{Code: ReadFailed, Err: err}
 	}
-	r.path = path
 	if info.Mode()&fs.ModeSymlink != 0 {
-		if !r.opts.FollowSymlinks {
-			return &Error{Code: Symlink, Err: errors.New("is a symbolic link: not rewritten (use --follow-symlinks to rewrite its target)")}
+		if !follow {
+			return path, &Error{Code: Symlink, Err: errors.New("is a symbolic link: not rewritten (use --follow-symlinks to rewrite its target)")}
 		}
-		if r.path, err = r.fsys.EvalSymlinks(path); err != nil {
-			return &Error{Code: ReadFailed, Err: err}
+		if path, err = fsys.EvalSymlinks(path); err != nil {
+			return "", &Error{Code: ReadFailed, Err: err}
 		}
-		if info, err = r.fsys.Lstat(r.path); err != nil {
-			return &Error{Code: ReadFailed, Err: err}
+		if info, err = fsys.Lstat(path); err != nil {
+			return path, &Error{Code: ReadFailed, Err: err}
 		}
 	}
 	if !info.Mode().IsRegular() {
-		return &Error{Code: NotRegular, Err: fmt.Errorf("not a regular file (%s)", info.Mode().Type())}
+		return path, &Error{Code: NotRegular, Err: fmt.Errorf("not a regular file (%s)", info.Mode().Type())}
 	}
-	return nil
+	return path, nil
 }
 
 // identify records the opened original's identity and checks it is the
@@ -338,13 +340,20 @@ func (r *rewrite) produce(f File, w io.Writer, generate Generator) (bool, error)
 	return err == nil && (tw.n != r.size || !bytes.Equal(tw.h.Sum(nil), r.sum)), err
 }
 
-// finishRead hashes what generate left unread, completing the snapshot.
+// finishRead reads and hashes what the generator or planner left unread,
+// completing the snapshot, and records the original as read.
 func (r *rewrite) finishRead(snap *snapshot) error {
-	sum, size, err := snap.finish()
+	_, err := snap.Seek(snap.hashed, io.SeekStart)
+	if err == nil {
+		_, err = io.Copy(io.Discard, snap)
+	}
+	if err == nil {
+		err = snap.err
+	}
 	if err != nil {
 		return &Error{Code: ReadFailed, Err: err}
 	}
-	r.sum, r.size = sum, size
+	r.sum, r.size, r.last = snap.h.Sum(nil), snap.hashed, snap.last
 	return nil
 }
 
@@ -695,6 +704,7 @@ func (r *rewrite) keepBackup() string {
 type snapshot struct {
 	f           File
 	pos, hashed int64
+	last        byte // the last byte hashed
 	h           hash.Hash
 	err         error // first read or seek error
 }
@@ -707,7 +717,7 @@ func (s *snapshot) Read(p []byte) (int, error) {
 		end := s.pos + int64(n)
 		if s.pos <= s.hashed && end > s.hashed {
 			s.h.Write(p[s.hashed-s.pos : n])
-			s.hashed = end
+			s.hashed, s.last = end, p[n-1]
 		}
 		s.pos = end
 	}
@@ -741,21 +751,6 @@ func (s *snapshot) Seek(offset int64, whence int) (int64, error) {
 	}
 	s.pos = pos
 	return pos, nil
-}
-
-// finish reads whatever was not read yet and returns the hash and size of
-// the whole file as read.
-func (s *snapshot) finish() ([]byte, int64, error) {
-	if _, err := s.Seek(s.hashed, io.SeekStart); err != nil {
-		return nil, 0, err
-	}
-	if _, err := io.Copy(io.Discard, s); err != nil {
-		return nil, 0, err
-	}
-	if s.err != nil {
-		return nil, 0, s.err
-	}
-	return s.h.Sum(nil), s.hashed, nil
 }
 
 // trackingWriter remembers the first write error, to tell it from a read

@@ -2,6 +2,7 @@ package render
 
 import (
 	"cmp"
+	"encoding/csv"
 	"io"
 	"slices"
 	"strings"
@@ -68,13 +69,17 @@ func Audit(w io.Writer, res AuditResult, opt AuditOptions) error {
 		js.Summary.StaleTemps = a.StaleTemps
 		return JSONLine(a.out, js)
 	case "csv":
+		cw := csv.NewWriter(a.out)
 		switch {
 		case a.Totals.By != audit.NoGrouping:
-			return groupCSV(a.out, a.Totals.By, a.Sum.Groups)
+			groupCSV(cw, a.Totals.By, a.Sum.Groups)
 		case a.Summary:
-			return summaryCSV(a.out, a.Sum)
+			summaryCSV(cw, a.Sum)
+		default:
+			fileCSV(cw, a.Rows)
 		}
-		return fileCSV(a.out, a.Rows)
+		cw.Flush()
+		return cw.Error()
 	}
 	if !a.Quiet {
 		var err error

@@ -3,7 +3,6 @@ package render
 import (
 	"encoding/csv"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -17,17 +16,13 @@ import (
 
 // ---- JSON ----
 
-// tokensJSON is a token count split as pi's usage records split it.
+// tokensJSON is audit.Tokens with the names of pi's usage records.
 type tokensJSON struct {
 	Input      int64 `json:"input"`
 	Output     int64 `json:"output"`
 	CacheRead  int64 `json:"cacheRead"`
 	CacheWrite int64 `json:"cacheWrite"`
 	Total      int64 `json:"total"`
-}
-
-func tokensOf(t audit.Tokens) tokensJSON {
-	return tokensJSON{Input: t.Input, Output: t.Output, CacheRead: t.CacheRead, CacheWrite: t.CacheWrite, Total: t.Total}
 }
 
 // auditFile is one file's `audit --format json` object: validate's report
@@ -61,7 +56,7 @@ func fileJSON(row AuditRow) auditFile {
 	f := auditFile{
 		Report: r.Report, Verdict: r.Verdict, Stuck: r.Stuck, CWD: r.CWD, Name: r.Name,
 		Messages: r.Messages, Branches: r.Branches, LeafCount: r.Leaves,
-		Tokens: tokensOf(u.Tokens), Cost: money(u.Cost), CostMissing: u.CostMissing, CostZero: u.CostZero,
+		Tokens: tokensJSON(u.Tokens), Cost: money(u.Cost), CostMissing: u.CostMissing, CostZero: u.CostZero,
 		Models: r.Models, Bytes: r.Bytes, Modified: isoTime(r.Modified),
 		FirstActivity: isoTime(r.FirstActivity), LastActivity: isoTime(r.LastActivity),
 		Compactions: r.Compactions, UsageRecords: u.Records, FirstMessage: r.FirstMessage,
@@ -133,9 +128,9 @@ func summaryJSON(s audit.Summary, opts audit.Options, unreadable int) auditSumma
 		Files: s.Files,
 		Verdicts: verdictCounts{OK: v[audit.OK], NeedsMigration: v[audit.NeedsMigration], Repairable: v[audit.Repairable],
 			Corrupt: v[audit.Corrupt], TooNew: v[audit.TooNew], NotSession: v[audit.NotSession]},
-		Entries: s.Entries, UsageRecords: s.Usage.Records, Tokens: tokensOf(s.Usage.Tokens), Cost: money(s.Usage.Cost),
+		Entries: s.Entries, UsageRecords: s.Usage.Records, Tokens: tokensJSON(s.Usage.Tokens), Cost: money(s.Usage.Cost),
 		CostMissing: s.Usage.CostMissing, CostZero: s.Usage.CostZero,
-		DuplicateEntries: s.Duplicates.Entries, DuplicateTokens: tokensOf(s.Duplicates.Usage.Tokens),
+		DuplicateEntries: s.Duplicates.Entries, DuplicateTokens: tokensJSON(s.Duplicates.Usage.Tokens),
 		DuplicateCost: money(s.Duplicates.Usage.Cost),
 		Versions:      map[string]int{}, Omp: s.Omp, Bytes: s.Bytes, Unreadable: unreadable, Stuck: s.Stuck, By: string(opts.By),
 		Since: isoTime(opts.Window.From), Until: isoTime(opts.Window.To),
@@ -148,7 +143,7 @@ func summaryJSON(s audit.Summary, opts audit.Options, unreadable int) auditSumma
 	}
 	for _, g := range s.Groups {
 		t.Groups = append(t.Groups, groupTotals{Key: g.Key, Project: g.Project, Title: g.Title, Files: g.Files,
-			Usages: g.Usage.Records, Tokens: tokensOf(g.Usage.Tokens), Cost: money(g.Usage.Cost),
+			Usages: g.Usage.Records, Tokens: tokensJSON(g.Usage.Tokens), Cost: money(g.Usage.Cost),
 			CostMissing: g.Usage.CostMissing, CostZero: g.Usage.CostZero})
 	}
 	return auditSummary{Summary: t}
@@ -198,8 +193,7 @@ func usageCells(u audit.Usage) []string {
 }
 
 // fileCSV writes one row per file under a header row.
-func fileCSV(w io.Writer, rows []AuditRow) error {
-	cw := csv.NewWriter(w)
+func fileCSV(cw *csv.Writer, rows []AuditRow) {
 	head := []string{"file", "verdict", "status", "version", "sessionId", "cwd", "name",
 		"entries", "messages", "user", "assistant", "toolResult", "branches", "leafCount", "compactions", "usageRecords"}
 	head = append(head, tokenColumns...)
@@ -214,13 +208,10 @@ func fileCSV(w io.Writer, rows []AuditRow) error {
 		cw.Write(append(cells, csvText(strings.Join(r.Models, ";")), strconv.FormatInt(r.Bytes, 10), isoTime(r.Modified),
 			isoTime(r.FirstActivity), isoTime(r.LastActivity), csvText(r.ParentSession), csvText(firstErrorText(r)), csvText(r.FirstMessage)))
 	}
-	cw.Flush()
-	return cw.Error()
 }
 
 // groupCSV writes the grouped totals under a header row.
-func groupCSV(w io.Writer, by audit.Grouping, groups []audit.Group) error {
-	cw := csv.NewWriter(w)
+func groupCSV(cw *csv.Writer, by audit.Grouping, groups []audit.Group) {
 	head := []string{string(by)}
 	if by == audit.BySession {
 		head = append(head, "project", "title")
@@ -234,20 +225,15 @@ func groupCSV(w io.Writer, by audit.Grouping, groups []audit.Group) error {
 		cells = append(cells, strconv.Itoa(g.Files), strconv.Itoa(g.Usage.Records))
 		cw.Write(append(cells, usageCells(g.Usage)...))
 	}
-	cw.Flush()
-	return cw.Error()
 }
 
 // summaryCSV writes the totals as one row under a header row (--summary).
-func summaryCSV(w io.Writer, s audit.Summary) error {
-	cw := csv.NewWriter(w)
+func summaryCSV(cw *csv.Writer, s audit.Summary) {
 	cw.Write(append(append([]string{"files", "entries", "usages"}, tokenColumns...),
 		"duplicateEntries", "duplicateTokens", "duplicateCost", "bytes"))
 	cells := append([]string{strconv.Itoa(s.Files), strconv.Itoa(s.Entries), strconv.Itoa(s.Usage.Records)}, usageCells(s.Usage)...)
 	cw.Write(append(cells, strconv.Itoa(s.Duplicates.Entries), strconv.FormatInt(s.Duplicates.Usage.Tokens.Total, 10),
 		moneyText(s.Duplicates.Usage.Cost), strconv.FormatInt(s.Bytes, 10)))
-	cw.Flush()
-	return cw.Error()
 }
 
 // csvText makes a cell from text the files hold (paths, names, messages):

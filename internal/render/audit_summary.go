@@ -2,7 +2,8 @@ package render
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -142,13 +143,8 @@ func (a *auditWriter) verdictLine(s audit.Summary) string {
 }
 
 func versionParts(s audit.Summary) []string {
-	vers := make([]int, 0, len(s.Versions))
-	for v := range s.Versions {
-		vers = append(vers, v)
-	}
-	sort.Ints(vers)
-	parts := make([]string, 0, len(vers))
-	for _, v := range vers {
+	var parts []string
+	for _, v := range slices.Sorted(maps.Keys(s.Versions)) {
 		name := "v" + strconv.Itoa(v)
 		if v == 0 {
 			name = "no version"

@@ -1,8 +1,10 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -85,13 +87,7 @@ func modelCell(m *project.Model, st Style) cell {
 		return cell{text: "(none)", paint: st.Dim}
 	}
 	provider, id := m.Names()
-	if provider == "" {
-		provider = "?"
-	}
-	if id == "" {
-		id = "?"
-	}
-	return cell{text: Safe(provider + "/" + id), paint: st.Bold}
+	return cell{text: Safe(cmp.Or(provider, "?") + "/" + cmp.Or(id, "?")), paint: st.Bold}
 }
 
 // tokenBasis says where the token total comes from, as pi's
@@ -116,12 +112,7 @@ func cutNote(c *project.Context) string {
 		return ""
 	}
 	comp := c.Entries[0]
-	at := 0
-	for i, e := range c.Path {
-		if e == comp {
-			at = i
-		}
-	}
+	at := slices.Index(c.Path, comp)
 	left := len(c.Path) - len(c.Entries)
 	note := fmt.Sprintf("at compaction %s (line %d): %s dropped, ", shortID(comp.ID()), comp.Line,
 		Plural(left, "earlier entry", "earlier entries"))
@@ -187,7 +178,6 @@ func editable(e *project.Entry) bool {
 // omission is a message a context_edit took out of the context.
 type omission struct {
 	entry *project.Entry
-	kind  string // what the views call the entry
 	by    string
 	at    int // the index the message would have had
 }
@@ -205,19 +195,10 @@ func omissions(c *project.Context, edits map[string]edit) []omission {
 			next++
 		}
 		if ed, ok := edits[e.ID()]; ok && ed.omit && e.ID() != "" && editable(e) && (e.Type() != "message" || e.Message() != nil) {
-			out = append(out, omission{entry: e, kind: kindOf(e), by: ed.by, at: next})
+			out = append(out, omission{entry: e, by: ed.by, at: next})
 		}
 	}
 	return out
-}
-
-// kindOf is the kind the views give an entry ("?" when it cannot be read).
-func kindOf(e *project.Entry) string {
-	r, err := e.Record()
-	if err != nil {
-		return "?"
-	}
-	return describe(r, 1).kind
 }
 
 // edit is the context_edit in force for a target.
@@ -282,18 +263,19 @@ func (tw *textWriter) messageLines(c *project.Context, msgs []messageView) {
 		lpad(colChars, charW), lpad(colTokens, tokW), colText), paint: st.Dim})
 	sections := sectionsOf(c)
 	omitted := omissions(c, edits)
+	under := strings.Repeat(" ", numW+2) // a note under a message, past its index
 	omit := func(upTo int) {
 		for len(omitted) > 0 && omitted[0].at <= upTo {
 			o := omitted[0]
 			omitted = omitted[1:]
-			tw.line(cell{text: strings.Repeat(" ", numW+2) + "✂ " + shortID(o.entry.ID()) + " " + Safe(o.kind) +
+			tw.line(cell{text: under + "✂ " + shortID(o.entry.ID()) + " " + Safe(entryKind(o.entry)) +
 				" omitted by context edit " + shortID(o.by), paint: st.Dim})
 		}
 	}
 	for i, m := range msgs {
 		src := c.Sources[i]
 		if i > 0 && sections[i] != sections[i-1] {
-			tw.line(cell{text: strings.Repeat(" ", numW+2) + "── " + sections[i] + " ──", paint: st.Dim})
+			tw.line(cell{text: under + "── " + sections[i] + " ──", paint: st.Dim})
 		}
 		omit(i)
 		cells := []cell{
@@ -301,14 +283,14 @@ func (tw *textWriter) messageLines(c *project.Context, msgs []messageView) {
 			{text: pad(kinds[i], kindW), paint: m.kindPaint(st)}, {text: "  "},
 			{text: pad(shortID(src.ID()), idColumns), paint: st.Accent}, {text: "  "},
 			{text: lpad(Count(int64(m.chars)), charW) + "  " + lpad(Count(int64(m.tokens)), tokW), paint: st.Dim}, {text: "  "},
-			{text: Safe(m.line()), flex: true},
+			{text: Safe(join(m.detail, ": ", m.text)), flex: true},
 		}
 		if ed, ok := edits[src.ID()]; ok && src.ID() != "" && !ed.omit && editable(src) {
 			cells = append(cells, cell{text: "  ✎ edited by " + shortID(ed.by), paint: st.Label})
 		}
 		tw.line(cells...)
 		for _, u := range unpaired[i] {
-			tw.line(cell{text: strings.Repeat(" ", numW+2) + warnMark + " " + Safe(unpairedText(u)), paint: st.Warn})
+			tw.line(cell{text: under + warnMark + " " + Safe(unpairedText(u)), paint: st.Warn})
 		}
 	}
 	omit(len(msgs))
@@ -350,10 +332,7 @@ func sectionsOf(c *project.Context) []string {
 
 // unpairedText describes a rule-6 problem in a few words.
 func unpairedText(u project.Unpaired) string {
-	name := u.ToolName
-	if name == "" {
-		name = "?"
-	}
+	name := cmp.Or(u.ToolName, "?")
 	if u.Kind == project.CallWithoutResult {
 		return fmt.Sprintf("tool call %s (%s) has no result before the next message", u.ToolCallID, name)
 	}

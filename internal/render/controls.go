@@ -34,15 +34,14 @@ func hasRawControl(b []byte) bool {
 	if bytes.IndexByte(b, 0x7f) >= 0 {
 		return true
 	}
-	for i := bytes.IndexByte(b, 0xc2); i >= 0 && i+1 < len(b); {
-		if c := b[i+1]; c >= 0x80 && c <= 0x9f {
+	for i := 0; ; {
+		next := bytes.IndexByte(b[i:], 0xc2)
+		if next < 0 || i+next+1 >= len(b) {
+			return false
+		}
+		i += next + 1 // the byte after 0xC2
+		if c := b[i]; c >= 0x80 && c <= 0x9f {
 			return true
 		}
-		next := bytes.IndexByte(b[i+1:], 0xc2)
-		if next < 0 {
-			break
-		}
-		i += 1 + next
 	}
-	return false
 }

@@ -82,6 +82,7 @@ func describe(r *project.Record, limit int) entryView {
 	t, e := &r.Tape, r.Entry
 	str := func(key string) string { return t.StrOf(0, key) }
 	words := func(s string) string { return wordsUpTo(s, limit) }
+	d := entryView{kind: entryKind(e)}
 	switch e.Type() {
 	case "message":
 		msg := r.Member("message")
@@ -90,57 +91,74 @@ func describe(r *project.Record, limit int) entryView {
 		}
 		m := viewMessage(t, msg, limit, false)
 		if m.role == "custom" {
-			m.detail = joinWords(m.customType, m.detail)
+			m.detail = join(m.customType, " ", m.detail)
 		}
-		return entryView{kind: entryKind(e), detail: m.detail, text: m.text, failed: m.failed}
+		d.detail, d.text, d.failed = m.detail, m.text, m.failed
 	case "model_change":
-		if d, ok := ompModelChange(r); ok {
-			return d
+		if model, ok := ompModel(r); ok {
+			d.detail = model
+		} else {
+			d.detail = "→ " + str("provider") + "/" + str("modelId")
 		}
-		return entryView{kind: "model", detail: "→ " + str("provider") + "/" + str("modelId")}
 	case "thinking_level_change":
-		return entryView{kind: "thinking", detail: "→ " + str("thinkingLevel")}
+		d.detail = "→ " + str("thinkingLevel")
 	case "compaction":
-		return describeCompaction(r, limit)
+		d.detail, d.text = compactionDetail(r), words(str("summary"))
 	case "branch_summary":
-		return entryView{kind: "branch summary", detail: "(from " + shortID(str("fromId")) + ")", text: words(str("summary"))}
+		d.detail, d.text = "(from "+shortID(str("fromId"))+")", words(str("summary"))
 	case "custom_message":
 		text, _ := contentText(t, r.Member("content"))
-		detail := str("customType")
+		d.detail, d.text = str("customType"), words(text)
 		if t.Kind(r.Member("display")) == parse.KindFalse {
-			detail = joinWords(detail, "(hidden)")
+			d.detail = join(d.detail, " ", "(hidden)")
 		}
-		return entryView{kind: "custom message", detail: detail, text: words(text)}
 	case "custom":
-		return entryView{kind: "custom", detail: str("customType")}
+		d.detail = str("customType")
 	case "label":
+		d.detail = "cleared on " + shortID(str("targetId"))
 		if l := str("label"); l != "" {
-			return entryView{kind: "label", detail: strconv.Quote(l) + " → " + shortID(str("targetId"))}
+			d.detail = strconv.Quote(l) + " → " + shortID(str("targetId"))
 		}
-		return entryView{kind: "label", detail: "cleared on " + shortID(str("targetId"))}
 	case "session_info":
-		return entryView{kind: "session name", text: words(str("name"))}
+		d.text = words(str("name"))
 	case "context_edit":
+		d.detail = "replace content of " + shortID(str("targetId"))
 		if t.Kind(r.Member("replacement")) == parse.KindNull {
-			return entryView{kind: "context edit", detail: "omit " + shortID(str("targetId"))}
+			d.detail = "omit " + shortID(str("targetId"))
 		}
-		return entryView{kind: "context edit", detail: "replace content of " + shortID(str("targetId"))}
 	case "usage":
-		return describeUsage(r)
-	case "":
-		return entryView{kind: "(no type)"}
+		d.detail, d.text = usage(r)
+	default:
+		return describeOmp(r, d, limit)
 	}
-	if d, ok := describeOmp(r, limit); ok {
-		return d
-	}
-	return entryView{kind: e.Type()}
+	return d
+}
+
+// typeKinds are the kinds the views give the entry types whose kind is
+// not their type (a message's is its role), oh-my-pi's own last
+// (docs/omp.md).
+var typeKinds = map[string]string{
+	"model_change":          "model",
+	"thinking_level_change": "thinking",
+	"branch_summary":        "branch summary",
+	"custom_message":        "custom message",
+	"session_info":          "session name",
+	"context_edit":          "context edit",
+	"":                      "(no type)",
+	"model_usage":           "model usage",
+	"service_tier_change":   "service tier",
+	"title_change":          "title",
+	"ttsr_injection":        "rules injected",
+	"session_init":          "session init",
+	"mode_change":           "mode",
+	"credential_pin":        "credential pin",
+	"reset_boundary":        "reset (/clear)",
 }
 
 // entryKind is the kind the views show for an entry, from the index
 // alone: the role of a message, a short name for the other types.
 func entryKind(e *project.Entry) string {
-	switch e.Type() {
-	case "message":
+	if e.Type() == "message" {
 		switch role := e.Role(); role {
 		case "bashExecution":
 			return "bash"
@@ -149,28 +167,16 @@ func entryKind(e *project.Entry) string {
 		default:
 			return role
 		}
-	case "model_change":
-		return "model"
-	case "thinking_level_change":
-		return "thinking"
-	case "branch_summary":
-		return "branch summary"
-	case "custom_message":
-		return "custom message"
-	case "session_info":
-		return "session name"
-	case "context_edit":
-		return "context edit"
-	case "":
-		return "(no type)"
 	}
-	if kind, ok := ompKind(e.Type()); ok {
+	if kind, ok := typeKinds[e.Type()]; ok {
 		return kind
 	}
 	return e.Type()
 }
 
-func describeCompaction(r *project.Record, limit int) entryView {
+// compactionDetail is what the views show of a compaction before its
+// summary: the tokens it replaced and what it keeps.
+func compactionDetail(r *project.Record) string {
 	t := &r.Tape
 	var meta []string
 	if n, err := strconv.ParseInt(string(t.Raw(r.Member("tokensBefore"))), 10, 64); err == nil {
@@ -185,14 +191,15 @@ func describeCompaction(r *project.Record, limit int) entryView {
 	} else if kept := t.StrOf(0, "firstKeptEntryId"); kept != "" {
 		meta = append(meta, "keeps from "+shortID(kept))
 	}
-	d := entryView{kind: "compaction", text: wordsUpTo(t.StrOf(0, "summary"), limit)}
-	if len(meta) > 0 {
-		d.detail = "(" + strings.Join(meta, ", ") + ")"
+	if len(meta) == 0 {
+		return ""
 	}
-	return d
+	return "(" + strings.Join(meta, ", ") + ")"
 }
 
-func describeUsage(r *project.Record) entryView {
+// usage is the detail (kind and model) and text (tokens) of a usage
+// record.
+func usage(r *project.Record) (detail, text string) {
 	t, u := &r.Tape, r.Member("usage")
 	total := 0.0
 	for _, k := range []string{"input", "output", "cacheRead", "cacheWrite"} {
@@ -203,17 +210,18 @@ func describeUsage(r *project.Record) entryView {
 		total = f
 	}
 	model := t.StrOf(0, "provider") + "/" + t.StrOf(0, "model")
-	return entryView{kind: "usage", detail: joinWords(t.StrOf(0, "kind"), model), text: Count(int64(total)) + " tokens"}
+	return join(t.StrOf(0, "kind"), " ", model), Count(int64(total)) + " tokens"
 }
 
-func joinWords(a, b string) string {
+// join joins a and b with sep, or gives the one that is not "".
+func join(a, sep, b string) string {
 	switch {
 	case a == "":
 		return b
 	case b == "":
 		return a
 	}
-	return a + " " + b
+	return a + sep + b
 }
 
 // messageView is what the views show of one AgentMessage.
@@ -244,9 +252,8 @@ func viewMessage(t *parse.Tape, m int, limit int, tokens bool) messageView {
 		v.usage = stop != "aborted" && stop != "error" && truthy(t.Raw(t.Get(m, "usage")))
 		v.assistant(t, m, stop)
 	case "toolResult":
-		text, chars := contentText(t, content)
-		v.chars, v.text = chars, text
-		v.detail = str("toolName") + " (" + textSize(text) + ")"
+		v.text, v.chars = contentText(t, content)
+		v.detail = str("toolName") + " (" + textSize(v.text) + ")"
 		if t.Kind(t.Get(m, "isError")) == parse.KindTrue {
 			v.detail += " ✗ error"
 			v.failed = true
@@ -316,19 +323,6 @@ func (v *messageView) assistant(t *parse.Tape, m int, stop string) {
 	v.detail = strings.Join(detail, " ")
 }
 
-// line joins the detail and the text: "→ bash: text".
-func (v messageView) line() string { return joinDetail(v.detail, v.text) }
-
-func joinDetail(detail, text string) string {
-	switch {
-	case detail == "":
-		return text
-	case text == "":
-		return detail
-	}
-	return detail + ": " + text
-}
-
 // textSize is the size of a tool result for people: bytes, and lines when
 // there are several.
 func textSize(text string) string {
@@ -381,9 +375,6 @@ func truthy(raw []byte) bool {
 	return true
 }
 
-// words collapses white space, so a text stays on one line.
-func words(s string) string { return wordsUpTo(s, 0) }
-
 // firstRunes returns the first n runes of s (all of it when it is shorter).
 func firstRunes(s string, n int) string {
 	k := 0
@@ -432,19 +423,11 @@ func wordsUpTo(s string, limit int) string {
 
 // isSpace is unicode.IsSpace, ASCII first.
 func isSpace(r rune) bool {
-	if r < utf8.RuneSelf {
-		return asciiSpace(byte(r))
-	}
-	return unicode.IsSpace(r)
-}
-
-// asciiSpace reports the ASCII characters unicode.IsSpace reports.
-func asciiSpace(c byte) bool {
-	switch c {
+	switch r {
 	case '\t', '\n', '\v', '\f', '\r', ' ':
 		return true
 	}
-	return false
+	return r >= utf8.RuneSelf && unicode.IsSpace(r)
 }
 
 // kind is the message column of the context view: the role, with the

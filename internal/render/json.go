@@ -83,10 +83,8 @@ func (j *jsonWriter) quote(s string) {
 		return
 	}
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	j.w.Write(bytes.TrimSuffix(b.Bytes(), []byte{'\n'}))
+	_ = encodeJSON(&b, s) // a string always encodes
+	j.w.Write(b.Bytes())
 }
 
 // plainJSON reports whether s needs no escape in a JSON string: printable
@@ -106,13 +104,15 @@ func (j *jsonWriter) end() error {
 	return j.w.Flush()
 }
 
-// entryMembers writes the members every entry has in the tree and path
-// documents: id, type, parentId, timestamp, line, label, summary.
-func (j *jsonWriter) entryMembers(s *project.Session, rd *project.RecordReader, e *project.Entry, labelled bool) error {
+// openEntry opens an entry's object and writes the members every entry
+// has in the tree and path documents: id, type, parentId, timestamp, line,
+// label, summary.
+func (j *jsonWriter) openEntry(s *project.Session, rd *project.RecordReader, e *project.Entry, labelled bool) error {
 	summary, err := summaryOf(s, rd, e)
 	if err != nil {
 		return err
 	}
+	j.open('{')
 	j.key("id")
 	j.str(e.ID())
 	j.key("type")
@@ -151,8 +151,7 @@ func PathJSON(w io.Writer, s *project.Session, leaf *project.Entry, path []*proj
 		j.comma = from > 0
 		rd := s.Records()
 		for _, e := range path[from:to] {
-			j.open('{')
-			if err := j.entryMembers(s, rd, e, true); err != nil {
+			if err := j.openEntry(s, rd, e, true); err != nil {
 				return err
 			}
 			j.close('}')
@@ -217,8 +216,7 @@ func TreeJSON(w io.Writer, s *project.Session, leaf *project.Entry) error {
 		j.open('[')
 		rd := s.Records()
 		for _, e := range t.Detached {
-			j.open('{')
-			if err := j.entryMembers(s, rd, e, false); err != nil {
+			if err := j.openEntry(s, rd, e, false); err != nil {
 				return err
 			}
 			j.close('}')
@@ -266,8 +264,7 @@ func treeItems(t *project.Tree, entries int) []jsonNode {
 // nodeHead opens a tree node and writes its members up to its children's
 // opening bracket.
 func (j *jsonWriter) nodeHead(s *project.Session, rd *project.RecordReader, e *project.Entry, onPath []bool) error {
-	j.open('{')
-	if err := j.entryMembers(s, rd, e, true); err != nil {
+	if err := j.openEntry(s, rd, e, true); err != nil {
 		return err
 	}
 	j.key("onPath")
@@ -296,7 +293,7 @@ func pathSet(s *project.Session, leaf *project.Entry) []bool {
 // ("models", role → "provider/id", after "model" for oh-my-pi files),
 // each message exactly as the projection returned it (the file's own bytes
 // for message entries: no re-encoding, no HTML escaping, numbers
-// untouched).
+// untouched), each problem as project.Unpaired marshals.
 func ContextJSON(w io.Writer, c *project.Context) error {
 	j := newJSONWriter(w)
 	j.open('{')
@@ -335,20 +332,9 @@ func ContextJSON(w io.Writer, c *project.Context) error {
 	j.key("unpaired")
 	j.open('[')
 	for _, u := range c.Unpaired {
-		j.open('{')
-		j.key("kind")
-		j.str(string(u.Kind))
-		j.key("entryId")
-		j.str(u.EntryID)
-		j.key("line")
-		j.int(u.Line)
-		j.key("messageIndex")
-		j.int(u.MessageIndex)
-		j.key("toolCallId")
-		j.str(u.ToolCallID)
-		j.key("toolName")
-		j.str(u.ToolName)
-		j.close('}')
+		var b bytes.Buffer
+		_ = encodeJSON(&b, u) // its strings and numbers always encode
+		j.raw(b.Bytes())
 	}
 	j.close(']')
 	j.close('}')

@@ -11,56 +11,30 @@ import (
 // The entries of oh-my-pi files (docs/omp.md): omp's model_change form and
 // its own entry types, described for the views like pi's.
 
-// ompKinds are the kinds the views give omp's own entry types.
-var ompKinds = map[string]string{
-	"model_usage":         "model usage",
-	"service_tier_change": "service tier",
-	"title_change":        "title",
-	"ttsr_injection":      "rules injected",
-	"session_init":        "session init",
-	"mode_change":         "mode",
-	"credential_pin":      "credential pin",
-	"reset_boundary":      "reset (/clear)",
-}
-
-// ompKind is the kind of an omp entry type; ok is false for other types.
-func ompKind(typ string) (kind string, ok bool) {
-	kind, ok = ompKinds[typ]
-	return kind, ok
-}
-
-// ompModelChange describes omp's model_change: model "provider/id" and the
-// role it is for (default when absent); ok is false for pi's form.
-func ompModelChange(r *project.Record) (entryView, bool) {
-	t := &r.Tape
-	model, ok := t.Str(r.Member("model"))
+// ompModel is the detail of omp's model_change: model "provider/id" and
+// the role it is for (default when absent); ok is false for pi's form.
+func ompModel(r *project.Record) (detail string, ok bool) {
+	model, ok := r.Tape.Str(r.Member("model"))
 	if !ok || r.Member("modelId") >= 0 {
-		return entryView{}, false
+		return "", false
 	}
-	d := entryView{kind: "model", detail: "→ " + model}
-	if role := t.StrOf(0, "role"); role != "" && role != "default" {
-		d.detail += " (" + role + ")"
+	detail = "→ " + model
+	if role := r.Tape.StrOf(0, "role"); role != "" && role != "default" {
+		detail += " (" + role + ")"
 	}
-	return d, true
+	return detail, true
 }
 
-// describeOmp describes an entry of one of omp's own types; ok is false
-// for other types.
-func describeOmp(r *project.Record, limit int) (entryView, bool) {
-	kind, ok := ompKind(r.Entry.Type())
-	if !ok {
-		return entryView{}, false
-	}
+// describeOmp fills in d, with its kind set, for an entry of one of omp's
+// own types (typeKinds names them); d stays as it is for other types.
+func describeOmp(r *project.Record, d entryView, limit int) entryView {
 	t := &r.Tape
 	str := func(key string) string { return t.StrOf(0, key) }
-	d := entryView{kind: kind}
 	switch r.Entry.Type() {
 	case "model_usage":
-		u := describeUsage(r)
-		d.detail, d.text = joinWords(str("purpose"), u.detail), u.text
-		if t.StrOf(0, "stopReason") == "error" {
-			d.failed = true
-		}
+		detail, text := usage(r)
+		d.detail, d.text = join(str("purpose"), " ", detail), text
+		d.failed = str("stopReason") == "error"
 	case "title_change":
 		d.detail, d.text = str("source"), wordsUpTo(str("title"), limit)
 	case "ttsr_injection":
@@ -93,7 +67,7 @@ func describeOmp(r *project.Record, limit int) (entryView, bool) {
 			d.detail = "→ " + strings.Join(tiers, ", ")
 		}
 	}
-	return d, true
+	return d
 }
 
 // modelsCell shows omp's models per role after the default, or nothing.

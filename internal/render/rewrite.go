@@ -22,6 +22,9 @@ type RewriteResult struct {
 	Code      string        `json:"code,omitempty"`
 	Fixes     []migrate.Fix `json:"fixes,omitempty"`
 	Diff      string        `json:"diff,omitempty"`
+	// Findings: migrate's notes, decisions worth knowing (warnings in
+	// validate's shape, on the original file's lines).
+	Findings []finding.Finding `json:"findings,omitempty"`
 	// ReadOnly: the file had no write permission; it was replaced anyway
 	// (the directory allows it) and the new file is read-only too.
 	ReadOnly bool `json:"readOnly,omitempty"`
@@ -79,6 +82,11 @@ func (p *Rewrites) Result(r RewriteResult) {
 	fmt.Fprintln(p.Out, line)
 	if r.Reason != "" { // an error after the rename: written, but not all is well
 		fmt.Fprintf(p.Err, "%s %s\n", p.Style.Error("error:"), Safe(r.Reason))
+	}
+	if !p.Quiet { // migrate's notes, warnings as validate writes them
+		for _, f := range r.Findings {
+			Finding(p.Err, p.Style, r.File, f)
+		}
 	}
 	if r.Diff != "" {
 		io.WriteString(p.Out, safeLines(r.Diff))
@@ -175,13 +183,9 @@ func (r RewriteResult) details() []string {
 // safeLines makes each line of a diff safe for a terminal (Safe), keeping
 // the newlines.
 func safeLines(text string) string {
-	lines := strings.SplitAfter(text, "\n")
+	lines := strings.Split(text, "\n")
 	for i, l := range lines {
-		body, nl := strings.CutSuffix(l, "\n")
-		lines[i] = Safe(body)
-		if nl {
-			lines[i] += "\n"
-		}
+		lines[i] = Safe(l)
 	}
-	return strings.Join(lines, "")
+	return strings.Join(lines, "\n")
 }

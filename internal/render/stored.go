@@ -15,22 +15,17 @@ import (
 
 // ViewDescriber returns the Describer of a tree or path run with options
 // opt (json: --format json), or nil when its lines show whole texts
-// (--width 0), which the index should not hold.
+// (--width 0), which the index should not hold. Its text limit is the
+// summary's for JSON, the width's for text.
 func ViewDescriber(json bool, opt ViewOptions) project.Describer {
-	limit := describeLimit(json, opt)
+	limit := textLimit(opt)
+	if json {
+		limit = summaryRunes + 1
+	}
 	if limit == 0 {
 		return nil
 	}
 	return func(r *project.Record, dst []byte) []byte { return describe(r, limit).pack(dst, limit) }
-}
-
-// describeLimit is the text limit of a run's descriptions: the summary's
-// for JSON, the width's for text.
-func describeLimit(json bool, opt ViewOptions) int {
-	if json {
-		return summaryRunes + 1
-	}
-	return textLimit(opt)
 }
 
 // pack appends d made with the given text limit to b: a flag byte, the

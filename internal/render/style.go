@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -16,9 +17,6 @@ type Style struct {
 
 // NewStyle returns a Style that colours only when on is true.
 func NewStyle(on bool) Style { return Style{on: on} }
-
-// Enabled reports whether the style colours.
-func (s Style) Enabled() bool { return s.on }
 
 func (s Style) paint(text string, attrs ...color.Attribute) string {
 	if !s.on {
@@ -67,10 +65,8 @@ func Safe(text string) string {
 			b.WriteString(`\n`)
 		case r == '\t':
 			b.WriteString(`\t`)
-		case r == unicode.ReplacementChar:
-			b.WriteRune(r)
 		case !unicode.IsPrint(r) && r != ' ':
-			b.WriteString(strings.Trim(quoteRune(r), `'`))
+			b.WriteString(strings.Trim(strconv.QuoteRuneToASCII(r), `'`))
 		default:
 			b.WriteRune(r)
 		}

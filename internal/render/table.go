@@ -3,6 +3,7 @@ package render
 import (
 	"bufio"
 	"io"
+	"math"
 	"slices"
 	"strings"
 )
@@ -47,10 +48,7 @@ func Table(w io.Writer, cols []Column, rows [][]string, footer []string, width i
 	}
 	line(rule("┌", "┬", "┐", keep, sizes))
 	for i, r := range all {
-		switch {
-		case i == 1:
-			line(rule("├", "┼", "┤", keep, sizes))
-		case footer != nil && i == len(all)-1:
+		if i == 1 || (footer != nil && i == len(all)-1) {
 			line(rule("├", "┼", "┤", keep, sizes))
 		}
 		line(row(cols, r, keep, sizes))
@@ -131,7 +129,7 @@ func shrinkOrder(cols []Column, keep []int) []int {
 	}
 	rank := func(i int) int {
 		if cols[i].Drop == 0 {
-			return int(^uint(0) >> 1)
+			return math.MaxInt
 		}
 		return cols[i].Drop
 	}

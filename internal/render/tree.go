@@ -68,11 +68,10 @@ func Tree(w io.Writer, s *project.Session, leaf *project.Entry, opt ViewOptions)
 	tw := newTextWriter(w, opt)
 	t := s.Tree()
 	tr := &treeRun{tw: tw, s: s, t: t, leaf: leaf, onPath: pathSet(s, leaf), records: s.Records()}
-	st := treeStats(s, t)
 	if !opt.Quiet {
-		tw.header(tr.header(st))
+		tw.header(tr.header())
 	}
-	if st.entries == 0 {
+	if len(s.Entries) == 0 {
 		tw.line(cell{text: "(no entries)", paint: opt.Style.Dim})
 		return tw.flush()
 	}
@@ -103,30 +102,23 @@ type treeRun struct {
 
 func (tr *treeRun) on(i int) bool { return tr.onPath != nil && tr.onPath[i] }
 
-// stats are the counts of the tree header.
-type stats struct {
-	entries, leaves, branchPoints, roots int
-}
-
-func treeStats(s *project.Session, t *project.Tree) stats {
-	st := stats{roots: len(t.Roots), entries: len(s.Entries)}
-	t.Walk(func(i, _ int) {
-		switch k := len(t.Children(i)); {
+// header is the tree's first line: the file, its counts of entries,
+// leaves, branch points (and roots, when there are several) and the leaf.
+func (tr *treeRun) header() []cell {
+	opt := tr.tw.opt
+	leaves, branchPoints := 0, 0
+	tr.t.Walk(func(i, _ int) {
+		switch k := len(tr.t.Children(i)); {
 		case k == 0:
-			st.leaves++
+			leaves++
 		case k > 1:
-			st.branchPoints++
+			branchPoints++
 		}
 	})
-	return st
-}
-
-func (tr *treeRun) header(st stats) []cell {
-	opt := tr.tw.opt
-	parts := []string{Plural(st.entries, "entry", "entries"), Plural(st.leaves, "leaf", "leaves"),
-		Plural(st.branchPoints, "branch point", "branch points")}
-	if st.roots > 1 {
-		parts = append(parts, Plural(st.roots, "root", "roots"))
+	parts := []string{Plural(len(tr.s.Entries), "entry", "entries"), Plural(leaves, "leaf", "leaves"),
+		Plural(branchPoints, "branch point", "branch points")}
+	if roots := len(tr.t.Roots); roots > 1 {
+		parts = append(parts, Plural(roots, "root", "roots"))
 	}
 	cells := []cell{fileCell(opt.File, opt.Style), {text: ": " + strings.Join(parts, ", ")}}
 	if tr.leaf != nil {
@@ -281,12 +273,8 @@ func (tr *treeRun) run(i int) (int, int) {
 // "… N entries …" line.
 func (tr *treeRun) foldLine(it treeItem) {
 	st := tr.tw.opt.Style
-	mark := cell{text: "  ", cols: 2}
-	if tr.on(int(it.entry)) {
-		mark = cell{text: pathMark + " ", paint: st.Accent, cols: 2}
-	}
 	l := &tr.levels[it.lvl]
-	tr.tw.line(mark, cell{text: l.indent, cols: l.cols, paint: st.Dim},
+	tr.tw.line(pathMarkCell(tr.on(int(it.entry)), st), cell{text: l.indent, cols: l.cols, paint: st.Dim},
 		cell{text: "… " + Plural(int(it.fold), "entry", "entries") + " …", paint: st.Dim})
 }
 
@@ -330,36 +318,45 @@ func (tr *treeRun) line(it treeItem) error {
 	}
 	st := tr.tw.opt.Style
 	onPath := tr.on(e.Index)
-	var buf [8]cell
-	cells := buf[:0]
-	if onPath {
-		cells = append(cells, cell{text: pathMark + " ", paint: st.Accent, cols: 2})
-	} else {
-		cells = append(cells, cell{text: "  ", cols: 2})
-	}
 	l := &tr.levels[it.lvl]
 	indent := cell{text: l.indent, cols: l.cols, paint: st.Dim}
 	if conn := it.conn(); conn != "" {
 		indent.text, indent.cols = l.indent+conn, l.cols+connCols
 	}
-	cells = append(cells, indent)
 	idPaint := st.Dim
 	if onPath {
 		idPaint = st.Accent
 	}
-	cells = append(cells, cell{text: shortID(e.ID()), paint: idPaint}, cell{text: " ", cols: 1},
+	var buf [8]cell
+	cells := append(buf[:0], pathMarkCell(onPath, st), indent,
+		cell{text: shortID(e.ID()), paint: idPaint}, cell{text: " ", cols: 1},
 		cell{text: Safe(d.kind), paint: d.paint(st)}, cell{text: Safe(d.rest()), flex: true})
-	if label, ok := tr.s.Label(e.ID()); ok {
-		cells = append(cells, labelCell(label, st))
+	tr.tw.line(endMarks(cells, tr.s, e, len(tr.t.Children(e.Index)), e == tr.leaf, st)...)
+	return nil
+}
+
+// pathMarkCell is the first column of a tree line: • on the leaf's path.
+func pathMarkCell(on bool, st Style) cell {
+	if on {
+		return cell{text: pathMark + " ", paint: st.Accent, cols: 2}
 	}
-	if k := len(tr.t.Children(e.Index)); k > 1 {
-		cells = append(cells, cell{text: "  " + branchMark + " " + strconv.Itoa(k) + " branches", paint: st.Bold})
+	return cell{text: "  ", cols: 2}
+}
+
+// endMarks appends the marks that end an entry's line in the tree and
+// path views: its label, its number of branches when it has several and
+// the leaf's mark.
+func endMarks(cells []cell, s *project.Session, e *project.Entry, branches int, leaf bool, st Style) []cell {
+	if label, ok := s.Label(e.ID()); ok {
+		cells = append(cells, cell{text: "  [" + cut(Safe(label), maxLabel) + "]", paint: st.Label})
 	}
-	if e == tr.leaf {
+	if branches > 1 {
+		cells = append(cells, cell{text: "  " + branchMark + " " + strconv.Itoa(branches) + " branches", paint: st.Bold})
+	}
+	if leaf {
 		cells = append(cells, cell{text: "  " + leafMark, paint: st.Accent})
 	}
-	tr.tw.line(cells...)
-	return nil
+	return cells
 }
 
 // textLimit is how many runes of an entry's text a line of the given
@@ -369,10 +366,6 @@ func textLimit(opt ViewOptions) int {
 		return 0
 	}
 	return opt.Width + 1
-}
-
-func labelCell(label string, st Style) cell {
-	return cell{text: "  [" + cut(Safe(label), maxLabel) + "]", paint: st.Label}
 }
 
 // draw draws the indentation of level i: the bars of the levels above an
@@ -488,18 +481,9 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 				cell{text: shortID(e.ID()), paint: st.Accent}, cell{text: "  ", cols: 2},
 				cell{text: clock + strings.Repeat(" ", max(0, 8-clockCols)), cols: max(8, clockCols), paint: st.Dim}, cell{text: "  ", cols: 2},
 				cell{text: kind + strings.Repeat(" ", kindWidth-kindCols), cols: kindWidth, paint: d.paint(st)}, cell{text: "  ", cols: 2},
-				cell{text: Safe(joinDetail(d.detail, d.text)), flex: true},
+				cell{text: Safe(join(d.detail, ": ", d.text)), flex: true},
 			)
-			if l, ok := s.Label(e.ID()); ok {
-				cells = append(cells, labelCell(l, st))
-			}
-			if k := children[e.Index]; k > 1 {
-				cells = append(cells, cell{text: "  " + branchMark + " " + strconv.Itoa(k) + " branches", paint: st.Bold})
-			}
-			if i == len(path)-1 {
-				cells = append(cells, cell{text: "  " + leafMark, paint: st.Accent})
-			}
-			tw.line(cells...)
+			tw.line(endMarks(cells, s, e, children[e.Index], i == len(path)-1, st)...)
 		}
 		return tw.flush()
 	})
@@ -571,10 +555,7 @@ type textWriter struct {
 }
 
 func newTextWriter(w io.Writer, opt ViewOptions) *textWriter {
-	// Fixed widths (ambiguous characters are narrow), whatever the locale:
-	// output is the same everywhere.
-	return &textWriter{out: bufio.NewWriter(w), opt: opt,
-		cond: &runewidth.Condition{EastAsianWidth: false, StrictEmojiNeutral: true}}
+	return &textWriter{out: bufio.NewWriter(w), opt: opt, cond: columns()}
 }
 
 // width returns the columns of s.
@@ -610,15 +591,11 @@ func narrowWidth(s string) (n int, ok bool) {
 // views' own marks and box drawing (render's tests check each against
 // go-runewidth).
 func narrowRune(r rune) bool {
-	switch {
-	case r >= 0x2500 && r <= 0x257f: // box drawing
-		return true
-	}
 	switch r {
 	case '•', '…', '→', '⋯', '◀', '⑂', '✗', '—', '–', '·':
 		return true
 	}
-	return false
+	return r >= 0x2500 && r <= 0x257f // box drawing
 }
 
 // header writes a header line and a blank line after it.
@@ -758,12 +735,4 @@ func cut(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
-}
-
-// Plural formats a count with its noun.
-func Plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return Count(int64(n)) + " " + many
 }

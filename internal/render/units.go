@@ -9,13 +9,11 @@ import (
 
 // The one place where numbers become words: counts with thousands
 // separators, sizes in binary (IEC) units like du -h, dollars with 2
-// decimals from $1 and 4 below (Plural, in tree.go, writes the nouns).
+// decimals from $1 and 4 below, counts with their nouns.
 
 // Count formats an integer with thousands separators: 1234567 → 1,234,567.
 func Count(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
+	s, neg := strings.CutPrefix(strconv.FormatInt(n, 10), "-")
 	var b strings.Builder
 	if neg {
 		b.WriteByte('-')
@@ -27,6 +25,14 @@ func Count(n int64) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// Plural formats a count with its noun.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return Count(int64(n)) + " " + many
 }
 
 // Bytes formats a size in binary units, one decimal from KiB on:

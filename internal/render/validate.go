@@ -1,9 +1,11 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/pisess/pisess/internal/finding"
@@ -90,10 +92,11 @@ func (v *Validation) Summary(w io.Writer) {
 		return
 	}
 	t := v.Tally
-	line := fmt.Sprintf("%s: %d valid, %d tolerated, %d invalid", Plural(t.Files, "file", "files"), t.Valid, t.Tolerated, t.Invalid)
+	files := Plural(t.Files, "file", "files")
 	if t.Omp > 0 {
-		line = fmt.Sprintf("%s (%d oh-my-pi): %d valid, %d tolerated, %d invalid", Plural(t.Files, "file", "files"), t.Omp, t.Valid, t.Tolerated, t.Invalid)
+		files += fmt.Sprintf(" (%d oh-my-pi)", t.Omp)
 	}
+	line := fmt.Sprintf("%s: %d valid, %d tolerated, %d invalid", files, t.Valid, t.Tolerated, t.Invalid)
 	if t.Unreadable > 0 {
 		line += fmt.Sprintf(", %d unreadable", t.Unreadable)
 	}
@@ -117,15 +120,8 @@ func (v *Validation) StrictFails() bool {
 // warningList names the warning codes with their counts, most first:
 // "needs_migration ×3, partial_tail".
 func warningList(codes map[finding.Code]int) string {
-	names := make([]finding.Code, 0, len(codes))
-	for c := range codes {
-		names = append(names, c)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		if codes[names[i]] != codes[names[j]] {
-			return codes[names[i]] > codes[names[j]]
-		}
-		return names[i] < names[j]
+	names := slices.SortedFunc(maps.Keys(codes), func(a, b finding.Code) int {
+		return cmp.Or(cmp.Compare(codes[b], codes[a]), cmp.Compare(a, b))
 	})
 	parts := make([]string, len(names))
 	for i, c := range names {

@@ -1,7 +1,7 @@
 package secrets
 
 import (
-	"bytes"
+	"slices"
 	"strings"
 )
 
@@ -67,19 +67,6 @@ func cases(b byte) []byte {
 	return []byte{b}
 }
 
-// find sets found[i] for each word i that occurs in lower and reports
-// whether any does. found must have len(words) elements, all false.
-func (k *keywordSet) find(lower []byte, found []bool) bool {
-	any := false
-	for _, i := range k.short {
-		if bytes.IndexByte(lower, k.words[i][0]) >= 0 {
-			found[i], any = true, true
-		}
-	}
-	k.each(lower, func(_, w int) { found[w], any = true, true })
-	return any
-}
-
 // each calls at(i, w) for every word w of two bytes or more that starts
 // at text[i] (compared in lower case), in order.
 func (k *keywordSet) each(text []byte, at func(i, w int)) {
@@ -106,12 +93,10 @@ type occurrence struct {
 	word int // index in keywordSet.words
 }
 
-// positions appends to dst every keyword occurrence in text (compared in
-// lower case) outside JSON member names, in order. An occurrence followed by letters,
-// digits or _ and then `":` is in a member name ("totalTokens":): a string
-// value is never followed by a colon, and a quote inside one is escaped.
-// keyed reports a member name that ends with a keyed word ("apiKey":).
-func (k *keywordSet) positions(text []byte, dst []occurrence) (occs []occurrence, keyed bool) {
+// occurrences appends to dst every keyword occurrence in text (compared
+// in lower case), in order, but those of two bytes or more keep (when not
+// nil) rejects.
+func (k *keywordSet) occurrences(text []byte, dst []occurrence, keep func(i, w int) bool) []occurrence {
 	for _, w := range k.short { // rare: one-byte words (user rules only)
 		for i, c := range text {
 			if lowerByte[c] == k.words[w][0] {
@@ -119,16 +104,36 @@ func (k *keywordSet) positions(text []byte, dst []occurrence) (occs []occurrence
 			}
 		}
 	}
-	var names memberNames
 	k.each(text, func(i, w int) {
-		rest := text[i+len(k.words[w]):]
-		if !names.inMemberName(text, i+len(k.words[w])) {
+		if keep == nil || keep(i, w) {
 			dst = append(dst, occurrence{i, w})
-		} else if k.keyed[w] && len(rest) > 1 && rest[0] == '"' && rest[1] == ':' {
-			keyed = true
 		}
 	})
-	return dst, keyed
+	if len(k.short) > 0 {
+		slices.SortStableFunc(dst, func(a, b occurrence) int { return a.at - b.at })
+	}
+	return dst
+}
+
+// positions appends to dst every keyword occurrence in text (compared in
+// lower case) outside JSON member names, in order. An occurrence followed
+// by letters, digits or _ and then `":` is in a member name
+// ("totalTokens":): a string value is never followed by a colon, and a
+// quote inside one is escaped. keyed reports a member name that ends with
+// a keyed word ("apiKey":).
+func (k *keywordSet) positions(text []byte, dst []occurrence) (occs []occurrence, keyed bool) {
+	var names memberNames
+	occs = k.occurrences(text, dst, func(i, w int) bool {
+		end := i + len(k.words[w])
+		if !names.inMemberName(text, end) {
+			return true
+		}
+		if k.keyed[w] && end+1 < len(text) && text[end] == '"' && text[end+1] == ':' {
+			keyed = true
+		}
+		return false
+	})
+	return occs, keyed
 }
 
 // memberNames answers inMemberName for the offsets of one text, each

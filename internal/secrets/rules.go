@@ -20,12 +20,11 @@ var defaultRules string
 
 // Rule is one kind of secret.
 type Rule struct {
-	ID          string // the kind reported, e.g. "aws-access-key-id"
-	Description string
-	re          *regexp.Regexp
-	group       int      // the submatch that is the secret (0: the whole match)
-	keywords    []string // lower case; the rule runs only on text holding one (none: always)
-	kwIndex     []int    // the keywords' indices in the rule set's keyword table
+	ID       string // the kind reported, e.g. "aws-access-key-id"
+	re       *regexp.Regexp
+	group    int      // the submatch that is the secret (0: the whole match)
+	keywords []string // lower case; the rule runs only on text holding one (none: always)
+	kwIndex  []int    // the keywords' indices in the rule set's keyword table
 	// window, when not 0, says a match starts at most before bytes ahead
 	// of a keyword and ends within window bytes after its start: the regex
 	// is run on those spans only, not on the whole text.
@@ -118,33 +117,22 @@ func NewRules(rules ...[]*Rule) *Rules {
 	return rs
 }
 
-// Kinds lists the rule IDs in order.
-func (rs *Rules) Kinds() []string {
-	ids := make([]string, len(rs.rules))
-	for i, r := range rs.rules {
-		ids[i] = r.ID
-	}
-	return ids
-}
-
-// fileFormat is the subset of gitleaks' configuration file that rules use.
-type fileFormat struct {
-	Rules []struct {
-		ID          string
-		Description string
-		Regex       string
-		SecretGroup *int
-		Entropy     float64
-		Keywords    []string
-		Path        string
-		// PisessWindow and PisessBefore (pisess only; gitleaks ignores
-		// them): a match starts at most PisessBefore bytes before a keyword
-		// and ends within PisessWindow bytes after it, so the regex is run
-		// on those spans only.
-		PisessWindow, PisessBefore int
-		Allowlist                  *allowFormat  // gitleaks 8.0-8.20
-		Allowlists                 []allowFormat // gitleaks 8.21 and later
-	}
+// ruleFormat is one [[rules]] table of gitleaks' configuration file: the
+// fields rules use.
+type ruleFormat struct {
+	ID          string
+	Regex       string
+	SecretGroup *int
+	Entropy     float64
+	Keywords    []string
+	Path        string
+	// PisessWindow and PisessBefore (pisess only; gitleaks ignores them):
+	// a match starts at most PisessBefore bytes before a keyword and ends
+	// within PisessWindow bytes after it, so the regex is run on those
+	// spans only.
+	PisessWindow, PisessBefore int
+	Allowlist                  *allowFormat  // gitleaks 8.0-8.20
+	Allowlists                 []allowFormat // gitleaks 8.21 and later
 }
 
 type allowFormat struct {
@@ -170,12 +158,12 @@ func (e *RuleError) Error() string {
 func (e *RuleError) Unwrap() error { return e.Err }
 
 // LoadRules reads rules in gitleaks' TOML format: [[rules]] tables with
-// id, description, regex, secretGroup, entropy, keywords and allowlists
-// (regexes matched against the secret, stopwords). Rules that match file
-// paths only (path without regex) do not apply to a session and are
-// skipped. name names the source in errors.
+// id, regex, secretGroup, entropy, keywords and allowlists (regexes
+// matched against the secret, stopwords). Rules that match file paths
+// only (path without regex) do not apply to a session and are skipped.
+// name names the source in errors.
 func LoadRules(r io.Reader, name string) ([]*Rule, error) {
-	var f fileFormat
+	var f struct{ Rules []ruleFormat }
 	if _, err := toml.NewDecoder(r).Decode(&f); err != nil {
 		return nil, &RuleError{File: name, Err: err}
 	}
@@ -184,24 +172,12 @@ func LoadRules(r io.Reader, name string) ([]*Rule, error) {
 		if fr.Regex == "" && fr.Path != "" {
 			continue
 		}
-		id := fr.ID
-		if id == "" {
-			return nil, &RuleError{File: name, Rule: fmt.Sprintf("#%d", i+1), Err: errors.New("has no id")}
-		}
-		if !validKind(id) {
-			return nil, &RuleError{File: name, Rule: id, Err: errors.New("id must be letters, digits, '-', '_' or '.', at most 64")}
-		}
-		rule, err := compileRule(id, fr.Description, fr.Regex, fr.SecretGroup, fr.Entropy, fr.Keywords, fr.Allowlist, fr.Allowlists)
-		if err == nil && fr.PisessWindow > 0 && len(rule.keywords) == 0 {
-			err = errors.New("pisessWindow needs keywords")
-		}
-		if err == nil && fr.PisessWindow > 0 {
-			rule.window, rule.before = fr.PisessWindow, fr.PisessBefore
-			// Any start up to before bytes (and one byte of context, for \b)
-			// ahead of the keyword, earliest first.
-			rule.anchored, err = regexp.Compile(fmt.Sprintf(`^[\s\S]{0,%d}?(?:%s)`, rule.before+1, fr.Regex))
-		}
+		rule, err := fr.compile()
 		if err != nil {
+			id := fr.ID
+			if id == "" {
+				id = fmt.Sprintf("#%d", i+1)
+			}
 			return nil, &RuleError{File: name, Rule: id, Err: err}
 		}
 		rules = append(rules, rule)
@@ -212,33 +188,40 @@ func LoadRules(r io.Reader, name string) ([]*Rule, error) {
 	return rules, nil
 }
 
-func compileRule(id, desc, regex string, group *int, minEntropy float64, keywords []string, one *allowFormat, many []allowFormat) (*Rule, error) {
-	if regex == "" {
+// compile checks the rule and compiles its regexes.
+func (fr *ruleFormat) compile() (*Rule, error) {
+	switch {
+	case fr.ID == "":
+		return nil, errors.New("has no id")
+	case !validKind(fr.ID):
+		return nil, errors.New("id must be letters, digits, '-', '_' or '.', at most 64")
+	case fr.Regex == "":
 		return nil, errors.New("has no regex")
 	}
-	re, err := regexp.Compile(regex)
+	re, err := regexp.Compile(fr.Regex)
 	if err != nil {
 		return nil, err
 	}
-	r := &Rule{ID: id, Description: desc, re: re, entropy: minEntropy}
+	r := &Rule{ID: fr.ID, re: re, entropy: fr.Entropy}
 	if re.NumSubexp() > 0 {
 		r.group = 1
 	}
-	if group != nil {
-		if *group < 0 || *group > re.NumSubexp() {
-			return nil, fmt.Errorf("secretGroup %d: the regex has %d groups", *group, re.NumSubexp())
+	if g := fr.SecretGroup; g != nil {
+		if *g < 0 || *g > re.NumSubexp() {
+			return nil, fmt.Errorf("secretGroup %d: the regex has %d groups", *g, re.NumSubexp())
 		}
-		r.group = *group
+		r.group = *g
 	}
-	for _, k := range keywords {
+	for _, k := range fr.Keywords {
 		if k = strings.ToLower(k); k != "" {
 			r.keywords = append(r.keywords, k)
 		}
 	}
-	if one != nil {
-		many = append(many, *one)
+	allowlists := fr.Allowlists
+	if fr.Allowlist != nil {
+		allowlists = append(allowlists, *fr.Allowlist)
 	}
-	for _, a := range many {
+	for _, a := range allowlists {
 		if a.RegexTarget != "" && a.RegexTarget != "secret" {
 			return nil, fmt.Errorf("allowlist regexTarget %q: only \"secret\" applies to sessions", a.RegexTarget)
 		}
@@ -255,7 +238,16 @@ func compileRule(id, desc, regex string, group *int, minEntropy float64, keyword
 		}
 		r.allow = append(r.allow, al)
 	}
-	return r, nil
+	if fr.PisessWindow > 0 {
+		if len(r.keywords) == 0 {
+			return nil, errors.New("pisessWindow needs keywords")
+		}
+		r.window, r.before = fr.PisessWindow, fr.PisessBefore
+		// Any start up to before bytes (and one byte of context, for \b)
+		// ahead of the keyword, earliest first.
+		r.anchored, err = regexp.Compile(fmt.Sprintf(`^[\s\S]{0,%d}?(?:%s)`, r.before+1, fr.Regex))
+	}
+	return r, err
 }
 
 // validKind reports whether id can be shown and written in
@@ -273,76 +265,49 @@ type Match struct {
 // Find returns the secrets in text, sorted, overlapping matches merged.
 func (rs *Rules) Find(text string) []Match {
 	var sc finder
-	return sc.find(rs, []byte(text), lowerASCII(nil, text), nil)
+	return sc.find(rs, []byte(text), nil)
 }
 
 // finder searches texts with a rule set, reusing its buffers.
 type finder struct {
-	found []bool // found[k]: keyword k occurs in the text
-	ats   []int  // where one rule's keywords occur
+	occs  []occurrence // the keyword occurrences in the text
+	found []bool       // found[k]: keyword k occurs in the text
+	ats   []int        // where one rule's keywords occur
 }
 
-// clearFound sizes f.found for the rule set's n keywords, all false.
-func (f *finder) clearFound(n int) {
+// find appends the secrets of text to dst.
+func (f *finder) find(rs *Rules, text []byte, dst []Match) []Match {
+	f.occs = rs.keywords.occurrences(text, f.occs[:0], nil)
+	if len(f.occs) == 0 && !rs.always {
+		return dst
+	}
+	return f.findAt(rs, text, f.occs, dst)
+}
+
+// findAt appends the secrets of text to dst, sorted and merged, given
+// where the keywords occur in it (decoded offsets, in order): the matches
+// of every rule one of whose keywords occurs, or that has none.
+func (f *finder) findAt(rs *Rules, text []byte, occs []occurrence, dst []Match) []Match {
+	n := len(rs.keywords.words)
 	if cap(f.found) < n {
 		f.found = make([]bool, n)
 	}
 	f.found = f.found[:n]
 	clear(f.found)
-}
-
-// find appends the secrets of text (lower: text in lower case) to dst.
-func (f *finder) find(rs *Rules, text, lower []byte, dst []Match) []Match {
-	f.clearFound(len(rs.keywords.words))
-	if !rs.keywords.find(lower, f.found) && !rs.always {
-		return dst
-	}
-	return f.searchRules(rs, text, dst, func(r *Rule) {
-		for _, k := range r.kwIndex {
-			if !f.found[k] {
-				continue
-			}
-			word := []byte(rs.keywords.words[k])
-			for at := 0; len(f.ats) <= r.denseAt(text); {
-				i := bytes.Index(lower[at:], word)
-				if i < 0 {
-					break
-				}
-				f.ats = append(f.ats, at+i)
-				at += i + 1
-			}
-		}
-	})
-}
-
-// findAt appends the secrets of text to dst, given where the keywords
-// occur in it (decoded offsets, in order): the search of a line has
-// already found them.
-func (f *finder) findAt(rs *Rules, text []byte, occs []occurrence, dst []Match) []Match {
-	f.clearFound(len(rs.keywords.words))
 	for _, o := range occs {
 		f.found[o.word] = true
 	}
-	return f.searchRules(rs, text, dst, func(r *Rule) {
-		for _, o := range occs {
-			if slices.Contains(r.kwIndex, o.word) {
-				f.ats = append(f.ats, o.at)
-			}
-		}
-	})
-}
-
-// searchRules appends the secrets of text to dst, sorted and merged: the
-// matches of every rule one of whose keywords occurs (or that has none),
-// where gather has put the rule's keyword occurrences in f.ats.
-func (f *finder) searchRules(rs *Rules, text []byte, dst []Match, gather func(*Rule)) []Match {
 	start := len(dst)
 	for _, r := range rs.rules {
 		if len(r.kwIndex) > 0 && !slices.ContainsFunc(r.kwIndex, func(k int) bool { return f.found[k] }) {
 			continue
 		}
 		f.ats = f.ats[:0]
-		gather(r)
+		for _, o := range occs {
+			if slices.Contains(r.kwIndex, o.word) {
+				f.ats = append(f.ats, o.at)
+			}
+		}
 		dst = r.search(text, f.ats, dst)
 	}
 	return append(dst[:start], merge(dst[start:])...)
@@ -355,7 +320,7 @@ func (f *finder) searchRules(rs *Rules, text []byte, dst []Match, gather func(*R
 // Either way the work is linear in the text: a line made of keywords costs
 // no more than any other.
 func (r *Rule) search(text []byte, ats []int, dst []Match) []Match {
-	if r.window == 0 || len(ats) > r.denseAt(text) {
+	if r.window == 0 || len(ats) > 2*len(text)/(r.window+r.before+2)+1 {
 		for _, m := range r.re.FindAllSubmatchIndex(text, -1) {
 			dst = r.accept(text, 0, m, dst)
 		}
@@ -369,15 +334,6 @@ func (r *Rule) search(text []byte, ats []int, dst []Match) []Match {
 		dst = r.accept(text, from, r.anchored.FindSubmatchIndex(text[from:end]), dst)
 	}
 	return dst
-}
-
-// denseAt is how many keyword occurrences make the rule search the whole
-// text instead of windows.
-func (r *Rule) denseAt(text []byte) int {
-	if r.window == 0 {
-		return 0
-	}
-	return 2*len(text)/(r.window+r.before+2) + 1
 }
 
 // accept appends to dst the secret of the regex match m (submatch indices
@@ -434,14 +390,6 @@ func (rs *Rules) secretKey(key []byte) bool {
 // accepts, is a secret by the secret-assignment rule's checks.
 func (rs *Rules) keyedSecret(value []byte) bool {
 	return len(value) >= 8 && len(value) <= 200 && !bytes.ContainsAny(value, " \t\r\n\"'`;,(){}[]<>$\\") && rs.assign.accepts(string(value))
-}
-
-// lowerASCII appends s with ASCII letters in lower case to dst.
-func lowerASCII[T string | []byte](dst []byte, s T) []byte {
-	for i := 0; i < len(s); i++ {
-		dst = append(dst, lowerByte[s[i]])
-	}
-	return dst
 }
 
 // entropy is the Shannon entropy of s in bits per byte.

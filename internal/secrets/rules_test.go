@@ -77,9 +77,9 @@ func TestRulesPositiveAndNegative(t *testing.T) {
 			}
 		})
 	}
-	for _, kind := range rs.Kinds() {
-		if !covered[kind] {
-			t.Errorf("rule %s has no test case", kind)
+	for _, r := range rs.rules {
+		if !covered[r.ID] {
+			t.Errorf("rule %s has no test case", r.ID)
 		}
 	}
 }

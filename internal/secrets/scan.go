@@ -57,7 +57,6 @@ type lineScanner struct {
 	class   parse.Classifier // for lines read with DeferClassify
 	finder  finder
 	w       walker
-	lowText []byte
 	text    []byte
 	offs    offsetMap
 	matches []Match
@@ -76,9 +75,6 @@ func (ls *lineScanner) scanLine(l *parse.Line) []hit {
 	raw := l.Raw
 	occs, keyed := ls.rules.keywords.positions(raw, ls.occs[:0])
 	ls.occs = occs
-	if len(ls.rules.keywords.short) > 0 {
-		slices.SortStableFunc(ls.occs, func(a, b occurrence) int { return a.at - b.at })
-	}
 	ls.everyString = ls.rules.always || hasASCIIEscape(raw) || ls.rules.keywords.escapable
 	if len(ls.occs) == 0 && !ls.everyString && !keyed {
 		return nil
@@ -119,8 +115,7 @@ func (ls *lineScanner) scanObject(raw []byte, from, to int) error {
 		}
 		var ms []Match
 		if ls.everyString {
-			ls.lowText = lowerASCII(ls.lowText[:0], text)
-			ms = ls.finder.find(ls.rules, text, ls.lowText, ls.matches[:0])
+			ms = ls.finder.find(ls.rules, text, ls.matches[:0])
 		} else {
 			// The keywords are where the line's search found them.
 			ls.local = ls.local[:0]
@@ -176,9 +171,8 @@ func (ls *lineScanner) keyName(obj []byte) []byte {
 // scanText searches text, at offset off of the line, as plain text: a
 // line that holds no object, or an object the walker could not follow.
 func (ls *lineScanner) scanText(text []byte, off int) {
-	ls.lowText = lowerASCII(ls.lowText[:0], text)
 	id, _ := parse.PrefixString(text, "id")
-	for _, m := range ls.finder.find(ls.rules, text, ls.lowText, ls.matches[:0]) {
+	for _, m := range ls.finder.find(ls.rules, text, ls.matches[:0]) {
 		ls.hits = append(ls.hits, newHit(m, text, off+m.Start, off+m.End, id, ""))
 	}
 }

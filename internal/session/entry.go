@@ -270,10 +270,9 @@ func readMessage(t *parse.Tape, n int, d Detail) Message {
 func toolCalls(t *parse.Tape, n int) []ToolCall {
 	var calls []ToolCall
 	for b := range t.Elements(n) {
-		if t.StrOf(b, "type") != "toolCall" {
-			continue
+		if t.StrOf(b, "type") == "toolCall" {
+			calls = append(calls, ToolCall{ID: t.StrOf(b, "id"), Name: t.StrOf(b, "name")})
 		}
-		calls = append(calls, ToolCall{ID: t.StrOf(b, "id"), Name: t.StrOf(b, "name")})
 	}
 	return calls
 }
@@ -327,11 +326,8 @@ func readKeptIndex(t *parse.Tape, n int) KeptIndex {
 	if n < 0 {
 		return KeptIndex{}
 	}
-	k := KeptIndex{Present: true, Text: fmt.Sprint(t.Value(n))}
-	var err error
-	k.N, err = t.Int(n)
-	k.IsInt = err == nil
-	return k
+	i, err := t.Int(n)
+	return KeptIndex{Present: true, N: i, IsInt: err == nil, Text: fmt.Sprint(t.Value(n))}
 }
 
 // readUsage reads the usage record at node n.

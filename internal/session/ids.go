@@ -43,3 +43,24 @@ func derive(sessionID string, line, attempt uint64) string {
 	sum := sha256.Sum256(binary.BigEndian.AppendUint64(b, attempt))
 	return hex.EncodeToString(sum[:4])
 }
+
+// HexID reads an id of exactly 8 lowercase hex digits, the shape pi draws
+// and IDs derives, as a number: a compact key for the entry.
+func HexID(id string) (uint32, bool) {
+	if len(id) != 8 {
+		return 0, false
+	}
+	var v uint32
+	for i := 0; i < 8; i++ {
+		c := id[i]
+		switch {
+		case '0' <= c && c <= '9':
+			v = v<<4 | uint32(c-'0')
+		case 'a' <= c && c <= 'f':
+			v = v<<4 | uint32(c-'a'+10)
+		default:
+			return 0, false
+		}
+	}
+	return v, true
+}

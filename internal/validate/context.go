@@ -85,10 +85,8 @@ func (k *linker) compaction(e entry, ord int32) *special {
 		}
 		return sp
 	}
-	if first, ok := e.FirstKeptID, e.HasFirstKeptID; ok {
-		if target, found := k.ids.get(first); found {
-			sp.firstKept = target
-		}
+	if target, found := k.ids.get(e.FirstKeptID); e.HasFirstKeptID && found {
+		sp.firstKept = target
 	}
 	return sp
 }
@@ -188,33 +186,33 @@ func (k *linker) defaultPath() []int32 {
 	return path
 }
 
-// contextEntries applies the last compaction's cut to a path.
+// contextEntries applies the last compaction's cut to a path. In an omp
+// file a later reset_boundary (/clear) cuts instead: the context starts
+// after it (a compaction after the boundary supersedes it).
 func (k *linker) contextEntries(path []int32) []int32 {
-	if k.omp {
-		if reset := k.ompReset(path); reset >= 0 {
-			return path[reset+1:]
-		}
-	}
-	ci := -1
-	for i, ord := range path {
-		if k.name(k.node(ord).typ) == "compaction" {
-			ci = i
-		}
+	ci := k.last(path, "compaction")
+	if reset := k.last(path, "reset_boundary"); k.omp && reset > ci {
+		return path[reset+1:]
 	}
 	if ci < 0 {
 		return path
 	}
 	c := k.specials[path[ci]]
 	out := []int32{path[ci]}
-	if !c.hasTail && c.firstKept >= 0 {
-		for i := 0; i < ci; i++ {
-			if path[i] == c.firstKept {
-				out = append(out, path[i:ci]...)
-				break
-			}
-		}
+	if i := slices.Index(path[:ci], c.firstKept); i >= 0 && !c.hasTail {
+		out = append(out, path[i:ci]...)
 	}
 	return append(out, path[ci+1:]...)
+}
+
+// last is the index on path of the last entry of type typ, or -1.
+func (k *linker) last(path []int32, typ string) int {
+	for i := len(path) - 1; i >= 0; i-- {
+		if k.name(k.node(path[i]).typ) == typ {
+			return i
+		}
+	}
+	return -1
 }
 
 // turnOf is the turn of an entry that projects a message.

@@ -70,19 +70,18 @@ type inspector struct {
 	free      []*batch
 	work      chan *batch
 	wg        sync.WaitGroup
-	untrusted atomic.Int64 // line of the first fatal corruption, 0 for none
+	untrusted atomic.Int64 // line of the first fatal corruption (0: none): later entries are not checked
 	closed    bool
 	dialect   parse.Dialect
 }
 
 // newInspector starts the inspector of the entries after p's header.
 func newInspector(p *pass) *inspector {
-	in := &inspector{opts: p.opts, version: p.rep.Version, to: p, dialect: p.dialect}
+	in := &inspector{opts: p.opts, version: p.rep.Version, to: p, dialect: p.rep.Dialect}
 	if in.opts.Workers > 1 {
 		in.work = make(chan *batch, in.opts.Workers)
-		for w := 0; w < in.opts.Workers; w++ {
-			in.wg.Add(1)
-			go in.worker()
+		for range in.opts.Workers {
+			in.wg.Go(in.worker)
 		}
 	}
 	in.cur = in.newBatch()
@@ -120,17 +119,9 @@ func (in *inspector) release() {
 }
 
 func (in *inspector) worker() {
-	defer in.wg.Done()
 	for b := range in.work {
 		in.inspectBatch(b)
 		close(b.done)
-	}
-}
-
-// distrust tells the workers that entries after line n are not checked.
-func (in *inspector) distrust(n int) {
-	if in.untrusted.Load() == 0 {
-		in.untrusted.Store(int64(n))
 	}
 }
 
@@ -272,16 +263,14 @@ func (in *inspector) inspectItem(b *batch, it *item) lineResult {
 	if l.Class == parse.Unclassified {
 		l.Raw = raw
 	}
-	check := true
-	if n := in.untrusted.Load(); n != 0 && int64(l.Num) > n {
-		check = false
-	}
+	n := in.untrusted.Load()
+	check := n == 0 || int64(l.Num) <= n
 	if check && l.Class == parse.Unclassified {
-		if span, ok := b.tape.Line(raw); ok {
+		if _, ok := b.tape.Line(raw); ok {
 			l.Verdict = parse.Verdict{Class: parse.Object}
 			r := lineResult{num: l.Num, class: parse.Object, objects: 1, inspected: true}
 			r.finding, r.hasFinding = l.Finding()
-			b.results = append(b.results, in.inspect(&b.tape, l.Num, raw[span[0]:span[1]]))
+			b.results = append(b.results, in.inspect(&b.tape, l.Num))
 			return r
 		}
 	}
@@ -302,21 +291,18 @@ func (in *inspector) inspectItem(b *batch, it *item) lineResult {
 
 // buildAndInspect builds the tape of one entry and inspects it.
 func (in *inspector) buildAndInspect(b *batch, line int, raw []byte) inspected {
-	err := b.tape.Build(raw)
-	if f, bad := decodeFinding(line, err); bad {
+	if f, bad := decodeFinding(line, b.tape.Build(raw)); bad {
 		return inspected{findings: []finding.Finding{f}}
 	}
-	return in.inspect(&b.tape, line, raw)
+	return in.inspect(&b.tape, line)
 }
 
-// inspect runs the checks that need only the entry on tape t (whose
-// bytes are raw): its type, its JSON Schema; and reads what the linkage
-// checks need.
-func (in *inspector) inspect(t *parse.Tape, line int, raw []byte) inspected {
-	typ, _ := t.Str(t.Get(0, "type"))
+// inspect runs the checks that need only the entry on tape t: its type,
+// its JSON Schema; and reads what the linkage checks need.
+func (in *inspector) inspect(t *parse.Tape, line int) inspected {
+	typ := t.StrOf(0, "type")
 	if typ == "session" {
-		id, _ := t.Str(t.Get(0, "id"))
-		return inspected{findings: []finding.Finding{finding.Errorf(finding.MisplacedHeader, line, "a session header after the first record").WithEntry(id)}}
+		return inspected{findings: []finding.Finding{finding.Errorf(finding.MisplacedHeader, line, "a session header after the first record").WithEntry(t.StrOf(0, "id"))}}
 	}
 	detail := session.Links
 	if in.opts.Observer != nil {

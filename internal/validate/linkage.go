@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pisess/pisess/internal/finding"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // node is the compact per-entry record the linkage checks keep: a few
@@ -157,7 +158,7 @@ func (k *linker) lostIn(id string) string {
 func (k *linker) node(i int32) *node { return k.nodes.at(i) }
 
 // enter checks one entry against the entries before it and records it.
-func (k *linker) enter(e entry) int32 {
+func (k *linker) enter(e entry) {
 	ord := k.nodes.len()
 	parent := k.resolveParent(e, ord)
 	n := node{parent: parent, jump: -1, aux: -1, line: int32(e.line), typ: k.code(e.Type)}
@@ -166,7 +167,7 @@ func (k *linker) enter(e entry) int32 {
 		n.depth = p.depth + 1
 		n.jump = k.jumpFor(parent)
 	}
-	if h, ok := hexID(e.ID); ok && e.HasID {
+	if h, ok := session.HexID(e.ID); ok && e.HasID {
 		n.id, n.flags = h, n.flags|flagHexID
 	}
 	if e.Type == "message" {
@@ -182,7 +183,6 @@ func (k *linker) enter(e entry) int32 {
 	k.checkReferences(e, ord) // before register: an entry cannot name itself
 	k.register(e, ord)
 	k.remember(e, ord)
-	return ord
 }
 
 // resolveParent finds the ordinal of e's parent and reports parent faults.
@@ -401,7 +401,7 @@ func newIDIndex() idIndex {
 }
 
 func (x idIndex) get(id string) (int32, bool) {
-	if h, ok := hexID(id); ok {
+	if h, ok := session.HexID(id); ok {
 		ord, found := x.hex[h]
 		return ord, found
 	}
@@ -410,29 +410,9 @@ func (x idIndex) get(id string) (int32, bool) {
 }
 
 func (x idIndex) put(id string, ord int32) {
-	if h, ok := hexID(id); ok {
+	if h, ok := session.HexID(id); ok {
 		x.hex[h] = ord
 		return
 	}
 	x.other[strings.Clone(id)] = ord
-}
-
-// hexID packs an id of exactly 8 lowercase hex digits.
-func hexID(id string) (uint32, bool) {
-	if len(id) != 8 {
-		return 0, false
-	}
-	var v uint32
-	for i := 0; i < 8; i++ {
-		c := id[i]
-		switch {
-		case '0' <= c && c <= '9':
-			v = v<<4 | uint32(c-'0')
-		case 'a' <= c && c <= 'f':
-			v = v<<4 | uint32(c-'a'+10)
-		default:
-			return 0, false
-		}
-	}
-	return v, true
 }

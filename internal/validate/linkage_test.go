@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/finding"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // TestIsAncestorMatchesNaiveWalk builds random trees (parents always
@@ -82,8 +83,8 @@ func TestHexID(t *testing.T) {
 		id string
 		ok bool
 	}{{"a1b2c3d4", true}, {"00000000", true}, {"A1B2C3D4", false}, {"a1b2c3d", false}, {"a1b2c3d4e", false}, {"g1b2c3d4", false}} {
-		if _, ok := hexID(tt.id); ok != tt.ok {
-			t.Errorf("hexID(%q) ok = %v, want %v", tt.id, ok, tt.ok)
+		if _, ok := session.HexID(tt.id); ok != tt.ok {
+			t.Errorf("session.HexID(%q) ok = %v, want %v", tt.id, ok, tt.ok)
 		}
 	}
 	x := newIDIndex()

@@ -49,24 +49,6 @@ func isEntryTypeOf(d parse.Dialect, t string) bool {
 	return session.IsEntryType(t)
 }
 
-// checkOmpTape checks the record on tape t of an omp file (header or
-// entry) with omp's schemas. An entry of an unknown type yields nil:
-// unknown_entry_type is reported elsewhere.
-func (s *Schemas) checkOmpTape(line int, t *parse.Tape) []finding.Finding {
-	typ, typed := t.Str(t.Get(0, "type"))
-	c, ok := s.omp.entries[typ]
-	switch {
-	case typ == "session":
-		c, ok = s.omp.header, true
-	case !typed:
-		c, ok = s.versions[CurrentVersion].untyped, true
-	}
-	if !ok {
-		return nil
-	}
-	return c.checkTape(line, t, nil)
-}
-
 // sniff reads the start of r to tell its dialect, and returns a reader
 // that still yields every byte of r.
 func sniff(r io.Reader) (parse.Dialect, io.Reader) {
@@ -82,7 +64,7 @@ func sniff(r io.Reader) (parse.Dialect, io.Reader) {
 // have omp overwrite the header or leave debris), and it must match
 // omp-title.json.
 func (p *pass) titleSlot(l *parse.Line) bool {
-	if p.dialect != parse.Omp || l.Num != 1 || l.Class != parse.Object || len(l.Objects) != 1 || !parse.IsTitleSlot(l.Raw) {
+	if p.rep.Dialect != parse.Omp || l.Num != 1 || l.Class != parse.Object || len(l.Objects) != 1 || !parse.IsTitleSlot(l.Raw) {
 		return false
 	}
 	if l.Size != parse.TitleSlotBytes || !l.Newline || l.CRLF {
@@ -95,38 +77,28 @@ func (p *pass) titleSlot(l *parse.Line) bool {
 			p.add(f)
 			return true
 		}
-		for _, f := range p.opts.Schemas.omp.title.checkTape(l.Num, &t, nil) {
-			p.add(f)
-		}
+		p.rep.Findings = append(p.rep.Findings, p.opts.Schemas.omp.title.checkTape(l.Num, &t, nil)...)
 	}
 	return true
 }
 
 // checkIn checks the record on tape t, line line of a file of the given
-// version, with the schemas of dialect d.
+// version, with the schemas of dialect d. In an omp file, an entry of an
+// unknown type yields nil: unknown_entry_type is reported elsewhere.
 func (s *Schemas) checkIn(d parse.Dialect, version, line int, t *parse.Tape) []finding.Finding {
-	if d == parse.Omp {
-		return s.checkOmpTape(line, t)
+	if d != parse.Omp {
+		return s.CheckTape(version, line, t)
 	}
-	return s.CheckTape(version, line, t)
-}
-
-// ompReset is where omp's context starts on a path of ordinals: after its
-// last reset_boundary (/clear) when that comes after the last compaction
-// (a compaction after the boundary supersedes it). It returns the
-// boundary's index on the path, or -1.
-func (k *linker) ompReset(path []int32) int {
-	reset, compaction := -1, -1
-	for i, ord := range path {
-		switch k.name(k.node(ord).typ) {
-		case "reset_boundary":
-			reset = i
-		case "compaction":
-			compaction = i
-		}
+	typ, typed := t.Str(t.Get(0, "type"))
+	c, ok := s.omp.entries[typ]
+	switch {
+	case typ == "session":
+		c, ok = s.omp.header, true
+	case !typed:
+		c, ok = s.versions[CurrentVersion].untyped, true
 	}
-	if reset > compaction {
-		return reset
+	if !ok {
+		return nil
 	}
-	return -1
+	return c.checkTape(line, t, nil)
 }

@@ -53,6 +53,7 @@ type versionSchemas struct {
 	entries map[string]check // entry type (except message) -> check
 	message check            // message entry whose role cannot be dispatched
 	roles   map[string]check // message role -> check of the whole entry
+	legal   []string         // the roles legal in this version, in the spec's order
 }
 
 // check is one schema compiled twice: quick answers "valid?" without
@@ -66,28 +67,8 @@ type check struct {
 // most runs never explain a line, and compiling them all up front cost
 // more than validating a few megabytes (24 ms, 7 MB of garbage).
 type lazySchema struct {
-	url    string
-	shared *sharedCompiler
-	once   sync.Once
-	schema *jsonschema.Schema
-	err    error
-}
-
-// sharedCompiler is the jsonschema compiler the lazy schemas share; it is
-// not safe for concurrent use, hence the lock.
-type sharedCompiler struct {
-	mu sync.Mutex
-	c  *jsonschema.Compiler
-}
-
-// get compiles the schema, once.
-func (l *lazySchema) get() (*jsonschema.Schema, error) {
-	l.once.Do(func() {
-		l.shared.mu.Lock()
-		defer l.shared.mu.Unlock()
-		l.schema, l.err = l.shared.c.Compile(l.url)
-	})
-	return l.schema, l.err
+	url string
+	get func() (*jsonschema.Schema, error) // compiles it, once
 }
 
 // validate validates v with the full schema.
@@ -123,15 +104,14 @@ func CompileSchemas() (*Schemas, error) {
 // checkCompiler feeds the embedded files to both compilers.
 type checkCompiler struct {
 	full  *jsonschema.Compiler
+	mu    *sync.Mutex // full is not safe for concurrent use, and compiles later
 	quick *quickCompiler
-	lazy  *sharedCompiler // full, for the checks compiled later
 }
 
 // newCheckCompiler returns a compiler holding the embedded files: draft
 // 2020-12, no loader, so nothing is ever fetched.
 func newCheckCompiler() (*checkCompiler, error) {
-	c := &checkCompiler{full: jsonschema.NewCompiler(), quick: newQuickCompiler()}
-	c.lazy = &sharedCompiler{c: c.full}
+	c := &checkCompiler{full: jsonschema.NewCompiler(), mu: new(sync.Mutex), quick: newQuickCompiler()}
 	c.full.Draft = jsonschema.Draft2020
 	c.full.LoadURL = func(u string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("schema %s is not embedded (no network access)", u)
@@ -167,7 +147,13 @@ func (c *checkCompiler) compile(file, ptr string) (check, error) {
 	if err != nil {
 		return check{}, fmt.Errorf("quick check: %w", err)
 	}
-	return check{quick: quick, full: &lazySchema{url: u, shared: c.lazy}}, nil
+	full, mu := c.full, c.mu // not c, which holds the quick compiler
+	get := sync.OnceValues(func() (*jsonschema.Schema, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return full.Compile(u)
+	})
+	return check{quick: quick, full: &lazySchema{url: u, get: get}}, nil
 }
 
 // compileVersion compiles the entry checks of one file version. Version 1
@@ -206,6 +192,7 @@ func (c *checkCompiler) compileVersion(version int) (*versionSchemas, error) {
 	if version < 3 {
 		roles = append(roles[:len(roles):len(roles)], legacyRole)
 	}
+	vs.legal = roles
 	for _, r := range roles {
 		if vs.roles[r], err = c.compileGlue(version, r, baseRef); err != nil {
 			return nil, err
@@ -291,11 +278,10 @@ func (c check) checkTape(line int, t *parse.Tape, extra []finding.Finding) []fin
 // entryIDOf is the entry id the findings of the record on tape t name:
 // none for the header and omp's title slot, which are no entries.
 func entryIDOf(t *parse.Tape) string {
-	if typ, _ := t.Str(t.Get(0, "type")); typ == "session" || typ == "title" {
+	if typ := t.StrOf(0, "type"); typ == "session" || typ == "title" {
 		return ""
 	}
-	id, _ := t.Str(t.Get(0, "id"))
-	return id
+	return t.StrOf(0, "id")
 }
 
 // dispatchTape picks the check for the record on tape t, plus findings
@@ -324,13 +310,9 @@ func (s *Schemas) dispatchTape(version int, t *parse.Tape) (c check, extra []fin
 // role. A role that is not legal in the file's version gets a finding of
 // its own and the rest of the entry is checked without role-specific rules.
 func (vs *versionSchemas) messageCheck(version int, t *parse.Tape) (check, []finding.Finding) {
-	msg := t.Get(0, "message")
-	if t.Kind(msg) != parse.KindObject {
-		return vs.message, nil
-	}
-	role, ok := t.Str(t.Get(msg, "role"))
+	role, ok := t.Str(t.Get(t.Get(0, "message"), "role"))
 	if !ok {
-		return vs.message, nil // the schema reports a missing or non-string role
+		return vs.message, nil // the schema reports a message that is no object, or its role
 	}
 	if c, ok := vs.roles[role]; ok {
 		return c, nil
@@ -341,24 +323,11 @@ func (vs *versionSchemas) messageCheck(version int, t *parse.Tape) (check, []fin
 // roleFinding is the finding of a message role that is not legal in the
 // file's version.
 func (vs *versionSchemas) roleFinding(version int, role string) finding.Finding {
-	var text string
+	text := fmt.Sprintf("unknown message role %s (expected one of %s)", quoteValue(role), strings.Join(vs.legal, ", "))
 	if role == legacyRole {
 		text = fmt.Sprintf("role %q is the version-2 name of \"custom\"; a version-%d file must use \"custom\"", role, version)
-	} else {
-		text = fmt.Sprintf("unknown message role %s (expected one of %s)", quoteValue(role), strings.Join(vs.roleNames(), ", "))
 	}
 	return finding.Errorf(finding.Schema, 0, "%s", text).WithPointer("/message/role")
-}
-
-// roleNames lists the roles legal in this version, in the spec's order.
-func (vs *versionSchemas) roleNames() []string {
-	names := make([]string, 0, len(vs.roles))
-	for _, r := range append(currentRoles[:len(currentRoles):len(currentRoles)], legacyRole) {
-		if _, ok := vs.roles[r]; ok {
-			names = append(names, r)
-		}
-	}
-	return names
 }
 
 // report validates v, a record the quick check rejected or one with
@@ -447,9 +416,6 @@ func missingKeys(msg string) []string {
 // instancePointer turns jsonschema's instance location, whose tokens are
 // percent-encoded, into a plain RFC 6901 pointer.
 func instancePointer(loc string) string {
-	if !strings.Contains(loc, "%") {
-		return loc
-	}
 	if p, err := url.PathUnescape(loc); err == nil {
 		return p
 	}
@@ -461,21 +427,13 @@ func escapeToken(t string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
 }
 
-// pointerTokens splits an RFC 6901 pointer into unescaped tokens.
-func pointerTokens(ptr string) []string {
-	if ptr == "" {
-		return nil
-	}
-	toks := strings.Split(ptr[1:], "/")
-	for i, t := range toks {
-		toks[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
-	}
-	return toks
-}
-
-// resolve returns the value at ptr in v.
+// resolve returns the value at ptr, an RFC 6901 pointer, in v.
 func resolve(v any, ptr string) (any, bool) {
-	for _, tok := range pointerTokens(ptr) {
+	if ptr == "" {
+		return v, true
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		switch c := v.(type) {
 		case map[string]any:
 			next, ok := c[tok]

@@ -50,8 +50,7 @@ type keyRule struct {
 	bit    uint64
 }
 
-// index builds keys from props and required, once they are compiled. With
-// more than 64 required keys validAt looks them up one by one instead.
+// index builds keys from props and required, once they are compiled.
 func (s *quickSchema) index() {
 	if len(s.props) == 0 && len(s.required) == 0 {
 		return
@@ -59,9 +58,6 @@ func (s *quickSchema) index() {
 	s.keys = make(map[string]keyRule, len(s.props)+len(s.required))
 	for _, p := range s.props {
 		s.keys[p.name] = keyRule{schema: p.schema}
-	}
-	if len(s.required) > 64 {
-		return
 	}
 	for i, k := range s.required {
 		r := s.keys[k]
@@ -81,21 +77,16 @@ const fewKeys = 4
 
 // rule returns what s says about the key of member k of a tape.
 func (s *quickSchema) rule(t *parse.Tape, k int) (keyRule, bool) {
-	if t.Escaped(k) {
-		key, _ := t.Str(k)
-		r, ok := s.keys[key]
-		return r, ok
-	}
-	text := t.Text(k)
+	key, _ := t.Str(k) // shares the tape unless escaped
 	if s.few != nil {
 		for i, name := range s.few {
-			if name == string(text) {
+			if name == key {
 				return s.fewRules[i], true
 			}
 		}
 		return keyRule{}, false
 	}
-	r, ok := s.keys[string(text)]
+	r, ok := s.keys[key]
 	return r, ok
 }
 
@@ -199,26 +190,11 @@ func (s *quickSchema) objectValidAt(t *parse.Tape, n int) bool {
 			}
 		}
 	}
-	if len(s.required) > 64 {
-		for _, k := range s.required {
-			if t.Get(n, k) < 0 {
-				return false
-			}
-		}
-		return true
-	}
 	return seen == s.requires
 }
 
 // validString checks minLength and pattern on string node n.
 func (s *quickSchema) validString(t *parse.Tape, n int) bool {
-	if !t.Escaped(n) {
-		text := t.Text(n)
-		if s.minLength > 0 && utf8.RuneCount(text) < s.minLength {
-			return false
-		}
-		return s.pattern == nil || s.pattern.Match(text)
-	}
 	x, _ := t.Str(n)
 	if s.minLength > 0 && utf8.RuneCountInString(x) < s.minLength {
 		return false
@@ -267,13 +243,9 @@ func integerLiteral(lit []byte) bool {
 func inEnumAt(t *parse.Tape, n int, values []any) bool {
 	switch t.Kind(n) {
 	case parse.KindString:
-		if t.Escaped(n) {
-			x, _ := t.Str(n)
-			return inEnum(x, values)
-		}
-		text := t.Text(n)
+		x, _ := t.Str(n)
 		for _, e := range values {
-			if s, ok := e.(string); ok && s == string(text) {
+			if s, ok := e.(string); ok && s == x {
 				return true
 			}
 		}
@@ -355,27 +327,19 @@ func (c *quickCompiler) compile(file, ptr string) (*quickSchema, error) {
 	if !ok {
 		return nil, fmt.Errorf("quick check: %s has nothing at #%s", file, ptr)
 	}
+	m, ok := sub.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s#%s: schema is a %T, want an object", file, ptr, sub)
+	}
 	n := &quickSchema{minLength: -1}
 	c.nodes[key] = n
-	if err := c.fill(n, file, ptr, sub); err != nil {
-		return nil, fmt.Errorf("%s#%s: %w", file, ptr, err)
+	for _, k := range sortedKeys(m) {
+		if err := c.keyword(n, file, ptr, k, m[k]); err != nil {
+			return nil, fmt.Errorf("%s#%s: %s: %w", file, ptr, k, err)
+		}
 	}
 	n.index()
 	return n, nil
-}
-
-// fill compiles the keywords of the schema object s, found at file#ptr.
-func (c *quickCompiler) fill(n *quickSchema, file, ptr string, s any) error {
-	m, ok := s.(map[string]any)
-	if !ok {
-		return fmt.Errorf("schema is a %T, want an object", s)
-	}
-	for _, k := range sortedKeys(m) {
-		if err := c.keyword(n, file, ptr, k, m[k]); err != nil {
-			return fmt.Errorf("%s: %w", k, err)
-		}
-	}
-	return nil
 }
 
 // keyword compiles one keyword into n.
@@ -394,7 +358,9 @@ func (c *quickCompiler) keyword(n *quickSchema, file, ptr, k string, val any) er
 		}
 		n.enum, err = scalars(list)
 	case "required":
-		n.required, err = stringsOf(val)
+		if n.required, err = stringsOf(val); len(n.required) > 64 {
+			return fmt.Errorf("more than 64 keys: not supported by the quick check (teach schemas_quick.go)")
+		}
 	case "properties":
 		props, ok := val.(map[string]any)
 		if !ok {
@@ -432,13 +398,11 @@ func (c *quickCompiler) keyword(n *quickSchema, file, ptr, k string, val any) er
 		target, err = c.ref(file, val)
 		n.allOf = append(n.allOf, target)
 	case "minLength":
-		var r *big.Rat
-		if r, err = numberOf(val); err == nil {
-			if !r.IsInt() {
-				return fmt.Errorf("want an integer")
-			}
-			n.minLength = int(r.Num().Int64())
+		r, ok := ratOf(val)
+		if !ok || !r.IsInt() {
+			return fmt.Errorf("want an integer")
 		}
+		n.minLength = int(r.Num().Int64())
 	case "minimum":
 		n.minimum, err = numberOf(val)
 	case "pattern":

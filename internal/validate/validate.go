@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"sync"
 
@@ -88,12 +89,7 @@ func (r *Report) count(s finding.Severity) int {
 
 // Has reports whether the report has a finding with the code.
 func (r *Report) Has(code finding.Code) bool {
-	for _, f := range r.Findings {
-		if f.Code == code {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.Findings, func(f finding.Finding) bool { return f.Code == code })
 }
 
 // IOError is a file that could not be read; it maps to exit code 2.
@@ -121,10 +117,8 @@ func File(path string, opts Options) (*Report, error) {
 		return nil, &IOError{Path: path, Err: errors.New("is a directory")}
 	}
 	if max := opts.Limits.MaxFileBytes; max > 0 && info.Mode().IsRegular() && info.Size() > max {
-		rep := &Report{File: path, FileBytes: finding.NameBytes(path), Kind: Session, Dialect: parse.Pi, Bytes: info.Size(), Findings: []finding.Finding{}}
-		rep.Findings = append(rep.Findings, finding.Errorf(finding.FileTooLarge, 0, "file of %d bytes exceeds the limit of %d (--max-file-bytes)", info.Size(), max))
-		rep.Status = Invalid
-		return rep, nil
+		tooLarge := finding.Errorf(finding.FileTooLarge, 0, "file of %d bytes exceeds the limit of %d (--max-file-bytes)", info.Size(), max)
+		return &Report{File: path, FileBytes: finding.NameBytes(path), Status: Invalid, Kind: Session, Dialect: parse.Pi, Bytes: info.Size(), Findings: []finding.Finding{tooLarge}}, nil
 	}
 	if info.Size() < 4*batchBytes {
 		opts.Workers = 1 // not worth the goroutines
@@ -135,9 +129,8 @@ func File(path string, opts Options) (*Report, error) {
 // Stream validates a session read from r; name is used in the report.
 func Stream(name string, r io.Reader, opts Options) (*Report, error) {
 	src, _ := parse.SourceOf(r) // before sniff reads r
-	dialect, r := sniff(r)
 	p := newPass(name, opts)
-	p.dialect, p.rep.Dialect = dialect, dialect
+	p.rep.Dialect, r = sniff(r)
 	rd := getReader(r, opts.Limits)
 	defer putReader(rd)
 	rd.SetSource(src)
@@ -166,14 +159,12 @@ func Stream(name string, r io.Reader, opts Options) (*Report, error) {
 }
 
 // readers keeps Readers, with their 256 KiB buffers, for the next file.
-var readers sync.Pool
+var readers = sync.Pool{New: func() any { return parse.NewReader(nil, parse.Limits{}) }}
 
 func getReader(r io.Reader, limits parse.Limits) *parse.Reader {
-	if rd, ok := readers.Get().(*parse.Reader); ok {
-		rd.Reset(r, limits)
-		return rd
-	}
-	return parse.NewReader(r, limits)
+	rd := readers.Get().(*parse.Reader)
+	rd.Reset(r, limits)
+	return rd
 }
 
 func putReader(rd *parse.Reader) {
@@ -197,7 +188,6 @@ type pass struct {
 	checking bool             // the header allows entry checks
 	lastLine int
 	tail     bool // a torn write was seen: a partial tail or a torn line (status tolerated)
-	dialect  parse.Dialect
 }
 
 func newPass(name string, opts Options) *pass {
@@ -265,8 +255,7 @@ func (p *pass) record(line int, raw []byte) {
 // inspector for the entries.
 func (p *pass) headerRecord(line int, raw []byte) {
 	var t parse.Tape
-	err := t.Build(raw)
-	if f, bad := decodeFinding(line, err); bad {
+	if f, bad := decodeFinding(line, t.Build(raw)); bad {
 		p.add(f)
 		p.trusted = false
 		return
@@ -312,13 +301,11 @@ func (p *pass) header(line int, t *parse.Tape) {
 		return
 	}
 	if p.opts.Schemas != nil {
-		for _, f := range p.opts.Schemas.checkIn(p.dialect, h.Version, line, t) {
-			p.add(f)
-		}
+		p.rep.Findings = append(p.rep.Findings, p.opts.Schemas.checkIn(p.rep.Dialect, h.Version, line, t)...)
 	}
 	p.versionFinding(line, h.Version)
 	p.links.forked = h.ParentSession != ""
-	p.links.omp = p.dialect == parse.Omp
+	p.links.omp = p.rep.Dialect == parse.Omp
 	if p.opts.Observer != nil {
 		p.opts.Observer.Header(line, &h)
 	}
@@ -375,7 +362,7 @@ func (p *pass) settleLine(r *lineResult, objs []inspected) {
 	case parse.Corrupt:
 		if p.trusted {
 			p.trusted = false
-			p.insp.distrust(r.num)
+			p.insp.untrusted.Store(int64(r.num))
 		}
 	}
 }
