@@ -85,10 +85,10 @@ type scanWorker struct {
 }
 
 // A settler takes the facts of every object, and of every line without
-// one, in file order: a batch at a time, each batch's packed strings
-// first.
+// one, in file order: a batch at a time, each batch first whole (its facts
+// and its packed strings), then each of its facts.
 type settler interface {
-	pack(b []byte)
+	begin(out []facts, pack []byte)
 	settle(f *facts) error
 }
 
@@ -174,7 +174,7 @@ func (p *pipeline) drain(keep int) error {
 		b := p.queue[0]
 		<-b.done
 		p.queue = p.queue[1:]
-		p.pack(b.pack)
+		p.begin(b.out, b.pack)
 		for i := range b.out {
 			if err := p.settle(&b.out[i]); err != nil {
 				return err

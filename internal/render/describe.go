@@ -389,14 +389,38 @@ func firstRunes(s string, n int) string {
 
 // wordsUpTo collapses white space and stops after limit runes (0: none).
 // Invalid UTF-8 comes out as U+FFFD, a byte at a time, as ranging over
-// the string gives it.
+// the string gives it. A start of s that is already plain words (printable
+// ASCII, single spaces) is taken as it is, without copying.
 func wordsUpTo(s string, limit int) string {
+	n, i, w := 0, 0, 0 // runes out, bytes read; s[:w] is what is out so far
+	space := false
+	for ; i < len(s) && (limit <= 0 || n < limit); i++ {
+		c := s[i]
+		if c == ' ' && !space && w == i && w > 0 {
+			space = true
+			continue
+		}
+		if c <= ' ' || c >= utf8.RuneSelf-1 { // white space, a control, DEL or beyond ASCII
+			return collapseWords(s, i, limit, n, space, w)
+		}
+		if space {
+			n, space = n+1, false
+		}
+		n++
+		w = i + 1
+	}
+	return s[:w]
+}
+
+// collapseWords is wordsUpTo from byte i of s on, with s[:w] out so far
+// (n runes) and a space pending or not.
+func collapseWords(s string, i, limit, n int, space bool, w int) string {
 	var b strings.Builder
 	if limit > 0 {
 		b.Grow(min(len(s), limit+8)) // the words of a line of plain text in one allocation
 	}
-	n, space := 0, false
-	for i := 0; i < len(s) && (limit <= 0 || n < limit); {
+	b.WriteString(s[:w])
+	for i < len(s) && (limit <= 0 || n < limit) {
 		r, size := rune(s[i]), 1 // ASCII, most text, without decoding
 		if r >= utf8.RuneSelf {
 			r, size = utf8.DecodeRuneInString(s[i:])

@@ -477,16 +477,27 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 			clockCols := tw.width(clock)
 			var buf [10]cell
 			cells := append(buf[:0],
-				cell{text: strings.Repeat(" ", numWidth-len(num)) + num + "  ", cols: numWidth + 2, paint: st.Dim},
+				cell{text: pad(numWidth-len(num)) + num + "  ", cols: numWidth + 2, paint: st.Dim},
 				cell{text: shortID(e.ID()), paint: st.Accent}, cell{text: "  ", cols: 2},
-				cell{text: clock + strings.Repeat(" ", max(0, 8-clockCols)), cols: max(8, clockCols), paint: st.Dim}, cell{text: "  ", cols: 2},
-				cell{text: kind + strings.Repeat(" ", kindWidth-kindCols), cols: kindWidth, paint: d.paint(st)}, cell{text: "  ", cols: 2},
+				cell{text: clock + pad(8-clockCols), cols: max(8, clockCols), paint: st.Dim}, cell{text: "  ", cols: 2},
+				cell{text: kind + pad(kindWidth-kindCols), cols: kindWidth, paint: d.paint(st)}, cell{text: "  ", cols: 2},
 				cell{text: Safe(join(d.detail, ": ", d.text)), flex: true},
 			)
 			tw.line(endMarks(cells, s, e, children[e.Index], i == len(path)-1, st)...)
 		}
 		return tw.flush()
 	})
+}
+
+// spaces is the padding pad cuts from.
+const spaces = "                                                                "
+
+// pad returns n spaces (none for n <= 0).
+func pad(n int) string {
+	if n <= len(spaces) {
+		return spaces[:max(n, 0)]
+	}
+	return strings.Repeat(" ", n)
 }
 
 // splitTime splits an ISO timestamp into its UTC date and time of day.
@@ -662,8 +673,9 @@ func (tw *textWriter) fit(cells []cell) {
 		} else {
 			cells[i].text = tw.truncate(c.text, keep)
 		}
-		total -= widths[i] - tw.width(cells[i].text)
-		widths[i] = tw.width(cells[i].text)
+		shrunk := tw.width(cells[i].text)
+		total -= widths[i] - shrunk
+		widths[i] = shrunk
 		break
 	}
 	if total <= limit {
@@ -685,13 +697,17 @@ func (tw *textWriter) fit(cells []cell) {
 
 // truncate cuts s to n columns, ending in "…" when something was cut.
 func (tw *textWriter) truncate(s string, n int) string {
-	if tw.width(s) <= n {
+	w, narrow := narrowWidth(s)
+	if !narrow {
+		w = tw.cond.StringWidth(s)
+	}
+	if w <= n {
 		return s
 	}
 	if n <= 0 {
 		return ""
 	}
-	if _, ok := narrowWidth(s); ok { // a column a character: cut after n-1 of them
+	if narrow { // a column a character: cut after n-1 of them
 		s = firstRunes(s, n-1)
 	} else {
 		s = tw.cond.Truncate(s, n-1, "")
