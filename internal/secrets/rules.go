@@ -2,6 +2,7 @@ package secrets
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -174,11 +175,7 @@ func LoadRules(r io.Reader, name string) ([]*Rule, error) {
 		}
 		rule, err := fr.compile()
 		if err != nil {
-			id := fr.ID
-			if id == "" {
-				id = fmt.Sprintf("#%d", i+1)
-			}
-			return nil, &RuleError{File: name, Rule: id, Err: err}
+			return nil, &RuleError{File: name, Rule: cmp.Or(fr.ID, fmt.Sprintf("#%d", i+1)), Err: err}
 		}
 		rules = append(rules, rule)
 	}
