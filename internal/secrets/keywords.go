@@ -25,10 +25,6 @@ type keywordSet struct {
 
 func newKeywordSet(words, keyed []string) keywordSet {
 	k := keywordSet{index: map[string]int{}, pairs: new([1 << 16]uint16)}
-	isKeyed := map[string]bool{}
-	for _, w := range keyed {
-		isKeyed[w] = true
-	}
 	for _, w := range append(words, keyed...) {
 		if _, ok := k.index[w]; ok || w == "" {
 			continue
@@ -39,7 +35,7 @@ func newKeywordSet(words, keyed []string) keywordSet {
 			k.escapable = true
 		}
 		k.words = append(k.words, w)
-		k.keyed = append(k.keyed, isKeyed[w])
+		k.keyed = append(k.keyed, slices.Contains(keyed, w))
 		if len(w) == 1 {
 			k.short = append(k.short, i)
 			continue

@@ -372,15 +372,9 @@ var secretKeySuffixes = []string{"password", "passwd", "secret", "token", "apike
 // secretKey reports whether a member named key (as written, in any case)
 // may hold a secret as its whole value: password, apiKey, access_token…
 func (rs *Rules) secretKey(key []byte) bool {
-	if rs.assign == nil {
-		return false
-	}
-	for _, s := range secretKeySuffixes {
-		if len(key) >= len(s) && hasPrefixFold(key[len(key)-len(s):], s) {
-			return true
-		}
-	}
-	return false
+	return rs.assign != nil && slices.ContainsFunc(secretKeySuffixes, func(s string) bool {
+		return len(key) >= len(s) && hasPrefixFold(key[len(key)-len(s):], s)
+	})
 }
 
 // keyedSecret reports whether value, the string of a member secretKey
