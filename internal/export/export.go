@@ -156,14 +156,11 @@ func newSession(s *project.Session, leaf *project.Entry, opts Options) (*session
 	for _, e := range path {
 		d.onPath[e] = true
 		t := turn{entry: e, kind: e.Type(), leaf: e == leaf}
-		switch e.Type() {
-		case "message":
+		if e.Type() == "message" {
 			json.Unmarshal(e.Message(), &t.msg)
 			t.kind = cmp.Or(t.msg.Role, "message")
-		default:
-			if raw, ok := entryJSON(e); ok {
-				json.Unmarshal(raw, &t.msg)
-			}
+		} else if raw, ok := entryJSON(e); ok {
+			json.Unmarshal(raw, &t.msg)
 		}
 		if t.kind == "assistant" && t.msg.Usage != nil {
 			d.total.add(t.msg.Usage)
@@ -368,17 +365,13 @@ func visible(s string) string {
 	if clean {
 		return s
 	}
-	s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\r\n", "\n")
-	var b strings.Builder
-	for _, r := range s {
+	return strings.Map(func(r rune) rune {
 		switch {
 		case r < 0x20 && r != '\t' && r != '\n':
-			b.WriteRune(0x2400 + r)
+			return 0x2400 + r
 		case r == 0x7f || r >= 0x80 && r <= 0x9f:
-			b.WriteRune(utf8.RuneError)
-		default:
-			b.WriteRune(r)
+			return utf8.RuneError
 		}
-	}
-	return b.String()
+		return r
+	}, strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\r\n", "\n"))
 }

@@ -342,14 +342,12 @@ func (p *page) body(t *turn) {
 // collapsed, as JSON.
 func (p *page) data(e *project.Entry) {
 	for _, name := range []string{"data", "replacement"} {
-		raw, ok := e.Field(name)
-		if !ok {
-			continue
+		if raw, ok := e.Field(name); ok {
+			pretty := prettyJSON(raw)
+			p.wrapped(`<details><summary>`, name+" · "+size(len(pretty)), `</summary><pre>`)
+			p.text(pretty)
+			p.raw(`</pre></details>`)
 		}
-		pretty := prettyJSON(raw)
-		p.wrapped(`<details><summary>`, name+" · "+size(len(pretty)), `</summary><pre>`)
-		p.text(pretty)
-		p.raw(`</pre></details>`)
 	}
 }
 
