@@ -267,9 +267,8 @@ func (rs *Rules) Find(text string) []Match {
 
 // finder searches texts with a rule set, reusing its buffers.
 type finder struct {
-	occs  []occurrence // the keyword occurrences in the text
-	found []bool       // found[k]: keyword k occurs in the text
-	ats   []int        // where one rule's keywords occur
+	occs []occurrence // the keyword occurrences in the text
+	ats  []int        // where one rule's keywords occur
 }
 
 // find appends the secrets of text to dst.
@@ -285,27 +284,17 @@ func (f *finder) find(rs *Rules, text []byte, dst []Match) []Match {
 // where the keywords occur in it (decoded offsets, in order): the matches
 // of every rule one of whose keywords occurs, or that has none.
 func (f *finder) findAt(rs *Rules, text []byte, occs []occurrence, dst []Match) []Match {
-	n := len(rs.keywords.words)
-	if cap(f.found) < n {
-		f.found = make([]bool, n)
-	}
-	f.found = f.found[:n]
-	clear(f.found)
-	for _, o := range occs {
-		f.found[o.word] = true
-	}
 	start := len(dst)
 	for _, r := range rs.rules {
-		if len(r.kwIndex) > 0 && !slices.ContainsFunc(r.kwIndex, func(k int) bool { return f.found[k] }) {
-			continue
-		}
 		f.ats = f.ats[:0]
 		for _, o := range occs {
 			if slices.Contains(r.kwIndex, o.word) {
 				f.ats = append(f.ats, o.at)
 			}
 		}
-		dst = r.search(text, f.ats, dst)
+		if len(f.ats) > 0 || len(r.kwIndex) == 0 {
+			dst = r.search(text, f.ats, dst)
+		}
 	}
 	return append(dst[:start], merge(dst[start:])...)
 }
