@@ -274,9 +274,6 @@ type finder struct {
 // find appends the secrets of text to dst.
 func (f *finder) find(rs *Rules, text []byte, dst []Match) []Match {
 	f.occs = rs.keywords.occurrences(text, f.occs[:0], nil)
-	if len(f.occs) == 0 && !rs.always {
-		return dst
-	}
 	return f.findAt(rs, text, f.occs, dst)
 }
 
