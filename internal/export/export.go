@@ -12,9 +12,11 @@ package export
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -73,7 +75,6 @@ type message struct {
 	Usage        *usage          `json:"usage"`
 	StopReason   string          `json:"stopReason"`
 	ErrorMessage string          `json:"errorMessage"`
-	ToolCallID   string          `json:"toolCallId"`
 	ToolName     string          `json:"toolName"`
 	IsError      bool            `json:"isError"`
 	Command      string          `json:"command"`
@@ -155,17 +156,11 @@ func newSession(s *project.Session, leaf *project.Entry, opts Options) (*session
 	for _, e := range path {
 		d.onPath[e] = true
 		t := turn{entry: e, kind: e.Type(), leaf: e == leaf}
-		switch e.Type() {
-		case "message":
+		if e.Type() == "message" {
 			json.Unmarshal(e.Message(), &t.msg)
-			t.kind = t.msg.Role
-			if t.kind == "" {
-				t.kind = "message"
-			}
-		default:
-			if raw, ok := entryJSON(e); ok {
-				json.Unmarshal(raw, &t.msg)
-			}
+			t.kind = cmp.Or(t.msg.Role, "message")
+		} else if raw, ok := entryJSON(e); ok {
+			json.Unmarshal(raw, &t.msg)
 		}
 		if t.kind == "assistant" && t.msg.Usage != nil {
 			d.total.add(t.msg.Usage)
@@ -214,12 +209,7 @@ func blocks(content json.RawMessage) []block {
 }
 
 // heading is the session's name, or "pi session <id>" when it has none.
-func (d *session) heading() string {
-	if d.name != "" {
-		return d.name
-	}
-	return "pi session " + d.s.Header.ID
-}
+func (d *session) heading() string { return cmp.Or(d.name, "pi session "+d.s.Header.ID) }
 
 // clean applies the redaction, if asked.
 func (d *session) clean(s string) string {
@@ -342,12 +332,7 @@ func size(n int) string {
 }
 
 // shortID is the first 8 characters of an id, as the views show it.
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
-}
+func shortID(id string) string { return id[:min(len(id), 8)] }
 
 // resultText joins the text blocks of a tool result.
 func resultText(bs []block) string {
@@ -363,12 +348,8 @@ func resultText(bs []block) string {
 // imageMIME reports whether an image block can be shown inline: a raster
 // image/* type and base64 data.
 func imageMIME(b block) bool {
-	switch b.MimeType {
-	case "image/png", "image/jpeg", "image/gif", "image/webp", "image/avif", "image/bmp":
-	default:
-		return false
-	}
-	return b.Data != "" && strings.Trim(b.Data, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=") == ""
+	raster := []string{"image/png", "image/jpeg", "image/gif", "image/webp", "image/avif", "image/bmp"}
+	return slices.Contains(raster, b.MimeType) && b.Data != "" && strings.Trim(b.Data, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=") == ""
 }
 
 // visible makes the control characters of s visible and harmless: CRLF
@@ -384,17 +365,13 @@ func visible(s string) string {
 	if clean {
 		return s
 	}
-	s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\r\n", "\n")
-	var b strings.Builder
-	for _, r := range s {
+	return strings.Map(func(r rune) rune {
 		switch {
 		case r < 0x20 && r != '\t' && r != '\n':
-			b.WriteRune(0x2400 + r)
+			return 0x2400 + r
 		case r == 0x7f || r >= 0x80 && r <= 0x9f:
-			b.WriteRune(utf8.RuneError)
-		default:
-			b.WriteRune(r)
+			return utf8.RuneError
 		}
-	}
-	return b.String()
+		return r
+	}, strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\r\n", "\n"))
 }

@@ -1,6 +1,7 @@
 package export
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"io"
@@ -259,43 +260,26 @@ func cssClass(kind string) string {
 	return kind
 }
 
+// roleNames are the headings of the entries of each kind (any other kind
+// is its own heading; custom entries are named by roleName).
+var roleNames = map[string]string{
+	"user": "User", "assistant": "Assistant", "toolResult": "Tool result", "bashExecution": "Shell (user)",
+	"system": "System", "compaction": "Compaction", "compactionSummary": "Compaction",
+	"branch_summary": "Branch summary", "branchSummary": "Branch summary", "model_change": "Model",
+	"thinking_level_change": "Thinking level", "label": "Label", "session_info": "Session name",
+	"usage": "Usage", "context_edit": "Context edit",
+}
+
 // roleName is the heading of an entry.
 func roleName(t *turn) string {
-	switch t.kind {
-	case "user":
-		return "User"
-	case "assistant":
-		return "Assistant"
-	case "toolResult":
-		return "Tool result"
-	case "bashExecution":
-		return "Shell (user)"
-	case "custom", "custom_message":
-		if t.msg.CustomType != "" {
-			return "Custom: " + t.msg.CustomType
-		}
-		if ct := t.entry.StringField("customType"); ct != "" {
+	if t.kind == "custom" || t.kind == "custom_message" {
+		if ct := cmp.Or(t.msg.CustomType, t.entry.StringField("customType")); ct != "" {
 			return "Custom: " + ct
 		}
 		return "Custom"
-	case "system":
-		return "System"
-	case "compaction", "compactionSummary":
-		return "Compaction"
-	case "branch_summary", "branchSummary":
-		return "Branch summary"
-	case "model_change":
-		return "Model"
-	case "thinking_level_change":
-		return "Thinking level"
-	case "label":
-		return "Label"
-	case "session_info":
-		return "Session name"
-	case "usage":
-		return "Usage"
-	case "context_edit":
-		return "Context edit"
+	}
+	if name, ok := roleNames[t.kind]; ok {
+		return name
 	}
 	return t.kind
 }
@@ -358,14 +342,12 @@ func (p *page) body(t *turn) {
 // collapsed, as JSON.
 func (p *page) data(e *project.Entry) {
 	for _, name := range []string{"data", "replacement"} {
-		raw, ok := e.Field(name)
-		if !ok {
-			continue
+		if raw, ok := e.Field(name); ok {
+			pretty := prettyJSON(raw)
+			p.wrapped(`<details><summary>`, name+" · "+size(len(pretty)), `</summary><pre>`)
+			p.text(pretty)
+			p.raw(`</pre></details>`)
 		}
-		pretty := prettyJSON(raw)
-		p.wrapped(`<details><summary>`, name+" · "+size(len(pretty)), `</summary><pre>`)
-		p.text(pretty)
-		p.raw(`</pre></details>`)
 	}
 }
 
@@ -408,15 +390,12 @@ func (p *page) image(b block) {
 func (p *page) result(t *turn) {
 	bs := blocks(t.msg.Content)
 	txt := resultText(bs)
-	class := "result"
+	class, label := "result", t.msg.ToolName+" · "+size(len(txt))
 	if t.msg.IsError {
 		class += " error"
-	}
-	p.raw(`<details class="`, class, `"><summary>↳ `)
-	label := t.msg.ToolName + " · " + size(len(txt))
-	if t.msg.IsError {
 		label += " · error"
 	}
+	p.raw(`<details class="`, class, `"><summary>↳ `)
 	p.text(label)
 	p.wrapped(`</summary><pre>`, txt, `</pre>`)
 	for _, b := range bs {

@@ -50,10 +50,8 @@ func (t *transcript) write() {
 
 func (t *transcript) turn(n int, tr *turn) {
 	head := fmt.Sprintf("%d. %s", n, roleName(tr))
-	if tr.kind == "assistant" {
-		if m := tr.model(); m != "" {
-			head += " (" + m + ")"
-		}
+	if m := tr.model(); tr.kind == "assistant" && m != "" {
+		head += " (" + m + ")"
 	}
 	t.printf("## %s\n\n", t.line(head))
 	meta := []string{when(tr.entry.Timestamp()), "`" + t.line(shortID(tr.entry.ID())) + "`"}

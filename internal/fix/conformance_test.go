@@ -3,6 +3,7 @@ package fix
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,7 +73,7 @@ func conformanceFiles(t *testing.T) []string {
 func TestConformanceUnstickAndSlim(t *testing.T) {
 	counts := map[string]int{}
 	for _, src := range conformanceFiles(t) {
-		for _, cmd := range []string{"unstick", "slim"} {
+		for _, cmd := range []string{"unstick", "slim", "slim 1KiB"} {
 			path := filepath.Join(t.TempDir(), filepath.Base(src))
 			orig, _ := os.ReadFile(src)
 			os.WriteFile(path, orig, 0o644)
@@ -80,9 +81,13 @@ func TestConformanceUnstickAndSlim(t *testing.T) {
 			opts.MaxBytes = 4096
 			var rep Report
 			var err error
-			if cmd == "unstick" {
+			switch cmd {
+			case "unstick":
 				rep, err = UnstickFile(migrate.OS(), path, opts)
-			} else {
+			case "slim 1KiB":
+				opts.MaxBytes = 1024
+				fallthrough
+			default:
 				rep, err = SlimFile(migrate.OS(), path, opts)
 			}
 			if err != nil {
@@ -102,8 +107,8 @@ func TestConformanceUnstickAndSlim(t *testing.T) {
 			if cmd == "unstick" && (len(got.Unanswered) > 0 || len(got.Orphans) > 0) {
 				t.Errorf("unstick %s: pi sees calls without results %v and results without calls %v", src, got.Unanswered, got.Orphans)
 			}
-			if cmd == "slim" {
-				over := slimOver(t, path, opts.MaxBytes, got)
+			if cmd != "unstick" {
+				over := slimOver(t, path, opts.MaxBytes, rep.Over, got)
 				if over != "" {
 					t.Errorf("slim %s: %s", src, over)
 				}
@@ -113,10 +118,11 @@ func TestConformanceUnstickAndSlim(t *testing.T) {
 	t.Logf("%v", counts)
 }
 
-// slimOver checks pi's context after slim: no message an edit can change
-// is over the limit (pi's messages, sources from pisess's projection, which
-// the project conformance test holds equal to pi's).
-func slimOver(t *testing.T, path string, maxBytes int64, got piCheck) string {
+// slimOver checks pi's context after slim: a message an edit can change is
+// over the limit only if slim reported it in over, with the size pi sees
+// (pi's messages, sources from pisess's projection, which the project
+// conformance test holds equal to pi's).
+func slimOver(t *testing.T, path string, maxBytes int64, over []Over, got piCheck) string {
 	s, err := project.LoadFile(path, parse.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
@@ -128,10 +134,16 @@ func slimOver(t *testing.T, path string, maxBytes int64, got piCheck) string {
 	if len(ctx.Messages) != len(got.Messages) {
 		return "pisess and pi project different numbers of messages"
 	}
+	said := map[string]int{}
+	for _, o := range over {
+		said[o.EntryID] = o.Bytes
+	}
 	for i, m := range got.Messages {
 		role, content := roleAndContent(m)
-		if editable(ctx.Sources[i], role) && int64(len(content)) > maxBytes {
-			return "pi's message " + ctx.Sources[i].ID() + " is still over the limit"
+		id := ctx.Sources[i].ID()
+		n, listed := said[id]
+		if editable(ctx.Sources[i], role) && int64(len(content)) > maxBytes && n != len(content) {
+			return fmt.Sprintf("pi's message %s is still over the limit: %d bytes (reported: %v, %d bytes)", id, len(content), listed, n)
 		}
 	}
 	return ""

@@ -47,7 +47,7 @@ type Report struct {
 	Session   string   `json:"sessionId,omitempty"` // fork: the new session's id
 	Entries   int      `json:"entries,omitempty"`   // fork: entries written
 	Elided    []Elided `json:"elided,omitempty"`    // slim
-	Over      []Over   `json:"over,omitempty"`      // slim: over the limit, not editable
+	Over      []Over   `json:"over,omitempty"`      // slim: what stays over the limit, and why
 	// slim: the context's estimated tokens before and after
 	TokensBefore *int         `json:"tokensBefore,omitempty"`
 	TokensAfter  *int         `json:"tokensAfter,omitempty"`
@@ -296,7 +296,7 @@ func SlimFile(fsys migrate.FS, path string, opts Options) (Report, error) {
 		}
 		ctx, err := l.after(plan.Lines, plan.NewLeaf, opts.Validate.Limits)
 		if err == nil {
-			err = slimmed(ctx, opts.MaxBytes)
+			err = slimmed(ctx, opts.MaxBytes, plan.Over)
 		}
 		if err == nil {
 			plan.TokensAfter = estimate(ctx.Messages)
@@ -310,11 +310,23 @@ func SlimFile(fsys migrate.FS, path string, opts Options) (Report, error) {
 	return r, err
 }
 
-// slimmed checks that no editable message of a context is over the limit.
-func slimmed(ctx *project.Context, maxBytes int64) error {
+// slimmed checks that the editable messages of a context over the limit
+// are the ones the plan says stay over, each of the size it says.
+func slimmed(ctx *project.Context, maxBytes int64, over []Over) error {
+	said := make(map[string]int, len(over))
+	for _, o := range over {
+		said[o.EntryID] = o.Bytes
+	}
 	for i, msg := range ctx.Messages {
 		role, content := roleAndContent(msg)
-		if editable(ctx.Sources[i], role) && int64(len(content)) > maxBytes {
+		if !editable(ctx.Sources[i], role) {
+			continue
+		}
+		n, listed := said[ctx.Sources[i].ID()]
+		switch {
+		case listed && n != len(content):
+			return fmt.Errorf("message %d (entry %s) is %d bytes, not the %d its plan says", i, ctx.Sources[i].ID(), len(content), n)
+		case !listed && int64(len(content)) > maxBytes:
 			return fmt.Errorf("message %d (entry %s) is still %d bytes", i, ctx.Sources[i].ID(), len(content))
 		}
 	}

@@ -1,8 +1,10 @@
 package fix
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,8 +28,11 @@ type Elided struct {
 	EditID  string `json:"editId"`
 }
 
-// Over is a message over the limit that slim cannot edit: a compaction's
-// summary or retainedTail, a branch summary, a bash execution.
+// Over is a message that stays over the limit: one slim cannot edit (a
+// compaction's summary or retainedTail, a branch summary, a bash
+// execution), or an assistant message whose tool calls alone keep its
+// placeholder over (edited when that saves anything, and then Bytes is
+// the placeholder's size).
 type Over struct {
 	EntryID string `json:"entryId"`
 	Role    string `json:"role"`
@@ -49,8 +54,10 @@ type SlimPlan struct {
 // content is larger than maxBytes, replacing it with a short placeholder
 // that says what was elided (kind, size, entry id). An assistant message
 // keeps its tool calls (their results would lose their pair otherwise),
-// with large arguments elided too. TokensAfter is filled in by the caller
-// once the plan is projected (see SlimFile).
+// with large arguments elided too, then the largest left while the calls
+// keep it over the limit; if they still do, it is listed in Over (and
+// edited only if the placeholder is smaller). TokensAfter is filled in by
+// the caller once the plan is projected (see SlimFile).
 func Slim(s *project.Session, leaf *project.Entry, maxBytes int64, now time.Time) (*SlimPlan, error) {
 	ctx, b, err := start(s, leaf, now)
 	if err != nil {
@@ -66,21 +73,42 @@ func Slim(s *project.Session, leaf *project.Entry, maxBytes int64, now time.Time
 			}
 			continue
 		}
-		if int64(len(content)) <= maxBytes {
-			continue
+		if int64(len(content)) > maxBytes {
+			p.elide(b, msg, src, maxBytes)
 		}
-		el := Elided{EntryID: src.ID(), Role: role, Kind: kindOf(content), Bytes: len(content)}
-		repl, err := placeholder(msg, role, el)
-		if err != nil {
-			p.Over = append(p.Over, Over{EntryID: src.ID(), Role: role, Bytes: len(content), Why: err.Error()})
-			continue
-		}
-		b.contextEdit(Added{TargetID: src.ID(), Why: fmt.Sprintf("%s content of %s elided", el.Kind, byteSize(el.Bytes))}, repl)
-		el.EditID = b.parent
-		p.Elided = append(p.Elided, el)
 	}
 	p.Plan = b.finish()
 	return p, nil
+}
+
+// slimMark starts the text of every placeholder.
+const slimMark = "[elided by pisess slim: "
+
+// elide plans the placeholder of an editable message over the limit, and
+// lists the message in Over when it stays over: when its placeholder would
+// save nothing (or it is one already) it is left as it is.
+func (p *SlimPlan) elide(b *builder, msg json.RawMessage, src *project.Entry, maxBytes int64) {
+	role, content := roleAndContent(msg)
+	el := Elided{EntryID: src.ID(), Role: role, Kind: kindOf(content), Bytes: len(content)}
+	repl, err := placeholder(msg, role, el, maxBytes)
+	over := Over{EntryID: src.ID(), Role: role, Bytes: len(content)}
+	const calls = "the tool calls it keeps (each result needs its call) hold it over the limit even with their arguments elided"
+	switch {
+	case err != nil:
+		over.Why = err.Error()
+	case bytes.HasPrefix(content, []byte(`[{"type":"text","text":"`+slimMark)):
+		over.Why = "already slim's placeholder: " + calls
+	case len(repl) >= len(content):
+		over.Why = fmt.Sprintf("a placeholder would save nothing (%s): %s", byteSize(len(repl)), calls)
+	default:
+		b.contextEdit(Added{TargetID: src.ID(), Why: fmt.Sprintf("%s content of %s elided", el.Kind, byteSize(el.Bytes))}, repl)
+		el.EditID = b.parent
+		p.Elided = append(p.Elided, el)
+		over.Bytes, over.Why = len(repl), "edited, but "+calls
+	}
+	if int64(over.Bytes) > maxBytes {
+		p.Over = append(p.Over, over)
+	}
 }
 
 // estimate is the sum of pi's token estimates of the messages.
@@ -116,7 +144,7 @@ func notEditable(src *project.Entry) string {
 }
 
 // placeholder is the replacement content of a message.
-func placeholder(msg json.RawMessage, role string, el Elided) (json.RawMessage, error) {
+func placeholder(msg json.RawMessage, role string, el Elided, maxBytes int64) (json.RawMessage, error) {
 	what := map[string]string{"user": "user message", "assistant": "assistant message", "custom": "extension message"}[role]
 	if role == "toolResult" {
 		var m struct {
@@ -125,11 +153,11 @@ func placeholder(msg json.RawMessage, role string, el Elided) (json.RawMessage, 
 		_ = json.Unmarshal(msg, &m)
 		what = m.ToolName + " output"
 	}
-	text := fmt.Sprintf("[elided by pisess slim: %s of %s (%s) from entry %s; the full content is still in the session file]",
+	text := fmt.Sprintf(slimMark+"%s of %s (%s) from entry %s; the full content is still in the session file]",
 		byteSize(el.Bytes), what, el.Kind, el.EntryID)
 	switch role {
 	case "assistant":
-		return assistantPlaceholder(msg, text)
+		return assistantPlaceholder(msg, text, maxBytes)
 	case "toolResult":
 		return textContent(text), nil
 	}
@@ -137,8 +165,10 @@ func placeholder(msg json.RawMessage, role string, el Elided) (json.RawMessage, 
 }
 
 // assistantPlaceholder keeps an assistant message's tool calls after the
-// placeholder text, each with its arguments elided when they are large.
-func assistantPlaceholder(msg json.RawMessage, text string) (json.RawMessage, error) {
+// placeholder text, each with its arguments elided when they are large;
+// while that leaves it over maxBytes, the largest arguments left are
+// elided too, as long as their elision is shorter.
+func assistantPlaceholder(msg json.RawMessage, text string, maxBytes int64) (json.RawMessage, error) {
 	var m struct {
 		Content []json.RawMessage `json:"content"`
 	}
@@ -146,6 +176,8 @@ func assistantPlaceholder(msg json.RawMessage, text string) (json.RawMessage, er
 		return nil, fmt.Errorf("its content is not an array of blocks")
 	}
 	out := [][]byte{textBlock(text)}
+	type kept struct{ at, args int } // a call of out whose arguments stay
+	var small []kept
 	for _, raw := range m.Content {
 		var blk struct {
 			Type      string          `json:"type"`
@@ -154,17 +186,44 @@ func assistantPlaceholder(msg json.RawMessage, text string) (json.RawMessage, er
 		if json.Unmarshal(raw, &blk) != nil || blk.Type != "toolCall" {
 			continue
 		}
-		if len(blk.Arguments) > bigArguments {
-			args := fmt.Sprintf(`{"elided":%s}`, jsonString(fmt.Sprintf("%s of arguments elided by pisess slim", byteSize(len(blk.Arguments)))))
-			var t parse.Tape
-			if err := t.Build(raw); err != nil {
-				return nil, err
-			}
-			raw = setMembers(&t, member{"arguments", json.RawMessage(args)})
+		if len(blk.Arguments) <= bigArguments {
+			small = append(small, kept{len(out), len(blk.Arguments)})
+			out = append(out, raw)
+			continue
 		}
-		out = append(out, raw)
+		short, err := elideArguments(raw, len(blk.Arguments))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, short)
+	}
+	slices.SortStableFunc(small, func(a, b kept) int { return b.args - a.args })
+	size := len(jsonArray(out))
+	for _, k := range small {
+		if int64(size) <= maxBytes {
+			break
+		}
+		short, err := elideArguments(out[k.at], k.args)
+		if err != nil {
+			return nil, err
+		}
+		if len(short) < len(out[k.at]) {
+			size += len(short) - len(out[k.at])
+			out[k.at] = short
+		}
 	}
 	return jsonArray(out), nil
+}
+
+// elideArguments is a toolCall block with its arguments (n bytes) replaced
+// by {"elided":"SIZE of arguments elided by pisess slim"}.
+func elideArguments(call json.RawMessage, n int) (json.RawMessage, error) {
+	var t parse.Tape
+	if err := t.Build(call); err != nil {
+		return nil, err
+	}
+	args := fmt.Sprintf(`{"elided":%s}`, jsonString(fmt.Sprintf("%s of arguments elided by pisess slim", byteSize(n))))
+	return setMembers(&t, member{"arguments", json.RawMessage(args)}), nil
 }
 
 // kindOf says what a content holds: text, images, or both.

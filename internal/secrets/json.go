@@ -130,9 +130,7 @@ func stringEnd(raw []byte, i int) (int, bool) {
 		for q-1-n >= i && raw[q-1-n] == '\\' {
 			n++
 		}
-		if !escaped && bytes.IndexByte(raw[i:q], '\\') >= 0 {
-			escaped = true
-		}
+		escaped = escaped || bytes.IndexByte(raw[i:q], '\\') >= 0
 		if n%2 == 0 {
 			return q, escaped
 		}

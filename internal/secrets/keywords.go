@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// keywordSet finds which of a set of keywords occur in a text in one pass,
+// keywordSet finds where the words of a set occur in a text in one pass,
 // looking each position up by its first two bytes.
 type keywordSet struct {
 	words []string       // lower case, deduplicated
@@ -14,7 +14,7 @@ type keywordSet struct {
 	// with the bytes b0 b1, or 0 when none does.
 	pairs *[1 << 16]uint16
 	lists [][]int
-	short []int // words of one byte (searched with bytes.IndexByte)
+	short []int // words of one byte (compared with every byte of a text)
 	// escapable: a word holds a character JSON may escape (\b \f \n \r \t
 	// " \ /), so an escape in a string can split it.
 	escapable bool
@@ -25,21 +25,15 @@ type keywordSet struct {
 
 func newKeywordSet(words, keyed []string) keywordSet {
 	k := keywordSet{index: map[string]int{}, pairs: new([1 << 16]uint16)}
-	isKeyed := map[string]bool{}
-	for _, w := range keyed {
-		isKeyed[w] = true
-	}
 	for _, w := range append(words, keyed...) {
 		if _, ok := k.index[w]; ok || w == "" {
 			continue
 		}
 		i := len(k.words)
 		k.index[w] = i
-		if strings.ContainsAny(w, "\b\f\n\r\t\"\\/") {
-			k.escapable = true
-		}
+		k.escapable = k.escapable || strings.ContainsAny(w, "\b\f\n\r\t\"\\/")
 		k.words = append(k.words, w)
-		k.keyed = append(k.keyed, isKeyed[w])
+		k.keyed = append(k.keyed, slices.Contains(keyed, w))
 		if len(w) == 1 {
 			k.short = append(k.short, i)
 			continue

@@ -2,6 +2,7 @@ package secrets
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -174,11 +175,7 @@ func LoadRules(r io.Reader, name string) ([]*Rule, error) {
 		}
 		rule, err := fr.compile()
 		if err != nil {
-			id := fr.ID
-			if id == "" {
-				id = fmt.Sprintf("#%d", i+1)
-			}
-			return nil, &RuleError{File: name, Rule: id, Err: err}
+			return nil, &RuleError{File: name, Rule: cmp.Or(fr.ID, fmt.Sprintf("#%d", i+1)), Err: err}
 		}
 		rules = append(rules, rule)
 	}
@@ -270,17 +267,13 @@ func (rs *Rules) Find(text string) []Match {
 
 // finder searches texts with a rule set, reusing its buffers.
 type finder struct {
-	occs  []occurrence // the keyword occurrences in the text
-	found []bool       // found[k]: keyword k occurs in the text
-	ats   []int        // where one rule's keywords occur
+	occs []occurrence // the keyword occurrences in the text
+	ats  []int        // where one rule's keywords occur
 }
 
 // find appends the secrets of text to dst.
 func (f *finder) find(rs *Rules, text []byte, dst []Match) []Match {
 	f.occs = rs.keywords.occurrences(text, f.occs[:0], nil)
-	if len(f.occs) == 0 && !rs.always {
-		return dst
-	}
 	return f.findAt(rs, text, f.occs, dst)
 }
 
@@ -288,27 +281,17 @@ func (f *finder) find(rs *Rules, text []byte, dst []Match) []Match {
 // where the keywords occur in it (decoded offsets, in order): the matches
 // of every rule one of whose keywords occurs, or that has none.
 func (f *finder) findAt(rs *Rules, text []byte, occs []occurrence, dst []Match) []Match {
-	n := len(rs.keywords.words)
-	if cap(f.found) < n {
-		f.found = make([]bool, n)
-	}
-	f.found = f.found[:n]
-	clear(f.found)
-	for _, o := range occs {
-		f.found[o.word] = true
-	}
 	start := len(dst)
 	for _, r := range rs.rules {
-		if len(r.kwIndex) > 0 && !slices.ContainsFunc(r.kwIndex, func(k int) bool { return f.found[k] }) {
-			continue
-		}
 		f.ats = f.ats[:0]
 		for _, o := range occs {
 			if slices.Contains(r.kwIndex, o.word) {
 				f.ats = append(f.ats, o.at)
 			}
 		}
-		dst = r.search(text, f.ats, dst)
+		if len(f.ats) > 0 || len(r.kwIndex) == 0 {
+			dst = r.search(text, f.ats, dst)
+		}
 	}
 	return append(dst[:start], merge(dst[start:])...)
 }
@@ -375,15 +358,9 @@ var secretKeySuffixes = []string{"password", "passwd", "secret", "token", "apike
 // secretKey reports whether a member named key (as written, in any case)
 // may hold a secret as its whole value: password, apiKey, access_token…
 func (rs *Rules) secretKey(key []byte) bool {
-	if rs.assign == nil {
-		return false
-	}
-	for _, s := range secretKeySuffixes {
-		if len(key) >= len(s) && hasPrefixFold(key[len(key)-len(s):], s) {
-			return true
-		}
-	}
-	return false
+	return rs.assign != nil && slices.ContainsFunc(secretKeySuffixes, func(s string) bool {
+		return len(key) >= len(s) && hasPrefixFold(key[len(key)-len(s):], s)
+	})
 }
 
 // keyedSecret reports whether value, the string of a member secretKey

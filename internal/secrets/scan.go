@@ -137,10 +137,7 @@ func (ls *lineScanner) scanObject(raw []byte, from, to int) error {
 		}
 		ptr := ls.w.pointer()
 		for _, m := range ms {
-			start, end := m.Start, m.End
-			if offs != nil {
-				start, end = offs.raw(start), offs.raw(end)
-			}
+			start, end := offs.raw(m.Start), offs.raw(m.End) // (offs is nil without escapes)
 			ls.hits = append(ls.hits, newHit(m, text, from+s+start, from+s+end, id, ptr))
 		}
 	})
