@@ -39,37 +39,36 @@ func Context(w io.Writer, c *project.Context, opt ViewOptions) error {
 		tw.contextHeader(c, msgs)
 	}
 	if len(msgs) == 0 {
-		tw.line(cell{text: "(no messages)", paint: opt.Style.Dim})
+		tw.line(cell{text: "(no messages)", paint: Style.Dim})
 		return tw.flush()
 	}
 	tw.messageLines(c, msgs)
 	if n := len(c.Unpaired); n > 0 && !opt.Quiet {
 		tw.line()
 		tw.line(cell{text: warnMark + " " + Plural(n, "tool call/result problem", "tool call/result problems") +
-			" (rule 6): a provider rejects the next request built from this context", paint: opt.Style.Warn})
+			" (rule 6): a provider rejects the next request built from this context", paint: Style.Warn})
 	}
 	return tw.flush()
 }
 
 func (tw *textWriter) contextHeader(c *project.Context, msgs []messageView) {
-	st := tw.opt.Style
-	h := []cell{fileCell(tw.opt.File, st)}
+	h := []cell{fileCell(tw.opt.File)}
 	if c.Leaf == nil {
 		tw.header(append(h, cell{text: ": no entries, empty context"}))
 		return
 	}
-	tw.line(append(h, cell{text: ": context at leaf "}, cell{text: shortID(c.Leaf.ID()), paint: st.Accent})...)
+	tw.line(append(h, cell{text: ": context at leaf "}, cell{text: shortID(c.Leaf.ID()), paint: Style.Accent})...)
 	field := func(name string, value ...cell) {
-		tw.line(append([]cell{{text: fmt.Sprintf("  %-9s ", name), paint: st.Dim}}, value...)...)
+		tw.line(append([]cell{{text: fmt.Sprintf("  %-9s ", name), paint: Style.Dim}}, value...)...)
 	}
-	field("model", append([]cell{modelCell(c.Model, st)}, modelsCell(c.Settings, st)...)...)
+	field("model", append([]cell{modelCell(c.Model)}, modelsCell(c.Settings)...)...)
 	thinking := "(none)"
 	if name := c.ThinkingLevelName(); name != "" {
 		thinking = Safe(name)
 	}
 	field("thinking", cell{text: thinking})
 	field("messages", cell{text: fmt.Sprintf("%s, ≈ %s tokens", Count(int64(len(msgs))), Count(int64(project.ContextTokens(c.Messages))))},
-		cell{text: " " + tokenBasis(msgs), paint: st.Dim})
+		cell{text: " " + tokenBasis(msgs), paint: Style.Dim})
 	if cut := cutNote(c); cut != "" {
 		field("cut", cell{text: cut})
 	}
@@ -82,12 +81,12 @@ func (tw *textWriter) contextHeader(c *project.Context, msgs []messageView) {
 	tw.line()
 }
 
-func modelCell(m *project.Model, st Style) cell {
+func modelCell(m *project.Model) cell {
 	if m == nil {
-		return cell{text: "(none)", paint: st.Dim}
+		return cell{text: "(none)", paint: Style.Dim}
 	}
 	provider, id := m.Names()
-	return cell{text: Safe(cmp.Or(provider, "?") + "/" + cmp.Or(id, "?")), paint: st.Bold}
+	return cell{text: Safe(cmp.Or(provider, "?") + "/" + cmp.Or(id, "?")), paint: Style.Bold}
 }
 
 // tokenBasis says where the token total comes from, as pi's
@@ -243,7 +242,6 @@ const (
 )
 
 func (tw *textWriter) messageLines(c *project.Context, msgs []messageView) {
-	st := tw.opt.Style
 	edits := contextEdits(c)
 	unpaired := map[int][]project.Unpaired{}
 	for _, u := range c.Unpaired {
@@ -260,7 +258,7 @@ func (tw *textWriter) messageLines(c *project.Context, msgs []messageView) {
 	pad := func(s string, n int) string { return s + strings.Repeat(" ", max(0, n-tw.width(s))) }
 	lpad := func(s string, n int) string { return strings.Repeat(" ", max(0, n-tw.width(s))) + s }
 	tw.line(cell{text: fmt.Sprintf("%s  %s  %s  %s  %s  %s", lpad(colIndex, numW), pad(colKind, kindW), pad(colEntry, idColumns),
-		lpad(colChars, charW), lpad(colTokens, tokW), colText), paint: st.Dim})
+		lpad(colChars, charW), lpad(colTokens, tokW), colText), paint: Style.Dim})
 	sections := sectionsOf(c)
 	omitted := omissions(c, edits)
 	under := strings.Repeat(" ", numW+2) // a note under a message, past its index
@@ -269,28 +267,28 @@ func (tw *textWriter) messageLines(c *project.Context, msgs []messageView) {
 			o := omitted[0]
 			omitted = omitted[1:]
 			tw.line(cell{text: under + "✂ " + shortID(o.entry.ID()) + " " + Safe(entryKind(o.entry)) +
-				" omitted by context edit " + shortID(o.by), paint: st.Dim})
+				" omitted by context edit " + shortID(o.by), paint: Style.Dim})
 		}
 	}
 	for i, m := range msgs {
 		src := c.Sources[i]
 		if i > 0 && sections[i] != sections[i-1] {
-			tw.line(cell{text: under + "── " + sections[i] + " ──", paint: st.Dim})
+			tw.line(cell{text: under + "── " + sections[i] + " ──", paint: Style.Dim})
 		}
 		omit(i)
 		cells := []cell{
-			{text: lpad(strconv.Itoa(i), numW) + "  ", paint: st.Dim},
-			{text: pad(kinds[i], kindW), paint: m.kindPaint(st)}, {text: "  "},
-			{text: pad(shortID(src.ID()), idColumns), paint: st.Accent}, {text: "  "},
-			{text: lpad(Count(int64(m.chars)), charW) + "  " + lpad(Count(int64(m.tokens)), tokW), paint: st.Dim}, {text: "  "},
+			{text: lpad(strconv.Itoa(i), numW) + "  ", paint: Style.Dim},
+			{text: pad(kinds[i], kindW), paint: m.kindPaint()}, {text: "  "},
+			{text: pad(shortID(src.ID()), idColumns), paint: Style.Accent}, {text: "  "},
+			{text: lpad(Count(int64(m.chars)), charW) + "  " + lpad(Count(int64(m.tokens)), tokW), paint: Style.Dim}, {text: "  "},
 			{text: Safe(join(m.detail, ": ", m.text)), flex: true},
 		}
 		if ed, ok := edits[src.ID()]; ok && src.ID() != "" && !ed.omit && editable(src) {
-			cells = append(cells, cell{text: "  ✎ edited by " + shortID(ed.by), paint: st.Label})
+			cells = append(cells, cell{text: "  ✎ edited by " + shortID(ed.by), paint: Style.Label})
 		}
 		tw.line(cells...)
 		for _, u := range unpaired[i] {
-			tw.line(cell{text: under + warnMark + " " + Safe(unpairedText(u)), paint: st.Warn})
+			tw.line(cell{text: under + warnMark + " " + Safe(unpairedText(u)), paint: Style.Warn})
 		}
 	}
 	omit(len(msgs))

@@ -42,14 +42,14 @@ func (d entryView) rest() string {
 
 // paint colours the kind: user turns stand out, failures are red, and the
 // entries that stand for rewritten history (summaries) are yellow.
-func (d entryView) paint(st Style) func(string) string {
+func (d entryView) paint() paintFunc {
 	switch {
 	case d.failed:
-		return st.Error
+		return Style.Error
 	case d.kind == "user":
-		return st.Bold
+		return Style.Bold
 	case d.kind == "compaction" || d.kind == "branch summary":
-		return st.Warn
+		return Style.Warn
 	}
 	return nil
 }
@@ -474,15 +474,15 @@ func (v messageView) kind() string {
 	return v.role
 }
 
-func (v messageView) kindPaint(st Style) func(string) string {
+func (v messageView) kindPaint() paintFunc {
 	switch v.role {
 	case "user":
-		return st.Bold
+		return Style.Bold
 	case "compactionSummary", "branchSummary", "custom":
-		return st.Label
+		return Style.Label
 	}
 	if v.failed {
-		return st.Error
+		return Style.Error
 	}
 	return nil
 }

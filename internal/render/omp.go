@@ -71,7 +71,7 @@ func describeOmp(r *project.Record, d entryView, limit int) entryView {
 }
 
 // modelsCell shows omp's models per role after the default, or nothing.
-func modelsCell(s project.Settings, st Style) []cell {
+func modelsCell(s project.Settings) []cell {
 	var roles []string
 	for _, m := range s.Models {
 		if m.Role != "default" {
@@ -81,7 +81,7 @@ func modelsCell(s project.Settings, st Style) []cell {
 	if len(roles) == 0 {
 		return nil
 	}
-	return []cell{{text: "  (" + Safe(strings.Join(roles, ", ")) + ")", paint: st.Dim}}
+	return []cell{{text: "  (" + Safe(strings.Join(roles, ", ")) + ")", paint: Style.Dim}}
 }
 
 // resetNote describes the /clear an omp context starts after.

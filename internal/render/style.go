@@ -27,6 +27,10 @@ func (s Style) paint(text string, attrs ...color.Attribute) string {
 	return c.Sprint(text)
 }
 
+// A paintFunc paints text in a style: a method expression of Style, such
+// as Style.Dim, which costs no allocation where a method value would.
+type paintFunc func(Style, string) string
+
 // Error paints an error marker.
 func (s Style) Error(t string) string { return s.paint(t, color.FgRed, color.Bold) }
 

@@ -72,7 +72,7 @@ func Tree(w io.Writer, s *project.Session, leaf *project.Entry, opt ViewOptions)
 		tw.header(tr.header())
 	}
 	if len(s.Entries) == 0 {
-		tw.line(cell{text: "(no entries)", paint: opt.Style.Dim})
+		tw.line(cell{text: "(no entries)", paint: Style.Dim})
 		return tw.flush()
 	}
 	if err := tw.flush(); err != nil {
@@ -120,13 +120,13 @@ func (tr *treeRun) header() []cell {
 	if roots := len(tr.t.Roots); roots > 1 {
 		parts = append(parts, Plural(roots, "root", "roots"))
 	}
-	cells := []cell{fileCell(opt.File, opt.Style), {text: ": " + strings.Join(parts, ", ")}}
+	cells := []cell{fileCell(opt.File), {text: ": " + strings.Join(parts, ", ")}}
 	if tr.leaf != nil {
-		note := cell{text: " (" + pathMark + " marks its path)", paint: opt.Style.Dim, optional: true}
+		note := cell{text: " (" + pathMark + " marks its path)", paint: Style.Dim, optional: true}
 		if !tr.on(tr.leaf.Index) {
-			note = cell{text: " (no path: a parentId cycle above it)", paint: opt.Style.Warn}
+			note = cell{text: " (no path: a parentId cycle above it)", paint: Style.Warn}
 		}
-		cells = append(cells, cell{text: "; leaf "}, cell{text: shortID(tr.leaf.ID()), paint: opt.Style.Accent}, note)
+		cells = append(cells, cell{text: "; leaf "}, cell{text: shortID(tr.leaf.ID()), paint: Style.Accent}, note)
 	}
 	return cells
 }
@@ -272,10 +272,9 @@ func (tr *treeRun) run(i int) (int, int) {
 // foldLine writes a run of entries the compact tree leaves out as one
 // "… N entries …" line.
 func (tr *treeRun) foldLine(it treeItem) {
-	st := tr.tw.opt.Style
 	l := &tr.levels[it.lvl]
-	tr.tw.line(pathMarkCell(tr.on(int(it.entry)), st), cell{text: l.indent, cols: l.cols, paint: st.Dim},
-		cell{text: "… " + Plural(int(it.fold), "entry", "entries") + " …", paint: st.Dim})
+	tr.tw.line(pathMarkCell(tr.on(int(it.entry))), cell{text: l.indent, cols: l.cols, paint: Style.Dim},
+		cell{text: "… " + Plural(int(it.fold), "entry", "entries") + " …", paint: Style.Dim})
 }
 
 // belowLine sums up the branches of a branch point deeper than --depth.
@@ -288,10 +287,9 @@ func (tr *treeRun) belowLine(it treeItem) {
 		stack = append(stack[:len(stack)-1], tr.t.Children(int(top))...)
 		entries++
 	}
-	st := tr.tw.opt.Style
 	l := &tr.levels[it.lvl]
-	tr.tw.line(cell{text: "  ", cols: 2}, cell{text: l.indent + "└╴ ", cols: l.cols + 3, paint: st.Dim},
-		cell{text: "… " + Plural(entries, "entry", "entries") + " in " + strconv.Itoa(len(kids)) + " branches (--depth " + strconv.Itoa(tr.tw.opt.Depth) + ")", paint: st.Dim})
+	tr.tw.line(cell{text: "  ", cols: 2}, cell{text: l.indent + "└╴ ", cols: l.cols + 3, paint: Style.Dim},
+		cell{text: "… " + Plural(entries, "entry", "entries") + " in " + strconv.Itoa(len(kids)) + " branches (--depth " + strconv.Itoa(tr.tw.opt.Depth) + ")", paint: Style.Dim})
 }
 
 // pushBranches pushes the first entries of several branches (or a single
@@ -316,29 +314,28 @@ func (tr *treeRun) line(it treeItem) error {
 	if err != nil {
 		return err
 	}
-	st := tr.tw.opt.Style
 	onPath := tr.on(e.Index)
 	l := &tr.levels[it.lvl]
-	indent := cell{text: l.indent, cols: l.cols, paint: st.Dim}
+	indent := cell{text: l.indent, cols: l.cols, paint: Style.Dim}
 	if conn := it.conn(); conn != "" {
 		indent.text, indent.cols = l.indent+conn, l.cols+connCols
 	}
-	idPaint := st.Dim
+	idPaint := Style.Dim
 	if onPath {
-		idPaint = st.Accent
+		idPaint = Style.Accent
 	}
 	var buf [8]cell
-	cells := append(buf[:0], pathMarkCell(onPath, st), indent,
+	cells := append(buf[:0], pathMarkCell(onPath), indent,
 		cell{text: shortID(e.ID()), paint: idPaint}, cell{text: " ", cols: 1},
-		cell{text: Safe(d.kind), paint: d.paint(st)}, cell{text: Safe(d.rest()), flex: true})
-	tr.tw.line(endMarks(cells, tr.s, e, len(tr.t.Children(e.Index)), e == tr.leaf, st)...)
+		cell{text: Safe(d.kind), paint: d.paint()}, cell{text: Safe(d.rest()), flex: true})
+	tr.tw.line(endMarks(cells, tr.s, e, len(tr.t.Children(e.Index)), e == tr.leaf)...)
 	return nil
 }
 
 // pathMarkCell is the first column of a tree line: • on the leaf's path.
-func pathMarkCell(on bool, st Style) cell {
+func pathMarkCell(on bool) cell {
 	if on {
-		return cell{text: pathMark + " ", paint: st.Accent, cols: 2}
+		return cell{text: pathMark + " ", paint: Style.Accent, cols: 2}
 	}
 	return cell{text: "  ", cols: 2}
 }
@@ -346,15 +343,15 @@ func pathMarkCell(on bool, st Style) cell {
 // endMarks appends the marks that end an entry's line in the tree and
 // path views: its label, its number of branches when it has several and
 // the leaf's mark.
-func endMarks(cells []cell, s *project.Session, e *project.Entry, branches int, leaf bool, st Style) []cell {
+func endMarks(cells []cell, s *project.Session, e *project.Entry, branches int, leaf bool) []cell {
 	if label, ok := s.Label(e.ID()); ok {
-		cells = append(cells, cell{text: "  [" + cut(Safe(label), maxLabel) + "]", paint: st.Label})
+		cells = append(cells, cell{text: "  [" + cut(Safe(label), maxLabel) + "]", paint: Style.Label})
 	}
 	if branches > 1 {
-		cells = append(cells, cell{text: "  " + branchMark + " " + strconv.Itoa(branches) + " branches", paint: st.Bold})
+		cells = append(cells, cell{text: "  " + branchMark + " " + strconv.Itoa(branches) + " branches", paint: Style.Bold})
 	}
 	if leaf {
-		cells = append(cells, cell{text: "  " + leafMark, paint: st.Accent})
+		cells = append(cells, cell{text: "  " + leafMark, paint: Style.Accent})
 	}
 	return cells
 }
@@ -400,22 +397,21 @@ func (tw *textWriter) maxLevels() int {
 }
 
 func (tr *treeRun) detached(entries []*project.Entry) error {
-	st := tr.tw.opt.Style
 	tr.tw.line()
 	if !tr.tw.opt.Quiet {
-		tr.tw.line(cell{text: warnMark + " ", paint: st.Warn},
-			cell{text: Plural(len(entries), "detached entry", "detached entries") + ": a parentId cycle cuts them off from every root (pi ignores them)", paint: st.Warn})
+		tr.tw.line(cell{text: warnMark + " ", paint: Style.Warn},
+			cell{text: Plural(len(entries), "detached entry", "detached entries") + ": a parentId cycle cuts them off from every root (pi ignores them)", paint: Style.Warn})
 	}
 	for _, e := range entries {
 		d, err := viewOf(tr.s, tr.records, e, textLimit(tr.tw.opt))
 		if err != nil {
 			return err
 		}
-		cells := []cell{{text: "  "}, {text: shortID(e.ID()), paint: st.Dim}, {text: " "},
+		cells := []cell{{text: "  "}, {text: shortID(e.ID()), paint: Style.Dim}, {text: " "},
 			{text: Safe(d.line()), flex: true},
-			{text: fmt.Sprintf("  (line %d, parent %s)", e.Line, shortID(e.ParentID())), paint: st.Dim}}
+			{text: fmt.Sprintf("  (line %d, parent %s)", e.Line, shortID(e.ParentID())), paint: Style.Dim}}
 		if e == tr.leaf {
-			cells = append(cells, cell{text: "  " + leafMark, paint: st.Accent})
+			cells = append(cells, cell{text: "  " + leafMark, paint: Style.Accent})
 		}
 		tr.tw.line(cells...)
 	}
@@ -429,15 +425,14 @@ func (tr *treeRun) detached(entries []*project.Entry) error {
 // reads back only the records on the path.
 func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOptions) error {
 	tw := newTextWriter(w, opt)
-	st := opt.Style
 	if !opt.Quiet {
-		h := []cell{fileCell(opt.File, st)}
+		h := []cell{fileCell(opt.File)}
 		if len(path) == 0 {
 			h = append(h, cell{text: ": no entries"})
 		} else {
-			h = append(h, cell{text: ": path to leaf "}, cell{text: shortID(path[len(path)-1].ID()), paint: st.Accent},
+			h = append(h, cell{text: ": path to leaf "}, cell{text: shortID(path[len(path)-1].ID()), paint: Style.Accent},
 				cell{text: ", " + Plural(len(path), "entry", "entries") + " from the root"},
-				cell{text: " (times UTC)", paint: st.Dim, optional: true})
+				cell{text: " (times UTC)", paint: Style.Dim, optional: true})
 		}
 		tw.header(h)
 	}
@@ -468,7 +463,7 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 			}
 			date, clock := splitTime(e.Timestamp())
 			if date != day && date != "" {
-				tw.line(cell{text: strings.Repeat(" ", numWidth+2) + "── " + date + " ──", paint: st.Dim})
+				tw.line(cell{text: strings.Repeat(" ", numWidth+2) + "── " + date + " ──", paint: Style.Dim})
 				day = date
 			}
 			num := strconv.Itoa(i + 1)
@@ -477,23 +472,23 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 			clockCols := tw.width(clock)
 			var buf [10]cell
 			cells := append(buf[:0],
-				cell{text: pad(numWidth-len(num)) + num + "  ", cols: numWidth + 2, paint: st.Dim},
-				cell{text: shortID(e.ID()), paint: st.Accent}, cell{text: "  ", cols: 2},
-				cell{text: clock + pad(8-clockCols), cols: max(8, clockCols), paint: st.Dim}, cell{text: "  ", cols: 2},
-				cell{text: kind + pad(kindWidth-kindCols), cols: kindWidth, paint: d.paint(st)}, cell{text: "  ", cols: 2},
+				cell{text: blanks(numWidth-len(num)) + num + "  ", cols: numWidth + 2, paint: Style.Dim},
+				cell{text: shortID(e.ID()), paint: Style.Accent}, cell{text: "  ", cols: 2},
+				cell{text: clock + blanks(8-clockCols), cols: max(8, clockCols), paint: Style.Dim}, cell{text: "  ", cols: 2},
+				cell{text: kind + blanks(kindWidth-kindCols), cols: kindWidth, paint: d.paint()}, cell{text: "  ", cols: 2},
 				cell{text: Safe(join(d.detail, ": ", d.text)), flex: true},
 			)
-			tw.line(endMarks(cells, s, e, children[e.Index], i == len(path)-1, st)...)
+			tw.line(endMarks(cells, s, e, children[e.Index], i == len(path)-1)...)
 		}
 		return tw.flush()
 	})
 }
 
-// spaces is the padding pad cuts from.
+// spaces is the padding blanks cuts from.
 const spaces = "                                                                "
 
-// pad returns n spaces (none for n <= 0).
-func pad(n int) string {
+// blanks returns n spaces (none for n <= 0).
+func blanks(n int) string {
 	if n <= len(spaces) {
 		return spaces[:max(n, 0)]
 	}
@@ -548,11 +543,11 @@ func isUTCStamp(ts string) bool {
 
 // cell is a piece of a line with its paint.
 type cell struct {
-	text  string              // already escaped with Safe
-	paint func(string) string // nil: plain
-	cols  int                 // columns of text when the caller knows them (0: measure)
-	flex  bool                // the part cut first when the line is too long
-	left  bool                // a flexible cell cut at its start (file names)
+	text  string    // already escaped with Safe
+	paint paintFunc // nil: plain
+	cols  int       // columns of text when the caller knows them (0: measure)
+	flex  bool      // the part cut first when the line is too long
+	left  bool      // a flexible cell cut at its start (file names)
 	// optional cells are left out, last first, before anything is cut.
 	optional bool
 }
@@ -626,7 +621,7 @@ func (tw *textWriter) line(cells ...cell) {
 		switch {
 		case c.text == "":
 		case c.paint != nil:
-			tw.out.WriteString(c.paint(c.text))
+			tw.out.WriteString(c.paint(tw.opt.Style, c.text))
 		default:
 			tw.out.WriteString(c.text)
 		}
@@ -733,8 +728,8 @@ func (tw *textWriter) truncateLeft(s string, n int) string {
 
 // fileCell is the file name of a header: cut at its start when the line
 // is too long, so the base name stays.
-func fileCell(file string, st Style) cell {
-	return cell{text: Safe(file), paint: st.Bold, flex: true, left: true}
+func fileCell(file string) cell {
+	return cell{text: Safe(file), paint: Style.Bold, flex: true, left: true}
 }
 
 func (tw *textWriter) flush() error {
