@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/pisess/pisess/internal/render"
 )
 
 // failingWriter fails every write, like a full disk.
@@ -20,7 +22,7 @@ func TestOutputWriteErrorIsExit2(t *testing.T) {
 	for _, args := range [][]string{
 		{"validate", file}, {"validate", "--format", "json", file},
 		{"audit", "--format", "json", file}, {"repair", "--dry-run", "--format", "json", file},
-		{"tree", file}, {"schema"},
+		{"tree", file}, {"tree", "--format", "json", file}, {"path", file}, {"path", "--format", "json", file}, {"schema"},
 	} {
 		var stderr bytes.Buffer
 		c := &CLI{Stdin: strings.NewReader(""), Stdout: failingWriter{}, Stderr: &stderr,
@@ -49,5 +51,34 @@ func TestOutputKeepsTerminalDetection(t *testing.T) {
 	}
 	if len(asked) == 0 || stdout.Len() == 0 {
 		t.Errorf("IsTerminal asked %d times, %d bytes of output", len(asked), stdout.Len())
+	}
+}
+
+// The escaper gives what EscapeControls gives the whole output, however
+// the writes fall: a C1 control's two bytes split across writes or across
+// the end of its buffer are still escaped.
+func TestEscaperSplitsNoControl(t *testing.T) {
+	for _, lead := range []string{"", "a"} { // C1 controls at even offsets, then at odd ones
+		escaperCase(t, append([]byte(lead), bytes.Repeat([]byte("\xc2\x9b"), escapeBuffer)...))
+	}
+}
+
+// escaperCase writes whole through an escaper in writes of several sizes.
+func escaperCase(t *testing.T, whole []byte) {
+	t.Helper()
+	for _, step := range []int{1, 2, 3, 7, 4096, escapeBuffer - 1, escapeBuffer + 1} {
+		var out bytes.Buffer
+		e := newEscaper(&out)
+		for from := 0; from < len(whole); from += step {
+			if _, err := e.Write(whole[from:min(len(whole), from+step)]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := e.flush(true); err != nil {
+			t.Fatal(err)
+		}
+		if want := render.EscapeControls(whole); !bytes.Equal(out.Bytes(), want) {
+			t.Errorf("writes of %d bytes: %d bytes out, want %d", step, out.Len(), len(want))
+		}
 	}
 }
