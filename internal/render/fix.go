@@ -43,6 +43,7 @@ func (p Fixes) Result(r FixResult) {
 	if r.Action == "unchanged" {
 		if !p.Quiet {
 			fmt.Fprintf(p.Out, "%s: %s\n", file, s.Dim("nothing to do ("+nothingWhy(p.Command, r)+")"))
+			p.over(r.Over)
 		}
 		return
 	}
@@ -69,14 +70,19 @@ func (p Fixes) Result(r FixResult) {
 	for _, a := range r.Added {
 		fmt.Fprintf(p.Out, "  + %s %s%s: %s\n", a.ID, a.Type, addedTarget(a), Safe(a.Why))
 	}
-	for _, o := range r.Over {
-		fmt.Fprintf(p.Out, "  %s %s %s (%s): %s\n", s.Warn("!"), o.EntryID, o.Role, Bytes(int64(o.Bytes)), o.Why)
-	}
+	p.over(r.Over)
 	if r.TokensBefore != nil && r.TokensAfter != nil {
 		fmt.Fprintf(p.Out, "  context ≈ %s tokens → ≈ %s tokens\n", Count(int64(*r.TokensBefore)), Count(int64(*r.TokensAfter)))
 	}
 	if r.Header != nil {
 		fmt.Fprintf(p.Out, "  %s\n", Safe(string(r.Header.Line())))
+	}
+}
+
+// over writes a line for each message slim leaves over the limit, and why.
+func (p Fixes) over(over []fix.Over) {
+	for _, o := range over {
+		fmt.Fprintf(p.Out, "  %s %s %s (%s): %s\n", p.Style.Warn("!"), o.EntryID, o.Role, Bytes(int64(o.Bytes)), o.Why)
 	}
 }
 
@@ -95,12 +101,24 @@ func nothingWhy(command string, r FixResult) string {
 	case "unstick":
 		return "the context of leaf " + r.Leaf + " pairs every tool call with its result"
 	case "slim":
-		if len(r.Over) > 0 {
-			return "no message that a context_edit can change is over the limit"
-		}
-		return "no message of the context of leaf " + r.Leaf + " is over the limit"
+		return slimNothingWhy(r)
 	case "recover-header":
 		return "line 1 is a session header"
 	}
 	return "nothing to change"
+}
+
+// slimNothingWhy says why slim changed nothing: no message is over the
+// limit, or those that are (listed after, from r.Over) are ones slim cannot
+// make smaller (not editable, or already placeholders, or ones whose
+// placeholder would save nothing).
+func slimNothingWhy(r FixResult) string {
+	ctx := " of the context of leaf " + r.Leaf
+	switch len(r.Over) {
+	case 0:
+		return "no message" + ctx + " is over the limit"
+	case 1:
+		return "1 message" + ctx + " stays over the limit; slim cannot make it smaller"
+	}
+	return Plural(len(r.Over), "message", "messages") + ctx + " stay over the limit; slim cannot make them smaller"
 }
