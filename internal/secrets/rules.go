@@ -30,7 +30,7 @@ type Rule struct {
 	// of a keyword and ends within window bytes after its start: the regex
 	// is run on those spans only, not on the whole text.
 	window, before int
-	anchored       *regexp.Regexp // the regex, matching only from the start of a span (with window)
+	anchored       *regexp.Regexp // the regex as group 1, matching only from the start of a span (with window)
 	entropy        float64        // the secret's Shannon entropy (bits per byte) must reach this
 	allow          []allowlist
 }
@@ -241,8 +241,10 @@ func (fr *ruleFormat) compile() (*Rule, error) {
 		}
 		r.window, r.before = fr.PisessWindow, fr.PisessBefore
 		// Any start up to before bytes (and one byte of context, for \b)
-		// ahead of the keyword, earliest first.
-		r.anchored, err = regexp.Compile(fmt.Sprintf(`^[\s\S]{0,%d}?(?:%s)`, r.before+1, fr.Regex))
+		// ahead of the keyword, earliest first. The regex is group 1, so
+		// the context is never part of the secret: the rule's group g is
+		// group g+1 here.
+		r.anchored, err = regexp.Compile(fmt.Sprintf(`^[\s\S]{0,%d}?(%s)`, r.before+1, fr.Regex))
 	}
 	return r, err
 }
@@ -305,7 +307,7 @@ func (f *finder) findAt(rs *Rules, text []byte, occs []occurrence, dst []Match) 
 func (r *Rule) search(text []byte, ats []int, dst []Match) []Match {
 	if r.window == 0 || len(ats) > 2*len(text)/(r.window+r.before+2)+1 {
 		for _, m := range r.re.FindAllSubmatchIndex(text, -1) {
-			dst = r.accept(text, 0, m, dst)
+			dst = r.accept(text, 0, m, r.group, dst)
 		}
 		return dst
 	}
@@ -314,18 +316,19 @@ func (r *Rule) search(text []byte, ats []int, dst []Match) []Match {
 		// The match that starts near text[from] (within before+1 bytes).
 		from := max(0, at-r.before-1)
 		end := min(len(text), at+r.window+1)
-		dst = r.accept(text, from, r.anchored.FindSubmatchIndex(text[from:end]), dst)
+		dst = r.accept(text, from, r.anchored.FindSubmatchIndex(text[from:end]), r.group+1, dst)
 	}
 	return dst
 }
 
 // accept appends to dst the secret of the regex match m (submatch indices
-// in text[from:], nil for none) if the rule accepts it.
-func (r *Rule) accept(text []byte, from int, m []int, dst []Match) []Match {
+// in text[from:], nil for none), its submatch group, if the rule accepts
+// it.
+func (r *Rule) accept(text []byte, from int, m []int, group int, dst []Match) []Match {
 	if m == nil {
 		return dst
 	}
-	s, e := m[2*r.group], m[2*r.group+1]
+	s, e := m[2*group], m[2*group+1]
 	if s < 0 || !r.accepts(string(text[from+s:from+e])) {
 		return dst
 	}

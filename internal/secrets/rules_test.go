@@ -1,8 +1,12 @@
 package secrets
 
 import (
+	"bytes"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/pisess/pisess/internal/parse"
 )
 
 func mustDefault(t testing.TB) *Rules {
@@ -157,6 +161,70 @@ func TestMask(t *testing.T) {
 	} {
 		if got := mask([]byte(secret)); got != want {
 			t.Errorf("mask(%q) = %q, want %q", secret, got, want)
+		}
+	}
+}
+
+// A user rule reports the same span whether or not it has a window and
+// whether or not its regex has a group: the window's leading context is
+// never part of the secret, and redaction removes the secret only.
+func TestUserRuleSpans(t *testing.T) {
+	rules := []struct{ name, toml string }{
+		{"no group", "regex = '''zz-[a-z]{10}'''"},
+		{"no group, bounded", `regex = '''\bzz-[a-z]{10}\b'''`},
+		{"group", "regex = '''(zz-[a-z]{10})'''"},
+		{"group inside", "regex = '''zz-([a-z]{10})'''"},
+		{"secretGroup 0", "regex = '''zz-([a-z]{10})'''\nsecretGroup = 0"},
+		{"secretGroup 2", "regex = '''(zz)-([a-z]{10})'''\nsecretGroup = 2"},
+		{"case-insensitive", "regex = '''(?i)zz-[a-z]{10}'''"},
+		{"alternation", "regex = '''zz-[a-z]{10}|yy-[0-9]{4}'''"},
+	}
+	texts := []struct{ text, secret string }{
+		{"x zz-abcdefghij", "zz-abcdefghij"},
+		{"zz-abcdefghij", "zz-abcdefghij"},
+		{"é zz-abcdefghij y", "zz-abcdefghij"},
+		{"éezz-abcdefghij", "zz-abcdefghij"},
+		{"a long way in front of it: zz-abcdefghij.", "zz-abcdefghij"},
+	}
+	for _, rule := range rules {
+		for _, window := range []string{"", "pisessWindow = 20", "pisessWindow = 20\npisessBefore = 6"} {
+			file := "[[rules]]\nid = 'zz'\nkeywords = ['zz-']\n" + rule.toml + "\n" + window + "\n"
+			user, err := LoadRules(strings.NewReader(file), "u")
+			if err != nil {
+				t.Fatalf("%s: %v", rule.name, err)
+			}
+			rs := NewRules(user)
+			for _, tc := range texts {
+				want := tc.secret
+				switch rule.name {
+				case "group inside", "secretGroup 2":
+					want = strings.TrimPrefix(want, "zz-")
+				case "no group, bounded":
+					if strings.HasPrefix(tc.text, "éezz") {
+						want = "" // no \b before zz
+					}
+				}
+				name := fmt.Sprintf("%s/%q/%q", rule.name, window, tc.text)
+				ms := rs.Find(tc.text)
+				var got []string
+				for _, m := range ms {
+					got = append(got, tc.text[m.Start:m.End])
+				}
+				if want == "" && len(got) != 0 || want != "" && (len(got) != 1 || got[0] != want) {
+					t.Errorf("%s: found %q, want %q", name, got, want)
+				}
+				var out bytes.Buffer
+				if _, err := Redact(strings.NewReader(userLine("u", tc.text)+"\n"), &out, Options{Rules: rs, Limits: parse.DefaultLimits()}); err != nil {
+					t.Fatal(err)
+				}
+				wantText := tc.text
+				if want != "" {
+					wantText = strings.Replace(tc.text, want, Redacted("zz"), 1)
+				}
+				if wantLine := userLine("u", wantText) + "\n"; out.String() != wantLine {
+					t.Errorf("%s: redacted to\n%s\nwant\n%s", name, out.String(), wantLine)
+				}
+			}
 		}
 	}
 }
