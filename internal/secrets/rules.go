@@ -80,18 +80,20 @@ func Default() (*Rules, error) {
 }
 
 // NewRules builds a rule set. A later rule with the ID of an earlier one
-// replaces it.
+// replaces it. The set holds copies of the rules: those given stay as they
+// were, free to go into other sets.
 func NewRules(rules ...[]*Rule) *Rules {
 	rs := &Rules{}
 	byID := map[string]int{}
 	for _, list := range rules {
 		for _, r := range list {
+			c := *r // (its kwIndex is the set's own)
 			if i, ok := byID[r.ID]; ok {
-				rs.rules[i] = r
+				rs.rules[i] = &c
 				continue
 			}
 			byID[r.ID] = len(rs.rules)
-			rs.rules = append(rs.rules, r)
+			rs.rules = append(rs.rules, &c)
 		}
 	}
 	var words []string

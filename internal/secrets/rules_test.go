@@ -228,3 +228,61 @@ func TestUserRuleSpans(t *testing.T) {
 		}
 	}
 }
+
+// NewRules leaves the rules it is given as they were: rule sets built
+// from the same defaults (and the same user rules) all work, whatever was
+// built after them.
+func TestNewRulesKeepsItsInputs(t *testing.T) {
+	load := func(text string) []*Rule {
+		t.Helper()
+		rules, err := LoadRules(strings.NewReader(text), "u")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rules
+	}
+	// A rule that replaces the first default one, with other keywords,
+	// moves every other default keyword in the joined keyword table.
+	replace := load("[[rules]]\nid = 'aws-access-key-id'\nregex = '''never-(matches)'''\nkeywords = ['never']\n")
+	acme := load("[[rules]]\nid = 'acme-key'\nregex = '''\\b(acme_[0-9a-f]{16})\\b'''\nkeywords = ['acme_']\npisessWindow = 30\n")
+	const acmeKey = "acme_" + "0123456789abcdef"
+	def := mustDefault(t)
+	first := Join(def, replace)
+	second := Join(def, acme)
+	third := NewRules(acme, replace, def.rules) // other orders too
+	both := NewRules(def.rules, acme, replace)
+	finds := func(name string, rs *Rules, text, kind string, want bool) {
+		t.Helper()
+		ms := rs.Find(text)
+		found := len(ms) == 1 && ms[0].Kind == kind
+		if found != want || len(ms) > 1 {
+			t.Errorf("%s: %q: found %+v, want %s: %v", name, text, ms, kind, want)
+		}
+	}
+	for _, tc := range ruleCases {
+		finds("def", def, tc.positive, tc.kind, true)
+		finds("second", second, tc.positive, tc.kind, true)
+		isAWS := tc.kind == "aws-access-key-id"
+		finds("first", first, tc.positive, tc.kind, !isAWS)
+		finds("both", both, tc.positive, tc.kind, !isAWS)
+		finds("third", third, tc.positive, tc.kind, true) // the defaults come last and win
+	}
+	finds("def", def, acmeKey, "acme-key", false)
+	finds("first", first, acmeKey, "acme-key", false)
+	for name, rs := range map[string]*Rules{"second": second, "third": third, "both": both} {
+		finds(name, rs, "key "+acmeKey+" here", "acme-key", true)
+	}
+	// The sets can be built and used side by side.
+	done := make(chan bool)
+	for range 4 {
+		go func() {
+			rs := Join(def, acme)
+			done <- len(rs.Find(fakeGitHubPAT+" "+acmeKey)) == 2 && len(def.Find(fakeGitHubPAT)) == 1
+		}()
+	}
+	for range 4 {
+		if !<-done {
+			t.Error("a rule set built beside others does not find what it should")
+		}
+	}
+}
