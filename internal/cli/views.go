@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"sort"
 	"strconv"
@@ -29,6 +30,12 @@ const (
 	indexGCPercent = 50
 	viewGCPercent  = 8
 )
+
+// collectAfter is the size of an entry past which the index's garbage is
+// collected before the view is built: the bytes the index pass read such
+// an entry into are garbage by then, and a view that reads the entry back
+// would otherwise hold it twice.
+const collectAfter = 16 << 20
 
 // defaultWidth is the line width when stdout is not a terminal and COLUMNS
 // is not set.
@@ -232,6 +239,9 @@ func (c *CLI) openView(ctx *cli.Context, lines bool) (*view, error) {
 		return nil, v.loadError(err)
 	}
 	debug.SetGCPercent(viewGCPercent)
+	if v.session.Largest() > collectAfter {
+		runtime.GC()
+	}
 	if v.leaf, err = resolveLeaf(v.session, ctx.String("leaf")); err != nil {
 		v.session.Close()
 		return nil, usageErrorf("%s: %v", v.file, err)

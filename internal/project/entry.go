@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 
 	"github.com/pisess/pisess/internal/parse"
@@ -110,14 +111,20 @@ func (e *Entry) Message() json.RawMessage {
 type Record struct {
 	Entry *Entry
 	Tape  parse.Tape
+	own   bool // its bytes were read for it alone, and nothing writes them again
 }
 
-// Raw returns a copy of the raw value of the top-level member name, or nil
-// when it is absent.
+// Raw returns the raw value of the top-level member name, or nil when it
+// is absent, for the caller to keep: a copy, but for a value longer than
+// readWindow of a record that owns its bytes, which is shared (a long
+// record is not held twice).
 func (r *Record) Raw(name string) json.RawMessage {
 	v := r.Tape.Raw(r.Tape.Get(0, name))
 	if v == nil {
 		return nil
+	}
+	if r.own && len(v) > readWindow {
+		return v
 	}
 	return append(json.RawMessage(nil), v...)
 }
@@ -137,30 +144,47 @@ func (r *Record) Member(name string) int { return r.Tape.Get(0, name) }
 // Of duplicate keys the last is the one set, and the earlier ones go, as
 // JSON.parse keeps only the last.
 func setMember(t *parse.Tape, obj int, key string, val []byte) []byte {
-	var w objectWriter
-	last := t.Get(obj, key)
-	for k, v := range t.Members(obj) {
-		switch {
-		case v == last:
-			w.member(key, val)
-		case t.KeyIs(k, key):
-		default:
-			w.rawMember(t.Raw(k), t.Raw(v))
-		}
-	}
-	if last < 0 {
-		w.member(key, val)
-	}
-	return w.bytes()
+	return editMembers(t, obj, memberEdit{key, val})
 }
 
 // deleteMember returns a copy of the object at node obj without member
 // key (every occurrence); the other members keep their order and bytes.
 func deleteMember(t *parse.Tape, obj int, key string) []byte {
-	var w objectWriter
+	return editMembers(t, obj, memberEdit{key: key})
+}
+
+// memberEdit sets member key to val, or deletes it when val is nil.
+type memberEdit struct {
+	key string
+	val []byte
+}
+
+// editMembers returns a copy of the object at node obj with the edits made
+// as setMember and deleteMember make them one after the other, in one
+// pass: a member set takes the place of its last occurrence (the others
+// go), one that was absent comes last, in the order of the edits; a
+// member deleted goes. The copy is sized at once, so a long object is
+// written once, not grown.
+func editMembers(t *parse.Tape, obj int, edits ...memberEdit) []byte {
+	size := len(t.Raw(obj))
+	last := make([]int, len(edits))
+	for i, ed := range edits {
+		last[i] = t.Get(obj, ed.key)
+		size += len(ed.key) + len(ed.val) + 4
+	}
+	w := objectWriter{buf: make([]byte, 0, size)}
 	for k, v := range t.Members(obj) {
-		if !t.KeyIs(k, key) {
+		i := slices.IndexFunc(edits, func(ed memberEdit) bool { return t.KeyIs(k, ed.key) })
+		switch {
+		case i < 0:
 			w.rawMember(t.Raw(k), t.Raw(v))
+		case v == last[i]:
+			w.member(edits[i].key, edits[i].val)
+		}
+	}
+	for i, ed := range edits {
+		if last[i] < 0 {
+			w.member(ed.key, ed.val)
 		}
 	}
 	return w.bytes()

@@ -74,6 +74,7 @@ type Session struct {
 
 	strs       strStore          // the entries' strings
 	described  int               // entries the index holds a description of
+	largest    int32             // the size of the largest entry, in bytes
 	byID       *idTable          // id -> index of the last entry with that id (pi's byId)
 	labels     map[string]string // resolved label per target id
 	otherRoles map[int]string    // the roles of message entries that are not in messageRoles
@@ -200,7 +201,14 @@ func (ix *indexer) begin(out []facts, pack []byte) {
 // pack, which the store takes whole (in one copy) the first time.
 func (ix *indexer) strings(f *facts, id, parentID string) strRef {
 	if ix.s.Header.Version != CurrentVersion {
-		return ix.s.strs.add(id, parentID, f.timestamp, "") // described as pi migrates it: read back
+		desc := f.desc
+		if f.typ == "compaction" || f.role == "hookMessage" {
+			desc = "" // migration changes what it shows: read back, migrated, when it is shown
+		}
+		if desc != "" {
+			ix.s.described++
+		}
+		return ix.s.strs.add(id, parentID, f.timestamp, desc)
 	}
 	if ix.packBlock < 0 {
 		ix.packBlock = ix.s.strs.adopt(bytes.Clone(ix.packBuf))
@@ -265,6 +273,7 @@ func (ix *indexer) settle(f *facts) error {
 		ix.reserve(f) // before e joins: its strings are not stored yet
 	}
 	ix.s.Entries = append(ix.s.Entries, e)
+	ix.s.largest = max(ix.s.largest, e.size)
 	id, parentID := f.id, f.parentID
 	if v1 {
 		ix.records[len(ix.records)-1] = e.Index
@@ -340,14 +349,14 @@ func (ix *indexer) newEntry() *Entry {
 
 // header takes the first record, which must be the session header.
 func (ix *indexer) header(f *facts) error {
-	t, _ := tapeOf(f.header)
 	if f.typ != "session" {
 		code, msg := finding.NotASession, "the first record is not a session header (not a pi session file)"
-		if t.Get(0, "kind") >= 0 {
+		if f.hasKind {
 			code, msg = finding.UnsupportedVersion, "the first record is not a version 1-3 session header (a newer pi format?)"
 		}
 		return &HeaderError{Code: code, Line: f.line, Msg: msg}
 	}
+	t, _ := tapeOf(f.header)
 	version, err := headerVersion(t)
 	if err != nil {
 		return &HeaderError{Code: finding.UnsupportedVersion, Line: f.line, Msg: err.Error()}
@@ -431,6 +440,10 @@ func (ix *indexer) finish() (*Session, error) {
 // e, or "" when it was not described (then read it back).
 func (s *Session) Description(e *Entry) string { return s.strs.get(e.strs, strDescription) }
 
+// Largest returns the size of the session's largest entry in the file,
+// in bytes.
+func (s *Session) Largest() int { return int(s.largest) }
+
 // Described reports whether the Describer of OpenDescribed described
 // every entry, so that a view of the session reads no record back.
 func (s *Session) Described() bool { return s.described == len(s.Entries) }
@@ -438,14 +451,14 @@ func (s *Session) Described() bool { return s.described == len(s.Entries) }
 // Read reads entry e back from the file onto a new Record, migrated as pi
 // migrates it in memory. To read many entries, a RecordReader is faster.
 func (s *Session) Read(e *Entry) (*Record, error) {
-	raw := make([]byte, e.size)
+	raw := make([]byte, e.size, int(e.size)+migrateRoom)
 	if n, err := s.src.ReadAt(raw, e.offset); n < len(raw) {
 		if err == nil || errors.Is(err, io.EOF) {
 			err = &ChangedError{File: s.name, Line: e.Line}
 		}
 		return nil, err
 	}
-	r := &Record{}
+	r := &Record{own: true}
 	return r, s.fill(r, e, raw)
 }
 
@@ -481,8 +494,13 @@ const readWindow = 256 << 10
 // Records returns a RecordReader of the session's file.
 func (s *Session) Records() *RecordReader { return &RecordReader{s: s} }
 
-// Read reads entry e (see RecordReader).
+// Read reads entry e (see RecordReader). A record longer than the window
+// is read on its own (Session.Read), so the reader holds no window that
+// large once it is done with it.
 func (rd *RecordReader) Read(e *Entry) (*Record, error) {
+	if int(e.size) > readWindow {
+		return rd.s.Read(e)
+	}
 	raw, err := rd.bytes(e.offset, int(e.size))
 	if errors.Is(err, errShortRead) {
 		return nil, &ChangedError{File: rd.s.name, Line: e.Line}
@@ -515,35 +533,68 @@ func (rd *RecordReader) bytes(off int64, n int) ([]byte, error) {
 	return rd.window[:n], nil
 }
 
+// migrateRoom is the room Session.Read leaves after a record for the
+// members a migration appends to it (a version-1 entry's id and parentId).
+const migrateRoom = 64
+
+// absent reports whether none of the members the edits name is in the
+// record on t, and every edit sets one.
+func absent(t *parse.Tape, edits []memberEdit) bool {
+	for _, ed := range edits {
+		if ed.val == nil || t.Get(0, ed.key) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// appendMembers appends the members the edits set to the object raw, in
+// its own bytes when it has room after them: raw must be the record's
+// own buffer, which no one else reads past its end.
+func appendMembers(raw []byte, edits []memberEdit) []byte {
+	end := bytes.LastIndexByte(raw, '}')
+	empty := len(bytes.TrimSpace(raw[1:end])) == 0
+	raw = raw[:end]
+	for _, ed := range edits {
+		if !empty {
+			raw = append(raw, ',')
+		}
+		empty = false
+		raw = append(append(append(raw, jsonString(ed.key)...), ':'), ed.val...)
+	}
+	return append(raw, '}')
+}
+
 // migrate applies section 8 to a record of a version-1 or 2 file: the ids
 // and parent links the index gave it, a compaction's firstKeptEntryId,
 // role hookMessage renamed to custom (pi's migrateV2ToV3).
 func (s *Session) migrate(r *Record) {
 	e, t := r.Entry, &r.Tape
-	raw := t.Input()
-	edit := func(key string, val []byte) {
-		raw = setMember(t, 0, key, val)
-		_ = t.Build(raw) // setMember wrote a valid object
+	edit := func(edits ...memberEdit) {
+		_ = t.Build(editMembers(t, 0, edits...)) // editMembers wrote a valid object
 	}
 	if s.Header.Version == 1 {
-		edit("id", jsonString(e.ID()))
 		parent := []byte("null")
 		if e.ParentID() != "" {
 			parent = jsonString(e.ParentID())
 		}
-		edit("parentId", parent)
+		edits := []memberEdit{{"id", jsonString(e.ID())}, {"parentId", parent}}
 		if e.Type() == "compaction" && t.Get(0, "firstKeptEntryIndex") >= 0 {
-			raw = deleteMember(t, 0, "firstKeptEntryIndex")
-			_ = t.Build(raw)
+			edits = append(edits, memberEdit{key: "firstKeptEntryIndex"})
 			if id, ok := s.firstKept[e.Index]; ok {
-				edit("firstKeptEntryId", id)
+				edits = append(edits, memberEdit{"firstKeptEntryId", id})
 			}
+		}
+		if r.own && absent(t, edits) {
+			_ = t.Build(appendMembers(t.Input(), edits)) // in place: a long record is not copied
+		} else {
+			edit(edits...)
 		}
 	}
 	msg := t.Get(0, "message")
 	if e.Type() == "message" && t.Kind(msg) == parse.KindObject && t.StrOf(msg, "role") == "hookMessage" {
 		var mt parse.Tape
 		_ = mt.Build(t.Raw(msg))
-		edit("message", setMember(&mt, 0, "role", []byte(`"custom"`)))
+		edit(memberEdit{"message", setMember(&mt, 0, "role", []byte(`"custom"`))})
 	}
 }

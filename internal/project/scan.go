@@ -29,7 +29,8 @@ type facts struct {
 	timeOK                             bool
 	keptIndex                          float64 // a compaction's firstKeptEntryIndex (version 1)
 	hasKeptIndex                       bool
-	header                             []byte // the first object of a batch, copied: it may be the file's header
+	header                             []byte // the first object of a batch, copied when it is a session header: it may be the file's
+	hasKind                            bool   // the first object of a batch has a "kind" member (a newer pi's header)
 	desc                               string // what the Describer made of the record ("" when none)
 	// packed is where id, parentID, timestamp and desc lie in the batch's
 	// pack, laid out as strStore.add lays them out (-1: they do not).
@@ -108,13 +109,22 @@ func scan(r interface{ Read([]byte) (int, error) }, limits parse.Limits, describ
 	b := p.batch()
 	for rd.Next() {
 		l := rd.Line()
-		off := l.Offset
-		if l.BOM {
-			off += 3
+		if len(l.Raw) > scanBatchBytes { // a batch of its own, whose arena the line's bytes are: held once, not copied
+			if len(b.lines) > 0 {
+				if err := p.submit(b); err != nil {
+					return err
+				}
+				b = p.batch()
+			}
+			own := &scanBatch{lines: []scanLine{lineOf(l, 0, len(l.Raw))}, arena: rd.Detach()}
+			if err := p.submit(own); err != nil {
+				return err
+			}
+			continue
 		}
 		start := len(b.arena)
 		b.arena = append(b.arena, l.Raw...)
-		b.lines = append(b.lines, scanLine{num: l.Num, offset: off, atEOF: !l.Newline, start: start, end: len(b.arena)})
+		b.lines = append(b.lines, lineOf(l, start, len(b.arena)))
 		if len(b.arena) >= scanBatchBytes || len(b.lines) >= scanBatchLines {
 			if err := p.submit(b); err != nil {
 				return err
@@ -129,6 +139,15 @@ func scan(r interface{ Read([]byte) (int, error) }, limits parse.Limits, describ
 		return err
 	}
 	return rd.Err()
+}
+
+// lineOf is line l waiting in a batch at arena[start:end].
+func lineOf(l *parse.Line, start, end int) scanLine {
+	off := l.Offset
+	if l.BOM {
+		off += 3
+	}
+	return scanLine{num: l.Num, offset: off, atEOF: !l.Newline, start: start, end: end}
 }
 
 // pipeline keeps the batches in flight in file order.
@@ -231,9 +250,10 @@ func (w *scanWorker) facts(l scanLine, k int, span [2]int, first bool) facts {
 	f := facts{line: l.num, object: k, offset: l.offset + int64(span[0]), size: int32(span[1] - span[0])}
 	f.typ = internType(t.StrOf(0, "type"))
 	f.typCode = typeCode(f.typ)
-	if first {
+	if first && f.typ == "session" {
 		f.header = append([]byte(nil), t.Input()...)
 	}
+	f.hasKind = first && t.Get(0, "kind") >= 0
 	f.id, f.parentID, f.timestamp = t.StrOf(0, "id"), t.StrOf(0, "parentId"), t.StrOf(0, "timestamp")
 	f.millis, f.timeOK = millisOf(t, t.Get(0, "timestamp"))
 	switch f.typ {
