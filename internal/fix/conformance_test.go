@@ -123,14 +123,7 @@ func TestConformanceUnstickAndSlim(t *testing.T) {
 // (pi's messages, sources from pisess's projection, which the project
 // conformance test holds equal to pi's).
 func slimOver(t *testing.T, path string, maxBytes int64, over []Over, got piCheck) string {
-	s, err := project.LoadFile(path, parse.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, err := s.Context(s.DefaultLeaf())
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx := contextAt(t, path)
 	if len(ctx.Messages) != len(got.Messages) {
 		return "pisess and pi project different numbers of messages"
 	}

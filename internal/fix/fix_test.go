@@ -192,14 +192,7 @@ func TestSlimFile(t *testing.T) {
 		t.Errorf("tokens %d -> %d", *rep.TokensBefore, *rep.TokensAfter)
 	}
 	noErrors(t, path)
-	s, err := project.LoadFile(path, parse.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, err := s.Context(s.DefaultLeaf())
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx := contextAt(t, path)
 	for i, m := range ctx.Messages {
 		if len(m) > 1024 {
 			t.Errorf("message %d is %d bytes", i, len(m))
