@@ -114,9 +114,10 @@ func (k *keywordSet) occurrences(text []byte, dst []occurrence, keep func(i, w i
 // by letters, digits or _ and then `":` is in a member name
 // ("totalTokens":): a string value is never followed by a colon, and a
 // quote inside one is escaped. keyed reports a member name that ends with
-// a keyed word ("apiKey":).
-func (k *keywordSet) positions(text []byte, dst []occurrence) (occs []occurrence, keyed bool) {
-	var names memberNames
+// a keyed word ("apiKey":). names tells member names for text (what it
+// remembers of another text is dropped).
+func (k *keywordSet) positions(text []byte, dst []occurrence, names *memberNames) (occs []occurrence, keyed bool) {
+	names.valid = false
 	occs = k.occurrences(text, dst, func(i, w int) bool {
 		end := i + len(k.words[w])
 		if !names.inMemberName(text, end) {
@@ -137,6 +138,7 @@ type memberNames struct {
 	from, end int // text[from:end] is a run of word characters…
 	result    bool
 	valid     bool
+	read      int // bytes read, over every text (tests check it grows with the text, not its square)
 }
 
 // inMemberName reports whether text[at:], the text after a keyword, goes
@@ -149,6 +151,7 @@ func (m *memberNames) inMemberName(text []byte, at int) bool {
 	for e < len(text) && isWordByte(text[e]) {
 		e++
 	}
+	m.read += e - at + 1
 	m.from, m.end, m.valid = at, e, true
 	m.result = e+1 < len(text) && text[e] == '"' && text[e+1] == ':'
 	return m.result

@@ -273,6 +273,10 @@ func (rs *Rules) Find(text string) []Match {
 type finder struct {
 	occs []occurrence // the keyword occurrences in the text
 	ats  []int        // where one rule's keywords occur
+	// work counts, over every text, the keyword occurrences looked at and
+	// the bytes handed to the rules' regexes (tests check that it grows
+	// with the text, not with its square).
+	work int
 }
 
 // find appends the secrets of text to dst.
@@ -286,6 +290,7 @@ func (f *finder) find(rs *Rules, text []byte, dst []Match) []Match {
 // of every rule one of whose keywords occurs, or that has none.
 func (f *finder) findAt(rs *Rules, text []byte, occs []occurrence, dst []Match) []Match {
 	start := len(dst)
+	f.work += len(occs)
 	for _, r := range rs.rules {
 		f.ats = f.ats[:0]
 		for _, o := range occs {
@@ -294,20 +299,22 @@ func (f *finder) findAt(rs *Rules, text []byte, occs []occurrence, dst []Match) 
 			}
 		}
 		if len(f.ats) > 0 || len(r.kwIndex) == 0 {
-			dst = r.search(text, f.ats, dst)
+			dst = f.search(r, text, dst)
 		}
 	}
 	return append(dst[:start], merge(dst[start:])...)
 }
 
-// search appends the rule's matches in text to dst, given where its
-// keywords occur (ats). A rule with a window runs around each of them,
+// search appends the matches of rule r in text to dst, given where its
+// keywords occur (f.ats). A rule with a window runs around each of them,
 // unless they are so many that the windows would cover the text more than
 // twice over: then, like a rule without a window, over the whole text once.
 // Either way the work is linear in the text: a line made of keywords costs
 // no more than any other.
-func (r *Rule) search(text []byte, ats []int, dst []Match) []Match {
+func (f *finder) search(r *Rule, text []byte, dst []Match) []Match {
+	ats := f.ats
 	if r.window == 0 || len(ats) > 2*len(text)/(r.window+r.before+2)+1 {
+		f.work += len(text)
 		for _, m := range r.re.FindAllSubmatchIndex(text, -1) {
 			dst = r.accept(text, 0, m, r.group, dst)
 		}
@@ -318,6 +325,7 @@ func (r *Rule) search(text []byte, ats []int, dst []Match) []Match {
 		// The match that starts near text[from] (within before+1 bytes).
 		from := max(0, at-r.before-1)
 		end := min(len(text), at+r.window+1)
+		f.work += end - from
 		dst = r.accept(text, from, r.anchored.FindSubmatchIndex(text[from:end]), r.group+1, dst)
 	}
 	return dst

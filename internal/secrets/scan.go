@@ -56,6 +56,7 @@ type lineScanner struct {
 	rules   *Rules
 	class   parse.Classifier // for lines read with DeferClassify
 	finder  finder
+	names   memberNames // tells member names in the line
 	w       walker
 	text    []byte
 	offs    offsetMap
@@ -73,7 +74,7 @@ type lineScanner struct {
 func (ls *lineScanner) scanLine(l *parse.Line) []hit {
 	ls.hits = ls.hits[:0]
 	raw := l.Raw
-	occs, keyed := ls.rules.keywords.positions(raw, ls.occs[:0])
+	occs, keyed := ls.rules.keywords.positions(raw, ls.occs[:0], &ls.names)
 	ls.occs = occs
 	ls.everyString = ls.rules.always || hasASCIIEscape(raw) || ls.rules.keywords.escapable
 	if len(ls.occs) == 0 && !ls.everyString && !keyed {
