@@ -56,29 +56,26 @@ func TestOutputKeepsTerminalDetection(t *testing.T) {
 
 // The escaper gives what EscapeControls gives the whole output, however
 // the writes fall: a C1 control's two bytes split across writes or across
-// the end of its buffer are still escaped.
+// the end of its buffer are still escaped. (A 64-byte buffer, so that
+// every way a write can end against it is tried.)
 func TestEscaperSplitsNoControl(t *testing.T) {
+	const size = 64
 	for _, lead := range []string{"", "a"} { // C1 controls at even offsets, then at odd ones
-		escaperCase(t, append([]byte(lead), bytes.Repeat([]byte("\xc2\x9b"), escapeBuffer)...))
-	}
-}
-
-// escaperCase writes whole through an escaper in writes of several sizes.
-func escaperCase(t *testing.T, whole []byte) {
-	t.Helper()
-	for _, step := range []int{1, 2, 3, 7, 4096, escapeBuffer - 1, escapeBuffer + 1} {
-		var out bytes.Buffer
-		e := newEscaper(&out)
-		for from := 0; from < len(whole); from += step {
-			if _, err := e.Write(whole[from:min(len(whole), from+step)]); err != nil {
+		whole := append([]byte(lead), bytes.Repeat([]byte("\xc2\x9b"), 5*size)...)
+		for step := 1; step <= 2*size+1; step++ {
+			var out bytes.Buffer
+			e := &escaper{w: &out, size: size}
+			for from := 0; from < len(whole); from += step {
+				if _, err := e.Write(whole[from:min(len(whole), from+step)]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := e.flush(true); err != nil {
 				t.Fatal(err)
 			}
-		}
-		if err := e.flush(true); err != nil {
-			t.Fatal(err)
-		}
-		if want := render.EscapeControls(whole); !bytes.Equal(out.Bytes(), want) {
-			t.Errorf("writes of %d bytes: %d bytes out, want %d", step, out.Len(), len(want))
+			if want := render.EscapeControls(whole); !bytes.Equal(out.Bytes(), want) {
+				t.Errorf("lead %q, writes of %d bytes: %d bytes out, want %d", lead, step, out.Len(), len(want))
+			}
 		}
 	}
 }

@@ -64,17 +64,20 @@ const escapeBuffer = 1 << 20
 // buffer at a time; a buffer it writes never ends inside the two bytes of
 // a C1 control.
 type escaper struct {
-	w   io.Writer
-	buf []byte
-	err error
+	w    io.Writer
+	buf  []byte
+	size int // how much it holds before it writes
+	err  error
 }
 
-func newEscaper(w io.Writer) *escaper { return &escaper{w: w, buf: make([]byte, 0, escapeBuffer)} }
+func newEscaper(w io.Writer) *escaper {
+	return &escaper{w: w, buf: make([]byte, 0, escapeBuffer), size: escapeBuffer}
+}
 
 // Write implements io.Writer.
 func (e *escaper) Write(p []byte) (int, error) {
 	e.buf = append(e.buf, p...)
-	if len(e.buf) >= escapeBuffer {
+	if len(e.buf) >= e.size {
 		return len(p), e.flush(false)
 	}
 	return len(p), e.err

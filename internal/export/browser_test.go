@@ -28,6 +28,9 @@ const realCorpus = "../../../shared/corpus/real"
 // chromium returns the browser's path, or skips the test.
 func chromium(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the page is tested in a browser by make test (go test without -short), 25 s")
+	}
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p
