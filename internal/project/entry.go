@@ -190,6 +190,34 @@ func editMembers(t *parse.Tape, obj int, edits ...memberEdit) []byte {
 	return w.bytes()
 }
 
+// absent reports whether none of the members the edits name is in the
+// record on t, and every edit sets one.
+func absent(t *parse.Tape, edits []memberEdit) bool {
+	for _, ed := range edits {
+		if ed.val == nil || t.Get(0, ed.key) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// appendMembers appends the members the edits set to the object raw, in
+// its own bytes when it has room after them: raw must be the record's
+// own buffer, which no one else reads past its end.
+func appendMembers(raw []byte, edits []memberEdit) []byte {
+	end := bytes.LastIndexByte(raw, '}')
+	empty := len(bytes.TrimSpace(raw[1:end])) == 0
+	raw = raw[:end]
+	for _, ed := range edits {
+		if !empty {
+			raw = append(raw, ',')
+		}
+		empty = false
+		raw = append(append(append(raw, jsonString(ed.key)...), ':'), ed.val...)
+	}
+	return append(raw, '}')
+}
+
 // objectWriter writes a JSON object member by member, leaving out members
 // whose value is absent (nil), as JSON.stringify leaves out undefined.
 type objectWriter struct {

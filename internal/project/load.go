@@ -200,32 +200,27 @@ func (ix *indexer) begin(out []facts, pack []byte) {
 // strings stores entry e's strings: for a version-3 file, in the batch's
 // pack, which the store takes whole (in one copy) the first time.
 func (ix *indexer) strings(f *facts, id, parentID string) strRef {
-	if ix.s.Header.Version != CurrentVersion {
-		desc := f.desc
-		if f.typ == "compaction" || f.role == "hookMessage" {
-			desc = "" // migration changes what it shows: read back, migrated, when it is shown
-		}
-		if desc != "" {
-			ix.s.described++
-		}
+	v3 := ix.s.Header.Version == CurrentVersion
+	desc := f.desc
+	if !v3 && (f.typ == "compaction" || f.role == "hookMessage") {
+		desc = "" // migration changes what it shows: read back, migrated, when it is shown
+	}
+	if desc != "" {
+		ix.s.described++
+	}
+	if !v3 {
 		return ix.s.strs.add(id, parentID, f.timestamp, desc)
 	}
 	if ix.packBlock < 0 {
 		ix.packBlock = ix.s.strs.adopt(bytes.Clone(ix.packBuf))
 	}
-	if f.desc != "" {
-		ix.s.described++
-	}
 	return ref(ix.packBlock, f.packed)
 }
 
 // link puts entry e in the id table and resolves its parent if it has
-// come (hashes: of its id and its parent's, when known).
-func (ix *indexer) link(e *Entry, id, parentID string, idHash, parentHash uint64, hashed bool) {
+// come (idHash and parentHash: the table's hashes of id and parentID).
+func (ix *indexer) link(e *Entry, id, parentID string, idHash, parentHash uint64) {
 	t := ix.s.byID
-	if !hashed {
-		idHash, parentHash = t.hash(id), t.hash(parentID)
-	}
 	if id != "" && t.putHashed(ix.s.Entries, e.Index, idHash) {
 		ix.dupIDs = true
 	}
@@ -274,13 +269,14 @@ func (ix *indexer) settle(f *facts) error {
 	}
 	ix.s.Entries = append(ix.s.Entries, e)
 	ix.s.largest = max(ix.s.largest, e.size)
-	id, parentID := f.id, f.parentID
-	if v1 {
+	id, parentID, idHash, parentHash := f.id, f.parentID, f.idHash, f.parentHash
+	if v1 { // ids derived here, so not hashed on the workers
 		ix.records[len(ix.records)-1] = e.Index
 		id, parentID = ix.migrateV1(e, f)
+		idHash, parentHash = ix.s.byID.hash(id), ix.s.byID.hash(parentID)
 	}
 	e.strs = ix.strings(f, id, parentID)
-	ix.link(e, id, parentID, f.idHash, f.parentHash, !v1)
+	ix.link(e, id, parentID, idHash, parentHash)
 	if f.typ == "message" {
 		ix.role(e, f.role)
 	}
@@ -536,34 +532,6 @@ func (rd *RecordReader) bytes(off int64, n int) ([]byte, error) {
 // migrateRoom is the room Session.Read leaves after a record for the
 // members a migration appends to it (a version-1 entry's id and parentId).
 const migrateRoom = 64
-
-// absent reports whether none of the members the edits name is in the
-// record on t, and every edit sets one.
-func absent(t *parse.Tape, edits []memberEdit) bool {
-	for _, ed := range edits {
-		if ed.val == nil || t.Get(0, ed.key) >= 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// appendMembers appends the members the edits set to the object raw, in
-// its own bytes when it has room after them: raw must be the record's
-// own buffer, which no one else reads past its end.
-func appendMembers(raw []byte, edits []memberEdit) []byte {
-	end := bytes.LastIndexByte(raw, '}')
-	empty := len(bytes.TrimSpace(raw[1:end])) == 0
-	raw = raw[:end]
-	for _, ed := range edits {
-		if !empty {
-			raw = append(raw, ',')
-		}
-		empty = false
-		raw = append(append(append(raw, jsonString(ed.key)...), ':'), ed.val...)
-	}
-	return append(raw, '}')
-}
 
 // migrate applies section 8 to a record of a version-1 or 2 file: the ids
 // and parent links the index gave it, a compaction's firstKeptEntryId,

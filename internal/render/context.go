@@ -255,13 +255,13 @@ func (tw *textWriter) messageLines(c *project.Context, msgs []messageView) {
 		charW = max(charW, len(Count(int64(m.chars))))
 		tokW = max(tokW, len(Count(int64(m.tokens))))
 	}
-	pad := func(s string, n int) string { return s + strings.Repeat(" ", max(0, n-tw.width(s))) }
-	lpad := func(s string, n int) string { return strings.Repeat(" ", max(0, n-tw.width(s))) + s }
+	pad := func(s string, n int) string { return s + blanks(n-tw.width(s)) }
+	lpad := func(s string, n int) string { return blanks(n-tw.width(s)) + s }
 	tw.line(cell{text: fmt.Sprintf("%s  %s  %s  %s  %s  %s", lpad(colIndex, numW), pad(colKind, kindW), pad(colEntry, idColumns),
 		lpad(colChars, charW), lpad(colTokens, tokW), colText), paint: Style.Dim})
 	sections := sectionsOf(c)
 	omitted := omissions(c, edits)
-	under := strings.Repeat(" ", numW+2) // a note under a message, past its index
+	under := blanks(numW + 2) // a note under a message, past its index
 	omit := func(upTo int) {
 		for len(omitted) > 0 && omitted[0].at <= upTo {
 			o := omitted[0]

@@ -463,7 +463,7 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 			}
 			date, clock := splitTime(e.Timestamp())
 			if date != day && date != "" {
-				tw.line(cell{text: strings.Repeat(" ", numWidth+2) + "── " + date + " ──", paint: Style.Dim})
+				tw.line(cell{text: blanks(numWidth+2) + "── " + date + " ──", paint: Style.Dim})
 				day = date
 			}
 			num := strconv.Itoa(i + 1)
