@@ -193,11 +193,14 @@ func globalFlags() []cli.Flag {
 // path flags and have their paths resolved before they run.
 func (c *CLI) app() *cli.App {
 	app := &cli.App{
-		Name:                 "pisess",
-		Usage:                "validate, migrate, repair and inspect pi coding-agent session files",
-		Version:              versionString(),
-		HideVersion:          true, // --version is one of the Flags
-		Flags:                append(globalFlags(), &cli.BoolFlag{Name: "version", Aliases: []string{"v"}, Usage: "print the version"}),
+		Name:        "pisess",
+		Usage:       "validate, migrate, repair and inspect pi coding-agent session files",
+		Version:     versionString(),
+		HideVersion: true, // --version is one of the Flags
+		// --help is listed here because urfave/cli adds it only to an app
+		// without a command named help, and pisess has one: without it
+		// `pisess --help` was a flag error (exit 2).
+		Flags:                append(globalFlags(), &cli.BoolFlag{Name: "version", Aliases: []string{"v"}, Usage: "print the version"}, cli.HelpFlag),
 		Reader:               c.Stdin,
 		Writer:               c.Stdout,
 		ErrWriter:            c.Stderr,
