@@ -309,24 +309,37 @@ func (f *finder) findAt(rs *Rules, text []byte, occs []occurrence, dst []Match) 
 // keywords occur (f.ats). A rule with a window runs around each of them,
 // unless they are so many that the windows would cover the text more than
 // twice over: then, like a rule without a window, over the whole text once.
-// Either way the work is linear in the text: a line made of keywords costs
-// no more than any other.
+// A match that reaches the end of a window the text goes on after may be
+// a longer secret cut short (a greedy run, a $ that matched at the cut):
+// then too the rule runs over the whole text once, so that no tail of it
+// is left. Either way the work is linear in the text: a line made of
+// keywords costs no more than any other.
 func (f *finder) search(r *Rule, text []byte, dst []Match) []Match {
 	ats := f.ats
 	if r.window == 0 || len(ats) > 2*len(text)/(r.window+r.before+2)+1 {
-		f.work += len(text)
-		for _, m := range r.re.FindAllSubmatchIndex(text, -1) {
-			dst = r.accept(text, 0, m, r.group, dst)
-		}
-		return dst
+		return f.searchAll(r, text, dst)
 	}
 	slices.Sort(ats) // (several keywords: their occurrences interleave)
+	start := len(dst)
 	for _, at := range ats {
 		// The match that starts near text[from] (within before+1 bytes).
 		from := max(0, at-r.before-1)
 		end := min(len(text), at+r.window+1)
 		f.work += end - from
-		dst = r.accept(text, from, r.anchored.FindSubmatchIndex(text[from:end]), r.group+1, dst)
+		m := r.anchored.FindSubmatchIndex(text[from:end])
+		if m != nil && from+m[1] == end && end < len(text) {
+			return f.searchAll(r, text, dst[:start])
+		}
+		dst = r.accept(text, from, m, r.group+1, dst)
+	}
+	return dst
+}
+
+// searchAll appends the matches of rule r in the whole of text to dst.
+func (f *finder) searchAll(r *Rule, text []byte, dst []Match) []Match {
+	f.work += len(text)
+	for _, m := range r.re.FindAllSubmatchIndex(text, -1) {
+		dst = r.accept(text, 0, m, r.group, dst)
 	}
 	return dst
 }

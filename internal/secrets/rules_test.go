@@ -286,3 +286,32 @@ func TestNewRulesKeepsItsInputs(t *testing.T) {
 		}
 	}
 }
+
+// A secret longer than its rule's window is found whole: the window
+// bounds where the regex runs, not how long a match may be, so a match
+// the window's end cut short (an AWS session token in `env` output, a
+// JWT whose signature runs past the window, a long Slack token) is
+// looked for again over the whole text instead of being cut.
+func TestSecretsLongerThanTheWindowAreWhole(t *testing.T) {
+	rs := mustDefault(t)
+	session := "IQoJ" + repeatTo(mixed+"+/", 900) + "=="
+	jwt := "ey" + "JhbGciOiJIUzI1NiJ9." + "ey" + repeatTo(mixed, 4060) + "." + repeatTo(mixed+"_-", 200)
+	slack := "xo" + "xb-" + "1234567890-1234567890123-" + repeatTo(mixed, 600)
+	cases := []struct{ text, secret, kind string }{
+		{"$ env\nAWS_SESSION_" + "TOKEN=" + session + "\nHOME=/root\n", session, "secret-assignment"},
+		{"Authorization: Bearer " + jwt + "\nnext", jwt, "jwt"},
+		{"SLACK=" + slack + " end", slack, "slack-bot-token"},
+	}
+	for _, tc := range cases {
+		for _, text := range []string{tc.text, tc.text + strings.Repeat(" padding", 3000)} {
+			ms := rs.Find(text)
+			if len(ms) != 1 || ms[0].Kind != tc.kind || text[ms[0].Start:ms[0].End] != tc.secret {
+				var got []string
+				for _, m := range ms {
+					got = append(got, fmt.Sprintf("%s %d bytes", m.Kind, m.End-m.Start))
+				}
+				t.Errorf("%s: found %v, want one of %d bytes", tc.kind, got, len(tc.secret))
+			}
+		}
+	}
+}
