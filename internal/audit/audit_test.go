@@ -251,7 +251,7 @@ func TestVerdicts(t *testing.T) {
 	}
 }
 
-// A version-1 file is one chain: one leaf, no ids, nothing to deduplicate.
+// A version-1 file is one chain: one leaf, no branch point.
 func TestVersion1Shape(t *testing.T) {
 	dir := t.TempDir()
 	r := fileOf(t, write(t, dir, "v1.jsonl",

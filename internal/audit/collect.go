@@ -29,7 +29,8 @@ type collector struct {
 	nodes      map[uint64]node // entry key (keyOf its id) → its place in the tree
 	models     map[string]struct{}
 	modelIndex map[string]int32
-	current    string // the model in use at this point of the file
+	current    string       // the model in use at this point of the file
+	ids        *session.IDs // a version-1 file's derived entry ids
 	earliest   time.Time
 	latest     time.Time
 }
@@ -64,10 +65,13 @@ func (c *collector) Header(_ int, h *session.Header) {
 	}
 	// Version 1 headers name the model the session started with.
 	c.current = modelName(h.Provider, h.ModelID)
+	if h.Version < 2 {
+		c.ids = session.NewIDs(strings.Clone(h.ID)) // h shares the file
+	}
 }
 
 // Entry implements validate.Observer.
-func (c *collector) Entry(_ int, e *session.Entry) {
+func (c *collector) Entry(line int, e *session.Entry) {
 	c.observed++
 	at, _ := time.Parse(time.RFC3339Nano, e.Timestamp) // the zero time when absent or bad
 	if at.After(c.latest) {
@@ -76,7 +80,7 @@ func (c *collector) Entry(_ int, e *session.Entry) {
 	if !at.IsZero() && (c.earliest.IsZero() || at.Before(c.earliest)) {
 		c.earliest = at
 	}
-	key := c.tree(e)
+	key := c.tree(line, e)
 	switch e.Type {
 	case "message":
 		c.message(&e.Message, key, at)
@@ -97,10 +101,13 @@ func (c *collector) Entry(_ int, e *session.Entry) {
 }
 
 // tree records the entry's place in the tree and returns its key index,
-// or -1 when it has no id (version 1). Entries are known by the key of
-// their id, so the file's bytes are never kept.
-func (c *collector) tree(e *session.Entry) int32 {
-	if c.version < 2 || e.ID == "" {
+// or -1 when it has no id. Entries are known by the key of their id, so
+// the file's bytes are never kept.
+func (c *collector) tree(line int, e *session.Entry) int32 {
+	if c.version < 2 {
+		return c.derived(line, e)
+	}
+	if e.ID == "" {
 		return -1
 	}
 	key := keyOf(e.ID)
@@ -114,6 +121,18 @@ func (c *collector) tree(e *session.Entry) int32 {
 		c.nodes[p] = parent
 	}
 	c.rec.keys = append(c.rec.keys, key)
+	return int32(len(c.rec.keys) - 1)
+}
+
+// derived keys a version-1 entry by the id pisess reads it with, the one
+// migrate writes (session.IDs: from the session id and the line), so that
+// copies of a v1 file, and the v3 file migrate made of it, are known as
+// snapshots. A v1 file is one chain: its tree needs no nodes.
+func (c *collector) derived(line int, e *session.Entry) int32 {
+	if c.ids == nil || e.Type == "session" { // a misplaced header is no entry
+		return -1
+	}
+	c.rec.keys = append(c.rec.keys, keyOf(c.ids.For(line)))
 	return int32(len(c.rec.keys) - 1)
 }
 

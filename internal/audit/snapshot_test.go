@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/pisess/pisess/internal/audit"
+	"github.com/pisess/pisess/internal/migrate"
+	"github.com/pisess/pisess/internal/parse"
 )
 
 // Two snapshots of one session (the same header id; the later one grew)
@@ -155,4 +157,47 @@ func TestRealCorpusSnapshots(t *testing.T) {
 	}
 	t.Logf("files %d, entries %d, duplicates %d, tokens %+v, cost $%.2f, duplicate cost $%.2f, unpriced %d of %d",
 		s.Files, s.Entries, s.Duplicates.Entries, s.Usage.Tokens, s.Usage.Cost, s.Duplicates.Usage.Cost, s.Usage.Unpriced(), s.Usage.Records)
+}
+
+// Version-1 entries carry no ids: pisess reads them with the ids that
+// migrate derives from the session id and the line (docs/format.md,
+// "In-memory migration"). So a copy of a v1 file, and the v3 file `pisess
+// migrate` made of it, are snapshots whose entries count once.
+func TestVersion1SnapshotsCountOnce(t *testing.T) {
+	dir := t.TempDir()
+	v1 := []string{
+		`{"type":"session","id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w","provider":"anthropic","modelId":"claude"}`,
+		`{"type":"message","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"hi","timestamp":1}}`,
+		`{"type":"message","timestamp":"2026-01-01T00:01:00.000Z","message":{"role":"assistant","content":[{"type":"text","text":"ok"}],"api":"messages","provider":"anthropic","model":"claude","usage":` + usage(6, 4, 0, 0, 10, 0.5) + `,"stopReason":"stop","timestamp":2}}`,
+		`{"type":"compaction","timestamp":"2026-01-01T00:02:00.000Z","summary":"s","tokensBefore":5,"firstKeptEntryIndex":1,"usage":` + usage(1, 2, 3, 4, -1, 0.25) + `}`,
+	}
+	// Enough lines that the reader's buffer is used again: the ids must
+	// not depend on bytes that were read over.
+	filler := `{"type":"message","timestamp":"2026-01-01T00:03:00.000Z","message":{"role":"user","content":"` + strings.Repeat("x", 1000) + `","timestamp":3}}`
+	for range 500 {
+		v1 = append(v1, filler)
+	}
+	original := write(t, dir, "a/2026-01-01T00-00-00-000Z_s1.jsonl", v1...)
+	snapshot := write(t, dir, "backup/2026-01-01T00-00-00-000Z_s1.jsonl", v1...)
+	in, err := os.Open(original)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	var out strings.Builder
+	if _, err := migrate.Migrate(in, &out, parse.DefaultLimits()); err != nil {
+		t.Fatal(err)
+	}
+	migrated := filepath.Join(dir, "migrated/2026-01-01T00-00-00-000Z_s1.jsonl")
+	write(t, dir, "migrated/2026-01-01T00-00-00-000Z_s1.jsonl", strings.TrimSuffix(out.String(), "\n"))
+	recs := []*audit.Record{fileOf(t, original), fileOf(t, snapshot), fileOf(t, migrated)}
+	if recs[2].Version != 3 {
+		t.Fatalf("migrated file has version %d", recs[2].Version)
+	}
+	s := audit.Total(recs, audit.Options{})
+	if s.Entries != 503 || s.Duplicates.Entries != 2*503 {
+		t.Errorf("%d entries, %d duplicates; want 503, 1006", s.Entries, s.Duplicates.Entries)
+	}
+	checkUsage(t, "total", s.Usage, 2, 20, 0.75)
+	checkUsage(t, "duplicates", s.Duplicates.Usage, 4, 40, 1.5)
 }
