@@ -64,7 +64,7 @@ func (c *collector) Header(_ int, h *session.Header) {
 		}
 	}
 	// Version 1 headers name the model the session started with.
-	c.current = modelName(h.Provider, h.ModelID)
+	c.setCurrent(modelName(h.Provider, h.ModelID))
 	if h.Version < 2 {
 		c.ids = session.NewIDs(strings.Clone(h.ID)) // h shares the file
 	}
@@ -85,7 +85,7 @@ func (c *collector) Entry(line int, e *session.Entry) {
 	case "message":
 		c.message(&e.Message, key, at)
 	case "model_change":
-		c.current = modelName(e.Provider, e.Model)
+		c.setCurrent(modelName(e.Provider, e.Model))
 	case "usage", "model_usage": // model_usage: omp's titles, summaries, ... outside the transcript
 		model := modelName(e.Provider, e.Model)
 		c.use(model)
@@ -149,7 +149,7 @@ func (c *collector) message(msg *session.Message, key int32, at time.Time) {
 		}
 	case "assistant":
 		model := modelName(msg.Provider, msg.Model)
-		c.current = model
+		c.setCurrent(model)
 		c.use(model)
 		c.charge(msg.Usage, key, at, model)
 	case "toolResult":
@@ -167,6 +167,15 @@ func role(r string) string {
 		}
 	}
 	return strings.Clone(r)
+}
+
+// setCurrent notes the model in use from here on. model may share the
+// file (modelName returns one half as it is), and the reader reuses its
+// buffer: the model is kept as a copy.
+func (c *collector) setCurrent(model string) {
+	if model != c.current {
+		c.current = strings.Clone(model)
+	}
 }
 
 // use notes a model as used.

@@ -1,8 +1,12 @@
 package audit_test
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pisess/pisess/internal/audit"
@@ -47,5 +51,36 @@ func TestOmpSummary(t *testing.T) {
 	}
 	if recs[0].Dialect != "omp" || recs[1].Dialect != "pi" {
 		t.Errorf("dialects %s, %s", recs[0].Dialect, recs[1].Dialect)
+	}
+}
+
+// TestOmpModelChangeKept: omp's model_change names its model in one
+// string ("provider/id"); usage charged to it long after (here a branch
+// summary's, 500 kB later) still names that model, not bytes the reader
+// has since read over.
+func TestOmpModelChangeKept(t *testing.T) {
+	src, err := os.ReadFile("../../testdata/corpus/omp/omp-noslot.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := []string{strings.TrimSuffix(string(src), "\n"),
+		`{"type":"model_change","id":"a0000000","parentId":"6f078a77","timestamp":"2026-12-01T06:00:00.000Z","model":"acme/model-x"}`}
+	parent := "a0000000"
+	for i := range 500 {
+		id := fmt.Sprintf("b%07d", i)
+		lines = append(lines, fmt.Sprintf(`{"type":"message","id":%q,"parentId":%q,"timestamp":"2026-12-01T06:00:01.000Z","message":{"role":"user","content":%q,"timestamp":1772355601000}}`,
+			id, parent, strings.Repeat("y", 1000)))
+		parent = id
+	}
+	lines = append(lines, fmt.Sprintf(`{"type":"branch_summary","id":"c0000000","parentId":%q,"timestamp":"2026-12-01T06:00:02.000Z","fromId":"a0000000","summary":"s","usage":%s}`,
+		parent, usage(5, 5, 0, 0, 10, 0.1)))
+	r := fileOf(t, write(t, t.TempDir(), "omp.jsonl", lines...))
+	s := audit.Total([]*audit.Record{r}, audit.Options{By: audit.ByModel})
+	var keys []string
+	for _, g := range s.Groups {
+		keys = append(keys, g.Key)
+	}
+	if !slices.Contains(keys, "acme/model-x") {
+		t.Errorf("model groups %q: the branch summary's usage is not acme/model-x's", keys)
 	}
 }
