@@ -101,7 +101,11 @@ func (w *walker) keyString(span [2]int) string {
 }
 
 // pointer returns the RFC 6901 JSON pointer of the value being visited.
-func (w *walker) pointer() string {
+func (w *walker) pointer() string { return w.pointerWith(nil) }
+
+// pointerWith returns the pointer of the value being visited with each
+// member name passed through clean (when not nil) first.
+func (w *walker) pointerWith(clean func(string) string) string {
 	var b strings.Builder
 	for _, f := range w.stack {
 		b.WriteByte('/')
@@ -109,7 +113,11 @@ func (w *walker) pointer() string {
 			b.WriteString(strconv.Itoa(f.count))
 			continue
 		}
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(w.keyString(f.key)))
+		name := w.keyString(f.key)
+		if clean != nil {
+			name = clean(name)
+		}
+		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(name))
 	}
 	return b.String()
 }

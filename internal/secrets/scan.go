@@ -136,12 +136,22 @@ func (ls *lineScanner) scanObject(raw []byte, from, to int) error {
 			id, _ = parse.PrefixString(obj, "id")
 			idDone = true
 		}
-		ptr := ls.w.pointer()
+		ptr := ls.w.pointerWith(ls.redactName)
 		for _, m := range ms {
 			start, end := offs.raw(m.Start), offs.raw(m.End) // (offs is nil without escapes)
 			ls.hits = append(ls.hits, newHit(m, text, from+s+start, from+s+end, id, ptr))
 		}
 	})
+}
+
+// redactName returns the member name with each secret in it replaced by
+// Redacted(kind): a finding's pointer never shows one.
+func (ls *lineScanner) redactName(name string) string {
+	ms := ls.finder.find(ls.rules, []byte(name), nil)
+	for i := len(ms) - 1; i >= 0; i-- {
+		name = name[:ms[i].Start] + Redacted(ms[i].Kind) + name[ms[i].End:]
+	}
+	return name
 }
 
 // occursIn returns the keyword occurrences that start in the line's bytes

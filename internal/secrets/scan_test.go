@@ -287,3 +287,15 @@ func TestDenseKeywordsCostLinearWork(t *testing.T) {
 		}
 	}
 }
+
+// A finding's pointer names the members on the way to the string, and a
+// member's name may itself be a secret (an object keyed by token): the
+// pointer shows it redacted, as scan never shows a secret.
+func TestPointerNeverShowsASecret(t *testing.T) {
+	text := header + "\n" + `{"type":"custom","id":"c1","parentId":null,"data":{"` + fakeAWS + `":[{"x/` + fakeStripe + `~":"` + fakeGitHubPAT + `"}]}}` + "\n"
+	got := scanAll(t, text)
+	want := "/data/" + Redacted("aws-access-key-id") + "/0/x~1" + Redacted("stripe-access-token") + "~0"
+	if len(got) != 1 || got[0].Pointer != want || got[0].Kind != "github-pat" {
+		t.Errorf("findings %+v, want one github-pat at %s", got, want)
+	}
+}
