@@ -60,6 +60,7 @@ type lineScanner struct {
 	w       walker
 	text    []byte
 	offs    offsetMap
+	name    []byte // the decoded name of a member written with escapes
 	matches []Match
 	hits    []hit
 	occs    []occurrence // keyword occurrences in the line, in order
@@ -163,8 +164,8 @@ func (ls *lineScanner) occursIn(start, end int) []occurrence {
 	return ls.occs[i:j]
 }
 
-// keyName returns the raw name of the member being visited, or nil in an
-// array.
+// keyName returns the name of the member being visited, decoded, or nil
+// in an array.
 func (ls *lineScanner) keyName(obj []byte) []byte {
 	if len(ls.w.stack) == 0 {
 		return nil
@@ -173,7 +174,12 @@ func (ls *lineScanner) keyName(obj []byte) []byte {
 	if !top.object || !top.keyValid {
 		return nil
 	}
-	return obj[top.key[0]:top.key[1]]
+	name := obj[top.key[0]:top.key[1]]
+	if bytes.IndexByte(name, '\\') >= 0 {
+		ls.name, _ = decodeString(name, ls.name, nil)
+		return ls.name
+	}
+	return name
 }
 
 // scanText searches text, at offset off of the line, as plain text: a

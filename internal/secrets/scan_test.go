@@ -299,3 +299,19 @@ func TestPointerNeverShowsASecret(t *testing.T) {
 		t.Errorf("findings %+v, want one github-pat at %s", got, want)
 	}
 }
+
+// A member named like a secret is known by its name decoded: escapes in
+// the name (which JSON.stringify does not write, but JSON allows) do not
+// hide it.
+func TestEscapedMemberNameIsKeyed(t *testing.T) {
+	for _, name := range []string{`api\u004bey`, `\u0070assword`, `access_\u0074oken`} {
+		text := header + "\n" + `{"type":"custom","id":"c1","parentId":null,"data":{"` + name + `":"` + fakePassword + `"}}` + "\n"
+		got := scanAll(t, text)
+		if len(got) != 1 || got[0].Kind != "secret-assignment" {
+			t.Errorf("%s: findings %+v, want one secret-assignment", name, got)
+		}
+		if out, _ := redactAll(t, text); strings.Contains(out, fakePassword) {
+			t.Errorf("%s: redacted to %s", name, out)
+		}
+	}
+}
