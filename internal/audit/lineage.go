@@ -12,8 +12,9 @@ import (
 // session id) are linked to each other. A parent's name is only compared,
 // never opened: first as an absolute path, then by base name, then by the
 // session id in a pi file name (<time>_<sessionId>.jsonl) or a header; a
-// fallback that matches more than one other file links nothing. It
-// returns each record's lineage root.
+// fallback that matches more than one other file links nothing, unless
+// those files are snapshots of one session (a backup copy of the
+// directory). It returns each record's lineage root.
 func lineages(recs []*Record) []int {
 	idx := newPathIndex(recs)
 	u := newUnion(len(recs))
@@ -45,11 +46,13 @@ type pathIndex struct {
 	abs  map[string]int
 	base map[string][]int
 	sid  map[string][]int
+	ids  []string // each file's header session id
 }
 
 func newPathIndex(recs []*Record) *pathIndex {
-	x := &pathIndex{abs: map[string]int{}, base: map[string][]int{}, sid: map[string][]int{}}
+	x := &pathIndex{abs: map[string]int{}, base: map[string][]int{}, sid: map[string][]int{}, ids: make([]string, len(recs))}
 	for i, r := range recs {
+		x.ids[i] = r.SessionID
 		if a, err := filepath.Abs(r.Path); err == nil {
 			x.abs[a] = i
 		}
@@ -72,26 +75,28 @@ func (x *pathIndex) resolve(p string, self int) int {
 		}
 	}
 	b := baseName(p)
-	if j := only(x.base[b], self); j >= 0 {
+	if j := x.only(x.base[b], self); j >= 0 {
 		return j
 	}
 	if id := sessionIDFromName(b); id != "" {
-		return only(x.sid[id], self)
+		return x.only(x.sid[id], self)
 	}
 	return -1
 }
 
-// only returns the one index in is other than self, or -1.
-func only(is []int, self int) int {
+// only returns the one file in is other than self, or -1. Snapshots of
+// one session (the same header id) are one lineage already, so any of them
+// will do: it returns the first.
+func (x *pathIndex) only(is []int, self int) int {
 	found := -1
 	for _, i := range is {
-		if i == self {
-			continue
-		}
-		if found >= 0 {
+		switch {
+		case i == self:
+		case found < 0:
+			found = i
+		case x.ids[i] == "" || x.ids[i] != x.ids[found]:
 			return -1
 		}
-		found = i
 	}
 	return found
 }

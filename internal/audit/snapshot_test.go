@@ -201,3 +201,25 @@ func TestVersion1SnapshotsCountOnce(t *testing.T) {
 	checkUsage(t, "total", s.Usage, 2, 20, 0.75)
 	checkUsage(t, "duplicates", s.Duplicates.Usage, 4, 40, 1.5)
 }
+
+// A backup copy of a sessions directory holds a snapshot of each file: a
+// fork's parentSession then names two files by its base name, which are
+// snapshots of one session, and the fork still joins its parent's lineage.
+// Two copies of a parent and its fork count as one of each.
+func TestForkOfSnapshotsCountsOnce(t *testing.T) {
+	dir := t.TempDir()
+	var recs []*audit.Record
+	for _, copy := range []string{"live", "backup"} {
+		parent := write(t, dir, copy+"/2026-01-01T00-00-00-000Z_pppp.jsonl", header("pppp", "/w", ""), u1, a1, t1)
+		fork := write(t, dir, copy+"/2026-01-02T00-00-00-000Z_ffff.jsonl",
+			header("ffff", "/w", `,"parentSession":"/gone/2026-01-01T00-00-00-000Z_pppp.jsonl"`), u1, a1, t1,
+			assistant("20000001", "10000003", 10, "openai", "gpt", usage(30, 20, 0, 0, 50, 0.25), ""))
+		recs = append(recs, fileOf(t, parent), fileOf(t, fork))
+	}
+	one := audit.Total(recs[:2], audit.Options{})
+	both := audit.Total(recs, audit.Options{})
+	if both.Entries != one.Entries || both.Usage != one.Usage {
+		t.Errorf("two copies: %d entries, %+v; one copy: %d entries, %+v", both.Entries, both.Usage, one.Entries, one.Usage)
+	}
+	checkUsage(t, "total", both.Usage, 3, 100+10+50, 0.5+0.01+0.25)
+}
