@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
@@ -116,7 +117,7 @@ func (c *CLI) runRewrite(ctx *cli.Context, op fileOp, verify verifier) error {
 	ordered(len(targets), jobs(ctx), func(i int) render.RewriteResult {
 		t := targets[i]
 		if t.Err != nil {
-			return render.RewriteResult{File: t.Path, Action: "refused", Reason: t.Err.Error(), Exit: ExitUsage}
+			return toResult(migrate.Report{File: t.Path, Action: migrate.Refused}, unreadable(t))
 		}
 		return toResult(op(migrate.OS(), t.Path, opts))
 	}, func(_ int, r render.RewriteResult) {
@@ -153,6 +154,17 @@ func (c *CLI) cleanTemps(targets []target, p *render.Rewrites, dryRun bool) {
 			p.Temp(r)
 		}
 	}
+}
+
+// unreadable is the refusal of a target the walk could not read: a path
+// that is not a regular file (a FIFO, a device) is not_regular, anything
+// else read_failed; both exit 2, as migrate's own refusals of them.
+func unreadable(t target) *migrate.Error {
+	code := migrate.ReadFailed
+	if info, err := os.Stat(t.Path); err == nil && !info.Mode().IsRegular() && !info.IsDir() {
+		code = migrate.NotRegular
+	}
+	return &migrate.Error{Code: code, Path: t.Path, Err: t.Err}
 }
 
 // toResult turns a file operation's report and error into its result.
