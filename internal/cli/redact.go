@@ -103,7 +103,7 @@ func (c *CLI) redactInPlace(r *redaction, backup bool) error {
 	out, err := migrate.Rewrite(migrate.OS(), r.file, ropts, func(in io.ReadSeeker, w io.Writer) error {
 		var err error
 		res, err = secrets.Redact(in, w, r.opts)
-		return err
+		return refusal(err)
 	})
 	if err != nil && !out.Written {
 		return rewriteExit(err)
@@ -206,11 +206,28 @@ func writeNewFile(name string, data []byte) error {
 	return nil
 }
 
+// refusal maps what Redact cannot search whole (a line over
+// --max-line-bytes, a file over --max-file-bytes) to a refusal of the
+// rewrite (exit 1), as repair refuses such a file; other errors stay.
+func refusal(err error) error {
+	var le *secrets.LineError
+	var f finding.Finding
+	switch {
+	case errors.As(err, &le):
+		f = finding.Errorf(le.Code, le.Line, "%s", le.Msg)
+	case errors.Is(err, parse.ErrFileTooLarge):
+		f = finding.Errorf(finding.FileTooLarge, 0, "%v", err)
+	default:
+		return err
+	}
+	return &migrate.Error{Code: migrate.RefusedCorrupt, Line: f.Line, Finding: &f}
+}
+
 func redactError(file string, err error) error {
 	var le *secrets.LineError
 	switch {
 	case errors.As(err, &le):
-		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s:%v", file, err)}
+		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s:%d: error %s: %s", file, le.Line, le.Code, le.Msg)}
 	case errors.Is(err, parse.ErrFileTooLarge):
 		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s: %s: %v", file, finding.FileTooLarge, err)}
 	}

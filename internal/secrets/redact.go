@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
 )
 
@@ -22,6 +23,7 @@ type RedactResult struct {
 // whole file rather than leave a secret in it or lose bytes.
 type LineError struct {
 	Line int
+	Code finding.Code // the finding it amounts to (line_too_long)
 	Msg  string
 }
 
@@ -75,7 +77,7 @@ func Redact(r io.Reader, w io.Writer, opts Options) (RedactResult, error) {
 // loses nothing.
 func checkRoundTrip(l *parse.Line) error {
 	if l.Raw == nil && l.Size > 0 {
-		return &LineError{Line: l.Num, Msg: "longer than --max-line-bytes: it cannot be searched (raise the limit)"}
+		return &LineError{Line: l.Num, Code: finding.LineTooLong, Msg: "longer than --max-line-bytes: it cannot be searched (raise the limit)"}
 	}
 	n := int64(len(l.Raw))
 	if l.BOM {
@@ -88,7 +90,7 @@ func checkRoundTrip(l *parse.Line) error {
 		n++
 	}
 	if n != l.Size {
-		return &LineError{Line: l.Num, Msg: fmt.Sprintf("holds %d bytes the reader does not return as they are: not redacted", l.Size-n)}
+		return &LineError{Line: l.Num, Code: finding.InvalidJSON, Msg: fmt.Sprintf("holds %d bytes the reader does not return as they are: not redacted", l.Size-n)}
 	}
 	return nil
 }
