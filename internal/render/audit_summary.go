@@ -22,7 +22,9 @@ const problemsShown = 20
 func (a *auditWriter) summaryText(s audit.Summary) {
 	if !a.Quiet {
 		a.wrap(a.verdictLine(s), 2)
-		a.lines("versions:", versionParts(s))
+		if len(s.Versions) > 0 { // no file, no version to list
+			a.lines("versions:", versionParts(s))
+		}
 		if s.Omp > 0 {
 			a.lines("dialects:", []string{fmt.Sprintf("pi: %d", s.Files-s.Omp), fmt.Sprintf("oh-my-pi: %d", s.Omp)})
 		}

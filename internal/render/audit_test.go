@@ -92,3 +92,19 @@ func TestCSVIsTerminalSafe(t *testing.T) {
 		t.Errorf("csvText = %q", row)
 	}
 }
+
+// With no file to count (an empty directory under --allow-empty, or a
+// --since after every session), the summary has no versions to list: it
+// wrote "versions: " with nothing after it.
+func TestAuditSummaryWithoutFiles(t *testing.T) {
+	var out strings.Builder
+	sum := audit.Total(nil, audit.Options{})
+	if err := Audit(&out, AuditResult{Sum: sum}, AuditOptions{Format: "table", Sort: "activity"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.HasSuffix(line, " ") || strings.HasSuffix(line, ":") {
+			t.Errorf("line %q lists nothing", line)
+		}
+	}
+}
