@@ -274,6 +274,9 @@ func UnstickFile(fsys migrate.FS, path string, opts Options) (Report, error) {
 		if err != nil || len(plan.Lines) == 0 {
 			return plan, err
 		}
+		if err := editsUnknown(l.s, plan.Added); err != nil {
+			return nil, err
+		}
 		ctx, err := l.after(plan.Lines, plan.NewLeaf, opts.Validate.Limits)
 		if err == nil && (len(ctx.Unpaired) > 0 || len(ctx.Unanswered()) > 0) {
 			err = errors.New("the new context still breaks the tool call/result pairing")
@@ -294,6 +297,10 @@ func SlimFile(fsys migrate.FS, path string, opts Options) (Report, error) {
 		if len(plan.Lines) == 0 {
 			return plan.Plan, nil
 		}
+		if err := editsUnknown(l.s, plan.Added); err != nil {
+			plan = nil
+			return nil, err
+		}
 		ctx, err := l.after(plan.Lines, plan.NewLeaf, opts.Validate.Limits)
 		if err == nil {
 			err = slimmed(ctx, opts.MaxBytes, plan.Over)
@@ -308,6 +315,21 @@ func SlimFile(fsys migrate.FS, path string, opts Options) (Report, error) {
 		r.TokensBefore, r.TokensAfter = &plan.TokensBefore, &plan.TokensAfter
 	}
 	return r, err
+}
+
+// editsUnknown refuses a plan with context_edit entries for an oh-my-pi
+// session: omp has no such entry (its loader passes it over), so the
+// appended edits would change nothing there.
+func editsUnknown(s *project.Session, added []Added) error {
+	if s.Dialect != parse.Omp {
+		return nil
+	}
+	for _, a := range added {
+		if a.Type == "context_edit" {
+			return &migrate.Error{Code: migrate.Unsupported, Err: errors.New("an oh-my-pi session: omp has no context_edit entries, which this repair appends (omp would pass them over); left untouched")}
+		}
+	}
+	return nil
 }
 
 // slimmed checks that the editable messages of a context over the limit
