@@ -315,3 +315,25 @@ func TestSecretsLongerThanTheWindowAreWhole(t *testing.T) {
 		}
 	}
 }
+
+// An assignment inside JSON that is itself inside a string (a curl
+// command's -d "{\"password\":\"…\"}", a string literal of code) keeps
+// its quotes escaped once the session's own JSON is decoded: the
+// escapes do not hide it.
+func TestAssignmentInEscapedJSON(t *testing.T) {
+	rs := mustDefault(t)
+	for _, text := range []string{
+		`curl -d "{\"pass` + `word\":\"` + fakePassword + `\"}" https://x`,
+		`curl -d "{\"pass` + `word\": \"` + fakePassword + `\"}"`,
+		`json.loads("{\\\"api_` + `key\\\": \\\"` + fakePassword + `\\\"}")`,
+		`echo 'TOK` + `EN=\'` + fakePassword + `\''`,
+	} {
+		ms := rs.Find(text)
+		if len(ms) != 1 || ms[0].Kind != "secret-assignment" || text[ms[0].Start:ms[0].End] != fakePassword {
+			t.Errorf("%s: found %+v, want the password", text, ms)
+		}
+		if ms := rs.Find(strings.ReplaceAll(text, fakePassword, Redacted("secret-assignment"))); len(ms) != 0 {
+			t.Errorf("%s: the redacted text still matches: %+v", text, ms)
+		}
+	}
+}
