@@ -555,3 +555,37 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// TestRecoverHeaderPassesBlankLines: pi skips blank lines, so a file whose
+// entries start after one has its header on the first line that is not
+// blank: a header there is left alone, an entry gets one at the top.
+func TestRecoverHeaderPassesBlankLines(t *testing.T) {
+	orig, _ := os.ReadFile(filepath.Join(corpus, "valid/v3-minimal.jsonl"))
+	body := orig[bytes.IndexByte(orig, '\n')+1:]
+	dir := filepath.Join(t.TempDir(), "--tmp--")
+	os.MkdirAll(dir, 0o755)
+	name := "2026-01-01T00-00-00-000Z_019c0000-0000-7000-8000-000000000009.jsonl"
+	for _, tt := range []struct {
+		name, content, want string
+	}{
+		{"header after a blank line", "\n" + string(orig), "unchanged"},
+		{"entries after blank lines", "\n \r\n" + string(body), "recovered"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, name)
+			os.Remove(path + BackupSuffix)
+			os.WriteFile(path, []byte(tt.content), 0o644)
+			rep, err := RecoverHeaderFile(migrate.OS(), path, options(t))
+			if err != nil || rep.Action != tt.want {
+				t.Fatalf("%+v %v", rep, err)
+			}
+			got, _ := os.ReadFile(path)
+			recovered := bytes.HasPrefix(got, []byte(`{"type":"session","version":3,"id":"019c0000-0000-7000-8000-000000000009"`))
+			if !bytes.HasSuffix(got, []byte(tt.content)) || recovered != (tt.want == "recovered") {
+				t.Errorf("the file is now %q", got)
+			}
+			noErrors(t, path)
+		})
+	}
+}
+

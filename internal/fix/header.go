@@ -156,7 +156,7 @@ func decodeCwd(dir string) (string, error) {
 // FILE.bak. A file that starts with a header is left alone.
 func RecoverHeaderFile(fsys migrate.FS, path string, opts Options) (Report, error) {
 	r := Report{File: path, Action: "refused"}
-	first, err := firstLine(fsys, path)
+	first, n, err := firstLine(fsys, path)
 	if err != nil {
 		return r, err
 	}
@@ -166,14 +166,14 @@ func RecoverHeaderFile(fsys migrate.FS, path string, opts Options) (Report, erro
 	}
 	switch {
 	case json.Unmarshal(first, &head) != nil:
-		f := finding.Errorf(finding.InvalidJSON, 1, "line 1 is not a complete JSON object")
-		return r, &migrate.Error{Code: migrate.RefusedCorrupt, Path: path, Line: 1, Finding: &f, Err: errors.New("run pisess repair first")}
+		f := finding.Errorf(finding.InvalidJSON, n, "line %d is not a complete JSON object", n)
+		return r, &migrate.Error{Code: migrate.RefusedCorrupt, Path: path, Line: n, Finding: &f, Err: errors.New("run pisess repair first")}
 	case head.Type != nil && *head.Type == "session":
 		r.Action = "unchanged"
 		return r, nil
 	case head.Type == nil || head.Kind != nil || !session.IsEntryType(*head.Type):
-		f := finding.Errorf(finding.NotASession, 1, "line 1 is not a session entry")
-		return r, &migrate.Error{Code: migrate.Unsupported, Path: path, Line: 1, Finding: &f, Err: errors.New("not a pi session that lost its header")}
+		f := finding.Errorf(finding.NotASession, n, "line %d is not a session entry", n)
+		return r, &migrate.Error{Code: migrate.Unsupported, Path: path, Line: n, Finding: &f, Err: errors.New("not a pi session that lost its header")}
 	}
 	g, err := GuessHeader(path, first, opts.ID, opts.Cwd)
 	if err != nil {
@@ -200,22 +200,30 @@ func RecoverHeaderFile(fsys migrate.FS, path string, opts Options) (Report, erro
 	return r, nil
 }
 
-// firstLine reads line 1 of a file (without its newline).
-func firstLine(fsys migrate.FS, path string) ([]byte, error) {
+// firstLine reads the first line that is not blank (pi skips blank lines,
+// so that is where pi looks for the header), without its newline, and its
+// number.
+func firstLine(fsys migrate.FS, path string) ([]byte, int, error) {
 	f, err := fsys.Open(path)
 	if err != nil {
-		return nil, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
+		return nil, 0, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
 	}
 	defer f.Close()
-	line, err := bufio.NewReader(f).ReadBytes('\n')
-	if err != nil && err != io.EOF {
-		return nil, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
+	br := bufio.NewReader(f)
+	for n := 1; ; n++ {
+		line, err := br.ReadBytes('\n')
+		if err != nil && err != io.EOF {
+			return nil, 0, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			return bytes.TrimRight(line, "\r\n"), n, nil
+		}
+		if err == io.EOF {
+			break
+		}
 	}
-	if len(bytes.TrimSpace(line)) == 0 {
-		f := finding.Errorf(finding.MissingHeader, 1, "the file is empty")
-		return nil, &migrate.Error{Code: migrate.Unsupported, Path: path, Line: 1, Finding: &f, Err: errors.New("nothing to recover")}
-	}
-	return bytes.TrimRight(line, "\r\n"), nil
+	f1 := finding.Errorf(finding.MissingHeader, 1, "the file is empty")
+	return nil, 0, &migrate.Error{Code: migrate.Unsupported, Path: path, Line: 1, Finding: &f1, Err: errors.New("nothing to recover")}
 }
 
 // headerBroken: the new file's line 1 must be a valid header (the rest of
