@@ -7,6 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	gmtext "github.com/yuin/goldmark/text"
+
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/secrets"
@@ -231,3 +235,69 @@ func itoa(i int) string {
 }
 
 func jsonNumber(i int) []byte { b, _ := json.Marshal(i); return b }
+
+// openEnds are message texts that leave a Markdown block open at their end:
+// a fence that never closes (an answer cut short, or a fence inside a fence
+// as in the real v1-pi-mono-large-session), an HTML comment, a <pre>.
+var openEnds = []string{
+	"Here is the start:\n\n```go\nfunc main() {",
+	"send this:\n\n```\nHere's some code:\n\n```python\nprint(1)\n```\n```\n\nThis will test it.",
+	"   ~~~~~\n~~~\nstill code",
+	"````\n```\n",
+	"<!-- a comment that never ends\n\n## not a heading",
+	"<pre>\nunfinished",
+	"<SCRIPT type=x>\nvar a",
+	"<?php echo 1;",
+	"<!DOCTYPE html",
+	"<![CDATA[ data",
+	"```",
+}
+
+// A message that leaves a block open must not swallow the rest of the
+// transcript: every entry keeps its own "## N." heading when the
+// transcript is read as Markdown (CommonMark, as GitHub reads it).
+func TestMarkdownMessagesCannotSwallowTheTranscript(t *testing.T) {
+	lines := []string{`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`}
+	parent := "null"
+	for i, text := range openEnds {
+		id := jsonString("u" + itoa(i))
+		lines = append(lines, `{"type":"message","id":`+id+`,"parentId":`+parent+`,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":`+jsonString(text)+`,"timestamp":1}}`)
+		parent = id
+	}
+	for i, text := range openEnds[:2] {
+		id := jsonString("k" + itoa(i))
+		lines = append(lines, `{"type":"compaction","id":`+id+`,"parentId":`+parent+`,"timestamp":"2026-01-01T00:00:02.000Z","summary":`+jsonString(text)+`,"tokensBefore":5,"firstKeptEntryId":"u0"}`)
+		parent = id
+	}
+	lines = append(lines, `{"type":"message","id":"last","parentId":`+parent+`,"timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"assistant","content":[{"type":"text","text":"the end"}],"provider":"p","model":"m","stopReason":"stop","timestamp":3}}`)
+	s, err := project.Load(strings.NewReader(strings.Join(lines, "\n")+"\n"), parse.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Markdown(&out, s, s.DefaultLeaf(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	md := out.Bytes()
+	doc := goldmark.New().Parser().Parse(gmtext.NewReader(md))
+	var headings []string
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		if h, ok := n.(*ast.Heading); ok && h.Level == 2 {
+			headings = append(headings, string(h.Lines().Value(md)))
+		}
+	}
+	if want := len(openEnds) + 3; len(headings) != want {
+		t.Fatalf("%d entry headings in the transcript read as Markdown, want %d: %q\n%s", len(headings), want, headings, md)
+	}
+	for i, h := range headings {
+		if !strings.HasPrefix(h, itoa(i+1)+". ") {
+			t.Errorf("heading %d is %q", i+1, h)
+		}
+	}
+	// Each message keeps its own text.
+	for _, text := range openEnds {
+		if !bytes.Contains(md, []byte(strings.TrimRight(text, "\n"))) {
+			t.Errorf("the transcript lacks %q", text)
+		}
+	}
+}

@@ -1,10 +1,15 @@
 package export
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
 
 	"github.com/pisess/pisess/internal/project"
 )
@@ -18,11 +23,16 @@ func Markdown(w io.Writer, s *project.Session, leaf *project.Entry, opts Options
 	if opts.MaxBlock <= 0 {
 		opts.MaxBlock = DefaultMaxBlock
 	}
-	return write(w, s, leaf, opts, func(d *session) { (&transcript{d}).write() })
+	return write(w, s, leaf, opts, func(d *session) {
+		(&transcript{d, parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...))}).write()
+	})
 }
 
 // transcript writes one Markdown transcript.
-type transcript struct{ *session }
+type transcript struct {
+	*session
+	blocks parser.Parser // CommonMark's block structure, to close what a message leaves open
+}
 
 func (t *transcript) printf(format string, args ...any) { fmt.Fprintf(t.w, format, args...) }
 
@@ -92,7 +102,7 @@ func (t *transcript) body(tr *turn) {
 		if m.TokensBefore > 0 {
 			t.printf("%s tokens before.\n\n", count(m.TokensBefore))
 		}
-		t.printf("%s\n\n", t.clean(m.Summary))
+		t.printf("%s\n\n", t.closed(t.clean(m.Summary)))
 	default:
 		t.printf("%s\n\n", t.line(t.summary(tr.entry)))
 	}
@@ -102,7 +112,7 @@ func (t *transcript) content(bs []block) {
 	for _, b := range bs {
 		switch b.Type {
 		case "text":
-			t.printf("%s\n\n", strings.TrimRight(t.clean(b.Text), "\n"))
+			t.printf("%s\n\n", t.closed(strings.TrimRight(t.clean(b.Text), "\n")))
 		case "thinking":
 			if strings.TrimSpace(b.Thinking) != "" {
 				t.fenced("Thinking", "", b.Thinking)
@@ -157,4 +167,65 @@ func longestRun(s string, c byte) int {
 		}
 	}
 	return best
+}
+
+// probe is a heading put after a message's text to see whether the text
+// leaves a block open at its end: the heading then belongs to that block.
+const probe = "\n\n# probe\n"
+
+// closed is Markdown text followed by the line that closes the block its end
+// leaves open, if any: a fenced code block that never closes (an answer cut
+// short) or an HTML block that only a line of its own ends (a comment,
+// <pre>, <script>…). Left open, the block would run to the end of the
+// transcript and swallow every entry after the message.
+func (t *transcript) closed(md string) string {
+	for range 3 {
+		src := []byte(md + probe)
+		end := closer(t.blocks.Parse(text.NewReader(src)).LastChild(), src)
+		if end == "" {
+			break
+		}
+		md += "\n" + end
+	}
+	return md
+}
+
+// closer is the line that closes n, the last block of src, when n is a
+// block still open (it holds the probe), else "".
+func closer(n ast.Node, src []byte) string {
+	if n == nil || n.Lines().Len() == 0 {
+		return ""
+	}
+	first := n.Lines().At(0)
+	switch n := n.(type) {
+	case *ast.FencedCodeBlock:
+		start := bytes.LastIndexByte(src[:first.Start], '\n') // the end of the opening line
+		if start < 0 {
+			return ""
+		}
+		open := bytes.TrimLeft(src[bytes.LastIndexByte(src[:start], '\n')+1:start], " ")
+		if len(open) == 0 {
+			return ""
+		}
+		return strings.Repeat(string(open[0]), max(3, len(open)-len(bytes.TrimLeft(open, string(open[0])))))
+	case *ast.HTMLBlock:
+		switch n.HTMLBlockType {
+		case ast.HTMLBlockType1:
+			line := bytes.ToLower(first.Value(src))
+			for _, tag := range []string{"script", "pre", "style", "textarea"} {
+				if bytes.Contains(line, []byte("<"+tag)) {
+					return "</" + tag + ">"
+				}
+			}
+		case ast.HTMLBlockType2:
+			return "-->"
+		case ast.HTMLBlockType3:
+			return "?>"
+		case ast.HTMLBlockType4:
+			return ">"
+		case ast.HTMLBlockType5:
+			return "]]>"
+		}
+	}
+	return ""
 }
