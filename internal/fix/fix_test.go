@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -589,3 +590,32 @@ func TestRecoverHeaderPassesBlankLines(t *testing.T) {
 	}
 }
 
+// TestRecoverHeaderReadsOneLineAtMost: line 1 is read up to the line limit,
+// not whole: a file of NUL bytes without a newline (a crash) is refused
+// without being held in memory.
+func TestRecoverHeaderReadsOneLineAtMost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 64 MiB file")
+	}
+	dir := filepath.Join(t.TempDir(), "--tmp--")
+	os.MkdirAll(dir, 0o755)
+	path := filepath.Join(dir, "2026-01-01T00-00-00-000Z_019c0000-0000-7000-8000-000000000009.jsonl")
+	const size = 64 << 20
+	if err := os.WriteFile(path, make([]byte, size), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := options(t)
+	opts.Validate.Limits.MaxLineBytes = 1 << 20
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	rep, err := RecoverHeaderFile(migrate.OS(), path, opts)
+	runtime.ReadMemStats(&after)
+	var me *migrate.Error
+	if !errors.As(err, &me) || rep.Action != "refused" {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	if grown := after.TotalAlloc - before.TotalAlloc; grown > size/4 {
+		t.Errorf("%d bytes allocated to read the first line of a %d-byte file", grown, size)
+	}
+}

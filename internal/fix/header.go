@@ -1,7 +1,6 @@
 package fix
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/json"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/migrate"
+	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/session"
 )
 
@@ -156,7 +156,7 @@ func decodeCwd(dir string) (string, error) {
 // FILE.bak. A file that starts with a header is left alone.
 func RecoverHeaderFile(fsys migrate.FS, path string, opts Options) (Report, error) {
 	r := Report{File: path, Action: "refused"}
-	first, n, err := firstLine(fsys, path)
+	first, n, err := firstLine(fsys, path, opts.Validate.Limits)
 	if err != nil {
 		return r, err
 	}
@@ -202,29 +202,38 @@ func RecoverHeaderFile(fsys migrate.FS, path string, opts Options) (Report, erro
 
 // firstLine reads the first line that is not blank (pi skips blank lines,
 // so that is where pi looks for the header), without its newline, and its
-// number.
-func firstLine(fsys migrate.FS, path string) ([]byte, int, error) {
+// number. Lines are read one at a time up to the line limit: a line over
+// it is refused unread.
+func firstLine(fsys migrate.FS, path string, limits parse.Limits) ([]byte, int, error) {
 	f, err := fsys.Open(path)
 	if err != nil {
 		return nil, 0, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
 	}
 	defer f.Close()
-	br := bufio.NewReader(f)
-	for n := 1; ; n++ {
-		line, err := br.ReadBytes('\n')
-		if err != nil && err != io.EOF {
-			return nil, 0, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
+	rd := parse.NewReader(f, limits)
+	for rd.Next() {
+		l := rd.Line()
+		switch {
+		case l.Class == parse.Blank:
+			continue
+		case l.Raw == nil: // over the line limit
+			f, _ := l.Finding()
+			return nil, 0, &migrate.Error{Code: migrate.RefusedCorrupt, Path: path, Line: l.Num, Finding: &f}
+		case l.BOM: // the line as it is: no JSON with the mark (repair removes it)
+			return append([]byte(byteOrderMark), l.Raw...), l.Num, nil
 		}
-		if len(bytes.TrimSpace(line)) > 0 {
-			return bytes.TrimRight(line, "\r\n"), n, nil
-		}
-		if err == io.EOF {
-			break
-		}
+		return bytes.Clone(l.Raw), l.Num, nil
+	}
+	if err := rd.Err(); err != nil {
+		return nil, 0, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
 	}
 	f1 := finding.Errorf(finding.MissingHeader, 1, "the file is empty")
 	return nil, 0, &migrate.Error{Code: migrate.Unsupported, Path: path, Line: 1, Finding: &f1, Err: errors.New("nothing to recover")}
 }
+
+// byteOrderMark is U+FEFF in UTF-8, which the line reader leaves out of a
+// first line.
+const byteOrderMark = "\xef\xbb\xbf"
 
 // headerBroken: the new file's line 1 must be a valid header (the rest of
 // the file may keep problems it had; validate reports them).
