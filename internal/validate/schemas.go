@@ -71,13 +71,16 @@ type lazySchema struct {
 	get func() (*jsonschema.Schema, error) // compiles it, once
 }
 
-// validate validates v with the full schema.
+// validate validates v with the full schema, its numbers tamed
+// (tameNumber: jsonschema would take seconds over a long one, and panic
+// on a huge exponent).
 func (l *lazySchema) validate(v any) error {
 	s, err := l.get()
 	if err != nil {
 		return fmt.Errorf("compiling %s: %w", l.url, err)
 	}
-	return s.Validate(v)
+	tamed, _ := tameNumbers(v)
+	return s.Validate(tamed)
 }
 
 // CompileSchemas compiles every embedded schema, for file versions 1 to 3.
@@ -395,6 +398,11 @@ func explain(ve *jsonschema.ValidationError, keyword, ptr string, v map[string]a
 		}
 	case "minLength":
 		return "must not be empty"
+	case "minimum":
+		if n, ok := got.(json.Number); ok && tameNumber(string(n)) != string(n) {
+			bound, _, _ := strings.Cut(ve.Message, " but found ")
+			return fmt.Sprintf("%s, got %s", bound, quoteValue(got)) // jsonschema saw it tamed
+		}
 	}
 	return ve.Message
 }

@@ -262,10 +262,11 @@ func inEnumAt(t *parse.Tape, n int, values []any) bool {
 	return false // objects and arrays are never in our scalar enums
 }
 
-// ratOf reads a number (a json.Number) exactly, as jsonschema does.
+// ratOf reads a number (a json.Number) as jsonschema does, tamed as
+// jsonschema gets it (tameNumber).
 func ratOf(v any) (*big.Rat, bool) {
 	if x, ok := v.(json.Number); ok {
-		return new(big.Rat).SetString(string(x))
+		return new(big.Rat).SetString(tameNumber(string(x)))
 	}
 	return nil, false
 }
@@ -404,7 +405,9 @@ func (c *quickCompiler) keyword(n *quickSchema, file, ptr, k string, val any) er
 		}
 		n.minLength = int(r.Num().Int64())
 	case "minimum":
-		n.minimum, err = numberOf(val)
+		if n.minimum, err = numberOf(val); err == nil && n.minimum.Sign() != 0 {
+			return fmt.Errorf("only minimum 0 is supported (tameNumber keeps a number's sign, not its size)")
+		}
 	case "pattern":
 		p, ok := val.(string)
 		if !ok {
@@ -455,8 +458,12 @@ func kindsOf(val any) (kindSet, error) {
 
 func scalars(list []any) ([]any, error) {
 	for _, v := range list {
-		switch v.(type) {
-		case string, bool, nil, json.Number:
+		switch x := v.(type) {
+		case string, bool, nil:
+		case json.Number:
+			if tameNumber(string(x)) != string(x) {
+				return nil, fmt.Errorf("number %s is too long for tameNumber", x)
+			}
 		default:
 			return nil, fmt.Errorf("only scalar values are supported, got %T", v)
 		}
