@@ -347,8 +347,12 @@ func (ix *indexer) newEntry() *Entry {
 func (ix *indexer) header(f *facts) error {
 	if f.typ != "session" {
 		code, msg := finding.NotASession, "the first record is not a session header (not a pi session file)"
-		if f.hasKind {
+		switch {
+		case f.hasKind:
 			code, msg = finding.UnsupportedVersion, "the first record is not a version 1-3 session header (a newer pi format?)"
+		case session.IsEntryType(f.typ):
+			// A session that lost its header line, as validate reports it.
+			code, msg = finding.MissingHeader, fmt.Sprintf("the first record is a %q entry, not a session header", f.typ)
 		}
 		return &HeaderError{Code: code, Line: f.line, Msg: msg}
 	}

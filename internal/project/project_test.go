@@ -425,6 +425,8 @@ func TestHeaderErrors(t *testing.T) {
 		{"empty", "", finding.MissingHeader},
 		{"only blank lines", "\n\n", finding.MissingHeader},
 		{"extension artifact", `{"version":1,"recordType":"message"}` + "\n", finding.NotASession},
+		{"header line lost", `{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi","timestamp":1}}` + "\n", finding.MissingHeader},
+		{"first record of an unknown type", `{"type":"note","id":"a"}` + "\n", finding.NotASession},
 		{"version 4", `{"kind":"header","version":4}` + "\n", finding.UnsupportedVersion},
 		{"version 7", `{"type":"session","version":7,"id":"x"}` + "\n", finding.UnsupportedVersion},
 		{"version as a string", `{"type":"session","version":"3","id":"x"}` + "\n", finding.UnsupportedVersion},
