@@ -2,12 +2,14 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/pisess/pisess/internal/export"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/render"
 )
 
 func (c *CLI) exportCommand() *cli.Command {
@@ -76,6 +78,10 @@ func (c *CLI) runExport(ctx *cli.Context) error {
 	}
 	if v.leaf, err = resolveLeaf(v.session, ctx.String("leaf")); err != nil {
 		return usageErrorf("%s: %v", v.file, err)
+	}
+	if !globalBool(ctx, "quiet") && len(v.session.Skipped) > 0 {
+		fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s no entry (blank, torn or corrupt: `pisess validate %s` explains)\n",
+			render.Safe(v.file), skippedLines(v.session.Skipped), render.Safe(v.file))
 	}
 	var out bytes.Buffer
 	if ctx.String("format") == "html" {
