@@ -337,3 +337,17 @@ func TestAssignmentInEscapedJSON(t *testing.T) {
 		}
 	}
 }
+
+// A JWT of several kilobytes (an access token carrying many groups or
+// roles) is found: the jwt rule's window holds it.
+func TestLongJWTIsFound(t *testing.T) {
+	rs := mustDefault(t)
+	for _, n := range []int{5000, 12000} {
+		jwt := "ey" + "JhbGciOiJSUzI1NiJ9." + "ey" + repeatTo(mixed, n) + "." + repeatTo(mixed+"_-", 342)
+		text := "Authorization: Bearer " + jwt + "\n" + strings.Repeat("more output ", 2000)
+		ms := rs.Find(text)
+		if len(ms) != 1 || ms[0].Kind != "jwt" || text[ms[0].Start:ms[0].End] != jwt {
+			t.Errorf("a JWT of %d bytes: found %+v", len(jwt), ms)
+		}
+	}
+}
