@@ -109,8 +109,9 @@ func (c *CLI) recoverHeaderCommand() *cli.Command {
 recover-header rebuilds the header: the session id and time from the file
 name (<timestamp>_<session id>.jsonl), the working directory from the
 directory name (pi's --<cwd>-- encoding, checked against the directories of
-this machine), version 3 (1 when the entries have no ids). When a part is
-ambiguous it refuses and says which flag (--id, --cwd) settles it. The file
+this machine), version 3 (1 when the entries have no ids, 2 when a message
+has version 2's role hookMessage). When a part is ambiguous it refuses and
+says which flag (--id, --cwd) settles it. The file
 is rewritten with the safe rewrite protocol and the original is always kept
 as FILE.bak. A file that has its header is left alone.
 

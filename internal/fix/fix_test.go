@@ -619,3 +619,28 @@ func TestRecoverHeaderReadsOneLineAtMost(t *testing.T) {
 		t.Errorf("%d bytes allocated to read the first line of a %d-byte file", grown, size)
 	}
 }
+
+// TestRecoverHeaderVersion2: a version-2 file (ids, and messages of role
+// hookMessage, which pi's migration to version 3 makes custom) gets a
+// version-2 header, so that pi migrates it and its context stays the
+// original's; a version-3 header would leave the hookMessage roles.
+func TestRecoverHeaderVersion2(t *testing.T) {
+	src := filepath.Join(corpus, "valid/v2-hook-message.jsonl")
+	orig, _ := os.ReadFile(src)
+	dir := filepath.Join(t.TempDir(), "--tmp--")
+	os.MkdirAll(dir, 0o755)
+	path := filepath.Join(dir, "2026-01-01T00-00-00-000Z_019c0000-0000-7000-8000-000000000009.jsonl")
+	os.WriteFile(path, orig[bytes.IndexByte(orig, '\n')+1:], 0o644)
+	rep, err := RecoverHeaderFile(migrate.OS(), path, options(t))
+	if err != nil || rep.Action != "recovered" {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	if rep.Header.Version != 2 {
+		t.Errorf("version %d, from %q", rep.Header.Version, rep.Header.From["version"])
+	}
+	want, _ := json.Marshal(contextAt(t, src).Messages)
+	got, _ := json.Marshal(contextAt(t, path).Messages)
+	if !bytes.Equal(got, want) {
+		t.Errorf("the context changed:\n%s\n%s", got, want)
+	}
+}

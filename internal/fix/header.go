@@ -26,7 +26,7 @@ type HeaderGuess struct {
 	Timestamp string `json:"timestamp"`
 	Version   int    `json:"version"`
 	// From says where each value came from: "file name", "directory name",
-	// "first entry", "--id", "--cwd".
+	// "first entry", "a hookMessage message", "--id", "--cwd".
 	From map[string]string `json:"from"`
 }
 
@@ -99,8 +99,10 @@ func GuessHeader(path string, first json.RawMessage, id, cwd string) (*HeaderGue
 	return g, nil
 }
 
-// versionOf is the version the entries imply: entries without ids are
-// version 1; otherwise 3 (pi writes nothing else now).
+// versionOf is the version the first entry implies: entries without ids
+// are version 1; otherwise 3 (pi writes nothing else now), which
+// RecoverHeaderFile makes 2 when a message has version 2's role
+// hookMessage.
 func versionOf(first json.RawMessage) int {
 	var e struct {
 		ID *string `json:"id"`
@@ -179,6 +181,15 @@ func RecoverHeaderFile(fsys migrate.FS, path string, opts Options) (Report, erro
 	if err != nil {
 		return r, &migrate.Error{Code: migrate.Unsupported, Path: path, Err: err}
 	}
+	if g.Version == 3 {
+		hook, err := hasHookMessage(fsys, path, opts.Validate.Limits)
+		if err != nil {
+			return r, err
+		}
+		if hook {
+			g.Version, g.From["version"] = 2, "a hookMessage message"
+		}
+	}
 	r.Header = g
 	header := append(g.Line(), '\n')
 	out, err := migrate.Rewrite(fsys, path, migrate.RewriteOptions{BackupSuffix: BackupSuffix, DryRun: opts.DryRun, Verify: verifier(opts.Validate, headerBroken)},
@@ -229,6 +240,37 @@ func firstLine(fsys migrate.FS, path string, limits parse.Limits) ([]byte, int, 
 	}
 	f1 := finding.Errorf(finding.MissingHeader, 1, "the file is empty")
 	return nil, 0, &migrate.Error{Code: migrate.Unsupported, Path: path, Line: 1, Finding: &f1, Err: errors.New("nothing to recover")}
+}
+
+// hasHookMessage reports whether a message entry of the file has the role
+// hookMessage, which only version 2 has: pi's migration to version 3 makes
+// it custom, and does so only for a file whose header says version 2.
+func hasHookMessage(fsys migrate.FS, path string, limits parse.Limits) (bool, error) {
+	f, err := fsys.Open(path)
+	if err != nil {
+		return false, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
+	}
+	defer f.Close()
+	rd := parse.NewReader(f, limits)
+	for rd.Next() {
+		l := rd.Line()
+		if l.Class != parse.Object || !bytes.Contains(l.Raw, []byte("hookMessage")) {
+			continue
+		}
+		var e struct {
+			Type    string `json:"type"`
+			Message struct {
+				Role string `json:"role"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(l.Raw, &e) == nil && e.Type == "message" && e.Message.Role == "hookMessage" {
+			return true, nil
+		}
+	}
+	if err := rd.Err(); err != nil {
+		return false, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
+	}
+	return false, nil
 }
 
 // byteOrderMark is U+FEFF in UTF-8, which the line reader leaves out of a
