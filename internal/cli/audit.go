@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 	_ "time/tzdata" // --tz works where the system has no zone database
@@ -38,6 +39,7 @@ type auditRun struct {
 	opt     render.AuditOptions
 	res     render.AuditResult
 	records []*audit.Record
+	bar     *progress
 }
 
 func (c *CLI) runAudit(ctx *cli.Context) error {
@@ -52,16 +54,16 @@ func (c *CLI) runAudit(ctx *cli.Context) error {
 	targets := c.targets
 	a.res.StaleTemps = c.staleTemps
 	opts.Workers = workersPerFile(jobs(ctx), len(targets))
-	bar := c.newProgress(ctx, a.opt.Format, targets)
+	a.bar = c.newProgress(ctx, a.opt.Format, targets)
 	ordered(len(targets), jobs(ctx), func(i int) auditOutcome {
 		o := auditOutcome{err: targets[i].Err}
 		if o.err == nil {
 			o.rec, o.err = audit.File(targets[i].Path, opts)
 		}
-		bar.step(o)
+		a.bar.step(o)
 		return o
 	}, a.emit)
-	bar.finish()
+	a.bar.finish()
 	a.res.Sum = audit.Total(a.records, a.opt.Totals)
 	if err := render.Audit(a.c.Stdout, a.res, a.opt); err != nil {
 		return err
@@ -174,7 +176,7 @@ type auditOutcome struct {
 func (a *auditRun) emit(_ int, o auditOutcome) {
 	if o.err != nil {
 		a.res.Unreadable++
-		a.c.printError(o.err)
+		a.bar.aside(func() { a.c.printError(o.err) })
 		return
 	}
 	rec := o.rec
@@ -194,6 +196,7 @@ func (a *auditRun) emit(_ int, o auditOutcome) {
 // progress is the progress bar on stderr: files done of all, bytes, rate
 // and time left. A nil *progress shows nothing.
 type progress struct {
+	mu    sync.Mutex // one writer at a time: the workers' steps, a message (aside)
 	bar   *progressbar.ProgressBar
 	files int
 	done  atomic.Int64
@@ -240,10 +243,26 @@ func (p *progress) step(o auditOutcome) {
 		return
 	}
 	n := p.done.Add(1)
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.bar.Describe(p.describe(n))
 	if o.rec != nil {
 		p.bar.Add64(o.rec.Bytes)
 	}
+}
+
+// aside writes a message to stderr (write) on a line of its own: the bar
+// is taken off its line first, and comes back at the next step. Without a
+// bar, it just writes.
+func (p *progress) aside(write func()) {
+	if p == nil {
+		write()
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.bar.Clear()
+	write()
 }
 
 // finish removes the bar.

@@ -2,10 +2,12 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -114,4 +116,48 @@ func utcText(t time.Time) string {
 		return ""
 	}
 	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// A file that cannot be read is named on stderr on a line of its own: the
+// progress bar is cleared first (it was left in front of the message:
+// "… [0s:0s]pisess: d/b.jsonl: not a regular file"). a.jsonl is large
+// enough that the bar is drawn (at most every 100 ms) before b.jsonl's
+// turn comes.
+func TestAuditProgressClearedForErrors(t *testing.T) {
+	if testing.Short() {
+		t.Skip("audits 24 MB")
+	}
+	dir := t.TempDir()
+	header := `{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}` + "\n"
+	big := []byte(header)
+	parent := "null"
+	for i := range 240 {
+		id := fmt.Sprintf("%08x", i+1)
+		big = fmt.Appendf(big, `{"type":"message","id":%q,"parentId":%s,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":%q,"timestamp":1767225601000}}`+"\n",
+			id, parent, strings.Repeat("x", 100_000))
+		parent = `"` + id + `"`
+	}
+	for name, data := range map[string][]byte{"a.jsonl": big, "c.jsonl": []byte(header)} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "b.jsonl"), 0o644); err != nil {
+		t.Skip(err)
+	}
+	var stdout, stderr bytes.Buffer
+	c := &CLI{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr,
+		Getenv:     func(string) string { return "" },
+		IsTerminal: func(w io.Writer) bool { return w == io.Writer(&stderr) }}
+	if code := c.Run([]string{"pisess", "--no-color", "audit", "--jobs", "1", dir}); code != ExitUsage {
+		t.Fatalf("exit %d, want %d; stderr %q", code, ExitUsage, stderr.String())
+	}
+	out := stderr.String()
+	i := strings.Index(out, "pisess: ")
+	if i < 0 || !strings.Contains(out[i:], "b.jsonl: not a regular file") {
+		t.Fatalf("stderr %q names no unreadable file", out)
+	}
+	if i > 0 && out[i-1] != '\r' && out[i-1] != '\n' {
+		t.Errorf("the message follows the bar on its line: %q", out)
+	}
 }
