@@ -44,9 +44,11 @@ type quickSchema struct {
 }
 
 // keyRule is what s says about one key of an object: its property
-// schema (or nil) and its bit among the required keys (or 0).
+// schema (or nil) and its bit among the properties (or 0), and its bit
+// among the required keys (or 0).
 type keyRule struct {
 	schema *quickSchema
+	prop   uint64
 	bit    uint64
 }
 
@@ -56,8 +58,8 @@ func (s *quickSchema) index() {
 		return
 	}
 	s.keys = make(map[string]keyRule, len(s.props)+len(s.required))
-	for _, p := range s.props {
-		s.keys[p.name] = keyRule{schema: p.schema}
+	for i, p := range s.props {
+		s.keys[p.name] = keyRule{schema: p.schema, prop: 1 << i}
 	}
 	for i, k := range s.required {
 		r := s.keys[k]
@@ -174,23 +176,25 @@ func (s *quickSchema) validAt(t *parse.Tape, n int) bool {
 
 // objectValidAt checks required and properties on object node n in one
 // pass over its members. Every member with a property schema is checked;
-// a failure counts only for the last member with that key, the one a
-// decoder keeps.
+// the verdict of the last member with a key, the one a decoder keeps,
+// counts (bad holds a bit per property whose last member so far failed).
 func (s *quickSchema) objectValidAt(t *parse.Tape, n int) bool {
-	var seen uint64
+	var seen, bad uint64
 	for k := n + 1; k < t.Skip(n); k = t.Skip(k + 1) {
 		rule, ok := s.rule(t, k)
 		if !ok {
 			continue
 		}
 		seen |= rule.bit
-		if rule.schema != nil && !rule.schema.validAt(t, k+1) {
-			if key, _ := t.Str(k); t.Get(n, key) == k+1 {
-				return false
-			}
+		switch {
+		case rule.schema == nil:
+		case rule.schema.validAt(t, k+1):
+			bad &^= rule.prop
+		default:
+			bad |= rule.prop
 		}
 	}
-	return seen == s.requires
+	return bad == 0 && seen == s.requires
 }
 
 // validString checks minLength and pattern on string node n.
@@ -366,6 +370,9 @@ func (c *quickCompiler) keyword(n *quickSchema, file, ptr, k string, val any) er
 		props, ok := val.(map[string]any)
 		if !ok {
 			return fmt.Errorf("want an object")
+		}
+		if len(props) > 64 {
+			return fmt.Errorf("more than 64 properties: not supported by the quick check (teach schemas_quick.go)")
 		}
 		for _, name := range sortedKeys(props) {
 			sch, err := child("properties/" + escapeToken(name))
