@@ -158,7 +158,7 @@ func decodeCwd(dir string) (string, error) {
 // FILE.bak. A file that starts with a header is left alone.
 func RecoverHeaderFile(fsys migrate.FS, path string, opts Options) (Report, error) {
 	r := Report{File: path, Action: "refused"}
-	first, n, err := firstLine(fsys, path, opts.Validate.Limits)
+	first, n, slot, err := firstLine(fsys, path, opts.Validate.Limits)
 	if err != nil {
 		return r, err
 	}
@@ -173,6 +173,10 @@ func RecoverHeaderFile(fsys migrate.FS, path string, opts Options) (Report, erro
 	case head.Type != nil && *head.Type == "session":
 		r.Action = "unchanged"
 		return r, nil
+	case slot:
+		f := finding.Errorf(finding.MissingHeader, n, "line %d, after oh-my-pi's title slot, is not the session header", n)
+		return r, &migrate.Error{Code: migrate.Unsupported, Path: path, Line: n, Finding: &f,
+			Err: errors.New("an oh-my-pi session that lost its header: recover-header writes pi's header, not omp's")}
 	case head.Type == nil || head.Kind != nil || !session.IsEntryType(*head.Type):
 		f := finding.Errorf(finding.NotASession, n, "line %d is not a session entry", n)
 		return r, &migrate.Error{Code: migrate.Unsupported, Path: path, Line: n, Finding: &f, Err: errors.New("not a pi session that lost its header")}
@@ -213,12 +217,13 @@ func RecoverHeaderFile(fsys migrate.FS, path string, opts Options) (Report, erro
 
 // firstLine reads the first line that is not blank (pi skips blank lines,
 // so that is where pi looks for the header), without its newline, and its
-// number. Lines are read one at a time up to the line limit: a line over
-// it is refused unread.
-func firstLine(fsys migrate.FS, path string, limits parse.Limits) ([]byte, int, error) {
+// number; an oh-my-pi title slot on line 1 is passed over (slot: the header
+// belongs after it). Lines are read one at a time up to the line limit: a
+// line over it is refused unread.
+func firstLine(fsys migrate.FS, path string, limits parse.Limits) (line []byte, n int, slot bool, err error) {
 	f, err := fsys.Open(path)
 	if err != nil {
-		return nil, 0, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
+		return nil, 0, false, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
 	}
 	defer f.Close()
 	rd := parse.NewReader(f, limits)
@@ -229,17 +234,20 @@ func firstLine(fsys migrate.FS, path string, limits parse.Limits) ([]byte, int, 
 			continue
 		case l.Raw == nil: // over the line limit
 			f, _ := l.Finding()
-			return nil, 0, &migrate.Error{Code: migrate.RefusedCorrupt, Path: path, Line: l.Num, Finding: &f}
+			return nil, 0, slot, &migrate.Error{Code: migrate.RefusedCorrupt, Path: path, Line: l.Num, Finding: &f}
 		case l.BOM: // the line as it is: no JSON with the mark (repair removes it)
-			return append([]byte(byteOrderMark), l.Raw...), l.Num, nil
+			return append([]byte(byteOrderMark), l.Raw...), l.Num, slot, nil
+		case l.Num == 1 && l.Class == parse.Object && parse.IsTitleSlot(l.Raw):
+			slot = true
+			continue
 		}
-		return bytes.Clone(l.Raw), l.Num, nil
+		return bytes.Clone(l.Raw), l.Num, slot, nil
 	}
 	if err := rd.Err(); err != nil {
-		return nil, 0, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
+		return nil, 0, slot, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
 	}
 	f1 := finding.Errorf(finding.MissingHeader, 1, "the file is empty")
-	return nil, 0, &migrate.Error{Code: migrate.Unsupported, Path: path, Line: 1, Finding: &f1, Err: errors.New("nothing to recover")}
+	return nil, 0, slot, &migrate.Error{Code: migrate.Unsupported, Path: path, Line: 1, Finding: &f1, Err: errors.New("nothing to recover")}
 }
 
 // hasHookMessage reports whether a message entry of the file has the role
