@@ -24,6 +24,7 @@ type inspected struct {
 	entry    entry // read with session.Figures when there is an Observer
 	findings []finding.Finding
 	linkable bool // the entry goes on to the linkage checks
+	fatal    bool // the object could not be read (too_deep): nothing after it is checked
 }
 
 // item is one unit of a batch: a physical line, classified by the worker,
@@ -228,7 +229,9 @@ func (in *inspector) settleBatch(b *batch) {
 			next += r.objects
 		}
 		if b.items[i].object {
-			in.to.settle(&objs[0])
+			if in.to.trusted {
+				in.to.settle(&objs[0], r.num)
+			}
 			continue
 		}
 		in.to.settleLine(r, objs)
@@ -292,7 +295,7 @@ func (in *inspector) inspectItem(b *batch, it *item) lineResult {
 // buildAndInspect builds the tape of one entry and inspects it.
 func (in *inspector) buildAndInspect(b *batch, line int, raw []byte) inspected {
 	if f, bad := decodeFinding(line, b.tape.Build(raw)); bad {
-		return inspected{findings: []finding.Finding{f}}
+		return inspected{findings: []finding.Finding{f}, fatal: true}
 	}
 	return in.inspect(&b.tape, line)
 }

@@ -349,7 +349,7 @@ func (p *pass) settleLine(r *lineResult, objs []inspected) {
 			p.records++
 			p.rep.Entries++
 			if p.trusted {
-				p.settle(&objs[k])
+				p.settle(&objs[k], r.num)
 			}
 		}
 	case parse.PartialTail:
@@ -360,17 +360,25 @@ func (p *pass) settleLine(r *lineResult, objs []inspected) {
 			p.links.torn(r.tornID, r.num)
 		}
 	case parse.Corrupt:
-		if p.trusted {
-			p.trusted = false
-			p.insp.untrusted.Store(int64(r.num))
-		}
+		p.untrust(r.num)
 	}
 }
 
-// settle takes one inspected entry, in file order: its own findings, then
-// the checks that need the entries before it.
-func (p *pass) settle(r *inspected) {
+// untrust stops the checks of entries after fatal corruption on line num.
+func (p *pass) untrust(num int) {
+	if p.trusted {
+		p.trusted = false
+		p.insp.untrusted.Store(int64(num))
+	}
+}
+
+// settle takes one inspected entry of line num, in file order: its own
+// findings, then the checks that need the entries before it.
+func (p *pass) settle(r *inspected, num int) {
 	p.rep.Findings = append(p.rep.Findings, r.findings...)
+	if r.fatal {
+		p.untrust(num)
+	}
 	if !r.linkable {
 		return
 	}
