@@ -644,3 +644,30 @@ func TestRecoverHeaderVersion2(t *testing.T) {
 		t.Errorf("the context changed:\n%s\n%s", got, want)
 	}
 }
+
+// TestUnstickDuplicateCallIDs: an assistant message that calls one id
+// twice, answered once, has its second call left without a result (the
+// first result answers the first call); unstick turns only that one into
+// text, so the result keeps its call.
+func TestUnstickDuplicateCallIDs(t *testing.T) {
+	const usage = `"api":"anthropic-messages","provider":"anthropic","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}`
+	call := `{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"ls"}}`
+	lines := []string{
+		`{"type":"session","version":3,"id":"019c0000-0000-7000-8000-000000000001","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`,
+		`{"type":"message","id":"aaaa0001","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1}}`,
+		`{"type":"message","id":"aaaa0002","parentId":"aaaa0001","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[` + call + `,` + call + `],` + usage + `,"stopReason":"toolUse","timestamp":2}}`,
+		`{"type":"message","id":"aaaa0003","parentId":"aaaa0002","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{"type":"text","text":"out"}],"isError":false,"timestamp":3}}`,
+		`{"type":"message","id":"aaaa0004","parentId":"aaaa0003","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":[{"type":"text","text":"next"}],"timestamp":4}}`,
+	}
+	path := filepath.Join(t.TempDir(), "dup.jsonl")
+	os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	rep, err := UnstickFile(migrate.OS(), path, options(t))
+	if err != nil || rep.Action != "unstuck" {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	noErrors(t, path)
+	ctx := contextAt(t, path)
+	if n := bytes.Count(ctx.Messages[1], []byte(`"type":"toolCall","id":"c1"`)); n != 1 {
+		t.Errorf("the assistant message keeps %d calls c1, want 1: %s", n, ctx.Messages[1])
+	}
+}

@@ -86,7 +86,9 @@ func Unstick(s *project.Session, leaf *project.Entry, now time.Time) (*Plan, err
 // withoutCalls returns an assistant message's content with the toolCall
 // blocks of the given calls replaced by text blocks saying what happened.
 // Every unanswered call of one message must be passed at once: the edits
-// of one target replace each other.
+// of one target replace each other. Of several calls with one id, the
+// results answer the first ones (session.PairTools), so the calls left
+// unanswered are the last ones of that id: only those are replaced.
 func withoutCalls(msg json.RawMessage, calls []project.Unpaired) (json.RawMessage, error) {
 	var m struct {
 		Content []json.RawMessage `json:"content"`
@@ -94,15 +96,29 @@ func withoutCalls(msg json.RawMessage, calls []project.Unpaired) (json.RawMessag
 	if err := json.Unmarshal(msg, &m); err != nil {
 		return nil, fmt.Errorf("its content is not an array of blocks")
 	}
-	drop := map[string]project.Unpaired{}
+	type block struct{ Type, ID string }
+	blocks := make([]block, len(m.Content))
+	left := map[string]int{} // calls of each id still to come
+	for i, raw := range m.Content {
+		_ = json.Unmarshal(raw, &blocks[i])
+		if blocks[i].Type == "toolCall" {
+			left[blocks[i].ID]++
+		}
+	}
+	drop := map[string][]project.Unpaired{} // in message order
 	for _, u := range calls {
-		drop[u.ToolCallID] = u
+		drop[u.ToolCallID] = append(drop[u.ToolCallID], u)
 	}
 	var out [][]byte
-	for _, raw := range m.Content {
-		var blk struct{ Type, ID string }
-		_ = json.Unmarshal(raw, &blk)
-		if u, ok := drop[blk.ID]; ok && blk.Type == "toolCall" {
+	for i, raw := range m.Content {
+		blk := blocks[i]
+		if blk.Type != "toolCall" {
+			out = append(out, raw)
+			continue
+		}
+		left[blk.ID]--
+		if us := drop[blk.ID]; left[blk.ID] < len(us) {
+			u := us[len(us)-1-left[blk.ID]]
 			text := fmt.Sprintf("[tool call %s (%s) removed by pisess unstick: no result was recorded for it]", u.ToolCallID, u.ToolName)
 			out = append(out, textBlock(text))
 			continue
