@@ -76,7 +76,7 @@ type Usage struct {
 type KeptIndex struct {
 	Present bool
 	N       int64
-	IsInt   bool   // N holds the value: a JSON integer that fits 64 bits
+	IsInt   bool   // N holds the value: a whole number as JSON.parse reads it (7.0 is 7), in the int64 range
 	Text    string // the value as fmt's %v prints it decoded
 }
 
@@ -321,12 +321,17 @@ func readReplacement(t *parse.Tape, n int) Replacement {
 	return Replacement{}
 }
 
-// readKeptIndex reads firstKeptEntryIndex at node n.
+// readKeptIndex reads firstKeptEntryIndex at node n as pi does: a
+// number as JSON.parse reads it (pi takes entries[index], so 7.0 and 7e0
+// are 7).
 func readKeptIndex(t *parse.Tape, n int) KeptIndex {
 	if n < 0 {
 		return KeptIndex{}
 	}
 	i, err := t.Int(n)
+	if f, ok := finite(t, n); err != nil && ok && f == math.Trunc(f) && math.Abs(f) < math.MaxInt64 {
+		i, err = int64(f), nil
+	}
 	return KeptIndex{Present: true, N: i, IsInt: err == nil, Text: fmt.Sprint(t.Value(n))}
 }
 

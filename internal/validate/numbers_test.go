@@ -132,3 +132,37 @@ func TestTameNumber(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstKeptIndexAsJavaScriptReadsIt: pi 1.6.0 reads a version-1
+// firstKeptEntryIndex with JSON.parse, so 7.0, 7e0 and 70e-1 are the
+// index 7 (migrateV1ToV2 takes entries[7]); the schema agrees (an
+// integer), but the linkage check read them with strconv.ParseInt and
+// warned dangling_first_kept.
+func TestFirstKeptIndexAsJavaScriptReadsIt(t *testing.T) {
+	schemas := compileForTest(t)
+	v1asst := `{"type":"message","timestamp":"2026-01-01T00:00:01.500Z","message":{"role":"assistant","content":[{"type":"text","text":"hello"}],"api":"a","provider":"p","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":2}}`
+	tests := []struct {
+		index string
+		want  []string // besides needs_migration
+	}{
+		{"2", nil},
+		{"2.0", nil},
+		{"2e0", nil},
+		{"20e-1", nil},
+		{"0.2e1", nil},
+		{"-0", []string{"4 dangling_first_kept /firstKeptEntryIndex"}}, // the header
+		{"1.5", []string{"4 schema /firstKeptEntryIndex", "4 dangling_first_kept /firstKeptEntryIndex"}},
+		{"4.0", []string{"4 dangling_first_kept /firstKeptEntryIndex"}}, // past the compaction
+	}
+	for _, tt := range tests {
+		for _, workers := range []int{1, 3} {
+			t.Run(fmt.Sprintf("%.12s/workers=%d", tt.index, workers), func(t *testing.T) {
+				rep := streamLines(t, schemas, workers, hdr1, v1user, v1asst, fmt.Sprintf(v1Compaction, tt.index))
+				got := findingKeys(rep)[1:] // after needs_migration
+				if strings.Join(got, ", ") != strings.Join(tt.want, ", ") {
+					t.Errorf("findings %v, want %v", got, tt.want)
+				}
+			})
+		}
+	}
+}
