@@ -199,6 +199,7 @@ func (a *auditWriter) stuckProblem(r *audit.Record) string {
 	file := Safe(r.Path)
 	if room := a.Width - Width(head) - Width(tail); a.Width > 0 && Width(file) > room {
 		file = CutMiddle(file, max(room, 12))
+		file, tail = squeeze(file, tail, a.Width-Width(head))
 	}
 	return head + file + a.Style.Dim(tail)
 }
@@ -231,9 +232,21 @@ func (a *auditWriter) problem(r *audit.Record) string {
 		file = CutMiddle(file, max(room-Width(tail), min(Width(file), 40)))
 		tail = CutEnd(tail, max(room-Width(file), 24))
 		file = CutMiddle(file, max(room-Width(tail), 12))
+		file, tail = squeeze(file, tail, room)
 	}
 	if r.Verdict != audit.Corrupt {
 		tail = a.Style.Dim(tail)
 	}
 	return head + file + tail
+}
+
+// squeeze fits a path and the text after it into room columns when the
+// minimums they were cut to do not fit (a terminal under 40 columns): the
+// text gives way first, then the path.
+func squeeze(file, tail string, room int) (string, string) {
+	if Width(file)+Width(tail) <= room {
+		return file, tail
+	}
+	tail = CutEnd(tail, room-Width(file))
+	return CutMiddle(file, room-Width(tail)), tail
 }

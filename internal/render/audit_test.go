@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/audit"
+	"github.com/pisess/pisess/internal/finding"
 )
 
 // money rounded x*1e9, which overflows to +Inf for costs above ~1.8e299:
@@ -105,6 +106,31 @@ func TestAuditSummaryWithoutFiles(t *testing.T) {
 	for _, line := range strings.Split(out.String(), "\n") {
 		if strings.HasSuffix(line, " ") || strings.HasSuffix(line, ":") {
 			t.Errorf("line %q lists nothing", line)
+		}
+	}
+}
+
+// Problem lines fit the width down to 20 columns (a phone's terminal):
+// below 40 the path kept 12 columns and the message 24 whatever the
+// width, so the lines were 40 wide.
+func TestAuditProblemsFitNarrowWidths(t *testing.T) {
+	bad := finding.Errorf(finding.ConcatenatedObjects, 440, "2 complete objects on one line (a lost newline); `pisess repair` splits them")
+	path := "/home/user/.pi/agent/sessions/--home-user-project--/2026-01-01T00-00-00-000Z_0123.jsonl"
+	rows := []AuditRow{
+		{Record: &audit.Record{Path: path, Verdict: audit.Corrupt, FirstError: &bad}},
+		{Record: &audit.Record{Path: path, Verdict: audit.NeedsMigration, Version: 1, Stuck: true}},
+		{Record: &audit.Record{Path: path, Verdict: audit.Repairable}},
+		{Record: &audit.Record{Path: path, Verdict: audit.TooNew, Version: 4}},
+		{Record: &audit.Record{Path: path, Verdict: audit.NotSession}},
+	}
+	for width := 20; width <= 50; width++ {
+		var out strings.Builder
+		a := &auditWriter{AuditResult: AuditResult{Rows: rows}, AuditOptions: AuditOptions{Width: width}, out: &out}
+		a.problems()
+		for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+			if Width(line) > width {
+				t.Errorf("width %d: %q is %d wide", width, line, Width(line))
+			}
 		}
 	}
 }
