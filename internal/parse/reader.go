@@ -299,7 +299,7 @@ func (r *Reader) readLine() (raw []byte, size int64, newline bool, err error) {
 	r.tooLong, r.allZeroTail, r.inBuf = false, true, false
 	chunk, err := r.in.ReadSlice('\n')
 	if err == nil || (err == io.EOF && len(chunk) > 0) {
-		if len(bytes.TrimRight(chunk, "\r\n")) > r.limits.MaxLineBytes {
+		if rawLength(chunk, err == nil) > r.limits.MaxLineBytes {
 			r.tooLong = true
 			r.allZeroTail = allZero(chunk)
 			return nil, int64(len(chunk)), err == nil, nil
@@ -335,8 +335,27 @@ func (r *Reader) readLine() (raw []byte, size int64, newline bool, err error) {
 	if r.tooLong {
 		return nil, size, newline, nil
 	}
+	line := r.join()
+	if rawLength(line, newline) > r.limits.MaxLineBytes { // keep allowed for a "\r\n" the line has not
+		r.tooLong = true
+		return nil, size, newline, nil
+	}
 	r.inBuf = true
-	return r.join(), size, newline, nil
+	return line, size, newline, nil
+}
+
+// rawLength is the length of a line read with its terminator, if it has
+// one ("\n" or "\r\n"), without it: what Line.Raw holds and the limit
+// applies to.
+func rawLength(line []byte, newline bool) int {
+	n := len(line)
+	if newline {
+		n--
+		if n > 0 && line[n-1] == '\r' {
+			n--
+		}
+	}
+	return n
 }
 
 // keep copies chunk into the long line's pieces while the line stays
