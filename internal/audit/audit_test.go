@@ -2,6 +2,7 @@ package audit_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -300,5 +301,35 @@ func TestParseGrouping(t *testing.T) {
 	_, err := audit.ParseGrouping("year")
 	if err == nil || err.Error() != `--by must be day, week, month, model, project or session, not "year"` {
 		t.Errorf("ParseGrouping(year): %v", err)
+	}
+}
+
+// The name is the latest session_info's, trimmed as pi trims it
+// (String.prototype.trim, U+FEFF included); a blank one clears it, so the
+// title is the first user message again.
+func TestSessionNameTrimmed(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		names     []string
+		wantName  string
+		wantTitle string
+	}{
+		{[]string{"Fix the bug"}, "Fix the bug", "Fix the bug"},
+		{[]string{" \u00a0Padded\n\ufeff"}, "Padded", "Padded"},
+		{[]string{"\u0085kept"}, "\u0085kept", "\u0085kept"}, // NEL is no white space to JavaScript
+		{[]string{"Fix the bug", " \t\n"}, "", "Please look at the bug"},
+	}
+	for i, tt := range tests {
+		lines := []string{header("s", "/w", ""), u1}
+		parent := "10000001"
+		for k, name := range tt.names {
+			id := fmt.Sprintf("5000000%d", k)
+			lines = append(lines, sessionInfo(id, parent, 1, name))
+			parent = id
+		}
+		r := fileOf(t, write(t, dir, fmt.Sprintf("s%d.jsonl", i), lines...))
+		if r.Name != tt.wantName || r.Title() != tt.wantTitle {
+			t.Errorf("names %q: name %q, title %q; want %q, %q", tt.names, r.Name, r.Title(), tt.wantName, tt.wantTitle)
+		}
 	}
 }
