@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/render"
 	"github.com/pisess/pisess/internal/secrets"
@@ -93,10 +96,9 @@ func (c *CLI) runScan(ctx *cli.Context) error {
 	}, func(i int, o scanOutcome) {
 		files++
 		name := targets[i].Path
-		if o.err != nil {
+		if o.err != nil { // (the secrets found before it are reported still)
 			unreadable++
 			c.printError(o.err)
-			return
 		}
 		if len(o.stats.TooLong) > 0 && !quiet {
 			fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s not searched: longer than --max-line-bytes\n",
@@ -123,17 +125,20 @@ func (c *CLI) scanTarget(t target, opts secrets.Options) scanOutcome {
 	}
 	var o scanOutcome
 	collect := func(f secrets.Finding) { o.found = append(o.found, f) }
-	if t.Stdin {
-		o.stats, o.err = secrets.Scan(t.Path, c.Stdin, opts, collect)
-		return o
+	var in io.Reader = c.Stdin
+	if !t.Stdin {
+		f, err := parse.OpenFile(t.Path)
+		if err != nil {
+			return scanOutcome{err: err}
+		}
+		defer f.Close()
+		in = f
 	}
-	f, err := parse.OpenFile(t.Path)
-	if err != nil {
-		return scanOutcome{err: err}
-	}
-	defer f.Close()
-	o.stats, o.err = secrets.Scan(t.Path, f, opts, collect)
-	if o.err != nil {
+	o.stats, o.err = secrets.Scan(t.Path, in, opts, collect)
+	switch {
+	case errors.Is(o.err, parse.ErrFileTooLarge):
+		o.err = fmt.Errorf("%s: %s: %w", t.Path, finding.FileTooLarge, o.err)
+	case o.err != nil:
 		o.err = fmt.Errorf("%s: %w", t.Path, o.err)
 	}
 	return o
