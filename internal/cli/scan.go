@@ -101,7 +101,7 @@ func (c *CLI) runScan(ctx *cli.Context) error {
 			c.printError(o.err)
 		}
 		if len(o.stats.TooLong) > 0 && !quiet {
-			fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s not searched: longer than --max-line-bytes\n",
+			fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s more than --max-line-bytes: not searched\n",
 				render.Safe(name), skippedLines(o.stats.TooLong))
 		}
 		if len(o.found) > 0 {
