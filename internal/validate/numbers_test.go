@@ -166,3 +166,13 @@ func TestFirstKeptIndexAsJavaScriptReadsIt(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstKeptIndexTapeAgrees: the tape path and the map reference read
+// a whole number written with a fraction or an exponent alike.
+func TestFirstKeptIndexTapeAgrees(t *testing.T) {
+	schemas := compileForTest(t)
+	for _, lit := range []string{"7", "7.0", "7e0", "70e-1", "7.5", "-0", "1e400"} {
+		line := fmt.Sprintf(v1Compaction, lit)
+		checkTapeAgrees(t, schemas, 1, 3, decodeForTest(t, []byte(line)), line)
+	}
+}

@@ -330,7 +330,11 @@ func asInt(v any) (int64, error) {
 	if !ok {
 		return 0, fmt.Errorf("not a number: %v", v)
 	}
-	return num.Int64()
+	i, err := num.Int64()
+	if f, ok := numberValue(v); err != nil && ok && f == math.Trunc(f) && math.Abs(f) < math.MaxInt64 {
+		return int64(f), nil // a whole number as JSON.parse reads it (7.0 is 7)
+	}
+	return i, err
 }
 
 // FuzzTapeAgrees: on any line that is one JSON object, the tape path gives
