@@ -183,11 +183,19 @@ func (ls *lineScanner) keyName(obj []byte) []byte {
 }
 
 // scanText searches text, at offset off of the line, as plain text: a
-// line that holds no object, or an object the walker could not follow.
+// line that holds no object, or an object the walker could not follow. It
+// is most often JSON cut short, so its escapes are decoded first, as a
+// string's are (a key after a \n is at the start of a line of output),
+// and a secret's span is mapped back to whole escapes.
 func (ls *lineScanner) scanText(text []byte, off int) {
 	id, _ := parse.PrefixString(text, "id")
-	for _, m := range ls.finder.find(ls.rules, text, ls.matches[:0]) {
-		ls.hits = append(ls.hits, newHit(m, text, off+m.Start, off+m.End, id, ""))
+	dec, offs := text, offsetMap(nil)
+	if bytes.IndexByte(text, '\\') >= 0 {
+		ls.text, ls.offs = decodeString(text, ls.text, ls.offs)
+		dec, offs = ls.text, ls.offs
+	}
+	for _, m := range ls.finder.find(ls.rules, dec, ls.matches[:0]) {
+		ls.hits = append(ls.hits, newHit(m, dec, off+offs.raw(m.Start), off+offs.raw(m.End), id, ""))
 	}
 }
 

@@ -315,3 +315,28 @@ func TestEscapedMemberNameIsKeyed(t *testing.T) {
 		}
 	}
 }
+
+// A line that holds no object (a torn last line, a corrupt line) is
+// searched with its escapes decoded, as the strings of an object are: a
+// key at the start of a line of output (after \n or \t) is a key there
+// too, and the escapes around it stay as they were.
+func TestTornLineIsSearchedDecoded(t *testing.T) {
+	torn := `{"type":"message","id":"t1","message":{"role":"toolResult","content":[{"type":"text","text":"$ cat keys\n` +
+		fakeAWS + `\n\t` + fakeGitHubPAT + `\r\n\u0041KIA` + fakeAWS[4:] + ` end\n`
+	text := header + "\n" + torn
+	got := scanAll(t, text)
+	if len(got) != 3 {
+		t.Fatalf("%d findings, want 3: %+v", len(got), got)
+	}
+	for i, kind := range []string{"aws-access-key-id", "github-pat", "aws-access-key-id"} {
+		if f := got[i]; f.Line != 2 || f.Kind != kind || f.EntryID != "t1" || f.Pointer != "" || f.Length != 20+20*(i%2) {
+			t.Errorf("finding %d: %+v, want %s", i, f, kind)
+		}
+	}
+	out, res := redactAll(t, text)
+	want := header + "\n" + `{"type":"message","id":"t1","message":{"role":"toolResult","content":[{"type":"text","text":"$ cat keys\n` +
+		Redacted("aws-access-key-id") + `\n\t` + Redacted("github-pat") + `\r\n` + Redacted("aws-access-key-id") + ` end\n`
+	if res.Count != 3 || out != want {
+		t.Errorf("redacted %d to\n%s\nwant\n%s", res.Count, out, want)
+	}
+}
