@@ -135,7 +135,7 @@ func (ls *lineScanner) scanObject(raw []byte, from, to int) error {
 		}
 		if !idDone {
 			id, _ = parse.PrefixString(obj, "id")
-			idDone = true
+			id, idDone = ls.redactName(id), true
 		}
 		ptr := ls.w.pointerWith(ls.redactName)
 		for _, m := range ms {
@@ -145,9 +145,12 @@ func (ls *lineScanner) scanObject(raw []byte, from, to int) error {
 	})
 }
 
-// redactName returns the member name with each secret in it replaced by
-// Redacted(kind): a finding's pointer never shows one.
+// redactName returns name (a member name, an entry id) with each secret
+// in it replaced by Redacted(kind): a finding never shows one.
 func (ls *lineScanner) redactName(name string) string {
+	if name == "" {
+		return name
+	}
 	ms := ls.finder.find(ls.rules, []byte(name), nil)
 	for i := len(ms) - 1; i >= 0; i-- {
 		name = name[:ms[i].Start] + Redacted(ms[i].Kind) + name[ms[i].End:]
@@ -189,6 +192,7 @@ func (ls *lineScanner) keyName(obj []byte) []byte {
 // and a secret's span is mapped back to whole escapes.
 func (ls *lineScanner) scanText(text []byte, off int) {
 	id, _ := parse.PrefixString(text, "id")
+	id = ls.redactName(id)
 	dec, offs := text, offsetMap(nil)
 	if bytes.IndexByte(text, '\\') >= 0 {
 		ls.text, ls.offs = decodeString(text, ls.text, ls.offs)

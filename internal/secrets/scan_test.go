@@ -340,3 +340,25 @@ func TestTornLineIsSearchedDecoded(t *testing.T) {
 		t.Errorf("redacted %d to\n%s\nwant\n%s", res.Count, out, want)
 	}
 }
+
+// A finding names its entry by id, and an id may itself be a secret (a
+// crafted or foreign file): it is shown redacted, on an object line and
+// on a line searched as text.
+func TestEntryIDNeverShowsASecret(t *testing.T) {
+	text := header + "\n" + `{"type":"custom","id":"` + fakeAWS + `","parentId":null,"data":"` + fakeGitHubPAT + `"}` + "\n" +
+		`{"type":"custom","id":"` + fakeStripe + `","data":"torn ` + fakeGitHubPAT
+	got := scanAll(t, text)
+	if len(got) != 4 {
+		t.Fatalf("%d findings, want 4: %+v", len(got), got)
+	}
+	for _, f := range got {
+		for _, secret := range allFakes {
+			if strings.Contains(f.EntryID, secret) {
+				t.Errorf("line %d: the entry id shows a secret: %s", f.Line, f.EntryID)
+			}
+		}
+	}
+	if got[0].EntryID != Redacted("aws-access-key-id") || got[3].EntryID != Redacted("stripe-access-token") {
+		t.Errorf("entry ids %q and %q", got[0].EntryID, got[3].EntryID)
+	}
+}
