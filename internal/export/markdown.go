@@ -17,9 +17,55 @@ import (
 // unlink), so a message can reference nothing outside the page.
 func newMarkdown() goldmark.Markdown {
 	return goldmark.New(
+		goldmark.WithParser(parser.NewParser(parser.WithBlockParsers(blockParsers()...),
+			parser.WithInlineParsers(parser.DefaultInlineParsers()...),
+			parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...))),
 		goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList, extension.Linkify),
 		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(unlink{}, 100))),
 	)
+}
+
+// blockParser reads the block structure of Markdown alone (no inline
+// parsing), nested at most maxNesting deep, as newMarkdown reads it.
+func blockParser() parser.Parser {
+	return parser.NewParser(parser.WithBlockParsers(blockParsers()...))
+}
+
+// maxNesting is how deep block quotes and lists nest in message text;
+// deeper markers are read as text (markdown-it stops at 100, or 20 in its
+// CommonMark preset). goldmark's cost grows with the depth on every line:
+// 100,000 ">" took 11 s, a list 2,000 deep 40 s.
+const maxNesting = 32
+
+// blockParsers are goldmark's block parsers, with block quotes, lists and
+// list items opened only up to maxNesting deep.
+func blockParsers() []util.PrioritizedValue {
+	return []util.PrioritizedValue{
+		util.Prioritized(parser.NewSetextHeadingParser(), 100),
+		util.Prioritized(parser.NewThematicBreakParser(), 200),
+		util.Prioritized(shallow{parser.NewListParser()}, 300),
+		util.Prioritized(shallow{parser.NewListItemParser()}, 400),
+		util.Prioritized(parser.NewCodeBlockParser(), 500),
+		util.Prioritized(parser.NewATXHeadingParser(), 600),
+		util.Prioritized(parser.NewFencedCodeBlockParser(), 700),
+		util.Prioritized(shallow{parser.NewBlockquoteParser()}, 800),
+		util.Prioritized(parser.NewHTMLBlockParser(), 900),
+		util.Prioritized(parser.NewParagraphParser(), 1000),
+	}
+}
+
+// shallow is a container's block parser that opens no block nested more
+// than maxNesting deep.
+type shallow struct{ parser.BlockParser }
+
+func (s shallow) Open(parent ast.Node, reader text.Reader, pc parser.Context) (ast.Node, parser.State) {
+	depth := 0
+	for n := parent; n != nil; n = n.Parent() {
+		if depth++; depth > maxNesting {
+			return nil, parser.NoChildren
+		}
+	}
+	return s.BlockParser.Open(parent, reader, pc)
 }
 
 // renderMarkdown renders message text as HTML; on a renderer failure (none

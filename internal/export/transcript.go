@@ -24,7 +24,7 @@ func Markdown(w io.Writer, s *project.Session, leaf *project.Entry, opts Options
 		opts.MaxBlock = DefaultMaxBlock
 	}
 	return write(w, s, leaf, opts, func(d *session) {
-		(&transcript{d, parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...))}).write()
+		(&transcript{d, blockParser()}).write()
 	})
 }
 
@@ -179,6 +179,9 @@ const probe = "\n\n# probe\n"
 // <pre>, <script>…). Left open, the block would run to the end of the
 // transcript and swallow every entry after the message.
 func (t *transcript) closed(md string) string {
+	if !strings.Contains(md, "```") && !strings.Contains(md, "~~~") && !strings.Contains(md, "<") {
+		return md // no fence, no HTML block: nothing can stay open
+	}
 	for range 3 {
 		src := []byte(md + probe)
 		end := closer(t.blocks.Parse(text.NewReader(src)).LastChild(), src)
