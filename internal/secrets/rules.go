@@ -311,28 +311,44 @@ func (f *finder) findAt(rs *Rules, text []byte, occs []occurrence, dst []Match) 
 // twice over: then, like a rule without a window, over the whole text once.
 // A match that reaches the end of a window the text goes on after may be
 // a longer secret cut short (a greedy run, a $ that matched at the cut):
-// then too the rule runs over the whole text once, so that no tail of it
-// is left. Either way the work is linear in the text: a line made of
-// keywords costs no more than any other.
+// it is looked for again in a window twice as long, until it ends inside
+// one, so that no tail of it is left; the keywords inside it are not
+// looked at again. Either way the work is linear in the text: a line made
+// of keywords costs no more than any other.
 func (f *finder) search(r *Rule, text []byte, dst []Match) []Match {
 	ats := f.ats
 	if r.window == 0 || len(ats) > 2*len(text)/(r.window+r.before+2)+1 {
 		return f.searchAll(r, text, dst)
 	}
 	slices.Sort(ats) // (several keywords: their occurrences interleave)
-	start := len(dst)
+	start, next, budget := len(dst), 0, 2*len(text)
 	for _, at := range ats {
+		if at < next {
+			continue // inside a match found whole past its window
+		}
 		// The match that starts near text[from] (within before+1 bytes).
 		from := max(0, at-r.before-1)
 		end := min(len(text), at+r.window+1)
-		f.work += end - from
-		m := r.anchored.FindSubmatchIndex(text[from:end])
-		if m != nil && from+m[1] == end && end < len(text) {
-			return f.searchAll(r, text, dst[:start])
+		m := f.anchored(r, text, from, end)
+		for m != nil && from+m[1] == end && end < len(text) {
+			end = min(len(text), from+2*(end-from))
+			if budget -= end - from; budget < 0 {
+				return f.searchAll(r, text, dst[:start])
+			}
+			if m = f.anchored(r, text, from, end); m != nil {
+				next = from + m[1]
+			}
 		}
 		dst = r.accept(text, from, m, r.group+1, dst)
 	}
 	return dst
+}
+
+// anchored returns the submatches of rule r's anchored regex in
+// text[from:end] (nil for none).
+func (f *finder) anchored(r *Rule, text []byte, from, end int) []int {
+	f.work += end - from
+	return r.anchored.FindSubmatchIndex(text[from:end])
 }
 
 // searchAll appends the matches of rule r in the whole of text to dst.
