@@ -58,9 +58,9 @@ func (a *auditWriter) summaryText(s audit.Summary) {
 }
 
 // tempsText lists the temp files an interrupted rewrite left behind, and
-// how to remove them.
+// how to remove them (not with --quiet: they are no error).
 func (a *auditWriter) tempsText() {
-	if len(a.StaleTemps) == 0 {
+	if len(a.StaleTemps) == 0 || a.Quiet {
 		return
 	}
 	names := make([]string, len(a.StaleTemps))

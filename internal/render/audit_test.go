@@ -134,3 +134,16 @@ func TestAuditProblemsFitNarrowWidths(t *testing.T) {
 		}
 	}
 }
+
+// --quiet prints errors only (the corrupt files): the temp files an
+// interrupted rewrite left were still listed.
+func TestAuditQuietLeavesTempsOut(t *testing.T) {
+	var out strings.Builder
+	res := AuditResult{Sum: audit.Total(nil, audit.Options{}), StaleTemps: []string{"s/.pisess-tmp-0123456789ab"}}
+	if err := Audit(&out, res, AuditOptions{Format: "table", Quiet: true}); err != nil {
+		t.Fatal(err)
+	}
+	if out.Len() > 0 {
+		t.Errorf("--quiet wrote %q", out.String())
+	}
+}
