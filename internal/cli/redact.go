@@ -129,12 +129,21 @@ func rewriteExit(err error) error {
 // is "". Nothing is written unless the copy passes the check.
 func (c *CLI) redactCopy(r *redaction, output string) error {
 	open := func() (io.ReadCloser, error) { return parse.OpenFile(r.file) }
-	if r.file == "-" {
+	switch {
+	case r.file == "-":
 		data, err := io.ReadAll(c.Stdin)
 		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("reading standard input: %w", err)}
 		}
 		r.file = stdinName
+		open = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	case !regularFile(r.file):
+		// A pipe (a FIFO, /dev/stdin, <(…)) can be read once only: the
+		// check and the redaction read the same copy.
+		data, err := readOnce(open)
+		if err != nil {
+			return &ExitError{Code: ExitUsage, Err: err}
+		}
 		open = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
 	}
 	base, err := r.baseline(open)
@@ -162,6 +171,24 @@ func (c *CLI) redactCopy(r *redaction, output string) error {
 	}
 	c.redactSummary(r, res, output)
 	return nil
+}
+
+// regularFile reports whether name is a regular file (one that can be
+// read twice); true when it cannot be looked at (opening it then says
+// why).
+func regularFile(name string) bool {
+	info, err := os.Stat(name)
+	return err != nil || info.Mode().IsRegular()
+}
+
+// readOnce reads the whole of what open opens.
+func readOnce(open func() (io.ReadCloser, error)) ([]byte, error) {
+	f, err := open()
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
 
 // deliver writes data to output, a new file (never over an existing
