@@ -354,3 +354,37 @@ func depth(n ast.Node) int {
 	}
 	return best
 }
+
+// A timestamp is file content like any other: in the transcript it was
+// written as it was, so an unparsable one could clear the terminal, add
+// headings, or show a secret --redact should have taken out.
+func TestMarkdownTimestampsAreText(t *testing.T) {
+	key := "AKIA" + "Z7FAKEQ2TESTK3YW"
+	lines := `{"type":"session","version":3,"id":"s","timestamp":"\u001b]0;owned\u0007\n## 99. Fake ` + key + `","cwd":"/w"}
+{"type":"message","id":"u1","parentId":null,"timestamp":"x\u001b[2J\n\n# Injected ` + key + `","message":{"role":"user","content":"hi","timestamp":1}}
+`
+	s, err := project.Load(strings.NewReader(lines), parse.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, err := secrets.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Markdown(&out, s, s.DefaultLeaf(), Options{Redact: rules}); err != nil {
+		t.Fatal(err)
+	}
+	md := out.String()
+	if strings.ContainsAny(md, "\x1b\x07") {
+		t.Errorf("control characters reach the transcript:\n%q", md)
+	}
+	if strings.Contains(md, key) {
+		t.Errorf("the key is still there:\n%s", md)
+	}
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "#") && line != "# pi session s" && line != "## 1. User" {
+			t.Errorf("a heading the transcript did not write: %q", line)
+		}
+	}
+}

@@ -48,7 +48,7 @@ func (t *transcript) write() {
 	if h.Cwd != "" {
 		t.printf("- cwd: `%s`\n", t.line(h.Cwd))
 	}
-	t.printf("- started: %s\n", when(h.Timestamp))
+	t.printf("- started: %s\n", t.line(when(h.Timestamp)))
 	if t.leaf != nil {
 		t.printf("- leaf: `%s` (%d entries on the path of %d)\n", t.line(shortID(t.leaf.ID())), len(t.path), len(t.s.Entries))
 	}
@@ -64,7 +64,7 @@ func (t *transcript) turn(n int, tr *turn) {
 		head += " (" + m + ")"
 	}
 	t.printf("## %s\n\n", t.line(head))
-	meta := []string{when(tr.entry.Timestamp()), "`" + t.line(shortID(tr.entry.ID())) + "`"}
+	meta := []string{t.line(when(tr.entry.Timestamp())), "`" + t.line(shortID(tr.entry.ID())) + "`"}
 	if l, ok := t.s.Label(tr.entry.ID()); ok && l != "" {
 		meta = append(meta, "label "+t.line(fmt.Sprintf("%q", l)))
 	}
