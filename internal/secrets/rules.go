@@ -406,9 +406,10 @@ func (rs *Rules) secretKey(key []byte) bool {
 }
 
 // keyedSecret reports whether value, the string of a member secretKey
-// accepts, is a secret by the secret-assignment rule's checks.
+// accepts, is a secret by the secret-assignment rule's checks (of any
+// length, as the rule's value is: a session token runs to a kilobyte).
 func (rs *Rules) keyedSecret(value []byte) bool {
-	return len(value) >= 8 && len(value) <= 200 && !bytes.ContainsAny(value, " \t\r\n\"'`;,(){}[]<>$\\") && rs.assign.accepts(string(value))
+	return len(value) >= 8 && !bytes.ContainsAny(value, " \t\r\n\"'`;,(){}[]<>$\\") && rs.assign.accepts(string(value))
 }
 
 // entropy is the Shannon entropy of s in bits per byte.

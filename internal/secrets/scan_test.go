@@ -362,3 +362,19 @@ func TestEntryIDNeverShowsASecret(t *testing.T) {
 		t.Errorf("entry ids %q and %q", got[0].EntryID, got[3].EntryID)
 	}
 }
+
+// A member named like a secret holds it however long it is (an AWS
+// session token, an OAuth access token of several hundred bytes), as the
+// same assignment written as text does.
+func TestLongKeyedValueIsFound(t *testing.T) {
+	session := "IQoJ" + repeatTo(mixed+"+/", 900) + "=="
+	for _, value := range []string{repeatTo(mixed, 201), session} {
+		for _, name := range []string{"sessionToken", "access_token", "clientSecret"} {
+			text := header + "\n" + `{"type":"custom","id":"c1","parentId":null,"data":{"` + name + `":"` + value + `"}}` + "\n"
+			got := scanAll(t, text)
+			if len(got) != 1 || got[0].Kind != "secret-assignment" || got[0].Length != len(value) {
+				t.Errorf("%s of %d bytes: findings %+v", name, len(value), got)
+			}
+		}
+	}
+}
