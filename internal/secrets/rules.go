@@ -395,7 +395,7 @@ func merge(ms []Match) []Match {
 
 // secretKeySuffixes end the (lower-case) JSON keys whose string value is
 // itself a secret when it looks like one: password, apiKey, access_token…
-var secretKeySuffixes = []string{"password", "passwd", "secret", "token", "apikey", "api_key", "api-key", "accesskey", "access_key", "privatekey", "private_key"}
+var secretKeySuffixes = []string{"password", "passwd", "secret", "token", "apikey", "api_key", "api-key", "accesskey", "access_key", "privatekey", "private_key", "secretkey", "secret_key", "secret-key", "access-key", "private-key"}
 
 // secretKey reports whether a member named key (as written, in any case)
 // may hold a secret as its whole value: password, apiKey, access_token…

@@ -378,3 +378,16 @@ func TestLongKeyedValueIsFound(t *testing.T) {
 		}
 	}
 }
+
+// A member named secretKey (MinIO, S3-compatible and many SDK
+// configurations), secret_key or secret-key holds a secret as its whole
+// value, as one named secret or accessKey does; so do access-key and
+// private-key, as api-key does.
+func TestSecretKeyMemberIsKeyed(t *testing.T) {
+	for _, name := range []string{"secretKey", "secret_key", "AWS_SECRET_KEY", "secret-key", "x-access-key", "gpg-private-key"} {
+		text := header + "\n" + `{"type":"custom","id":"c1","parentId":null,"data":{"` + name + `":"` + fakePassword + `"}}` + "\n"
+		if got := scanAll(t, text); len(got) != 1 || got[0].Kind != "secret-assignment" {
+			t.Errorf("%s: findings %+v, want one secret-assignment", name, got)
+		}
+	}
+}
