@@ -2,6 +2,7 @@ package parse
 
 import (
 	"bytes"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/pisess/pisess/internal/finding"
@@ -51,7 +52,7 @@ type Classifier struct {
 // file and appends its new entries after it.
 func (c *Classifier) Classify(line []byte, atEOF bool) Verdict {
 	start := skipSpace(line, 0)
-	if start == len(line) {
+	if start == len(line) || (line[start] != '{' && jsBlank(line[start:])) {
 		return Verdict{Class: Blank, Code: finding.BlankLine}
 	}
 	if atEOF && allZero(line) {
@@ -115,6 +116,24 @@ func (c *Classifier) classifyRest(line []byte, objects [][2]int) Verdict {
 		return Verdict{Class: Concatenated, Code: finding.ConcatenatedObjects, Objects: objects}
 	}
 	return Verdict{Class: Object, Objects: objects}
+}
+
+// jsBlank reports whether b is only white space as JavaScript's
+// String.prototype.trim knows it (JSON's four, the vertical tab, the form
+// feed, U+FEFF, the space separators and U+2028/U+2029): pi skips such a
+// line as blank before it tries JSON.parse.
+func jsBlank(b []byte) bool {
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		switch {
+		case r == '\v' || r == '\f' || r == '\ufeff' || r == '\u2028' || r == '\u2029' || isSpace(b[0]):
+		case r != utf8.RuneError && unicode.Is(unicode.Zs, r):
+		default:
+			return false
+		}
+		b = b[n:]
+	}
+	return true
 }
 
 // firstInvalidUTF8 returns the offset of the first byte that is not part of

@@ -27,6 +27,17 @@ var vectors = []vector{
 	{"empty", ``, false, Blank, finding.BlankLine},
 	{"spaces", " \t ", false, Blank, finding.BlankLine},
 	{"spaces at eof", "  ", true, Blank, finding.BlankLine},
+	// white space JSON does not know but JavaScript's String.prototype.trim
+	// does: pi 1.6.0 skips such a line as blank (parseSessionEntryLine)
+	{"form feed", "\f", false, Blank, finding.BlankLine},
+	{"vertical tab and spaces", " \v\t", false, Blank, finding.BlankLine},
+	{"no-break space", "\u00a0", false, Blank, finding.BlankLine},
+	{"ideographic space, line separator", "\u3000\u2028 \u2029\u205f", true, Blank, finding.BlankLine},
+	{"byte order mark alone", "\ufeff", false, Blank, finding.BlankLine},
+	{"form feed before an object", "\f{}", false, Corrupt, finding.InvalidJSON},
+	{"next line is no white space", "\u0085", false, Corrupt, finding.InvalidJSON},
+	{"zero width space is no white space", "\u200b", false, Corrupt, finding.InvalidJSON},
+	{"white space then invalid utf8", "\u00a0\xff", false, Corrupt, finding.InvalidJSON},
 
 	// tolerated partial tails: cut everywhere
 	{"tail open brace", `{`, true, PartialTail, finding.PartialTail},
