@@ -255,15 +255,37 @@ func (d *session) summary(e *project.Entry) string {
 	}
 	text := string(raw)
 	for _, m := range d.opts.Redact.Find(text) {
-		secret := text[m.Start:m.End]
-		for k := len(secret); k >= 4; k-- {
-			if strings.Contains(s, secret[:k]) {
-				s = strings.ReplaceAll(s, secret[:k], secrets.Redacted(m.Kind))
-				break
-			}
+		if words := shownAs(text[m.Start:m.End]); words != "" {
+			s = redactStart(s, words, m.Kind) // first: the raw form's start may be shorter
 		}
+		s = redactStart(s, text[m.Start:m.End], m.Kind)
 	}
 	return d.clean(s)
+}
+
+// redactStart replaces in s the longest start (4 bytes or more) of secret
+// that s holds.
+func redactStart(s, secret, kind string) string {
+	for k := len(secret); k >= 4; k-- {
+		if strings.Contains(s, secret[:k]) {
+			return strings.ReplaceAll(s, secret[:k], secrets.Redacted(kind))
+		}
+	}
+	return s
+}
+
+// shownAs is a secret found in JSON as a summary shows it: its escapes
+// decoded and its white space collapsed (a private key's line breaks become
+// spaces); "" when that is how it is found.
+func shownAs(secret string) string {
+	var decoded string
+	if json.Unmarshal([]byte(`"`+secret+`"`), &decoded) != nil {
+		decoded = secret
+	}
+	if words := strings.Join(strings.Fields(decoded), " "); words != secret {
+		return words
+	}
+	return ""
 }
 
 // prettyJSON indents raw JSON for display (as it is when it is not JSON).

@@ -388,3 +388,35 @@ func TestMarkdownTimestampsAreText(t *testing.T) {
 		}
 	}
 }
+
+// The tree shows the start of each entry, with its white space collapsed:
+// a secret that spans lines (a private key) was taken out only up to its
+// first line break there, and the key's first line of base64 was shown
+// under --redact.
+func TestRedactMultilineSecretInTree(t *testing.T) {
+	body := "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2HZ8vJcKjLqJ9xFake0Test1x"
+	pem := "-----BEGIN RSA PRIVATE KEY-----\n" + body + "\nQ8Vv2bXy7Lk9PqR4sT6uW8xZ0aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789\n-----END RSA PRIVATE KEY-----"
+	lines := `{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}
+{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":` + jsonString(pem) + `,"timestamp":1}}
+{"type":"message","id":"u2","parentId":"u1","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":` + jsonString("the key:\n\n  "+pem) + `,"timestamp":1}}
+{"type":"compaction","id":"k1","parentId":"u2","timestamp":"2026-01-01T00:00:02.000Z","summary":` + jsonString("Key\t"+pem) + `,"tokensBefore":5,"firstKeptEntryId":"u2"}
+`
+	s, err := project.Load(strings.NewReader(lines), parse.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, err := secrets.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := HTML(&out, s, s.DefaultLeaf(), Options{Redact: rules}); err != nil {
+		t.Fatal(err)
+	}
+	if i := strings.Index(out.String(), body[:6]); i >= 0 {
+		t.Errorf("the key's base64 is in the page: %q", out.String()[max(0, i-80):i+40])
+	}
+	if n := strings.Count(out.String(), "[REDACTED:private-key]"); n < 6 {
+		t.Errorf("%d private keys redacted, want 6 (3 in the tree, 3 in the conversation)", n)
+	}
+}
