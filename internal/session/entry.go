@@ -77,7 +77,7 @@ type KeptIndex struct {
 	Present bool
 	N       int64
 	IsInt   bool   // N holds the value: a whole number as JSON.parse reads it (7.0 is 7), in the int64 range
-	Text    string // the value as fmt's %v prints it decoded
+	Text    string // the value as fmt's %v prints it decoded, clipped (Clip)
 }
 
 // Replacement is what the projection reads of a context edit's
@@ -332,7 +332,7 @@ func readKeptIndex(t *parse.Tape, n int) KeptIndex {
 	if f, ok := finite(t, n); err != nil && ok && f == math.Trunc(f) && math.Abs(f) < math.MaxInt64 {
 		i, err = int64(f), nil
 	}
-	return KeptIndex{Present: true, N: i, IsInt: err == nil, Text: fmt.Sprint(t.Value(n))}
+	return KeptIndex{Present: true, N: i, IsInt: err == nil, Text: Clip(fmt.Sprint(t.Value(n)))}
 }
 
 // readUsage reads the usage record at node n.

@@ -2,6 +2,7 @@ package session
 
 import (
 	"math"
+	"unicode/utf8"
 
 	"github.com/pisess/pisess/internal/parse"
 )
@@ -21,7 +22,8 @@ type Header struct {
 	// (0 for anything else). VersionOK says it is one pisess reads.
 	Version   int
 	VersionOK bool
-	// VersionText is the version as written ("" when absent), for messages.
+	// VersionText is the version as written ("" when absent), for
+	// messages: clipped (Clip).
 	VersionText string
 
 	ParentSession string // the session this one was forked from
@@ -62,11 +64,28 @@ func version(t *parse.Tape, n int) (v int, ok bool, text string) {
 	case parse.KindNull:
 		return 1, true, "null"
 	}
-	text = string(t.Raw(n))
+	text = Clip(string(t.Raw(n)))
 	f, isNum := t.Float(n)
 	if !isNum || f != math.Trunc(f) || math.Abs(f) > 1<<31 {
 		return 0, false, text
 	}
 	v = int(f)
 	return v, v >= 1 && v <= CurrentVersion, text
+}
+
+// ClipBytes is the most bytes of a value Clip keeps.
+const ClipBytes = 120
+
+// Clip shortens a value quoted in a message to its first ClipBytes bytes
+// (never cutting a character) and "…": a file may hold a value of
+// megabytes where a short one belongs.
+func Clip(s string) string {
+	if len(s) <= ClipBytes {
+		return s
+	}
+	n := ClipBytes
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

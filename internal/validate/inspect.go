@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -315,7 +316,7 @@ func (in *inspector) inspect(t *parse.Tape, line int) inspected {
 	switch {
 	case !isEntryTypeOf(in.dialect, typ):
 		// Still a tree node (pi indexes every entry): later entries may name it.
-		r.findings = []finding.Finding{finding.Errorf(finding.UnknownEntryType, line, "unknown entry type %q", t.Value(t.Get(0, "type"))).WithEntry(r.entry.ID).WithPointer("/type")}
+		r.findings = []finding.Finding{finding.Errorf(finding.UnknownEntryType, line, "unknown entry type %s", session.Clip(fmt.Sprintf("%q", t.Value(t.Get(0, "type"))))).WithEntry(r.entry.ID).WithPointer("/type")}
 	case in.opts.Schemas != nil:
 		r.findings = in.opts.Schemas.checkIn(in.dialect, in.version, line, t)
 	}
