@@ -82,14 +82,14 @@ func (p Fixes) Result(r FixResult) {
 // over writes a line for each message slim leaves over the limit, and why.
 func (p Fixes) over(over []fix.Over) {
 	for _, o := range over {
-		fmt.Fprintf(p.Out, "  %s %s %s (%s): %s\n", p.Style.Warn("!"), o.EntryID, o.Role, Bytes(int64(o.Bytes)), o.Why)
+		fmt.Fprintf(p.Out, "  %s %s %s (%s): %s\n", p.Style.Warn("!"), Safe(o.EntryID), Safe(o.Role), Bytes(int64(o.Bytes)), Safe(o.Why))
 	}
 }
 
 func addedTarget(a fix.Added) string {
 	switch {
 	case a.TargetID != "":
-		return " of " + a.TargetID
+		return " of " + Safe(a.TargetID)
 	case a.ToolCallID != "":
 		return " for " + Safe(a.ToolCallID) + " (" + Safe(a.ToolName) + ")"
 	}
@@ -99,7 +99,7 @@ func addedTarget(a fix.Added) string {
 func nothingWhy(command string, r FixResult) string {
 	switch command {
 	case "unstick":
-		return "the context of leaf " + r.Leaf + " pairs every tool call with its result"
+		return "the context of leaf " + Safe(r.Leaf) + " pairs every tool call with its result"
 	case "slim":
 		return slimNothingWhy(r)
 	case "recover-header":
@@ -113,7 +113,7 @@ func nothingWhy(command string, r FixResult) string {
 // make smaller (not editable, or already placeholders, or ones whose
 // placeholder would save nothing).
 func slimNothingWhy(r FixResult) string {
-	ctx := " of the context of leaf " + r.Leaf
+	ctx := " of the context of leaf " + Safe(r.Leaf)
 	switch len(r.Over) {
 	case 0:
 		return "no message" + ctx + " is over the limit"

@@ -68,3 +68,25 @@ func TestFixesSlimUnchangedListsOver(t *testing.T) {
 		t.Errorf("quiet: got %q, want nothing", got)
 	}
 }
+
+// Entry ids and roles come from the file (validate accepts any string):
+// control characters in them are escaped in text, as every other value
+// from the file is, so a crafted session cannot drive the terminal.
+func TestFixesEscapeIDsFromTheFile(t *testing.T) {
+	const id = "a\x1b[31mRED\x1b]0;T\a"
+	results := map[string]FixResult{
+		"unstick": {Report: fix.Report{File: "s.jsonl", Action: "unstuck", Leaf: id, NewLeaf: "cccc0002",
+			Added: []fix.Added{{ID: "cccc0002", Type: "context_edit", TargetID: id, ToolCallID: "c1", ToolName: "bash", Why: "w"}}}},
+		"slim": {Report: fix.Report{File: "s.jsonl", Action: "unchanged", Leaf: id,
+			Over: []fix.Over{{EntryID: id, Role: "x\x1b[2J", Bytes: 2048, Why: "w"}}}},
+	}
+	results["unstick unchanged"] = FixResult{Report: fix.Report{File: "s.jsonl", Action: "unchanged", Leaf: id}}
+	for name, r := range results {
+		var out, errw strings.Builder
+		command, _, _ := strings.Cut(name, " ")
+		Fixes{Out: &out, Err: &errw, Command: command, Format: "text", Style: NewStyle(false)}.Result(r)
+		if got := out.String(); strings.ContainsAny(got, "\x1b\a") {
+			t.Errorf("%s: control characters from the file reach the terminal: %q", name, got)
+		}
+	}
+}
