@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -20,6 +21,7 @@ type commandLine struct {
 	command     string   // "" when none was given
 	flags       []string // the command's flags, values attached
 	positionals []string
+	help        bool // the command's --help is set
 }
 
 // args is the line in urfave/cli's order: flags first, then "--" so that
@@ -29,7 +31,23 @@ func (l *commandLine) args() []string {
 	if l.command == "" {
 		return out
 	}
+	if l.help {
+		// urfave/cli would take the first path for a help topic
+		// ("No help topic for 'f.jsonl'"): the command's help is asked.
+		return slices.Concat(out, []string{l.command, "--help"})
+	}
 	return slices.Concat(out, []string{l.command}, l.flags, []string{"--"}, l.positionals)
+}
+
+// asksHelp reports whether the flag arg (as typed) is --help or -h, set
+// true, and whether it is a help flag at all.
+func asksHelp(arg string) (isHelp, set bool) {
+	name, value, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+	if !slices.Contains(cli.HelpFlag.Names(), name) {
+		return false, false
+	}
+	on, err := strconv.ParseBool(value)
+	return true, !hasValue || (err == nil && on)
 }
 
 // completionFlag is urfave/cli's shell-completion request, always last.
@@ -71,6 +89,9 @@ func readCommandLine(app *cli.App, args []string) (*commandLine, error) {
 			n, err := take(rest[i:], local, "pisess "+cmd.Name, &l.flags)
 			if err != nil {
 				return nil, err
+			}
+			if isHelp, set := asksHelp(arg); isHelp {
+				l.help = set
 			}
 			i += n
 		default:
