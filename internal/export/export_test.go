@@ -420,3 +420,38 @@ func TestRedactMultilineSecretInTree(t *testing.T) {
 		t.Errorf("%d private keys redacted, want 6 (3 in the tree, 3 in the conversation)", n)
 	}
 }
+
+// The session's name is pi 1.6.0's getSessionName: the latest session_info
+// entry's name, trimmed as String.prototype.trim does; a blank one clears
+// it (the file name is shown again).
+func TestSessionNameAsPi(t *testing.T) {
+	for _, c := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"First", "Second"}, "Second"},
+		{[]string{"Old name", ""}, "f.jsonl"},
+		{[]string{"Old name", " \u3000\n"}, "f.jsonl"},
+		{[]string{"\ufeff  Padded \n"}, "Padded"},
+		{[]string{"\u0085Kept\u0085"}, "\u0085Kept\u0085"},
+	} {
+		lines := []string{`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`}
+		parent := "null"
+		for i, n := range c.names {
+			id := jsonString("n" + itoa(i))
+			lines = append(lines, `{"type":"session_info","id":`+id+`,"parentId":`+parent+`,"timestamp":"2026-01-01T00:00:01.000Z","name":`+jsonString(n)+`}`)
+			parent = id
+		}
+		s, err := project.Load(strings.NewReader(strings.Join(lines, "\n")+"\n"), parse.DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := newSession(s, s.DefaultLeaf(), Options{Name: "f.jsonl"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.name != c.want {
+			t.Errorf("names %q: the session is called %q, want %q", c.names, d.name, c.want)
+		}
+	}
+}
