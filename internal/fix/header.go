@@ -158,10 +158,11 @@ func decodeCwd(dir string) (string, error) {
 // FILE.bak. A file that starts with a header is left alone.
 func RecoverHeaderFile(fsys migrate.FS, path string, opts Options) (Report, error) {
 	r := Report{File: path, Action: "refused"}
-	first, n, slot, err := firstLine(fsys, path, opts.Validate.Limits)
+	fl, err := firstLine(fsys, path, opts.Validate.Limits)
 	if err != nil {
 		return r, err
 	}
+	first, n := fl.raw, fl.num
 	var head struct {
 		Type *string          `json:"type"`
 		Kind *json.RawMessage `json:"kind"`
@@ -169,11 +170,15 @@ func RecoverHeaderFile(fsys migrate.FS, path string, opts Options) (Report, erro
 	switch {
 	case json.Unmarshal(first, &head) != nil:
 		f := finding.Errorf(finding.InvalidJSON, n, "line %d is not a complete JSON object", n)
-		return r, &migrate.Error{Code: migrate.RefusedCorrupt, Path: path, Line: n, Finding: &f, Err: errors.New("run pisess repair first")}
+		advice := "run pisess repair first"
+		if !fl.mendable {
+			advice = "pisess repair cannot mend it either: if it is what is left of the lost header, delete that line by hand, then run recover-header again"
+		}
+		return r, &migrate.Error{Code: migrate.RefusedCorrupt, Path: path, Line: n, Finding: &f, Err: errors.New(advice)}
 	case head.Type != nil && *head.Type == "session":
 		r.Action = "unchanged"
 		return r, nil
-	case slot:
+	case fl.slot:
 		f := finding.Errorf(finding.MissingHeader, n, "line %d, after oh-my-pi's title slot, is not the session header", n)
 		return r, &migrate.Error{Code: migrate.Unsupported, Path: path, Line: n, Finding: &f,
 			Err: errors.New("an oh-my-pi session that lost its header: recover-header writes pi's header, not omp's")}
@@ -215,15 +220,23 @@ func RecoverHeaderFile(fsys migrate.FS, path string, opts Options) (Report, erro
 	return r, nil
 }
 
+// firstRecord is the line where pi looks for the header.
+type firstRecord struct {
+	raw      []byte // without its newline
+	num      int    // its line number
+	slot     bool   // after oh-my-pi's title slot on line 1
+	mendable bool   // not JSON in a way pisess repair mends (a byte order mark, glued objects)
+}
+
 // firstLine reads the first line that is not blank (pi skips blank lines,
-// so that is where pi looks for the header), without its newline, and its
-// number; an oh-my-pi title slot on line 1 is passed over (slot: the header
-// belongs after it). Lines are read one at a time up to the line limit: a
-// line over it is refused unread.
-func firstLine(fsys migrate.FS, path string, limits parse.Limits) (line []byte, n int, slot bool, err error) {
+// so that is where pi looks for the header); an oh-my-pi title slot on
+// line 1 is passed over (the header belongs after it). Lines are read one
+// at a time up to the line limit: a line over it is refused unread.
+func firstLine(fsys migrate.FS, path string, limits parse.Limits) (firstRecord, error) {
+	var fr firstRecord
 	f, err := fsys.Open(path)
 	if err != nil {
-		return nil, 0, false, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
+		return fr, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
 	}
 	defer f.Close()
 	rd := parse.NewReader(f, limits)
@@ -234,20 +247,23 @@ func firstLine(fsys migrate.FS, path string, limits parse.Limits) (line []byte, 
 			continue
 		case l.Raw == nil: // over the line limit
 			f, _ := l.Finding()
-			return nil, 0, slot, &migrate.Error{Code: migrate.RefusedCorrupt, Path: path, Line: l.Num, Finding: &f}
-		case l.BOM: // the line as it is: no JSON with the mark (repair removes it)
-			return append([]byte(byteOrderMark), l.Raw...), l.Num, slot, nil
-		case l.Num == 1 && l.Class == parse.Object && parse.IsTitleSlot(l.Raw):
-			slot = true
+			return fr, &migrate.Error{Code: migrate.RefusedCorrupt, Path: path, Line: l.Num, Finding: &f}
+		case l.Num == 1 && l.Class == parse.Object && !l.BOM && parse.IsTitleSlot(l.Raw):
+			fr.slot = true
 			continue
 		}
-		return bytes.Clone(l.Raw), l.Num, slot, nil
+		fr.raw, fr.num = bytes.Clone(l.Raw), l.Num
+		fr.mendable = l.BOM || l.Class == parse.Concatenated
+		if l.BOM { // the line as it is: no JSON with the mark
+			fr.raw = append([]byte(byteOrderMark), fr.raw...)
+		}
+		return fr, nil
 	}
 	if err := rd.Err(); err != nil {
-		return nil, 0, slot, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
+		return fr, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
 	}
 	f1 := finding.Errorf(finding.MissingHeader, 1, "the file is empty")
-	return nil, 0, slot, &migrate.Error{Code: migrate.Unsupported, Path: path, Line: 1, Finding: &f1, Err: errors.New("nothing to recover")}
+	return fr, &migrate.Error{Code: migrate.Unsupported, Path: path, Line: 1, Finding: &f1, Err: errors.New("nothing to recover")}
 }
 
 // hasHookMessage reports whether a message entry of the file has the role
