@@ -91,7 +91,13 @@ func (t *transcript) body(tr *turn) {
 		if m.IsError {
 			label += " (error)"
 		}
-		t.fenced(label, "", resultText(blocks(m.Content)))
+		bs := blocks(m.Content)
+		t.fenced(label, "", resultText(bs))
+		for _, b := range bs {
+			if b.Type == "image" {
+				t.image(b)
+			}
+		}
 	case "bashExecution":
 		label := "Shell: `" + t.line(m.Command) + "`"
 		if m.ExitCode != nil {
@@ -120,11 +126,16 @@ func (t *transcript) content(bs []block) {
 		case "toolCall":
 			t.fenced("Tool call `"+t.line(b.Name)+"`", "json", prettyJSON(b.Arguments))
 		case "image":
-			t.printf("_[image: %s, %s of base64]_\n\n", t.line(b.MimeType), size(len(b.Data)))
+			t.image(b)
 		default:
 			t.fenced("Content", "", b.Text)
 		}
 	}
+}
+
+// image names an image block with its type and size.
+func (t *transcript) image(b block) {
+	t.printf("_[image: %s, %s of base64]_\n\n", t.line(b.MimeType), size(len(b.Data)))
 }
 
 // fenced writes a labelled fenced block, cut to MaxBlock bytes.
