@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -91,7 +90,7 @@ func verifyNone(opts validate.Options, counts func(finding.Finding) bool) migrat
 		}
 		for _, f := range rep.Findings {
 			if counts(f) && leftBehind(f) {
-				return fmt.Errorf("line %d: %s: %s", f.Line, f.Code, f.Message)
+				return &migrate.FindingError{Finding: f}
 			}
 		}
 		return nil

@@ -73,6 +73,16 @@ func (e *Error) Error() string {
 	return loc + string(e.Code) + detail
 }
 
+// FindingError is the error a VerifyFunc returns for the finding that
+// failed its check; a refusal made of it names the file's line
+// ("FILE:LINE: refused_invalid: error CODE: message").
+type FindingError struct{ Finding finding.Finding }
+
+// Error formats the finding as "line N: code: message".
+func (e *FindingError) Error() string {
+	return fmt.Sprintf("line %d: %s: %s", e.Finding.Line, e.Finding.Code, e.Finding.Message)
+}
+
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
 

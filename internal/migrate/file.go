@@ -196,6 +196,10 @@ func checkOriginal(fsys FS, path string, opts Options) (int, error) {
 		return s.version, &Error{Code: ReadFailed, Err: err}
 	}
 	if err := opts.Verify(path, f); err != nil {
+		var fe *FindingError
+		if errors.As(err, &fe) {
+			return s.version, refuse(RefusedInvalid, fe.Finding)
+		}
 		return s.version, &Error{Code: RefusedInvalid, Err: err}
 	}
 	return s.version, nil

@@ -20,6 +20,26 @@ func noCreate(op, name string) error {
 	return nil
 }
 
+// TestRefusedInvalidNamesTheLine: a Verify that fails with a
+// *FindingError makes a refusal that names the finding's line, severity
+// and code ("FILE:LINE: refused_invalid: error CODE: message").
+func TestRefusedInvalidNamesTheLine(t *testing.T) {
+	path := writeSession(t, t.TempDir(), sampleV1)
+	f := finding.Errorf(finding.Schema, 2, "required key %q is missing", "content")
+	verify := func(string, io.Reader) error { return &FindingError{Finding: f} }
+	_, err := MigrateFile(newFaultFS(noCreate), path, Options{Verify: verify})
+	var e *Error
+	if !errors.As(err, &e) || e.Code != RefusedInvalid || e.Line != 2 || e.Finding == nil || e.Finding.Code != finding.Schema {
+		t.Fatalf("got %#v", err)
+	}
+	if want := path + `:2: refused_invalid: error schema: required key "content" is missing`; err.Error() != want {
+		t.Errorf("got %q, want %q", err, want)
+	}
+	if got := (&FindingError{Finding: f}).Error(); got != `line 2: schema: required key "content" is missing` {
+		t.Errorf("FindingError: %q", got)
+	}
+}
+
 func TestMigrateFile(t *testing.T) {
 	v2 := `{"type":"session","version":2,"id":"s"}` + "\n" + `{"type":"message","id":"a","parentId":null,"message":{"role":"hookMessage"}}` + "\n"
 	v3 := `{"type":"session","version":3,"id":"s"}` + "\n"
