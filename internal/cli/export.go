@@ -56,6 +56,9 @@ func (c *CLI) runExport(ctx *cli.Context) error {
 	if ctx.IsSet("rules") && !ctx.Bool("redact") {
 		return usageErrorf("--rules goes with --redact")
 	}
+	if n := ctx.Int("max-block"); n < 0 {
+		return usageErrorf("--max-block must be 0 (the default, %d) or more, not %d", export.DefaultMaxBlock, n)
+	}
 	lim, err := limits(ctx)
 	if err != nil {
 		return err
