@@ -75,7 +75,7 @@ func (tw *textWriter) contextHeader(c *project.Context, msgs []messageView) {
 	if reset := resetNote(c); reset != "" {
 		field("cut", cell{text: reset})
 	}
-	if edits := editNote(c); edits != "" {
+	if edits := editNote(c, msgs); edits != "" {
 		field("edits", cell{text: edits})
 	}
 	tw.line()
@@ -136,17 +136,19 @@ func isJSONArray(comp *project.Entry) bool {
 }
 
 // editNote counts the messages the context edits change.
-func editNote(c *project.Context) string {
+func editNote(c *project.Context, msgs []messageView) string {
 	edits := contextEdits(c)
 	replaced, omitted := 0, 0
-	for _, e := range c.Entries {
-		ed, ok := edits[e.ID()]
-		switch {
-		case !ok || e.ID() == "" || !editable(e):
-		case ed.omit:
+	for i, e := range c.Entries {
+		if ed, ok := edits[e.ID()]; ok && e.ID() != "" && ed.omit && yields(e, i) {
 			omitted++
-		default:
+		}
+	}
+	var last *project.Entry
+	for i, src := range c.Sources {
+		if src != last && editedMessage(edits, src, msgs[i]) {
 			replaced++
+			last = src
 		}
 	}
 	var parts []string
@@ -162,14 +164,37 @@ func editNote(c *project.Context) string {
 	return strings.Join(parts, ", ") + " by context_edit"
 }
 
-// editable reports whether a context_edit can change the entry's message.
-func editable(e *project.Entry) bool {
+// yields reports whether the context entry at index i puts messages into
+// the context unless an edit drops them: pi 1.6.0 drops every message of
+// an entry whose latest context_edit has replacement null, whatever its
+// kind (validate reports an edit of an entry other than a custom_message
+// or a user, assistant or toolResult message as context_edit_target).
+func yields(e *project.Entry, i int) bool {
 	switch e.Type() {
+	case "message":
+		return e.Message() != nil
 	case "custom_message":
 		return true
-	case "message":
-		r := e.Role()
-		return r == "user" || r == "assistant" || r == "toolResult"
+	case "branch_summary":
+		r, err := e.Record()
+		return err == nil && truthy(r.Tape.Raw(r.Member("summary")))
+	case "compaction":
+		return i == 0 // an older compaction in the kept range yields nothing
+	}
+	return false
+}
+
+// editedMessage reports whether a context_edit replaced the content of m,
+// a message of src: pi 1.6.0 replaces it in user, assistant, toolResult
+// and custom messages.
+func editedMessage(edits map[string]edit, src *project.Entry, m messageView) bool {
+	ed, ok := edits[src.ID()]
+	if !ok || src.ID() == "" || ed.omit {
+		return false
+	}
+	switch m.role {
+	case "user", "assistant", "toolResult", "custom":
+		return true
 	}
 	return false
 }
@@ -193,7 +218,7 @@ func omissions(c *project.Context, edits map[string]edit) []omission {
 		for next < len(c.Sources) && pos[c.Sources[next]] < i {
 			next++
 		}
-		if ed, ok := edits[e.ID()]; ok && ed.omit && e.ID() != "" && editable(e) && (e.Type() != "message" || e.Message() != nil) {
+		if ed, ok := edits[e.ID()]; ok && ed.omit && e.ID() != "" && yields(e, i) {
 			out = append(out, omission{entry: e, by: ed.by, at: next})
 		}
 	}
@@ -223,7 +248,7 @@ func contextEdits(c *project.Context) map[string]edit {
 		case target == "" || repl < 0:
 		case t.Kind(repl) == parse.KindNull:
 			edits[target] = edit{by: e.ID(), omit: true}
-		case t.Get(repl, "content") >= 0:
+		default: // content replaced (removed when the replacement has none)
 			edits[target] = edit{by: e.ID()}
 		}
 	}
@@ -283,8 +308,8 @@ func (tw *textWriter) messageLines(c *project.Context, msgs []messageView) {
 			{text: lpad(Count(int64(m.chars)), charW) + "  " + lpad(Count(int64(m.tokens)), tokW), paint: Style.Dim}, {text: "  "},
 			{text: Safe(join(m.detail, ": ", m.text)), flex: true},
 		}
-		if ed, ok := edits[src.ID()]; ok && src.ID() != "" && !ed.omit && editable(src) {
-			cells = append(cells, cell{text: "  ✎ edited by " + shortID(ed.by), paint: Style.Label})
+		if editedMessage(edits, src, m) {
+			cells = append(cells, cell{text: "  ✎ edited by " + shortID(edits[src.ID()].by), paint: Style.Label})
 		}
 		tw.line(cells...)
 		for _, u := range unpaired[i] {

@@ -108,6 +108,43 @@ func TestContext(t *testing.T) {
 `,
 		},
 		{
+			// pi 1.6.0 applies the latest edit of any context entry: null
+			// drops the messages of a branch summary, a bash execution or the
+			// leading compaction too, and a replacement changes the content of
+			// a custom-role message. The view says so, as for the edits
+			// validate accepts (such files fail context_edit_target).
+			name: "edits of entries validate says cannot be edited",
+			lines: []string{
+				msgLine("u1", "", 1, user("old")),
+				`{"type":"compaction","id":"c1","parentId":"u1","timestamp":"2026-02-09T15:00:02.000Z","summary":"what happened","firstKeptEntryId":"u1","tokensBefore":5000}`,
+				`{"type":"branch_summary","id":"b1","parentId":"c1","timestamp":"2026-02-09T15:00:03.000Z","fromId":"zz","summary":"tried X"}`,
+				msgLine("x1", "b1", 4, `{"role":"bashExecution","command":"ls","output":"a","exitCode":0,"cancelled":false,"truncated":false}`),
+				msgLine("h1", "x1", 5, `{"role":"custom","customType":"hook","content":"from a hook","display":true}`),
+				msgLine("u2", "h1", 6, user("new")),
+				`{"type":"context_edit","id":"e1","parentId":"u2","timestamp":"2026-02-09T15:00:07.000Z","targetId":"c1","replacement":null}`,
+				`{"type":"context_edit","id":"e2","parentId":"e1","timestamp":"2026-02-09T15:00:08.000Z","targetId":"b1","replacement":null}`,
+				`{"type":"context_edit","id":"e3","parentId":"e2","timestamp":"2026-02-09T15:00:09.000Z","targetId":"x1","replacement":null}`,
+				`{"type":"context_edit","id":"e4","parentId":"e3","timestamp":"2026-02-09T15:00:10.000Z","targetId":"h1","replacement":{"content":"edited hook"}}`,
+			},
+			opt: ViewOptions{File: "c.jsonl"},
+			want: `c.jsonl: context at leaf e4
+  model     (none)
+  thinking  off
+  messages  3, ≈ 5 tokens (estimated: characters / 4)
+  cut       at compaction c1 (line 3): 0 earlier entries dropped, 1 kept from u1
+  edits     1 message replaced, 3 messages omitted by context_edit
+
+#  message      entry     chars  ~tokens  text
+   ✂ c1 compaction omitted by context edit e1
+0  user         u1            3        1  old
+   ── after compaction c1 ──
+   ✂ b1 branch summary omitted by context edit e2
+   ✂ x1 bash omitted by context edit e3
+1  custom hook  h1           11        3  edited hook  ✎ edited by e4
+2  user         u2            3        1  new
+`,
+		},
+		{
 			name:  "an empty session",
 			opt:   ViewOptions{File: "e.jsonl"},
 			want:  "e.jsonl: no entries, empty context\n\n(no messages)\n",
