@@ -131,15 +131,22 @@ func (p *page) models() string {
 }
 
 // model is the provider/model an entry names: an assistant message's, or
-// a model change's.
+// a model change's (an oh-my-pi one names it in "model", with its role
+// when that is not the default one, as the views show it).
 func (t *turn) model() string {
 	switch {
 	case t.kind == "assistant" && t.msg.Model != "":
 		return t.msg.Provider + "/" + t.msg.Model
-	case t.kind == "model_change":
-		return t.entry.StringField("provider") + "/" + t.entry.StringField("modelId")
+	case t.kind != "model_change":
+		return ""
 	}
-	return ""
+	if _, pi := t.entry.Field("modelId"); !pi && t.entry.StringField("model") != "" {
+		if role := t.entry.StringField("role"); role != "" && role != "default" {
+			return t.entry.StringField("model") + " (" + role + ")"
+		}
+		return t.entry.StringField("model")
+	}
+	return t.entry.StringField("provider") + "/" + t.entry.StringField("modelId")
 }
 
 // anchor is the element id of an entry's section.
