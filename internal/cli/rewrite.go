@@ -105,7 +105,10 @@ func (c *CLI) runRewrite(ctx *cli.Context, op fileOp, verify verifier) error {
 	opts := migrate.Options{
 		Backup: ctx.Bool("backup"), DryRun: ctx.Bool("dry-run"), Diff: ctx.Bool("diff"),
 		FollowSymlinks: ctx.Bool("follow-symlinks"), ZeroTail: ctx.Bool("zero-tail"),
-		Limits: vopts.Limits, Verify: verify(vopts),
+		Limits: vopts.Limits, Verify: verify(vopts), Temps: &migrate.Temps{},
+	}
+	if !opts.DryRun { // Ctrl-C removes the temp files of the runs under way
+		defer opts.Temps.RemoveOnSignal(migrate.OS())()
 	}
 	targets := c.targets
 	p := &render.Rewrites{Out: c.Stdout, Err: c.Stderr, Format: ctx.String("format"), Quiet: globalBool(ctx, "quiet"), Style: c.style(ctx, c.Stdout)}

@@ -37,6 +37,9 @@ type Options struct {
 	// first (an invalid file is refused untouched) and to the new
 	// generation; RepairFile to the new generation. nil skips validation.
 	Verify VerifyFunc
+	// Temps, when set, records the temp file of each rewrite while it
+	// exists (see Temps.RemoveOnSignal).
+	Temps *Temps
 }
 
 // Report is the result for one file.
@@ -154,7 +157,7 @@ func repairFile(fsys FS, path string, opts Options) (Report, error) {
 
 func rewriteOptions(opts Options, suffix string) RewriteOptions {
 	ro := RewriteOptions{DryRun: opts.DryRun, Diff: opts.Diff,
-		FollowSymlinks: opts.FollowSymlinks, Verify: opts.Verify}
+		FollowSymlinks: opts.FollowSymlinks, Verify: opts.Verify, Temps: opts.Temps}
 	if opts.Backup {
 		ro.BackupSuffix = suffix
 	}

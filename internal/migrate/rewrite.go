@@ -48,6 +48,9 @@ type RewriteOptions struct {
 	// (another pisess run rewriting it) before refusing; 0 means
 	// DefaultLockWait.
 	LockWait time.Duration
+	// Temps, when set, records the temp file while it exists, so that a
+	// signal handler can remove it (Temps.RemoveOnSignal).
+	Temps *Temps
 }
 
 // DefaultLockWait is how long a rewrite waits for another one on the same
@@ -162,6 +165,7 @@ func (r *rewrite) run(path string, generate Generator) (Outcome, error) {
 	if err := r.fsys.Rename(r.temp, r.path); err != nil {
 		return out, &Error{Code: RenameFailed, Err: err}
 	}
+	r.opts.Temps.done(r.temp)
 	r.temp, r.backup, out.Written = "", "", true // both now belong to the user
 	if err := r.fsys.SyncDir(filepath.Dir(r.path)); err != nil {
 		return out, &Error{Code: SyncFailed, Err: fmt.Errorf("the file was replaced, but the directory could not be synced: %w", err)}
@@ -380,6 +384,7 @@ func (r *rewrite) writeTemp(orig File, generate Generator) (bool, error) {
 		if err := r.fsys.Remove(r.temp); err != nil {
 			return false, &Error{Code: WriteFailed, Err: fmt.Errorf("cannot remove the temp file %s: %w", r.temp, err)}
 		}
+		r.opts.Temps.done(r.temp)
 		r.temp = ""
 		return false, nil
 	}
@@ -432,6 +437,10 @@ func (r *rewrite) createTemp() (File, error) {
 		name := filepath.Join(dir, TempPrefix+randomHex(6))
 		var f File
 		if f, err = r.fsys.CreateExcl(name, r.info.Mode().Perm()); err == nil {
+			if err := r.opts.Temps.add(r.fsys, name); err != nil {
+				f.Close()
+				return nil, &Error{Code: CreateFailed, Err: err}
+			}
 			r.temp = name
 			return f, r.holdTemp(f)
 		}
@@ -658,6 +667,7 @@ func (r *rewrite) cleanup(err error) error {
 		if rerr := r.fsys.Remove(r.temp); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
 			problems = append(problems, fmt.Errorf("cleanup: cannot remove the temp file: %w", rerr))
 		}
+		r.opts.Temps.done(r.temp)
 		r.temp = ""
 	}
 	if r.backup != "" {

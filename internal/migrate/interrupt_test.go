@@ -1,0 +1,87 @@
+package migrate
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// tempsIn lists the rewrite protocol's temp files in dir.
+func tempsIn(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		if IsTempName(e.Name()) {
+			names = append(names, e.Name())
+		}
+	}
+	return names
+}
+
+// TestInterruptRemovesTheTempFile: a run stopped by a signal (Ctrl-C)
+// while it writes the new generation removes its temp file before the
+// process ends (Temps.RemoveAll, called by the signal handler); before,
+// `.pisess-tmp-<hex>` was left behind. The original stays as it was.
+func TestInterruptRemovesTheTempFile(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSession(t, dir, sampleV1)
+	temps := &Temps{}
+	gen := func(in io.ReadSeeker, out io.Writer) error {
+		io.WriteString(out, "partial")
+		if got := tempsIn(t, dir); len(got) != 1 {
+			t.Fatalf("temp files while writing: %v", got)
+		}
+		temps.RemoveAll(OS()) // what the signal handler does
+		if got := tempsIn(t, dir); len(got) != 0 {
+			t.Errorf("temp files after RemoveAll: %v", got)
+		}
+		return io.ErrUnexpectedEOF // the process would be gone by now
+	}
+	if _, err := Rewrite(OS(), path, RewriteOptions{Temps: temps}, gen); err == nil {
+		t.Fatal("no error")
+	}
+	if got, _ := os.ReadFile(path); string(got) != sampleV1 {
+		t.Errorf("original changed: %q", got)
+	}
+	// Once stopped, no rewrite creates a temp file any more.
+	if _, err := Rewrite(OS(), path, RewriteOptions{Temps: temps}, copyGen("x\n")); err == nil {
+		t.Error("a rewrite after RemoveAll created a temp file")
+	}
+	if got := tempsIn(t, dir); len(got) != 0 {
+		t.Errorf("temp files left: %v", got)
+	}
+}
+
+// TestTempsForgetsFinishedRuns: a finished rewrite (renamed, or unchanged)
+// leaves nothing recorded, so a later signal touches no file of it.
+func TestTempsForgetsFinishedRuns(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSession(t, dir, sampleV1)
+	temps := &Temps{}
+	if _, err := Rewrite(OS(), path, RewriteOptions{Temps: temps}, copyGen("new\n")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Rewrite(OS(), path, RewriteOptions{Temps: temps}, copyGen("new\n")); err != nil {
+		t.Fatal(err)
+	}
+	if n := temps.pending(); n != 0 {
+		t.Errorf("%d temp files still recorded", n)
+	}
+	if got := tempsIn(t, filepath.Dir(path)); len(got) != 0 {
+		t.Errorf("temp files left: %v", got)
+	}
+}
+
+// copyGen is a generator that writes s whatever the input.
+func copyGen(s string) Generator {
+	return func(_ io.ReadSeeker, out io.Writer) error {
+		_, err := io.Copy(out, strings.NewReader(s))
+		return err
+	}
+}
