@@ -185,13 +185,16 @@ func (t tornEntries) check(l *parse.Line, records int) error {
 	return nil
 }
 
-// checkObject refuses object k of line l when it names a torn entry.
+// checkObject refuses object k of line l when it names a torn entry. An
+// object that carries a torn entry's id (the write retried in full) gives
+// later entries that id back: it is torn no more.
 func (t tornEntries) checkObject(l *parse.Line, k int) error {
 	var tape parse.Tape // only after a torn line: rare
 	obj, err := locate(&tape, l.Raw, l.Objects[k], nil)
 	if err != nil {
 		return nil // not this check's business; validate reports it
 	}
+	defer t.loaded(&tape, &obj)
 	for _, key := range referenceKeys {
 		i, err := obj.index(&tape, key)
 		if err != nil || i < 0 {
@@ -211,4 +214,13 @@ func (t tornEntries) checkObject(l *parse.Line, k int) error {
 			key, id, line, strings.TrimSuffix(key, "Id")).WithPointer("/"+key))
 	}
 	return nil
+}
+
+// loaded forgets the torn id that obj, a complete entry, carries.
+func (t tornEntries) loaded(tape *parse.Tape, obj *object) {
+	if i, err := obj.index(tape, "id"); err == nil && i >= 0 {
+		if id, ok := tape.Str(obj.members[i].value); ok {
+			delete(t, id)
+		}
+	}
 }
