@@ -9,9 +9,9 @@ import (
 	"syscall"
 )
 
-// Temps records the temp files of the rewrites under way, so that a
-// process stopped by a signal (Ctrl-C, SIGTERM) can remove them before it
-// ends: the promise that a failed run leaves nothing behind holds for an
+// Temps records the temp files of the rewrites under way (and a backup
+// copy while it is being written), so that a process stopped by a signal
+// (Ctrl-C, SIGTERM) can remove them before it ends: the promise that a failed run leaves nothing behind holds for an
 // interrupted one too (only SIGKILL and power loss are beyond it). The
 // zero value is ready; it is safe for concurrent use.
 type Temps struct {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -83,5 +84,64 @@ func copyGen(s string) Generator {
 	return func(_ io.ReadSeeker, out io.Writer) error {
 		_, err := io.Copy(out, strings.NewReader(s))
 		return err
+	}
+}
+
+// TestInterruptRemovesAPartialBackupCopy: where a hard link is impossible
+// the backup is a copy; a signal while it is being written removes it
+// with the temp file. Left behind, the partial copy refused every later
+// run (backup_exists: different size).
+func TestInterruptRemovesAPartialBackupCopy(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSession(t, dir, sampleV1)
+	backup := path + ".v1.bak"
+	temps := &Temps{}
+	signalled := false
+	fsys := newFaultFS(func(op, name string) error {
+		switch {
+		case op == "Link":
+			return syscall.EXDEV
+		case op == "write" && name == backup && !signalled:
+			signalled = true
+			temps.RemoveAll(OS()) // the signal, while the copy is written; the process ends here
+			if _, err := os.Lstat(backup); !os.IsNotExist(err) {
+				t.Errorf("the partial backup is left: %v", err)
+			}
+			if got := tempsIn(t, dir); len(got) != 0 {
+				t.Errorf("temp files left: %v", got)
+			}
+			return syscall.EINTR
+		}
+		return nil
+	})
+	if _, err := Rewrite(fsys, path, RewriteOptions{BackupSuffix: ".v1.bak", Temps: temps}, copyGen("new\n")); err == nil {
+		t.Fatal("no error")
+	}
+	if !signalled {
+		t.Fatal("the backup was not copied")
+	}
+	if got, _ := os.ReadFile(path); string(got) != sampleV1 {
+		t.Errorf("original changed: %q", got)
+	}
+}
+
+// TestFinishedBackupCopyIsNotRemoved: a backup copy that is complete is
+// the user's: a later signal leaves it.
+func TestFinishedBackupCopyIsNotRemoved(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSession(t, dir, sampleV1)
+	temps := &Temps{}
+	fsys := newFaultFS(func(op, _ string) error {
+		if op == "Link" {
+			return syscall.EXDEV
+		}
+		return nil
+	})
+	if _, err := Rewrite(fsys, path, RewriteOptions{BackupSuffix: ".v1.bak", Temps: temps}, copyGen("new\n")); err != nil {
+		t.Fatal(err)
+	}
+	temps.RemoveAll(OS())
+	if got, err := os.ReadFile(path + ".v1.bak"); err != nil || string(got) != sampleV1 {
+		t.Errorf("backup: %q, %v", got, err)
 	}
 }

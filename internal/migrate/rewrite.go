@@ -48,8 +48,9 @@ type RewriteOptions struct {
 	// (another pisess run rewriting it) before refusing; 0 means
 	// DefaultLockWait.
 	LockWait time.Duration
-	// Temps, when set, records the temp file while it exists, so that a
-	// signal handler can remove it (Temps.RemoveOnSignal).
+	// Temps, when set, records the temp file while it exists, and a
+	// backup copy until it is complete, so that a signal handler can
+	// remove them (Temps.RemoveOnSignal).
 	Temps *Temps
 }
 
@@ -566,6 +567,10 @@ func (r *rewrite) copyBackup(path string) (reused bool, err error) {
 	if err != nil {
 		return false, &Error{Code: BackupFailed, Path: path, Err: err}
 	}
+	if err := r.opts.Temps.add(r.fsys, path); err != nil { // partial until adopted
+		bf.Close()
+		return false, &Error{Code: BackupFailed, Path: path, Err: err}
+	}
 	r.backup = path
 	if r.bakID, err = bf.Stat(); err != nil {
 		bf.Close()
@@ -578,7 +583,11 @@ func (r *rewrite) copyBackup(path string) (reused bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	return false, r.adopt(path, "the backup", path)
+	if err := r.adopt(path, "the backup", path); err != nil {
+		return false, err
+	}
+	r.opts.Temps.done(path) // complete: the user's from now on
+	return false, nil
 }
 
 // ownBackup records the hard link this run just made as its own: the
@@ -671,6 +680,7 @@ func (r *rewrite) cleanup(err error) error {
 		r.temp = ""
 	}
 	if r.backup != "" {
+		r.opts.Temps.done(r.backup)
 		if keep := r.keepBackup(); keep != "" {
 			problems = append(problems, fmt.Errorf("kept the backup %s: %s", r.backup, keep))
 		} else if rerr := r.fsys.Remove(r.backup); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
