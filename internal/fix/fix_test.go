@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -669,5 +670,49 @@ func TestUnstickDuplicateCallIDs(t *testing.T) {
 	ctx := contextAt(t, path)
 	if n := bytes.Count(ctx.Messages[1], []byte(`"type":"toolCall","id":"c1"`)); n != 1 {
 		t.Errorf("the assistant message keeps %d calls c1, want 1: %s", n, ctx.Messages[1])
+	}
+}
+
+// TestForkOutputAppearsWhole: the new session is written under a temp
+// file's name (one repair --clean-temps knows) and only then linked under
+// its own: a fork killed while it writes leaves no torn session where pi
+// looks for sessions, and an existing file is still never overwritten.
+func TestForkOutputAppearsWhole(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "new.jsonl")
+	err := createFile(migrate.OS(), path, 0o600, func(w io.Writer, name string) error {
+		if _, err := os.Lstat(path); err == nil {
+			t.Error("the output exists while it is being written")
+		}
+		if !migrate.IsTempName(filepath.Base(name)) || filepath.Dir(name) != dir {
+			t.Errorf("written as %s", name)
+		}
+		_, err := io.WriteString(w, "{}\n")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "{}\n" {
+		t.Errorf("the output holds %q", got)
+	}
+	if info, _ := os.Stat(path); info == nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v", info)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+	err = createFile(migrate.OS(), path, 0o600, func(w io.Writer, name string) error {
+		_, err := io.WriteString(w, "other\n")
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Errorf("over an existing file: %v", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "{}\n" {
+		t.Errorf("the existing file now holds %q", got)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
 	}
 }

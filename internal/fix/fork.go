@@ -362,26 +362,69 @@ func sameContext(l *loaded, name string, limits parse.Limits) error {
 	return nil
 }
 
-// createFile makes a new file: O_EXCL, write (to w, named name; it may
-// check what it wrote), fsync, close, directory fsync; a failure removes
-// what was created.
+// createFile makes a new file that appears whole: write (to w, named
+// name; it may check what it wrote) goes to a temp file beside path
+// (migrate.TempPrefix: repair --clean-temps knows it if the run is
+// killed), locked while it is written, fsynced and closed; it is then
+// hard-linked under path, which fails if path exists, and removed; the
+// directory is fsynced. Where the file system has no hard links the file
+// is created under path directly (O_EXCL). A failure removes what was
+// created.
 func createFile(fsys migrate.FS, path string, perm os.FileMode, write func(w io.Writer, name string) error) error {
-	f, err := fsys.CreateExcl(path, perm)
+	if _, err := fsys.Lstat(path); err == nil {
+		return &migrate.Error{Code: migrate.CreateFailed, Path: path, Err: errAlreadyExists}
+	}
+	tmp := filepath.Join(filepath.Dir(path), migrate.TempPrefix+tempSuffix())
+	if err := writeNew(fsys, tmp, path, perm, write); err != nil {
+		return err
+	}
+	err := fsys.Link(tmp, path)
+	fsys.Remove(tmp)
+	switch {
+	case errors.Is(err, os.ErrExist):
+		return &migrate.Error{Code: migrate.CreateFailed, Path: path, Err: errAlreadyExists}
+	case err != nil: // no hard links here
+		return writeNew(fsys, path, path, perm, write)
+	}
+	if err := fsys.SyncDir(filepath.Dir(path)); err != nil {
+		return &migrate.Error{Code: migrate.SyncFailed, Path: path, Err: err}
+	}
+	return nil
+}
+
+var errAlreadyExists = errors.New("already exists: pisess never overwrites a file")
+
+// tempSuffix is the 12 hex digits of a temp file's name.
+func tempSuffix() string {
+	var b [6]byte
+	readRandom(nil, b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// writeNew creates name exclusively (locked, when it is a temp file for
+// path), writes it, fsyncs and closes it; a failure removes it. Errors
+// name path.
+func writeNew(fsys migrate.FS, name, path string, perm os.FileMode, write func(w io.Writer, name string) error) error {
+	temp := name != path
+	f, err := fsys.CreateExcl(name, perm)
 	if err != nil {
-		if errors.Is(err, os.ErrExist) {
-			err = errors.New("already exists: pisess never overwrites a file")
+		if errors.Is(err, os.ErrExist) && !temp {
+			err = errAlreadyExists
 		}
 		return &migrate.Error{Code: migrate.CreateFailed, Path: path, Err: err}
 	}
-	code, werr := migrate.WriteFailed, write(f, path)
+	if temp {
+		_ = fsys.Lock(f) // clean-temps leaves a locked temp file alone
+	}
+	code, werr := migrate.WriteFailed, write(f, name)
 	if werr == nil {
 		code, werr = migrate.SyncFailed, f.Sync()
 	}
 	if cerr := f.Close(); cerr != nil && werr == nil {
 		code, werr = migrate.WriteFailed, cerr
 	}
-	if werr == nil {
-		if werr = fsys.SyncDir(filepath.Dir(path)); werr != nil {
+	if werr == nil && !temp {
+		if werr = fsys.SyncDir(filepath.Dir(name)); werr != nil {
 			code = migrate.SyncFailed
 		}
 	}
@@ -392,7 +435,7 @@ func createFile(fsys migrate.FS, path string, perm os.FileMode, write func(w io.
 	if !ok {
 		e = &migrate.Error{Code: code, Path: path, Err: werr}
 	}
-	if rerr := fsys.Remove(path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+	if rerr := fsys.Remove(name); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
 		e.Err = errors.Join(e.Err, fmt.Errorf("cannot remove the partial file: %w", rerr))
 	}
 	return e
