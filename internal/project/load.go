@@ -167,7 +167,10 @@ type indexer struct {
 	s        *Session
 	size     int64 // of the file, 0 when unknown: to guess how many entries it holds
 	sawFirst bool
-	slab     []Entry
+	// tooLong is the first line before any record that was longer than
+	// --max-line-bytes (0: none): the header may be on it.
+	tooLong int
+	slab    []Entry
 	// records maps a v1 record index (header = 0, every parsed object
 	// counts) to its entry, -1 for session records; version 1 only.
 	records []int
@@ -241,6 +244,9 @@ func (ix *indexer) link(e *Entry, id, parentID string, idHash, parentHash uint64
 func (ix *indexer) settle(f *facts) error {
 	if f.skipped {
 		ix.s.Skipped = append(ix.s.Skipped, f.line)
+		if f.tooLong && !ix.sawFirst && ix.tooLong == 0 {
+			ix.tooLong = f.line
+		}
 		return nil
 	}
 	if f.titleSlot {
@@ -345,6 +351,9 @@ func (ix *indexer) newEntry() *Entry {
 
 // header takes the first record, which must be the session header.
 func (ix *indexer) header(f *facts) error {
+	if f.typ != "session" && ix.tooLong > 0 {
+		return ix.tooLongError()
+	}
 	if f.typ != "session" {
 		code, msg := finding.NotASession, "the first record is not a session header (not a pi session file)"
 		switch {
@@ -371,6 +380,14 @@ func (ix *indexer) header(f *facts) error {
 		ix.ids = session.NewIDs(h.ID)
 	}
 	return nil
+}
+
+// tooLongError reports a line longer than --max-line-bytes where the
+// header should be, as validate reports it (line_too_long), rather than a
+// file without a header.
+func (ix *indexer) tooLongError() error {
+	return &HeaderError{Code: finding.LineTooLong, Line: ix.tooLong,
+		Msg: "the line is longer than --max-line-bytes: the session header cannot be read"}
 }
 
 // headerVersion reads the header's version: absent (or null) is 1.
@@ -415,6 +432,9 @@ func (ix *indexer) migrateV1(e *Entry, f *facts) (id, parentID string) {
 
 // finish resolves the parents once every entry is known.
 func (ix *indexer) finish() (*Session, error) {
+	if !ix.sawFirst && ix.tooLong > 0 {
+		return nil, ix.tooLongError()
+	}
 	if !ix.sawFirst {
 		return nil, &HeaderError{Code: finding.MissingHeader, Line: 1, Msg: "the file holds no session header (empty, or no line is a JSON object)"}
 	}

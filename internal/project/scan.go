@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
 )
 
@@ -18,6 +19,7 @@ import (
 type facts struct {
 	line, object                       int
 	skipped                            bool // the line holds no object (blank, torn or corrupt)
+	tooLong                            bool // skipped: longer than --max-line-bytes
 	titleSlot                          bool // line 1 is omp's title slot (omp.go), not a record
 	offset                             int64
 	size                               int32
@@ -49,6 +51,7 @@ type scanLine struct {
 	num        int
 	offset     int64 // file offset of the line's first byte after a byte order mark
 	atEOF      bool  // the last line, without a newline
+	tooLong    bool  // longer than --max-line-bytes: not kept, so empty here
 	start, end int
 }
 
@@ -147,7 +150,7 @@ func lineOf(l *parse.Line, start, end int) scanLine {
 	if l.BOM {
 		off += 3
 	}
-	return scanLine{num: l.Num, offset: off, atEOF: !l.Newline, start: start, end: end}
+	return scanLine{num: l.Num, offset: off, atEOF: !l.Newline, tooLong: l.Code == finding.LineTooLong, start: start, end: end}
 }
 
 // pipeline keeps the batches in flight in file order.
@@ -230,7 +233,7 @@ func (w *scanWorker) batch(b *scanBatch) {
 		}
 		v := w.cls.Classify(raw, l.atEOF)
 		if v.Class != parse.Object && v.Class != parse.Concatenated {
-			b.out = append(b.out, facts{line: l.num, skipped: true})
+			b.out = append(b.out, facts{line: l.num, skipped: true, tooLong: l.tooLong})
 			continue
 		}
 		for k, span := range v.Objects {
