@@ -145,6 +145,12 @@ func (c *CLI) runFix(ctx *cli.Context, op fixOp) error {
 		ID: ctx.String("id"), Cwd: ctx.String("cwd"),
 	}
 	switch name {
+	case "recover-header":
+		if opts.ID != "" {
+			if err := fix.CheckSessionID(opts.ID); err != nil {
+				return usageErrorf("%v", err)
+			}
+		}
 	case "fork":
 		if opts.Leaf == "" {
 			return usageErrorf("fork needs --leaf ID: the entry whose path becomes the new session (see `pisess tree FILE`)")

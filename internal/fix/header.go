@@ -51,6 +51,14 @@ var sessionFileName = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}T\d{2})-(\d{2})-(\d
 // sessionID is pi's assertValidSessionId.
 var sessionID = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$`)
 
+// CheckSessionID refuses an --id that is not a pi session id.
+func CheckSessionID(id string) error {
+	if !sessionID.MatchString(id) {
+		return fmt.Errorf("--id %q is not a pi session id (letters, digits, '.', '_' and '-', starting and ending with a letter or digit)", id)
+	}
+	return nil
+}
+
 // GuessHeader rebuilds the header of the session file at path from its
 // name, its directory's name and its first entry (a raw object). id and
 // cwd override what the names say. The error says what is ambiguous and
@@ -61,8 +69,8 @@ func GuessHeader(path string, first json.RawMessage, id, cwd string) (*HeaderGue
 	m := sessionFileName.FindStringSubmatch(name)
 	switch {
 	case id != "":
-		if !sessionID.MatchString(id) {
-			return nil, fmt.Errorf("--id %q is not a pi session id (letters, digits, '.', '_' and '-', starting and ending with a letter or digit)", id)
+		if err := CheckSessionID(id); err != nil {
+			return nil, err
 		}
 		g.ID, g.From["id"] = id, "--id"
 	case m != nil:
