@@ -293,8 +293,12 @@ func ForkFile(fsys migrate.FS, source string, opts Options) (r Report, err error
 	return r, nil
 }
 
-// openRegular opens a regular file and returns its permission bits.
+// openRegular opens a regular file, through symbolic links (fork only
+// reads it), and returns its permission bits.
 func openRegular(fsys migrate.FS, path string) (migrate.File, os.FileMode, error) {
+	if target, err := fsys.EvalSymlinks(path); err == nil {
+		path = target // fsys.Open does not follow a link
+	}
 	f, err := fsys.Open(path)
 	if err != nil {
 		return nil, 0, &migrate.Error{Code: migrate.ReadFailed, Err: err}
