@@ -287,9 +287,18 @@ func (tr *treeRun) belowLine(it treeItem) {
 		stack = append(stack[:len(stack)-1], tr.t.Children(int(top))...)
 		entries++
 	}
+	// The path to the leaf goes on below when one of the branches is on it:
+	// the line carries its mark, and says the leaf is there.
+	onPath, leaf := false, ""
+	for _, k := range kids {
+		onPath = onPath || tr.on(int(k))
+	}
+	if onPath {
+		leaf = ", the leaf among them"
+	}
 	l := &tr.levels[it.lvl]
-	tr.tw.line(cell{text: "  ", cols: 2}, cell{text: l.indent + "└╴ ", cols: l.cols + 3, paint: Style.Dim},
-		cell{text: "… " + Plural(entries, "entry", "entries") + " in " + strconv.Itoa(len(kids)) + " branches (--depth " + strconv.Itoa(tr.tw.opt.Depth) + ")", paint: Style.Dim})
+	tr.tw.line(pathMarkCell(onPath), cell{text: l.indent + "└╴ ", cols: l.cols + 3, paint: Style.Dim},
+		cell{text: "… " + Plural(entries, "entry", "entries") + " in " + strconv.Itoa(len(kids)) + " branches" + leaf + " (--depth " + strconv.Itoa(tr.tw.opt.Depth) + ")", paint: Style.Dim})
 }
 
 // pushBranches pushes the first entries of several branches (or a single
