@@ -382,12 +382,12 @@ func (w *rewriter) set(l *parse.Line, obj *object, name, value string, pairs *[]
 // own id, which keeps nothing before the compaction, as pi's projection
 // does for an id it cannot find; a note says so.
 func (w *rewriter) firstKept(l *parse.Line, m member, rec int) (string, error) {
-	n, ok := numberValue(&w.tape, m)
-	if !ok {
+	if w.tape.Kind(m.value) != parse.KindNumber {
 		return "", refuse(RefusedCorrupt, finding.Errorf(finding.Schema, l.Num,
 			"firstKeptEntryIndex is not a number").WithPointer("/firstKeptEntryIndex"))
 	}
-	if n == math.Trunc(n) && n >= 1 && n < float64(len(w.recLine)) {
+	// A number too large for a double (JSON.parse: ±Infinity) names no entry.
+	if n, ok := numberValue(&w.tape, m); ok && n == math.Trunc(n) && n >= 1 && n < float64(len(w.recLine)) {
 		return w.ids[int(n)], nil
 	}
 	self := w.ids[rec]

@@ -130,6 +130,18 @@ func TestMigrate(t *testing.T) {
 			notes: []finding.Code{finding.DanglingFirstKept, finding.DanglingFirstKept, finding.DanglingFirstKept},
 		},
 		{
+			// JSON.parse reads 1e400 as Infinity, a number naming no entry
+			// (validate: a dangling_first_kept warning); it was refused as
+			// "not a number".
+			name: "index too large for a double names no entry",
+			in: h1 + "\n" + `{"type":"compaction","firstKeptEntryIndex":1e400}` + "\n" +
+				`{"type":"compaction","firstKeptEntryIndex":-1E+999}` + "\n",
+			want: h1v3 + "\n" + `{"type":"compaction","id":"{L2}","parentId":null,"firstKeptEntryId":"{L2}"}` + "\n" +
+				`{"type":"compaction","id":"{L3}","parentId":"{L2}","firstKeptEntryId":"{L3}"}` + "\n",
+			records: []int{2, 3}, from: 1,
+			notes: []finding.Code{finding.DanglingFirstKept, finding.DanglingFirstKept},
+		},
+		{
 			name:    "float index that is an integer counts",
 			in:      h1 + "\n" + `{"type":"a"}` + "\n" + `{"type":"compaction","firstKeptEntryIndex":1.0e0}` + "\n",
 			want:    h1v3 + "\n" + `{"type":"a","id":"{L2}","parentId":null}` + "\n" + `{"type":"compaction","id":"{L3}","parentId":"{L2}","firstKeptEntryId":"{L2}"}` + "\n",
