@@ -455,3 +455,28 @@ func TestSessionNameAsPi(t *testing.T) {
 		}
 	}
 }
+
+// An HTML parser drops the newline right after <pre> (HTML, "pre" start
+// tag): a tool result or a shell output that starts with a blank line lost
+// it on the page.
+func TestPreKeepsLeadingNewline(t *testing.T) {
+	lines := `{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}
+{"type":"message","id":"b1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"bashExecution","command":"ls","output":"\nout\n","exitCode":0,"cancelled":false,"truncated":false,"timestamp":1}}
+{"type":"message","id":"t1","parentId":"b1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{"type":"text","text":"\r\n\nresult"}],"isError":false,"timestamp":2}}
+{"type":"message","id":"u1","parentId":"t1","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"user","content":[{"type":"weird","text":"\nblock"}],"timestamp":3}}
+{"type":"message","id":"t2","parentId":"u1","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"toolResult","toolCallId":"c2","toolName":"read","content":[{"type":"text","text":"plain"}],"isError":false,"timestamp":4}}
+`
+	s, err := project.Load(strings.NewReader(lines), parse.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := HTML(&out, s, s.DefaultLeaf(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<pre>\n\nout\n</pre>", "<pre>\n\n\nresult</pre>", "<pre>\n\nblock</pre>", "<pre>plain</pre>"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}

@@ -58,6 +58,19 @@ func (p *page) wrapped(start, s, end string) {
 	p.raw(end)
 }
 
+// pre writes file content (as text does) in a <pre>, between markup of
+// the page's own. An HTML parser drops a newline right after <pre>: a text
+// that starts with one gets one more, so that it keeps its blank line.
+func (p *page) pre(start, s, end string) {
+	t := escape(p.clean(s))
+	if strings.HasPrefix(t, "\n") {
+		start += "<pre>\n"
+	} else {
+		start += "<pre>"
+	}
+	p.raw(start, t, "</pre>", end)
+}
+
 func (p *page) write() {
 	p.raw(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -328,7 +341,7 @@ func (p *page) body(t *turn) {
 			p.text(fmt.Sprintf(" · exit %g", *m.ExitCode))
 		}
 		p.text(" · " + size(len(m.Output)))
-		p.wrapped(`</summary><pre>`, m.Output, `</pre></details>`)
+		p.pre(`</summary>`, m.Output, `</details>`)
 	case "compaction", "compactionSummary":
 		if m.TokensBefore > 0 {
 			p.wrapped(`<p class="usage">`, count(m.TokensBefore)+" tokens before", `</p>`)
@@ -379,7 +392,7 @@ func (p *page) content(bs []block) {
 		case "image":
 			p.image(b)
 		default:
-			p.wrapped(`<pre>`, b.Text, `</pre>`)
+			p.pre(``, b.Text, ``)
 		}
 	}
 }
@@ -404,7 +417,7 @@ func (p *page) result(t *turn) {
 	}
 	p.raw(`<details class="`, class, `"><summary>↳ `)
 	p.text(label)
-	p.wrapped(`</summary><pre>`, txt, `</pre>`)
+	p.pre(`</summary>`, txt, ``)
 	for _, b := range bs {
 		if b.Type == "image" {
 			p.image(b)
