@@ -85,7 +85,9 @@ func (c *collector) Entry(line int, e *session.Entry) {
 	case "message":
 		c.message(&e.Message, key, at)
 	case "model_change":
-		c.setCurrent(modelName(e.Provider, e.Model))
+		if e.SetsDefaultModel() { // omp: a smol, slow, ... model is not the one in use
+			c.setCurrent(modelName(e.Provider, e.Model))
+		}
 	case "usage", "model_usage": // model_usage: omp's titles, summaries, ... outside the transcript
 		model := modelName(e.Provider, e.Model)
 		c.use(model)

@@ -84,3 +84,47 @@ func TestOmpModelChangeKept(t *testing.T) {
 		t.Errorf("model groups %q: the branch summary's usage is not acme/model-x's", keys)
 	}
 }
+
+// TestOmpRoleModelChange: an omp model_change with a role other than the
+// default one ("smol", "slow", ...) sets only that role's model (omp's
+// buildSessionContext: models[role ?? "default"]); the usage that follows
+// stays the default model's. An explicit "default" role (and a null one,
+// which omp's ?? reads as absent) changes it.
+func TestOmpRoleModelChange(t *testing.T) {
+	src, err := os.ReadFile("../../testdata/corpus/omp/omp-noslot.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary := func(id, parent string) string {
+		return fmt.Sprintf(`{"type":"branch_summary","id":%q,"parentId":%q,"timestamp":"2026-12-01T06:00:02.000Z","fromId":"6f078a77","summary":"s","usage":%s}`,
+			id, parent, usage(5, 5, 0, 0, 10, 0.1))
+	}
+	change := func(id, parent, model, role string) string {
+		return fmt.Sprintf(`{"type":"model_change","id":%q,"parentId":%q,"timestamp":"2026-12-01T06:00:00.000Z","model":%q%s}`, id, parent, model, role)
+	}
+	tests := []struct {
+		role, want string
+	}{
+		{`,"role":"smol"`, "anthropic/claude-sonnet-4-5"},
+		{`,"role":"slow"`, "anthropic/claude-sonnet-4-5"},
+		{`,"role":"default"`, "acme/model-x"},
+		{`,"role":null`, "acme/model-x"},
+		{``, "acme/model-x"},
+	}
+	for _, tt := range tests {
+		lines := []string{strings.TrimSuffix(string(src), "\n"),
+			change("a0000000", "6f078a77", "acme/model-x", tt.role), summary("c0000000", "a0000000")}
+		r := fileOf(t, write(t, t.TempDir(), "omp.jsonl", lines...))
+		s := audit.Total([]*audit.Record{r}, audit.Options{By: audit.ByModel})
+		got := map[string]int64{}
+		for _, g := range s.Groups {
+			got[g.Key] = g.Usage.Tokens.Total
+		}
+		// the assistant turn is sonnet's (2660), the title haiku's (322)
+		want := map[string]int64{"anthropic/claude-sonnet-4-5": 2660, "anthropic/claude-haiku-4-5": 322}
+		want[tt.want] += 10
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("role %q: tokens by model %v, want %v", tt.role, got, want)
+		}
+	}
+}

@@ -42,7 +42,18 @@ type Entry struct {
 	Usage    Usage  // usage, model_usage (omp), compaction and branch_summary entries
 	Provider string // usage, model_usage, model_change
 	Model    string // usage, model_usage: model; model_change: modelId (omp: model, "provider/id")
-	Name     string // session_info
+	// ModelRole is an omp model_change's role ("" when absent or null,
+	// which omp reads as "default": role ?? "default"); pi's form
+	// (provider, modelId) has none.
+	ModelRole string
+	Name      string // session_info
+}
+
+// SetsDefaultModel reports whether a model_change sets the model in use:
+// pi's always does; omp's sets only its role's model (models[role]), and
+// that is the one in use only for the default role (docs/omp.md).
+func (e *Entry) SetsDefaultModel() bool {
+	return e.ModelRole == "" || e.ModelRole == "default"
 }
 
 // Message is the typed view of an AgentMessage.
@@ -115,13 +126,13 @@ const (
 type entryKeys struct {
 	typ, id, parentID, timestamp, message, targetID, fromID, summary int
 	firstKeptID, firstKeptIndex, retainedTail, replacement, usage    int
-	provider, model, modelID, name                                   int
+	provider, model, modelID, role, name                             int
 }
 
 // ReadEntry reads the entry on tape t (node 0) in one walk over its
 // members.
 func ReadEntry(t *parse.Tape, d Detail) Entry {
-	k := entryKeys{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
+	k := entryKeys{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
 	for key, v := range t.Members(0) {
 		switch keyOf(t, key) {
 		case "type":
@@ -156,6 +167,8 @@ func ReadEntry(t *parse.Tape, d Detail) Entry {
 			k.model = v
 		case "modelId":
 			k.modelID = v
+		case "role":
+			k.role = v
 		case "name":
 			k.name = v
 		}
@@ -198,6 +211,7 @@ func ReadEntry(t *parse.Tape, d Detail) Entry {
 			e.Model, _ = t.Str(k.modelID)
 			if k.modelID < 0 && k.provider < 0 { // omp's form: model "provider/id"
 				e.Model, _ = t.Str(k.model)
+				e.ModelRole = readRole(t, k.role)
 			}
 		case "compaction", "branch_summary":
 			e.Usage = readUsage(t, k.usage)
@@ -206,6 +220,20 @@ func ReadEntry(t *parse.Tape, d Detail) Entry {
 		}
 	}
 	return e
+}
+
+// readRole reads an omp model_change's role at node n as omp keys its
+// models by it: "" when absent or null (role ?? "default"), a string as
+// it is, any other value as its JSON text (never "default").
+func readRole(t *parse.Tape, n int) string {
+	switch t.Kind(n) {
+	case parse.KindNone, parse.KindNull:
+		return ""
+	case parse.KindString:
+		s, _ := t.Str(n)
+		return s
+	}
+	return string(t.Raw(n))
 }
 
 // keyOf returns the key of member key node k; an unescaped key shares the
