@@ -318,6 +318,8 @@ func when(ts string) string {
 // count formats a token count: 1234 → "1,234", 1234567 → "1.23M".
 func count(n float64) string {
 	switch {
+	case n < 0:
+		return "-" + count(-n)
 	case n >= 1e6:
 		return fmt.Sprintf("%.2fM", n/1e6)
 	case n >= 1e4:

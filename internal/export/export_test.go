@@ -480,3 +480,13 @@ func TestPreKeepsLeadingNewline(t *testing.T) {
 		}
 	}
 }
+
+// Token counts of a damaged usage can be negative: the sign stays in front
+// of the number ("-,500" and "-1000,000" were written).
+func TestCountNegative(t *testing.T) {
+	for n, want := range map[float64]string{-500: "-500", -1234: "-1,234", -2e6: "-2.00M", -12345: "-12.3k", 999: "999", 1234: "1,234", 0: "0"} {
+		if got := count(n); got != want {
+			t.Errorf("count(%g) = %q, want %q", n, got, want)
+		}
+	}
+}
