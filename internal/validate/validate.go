@@ -188,6 +188,10 @@ type pass struct {
 	checking bool             // the header allows entry checks
 	lastLine int
 	tail     bool // a torn write was seen: a partial tail or a torn line (status tolerated)
+	// tornAt is 1 + the index in rep.Findings of the latest torn line
+	// before any record (0: none), tornBytes its length: finish words
+	// its message for the last line when no line follows it.
+	tornAt, tornBytes int
 }
 
 func newPass(name string, opts Options) *pass {
@@ -229,10 +233,27 @@ func (p *pass) line(l *parse.Line) {
 
 // tornHeader reports a torn line before any record: the header was torn,
 // and pi, which skips the line, finds no header and refuses the file.
+// Whether lines follow is known at the end (finish).
 func (p *pass) tornHeader(l *parse.Line) {
-	p.add(finding.Errorf(finding.InvalidJSON, l.Num,
-		"the line ends inside a JSON value (%d bytes) and more lines follow: a torn write before any session header, which pi cannot load the file without", len(l.Raw)))
+	p.add(finding.Errorf(finding.InvalidJSON, l.Num, tornHeaderMessage, len(l.Raw), "and more lines follow"))
+	p.tornAt, p.tornBytes = len(p.rep.Findings), len(l.Raw)
 	p.trusted = false
+}
+
+// tornHeaderMessage words a torn line before any record; %s says whether
+// lines follow it.
+const tornHeaderMessage = "the line ends inside a JSON value (%d bytes) %s: a torn write before any session header, which pi cannot load the file without"
+
+// lastTornHeader rewords the torn header finding when its line is the
+// last of the file: no lines follow it (a file cut short by
+// --max-file-bytes may have more).
+func (p *pass) lastTornHeader() {
+	if p.tornAt == 0 || p.rep.Has(finding.FileTooLarge) {
+		return
+	}
+	if f := &p.rep.Findings[p.tornAt-1]; f.Line == p.lastLine {
+		f.Message = fmt.Sprintf(tornHeaderMessage, p.tornBytes, "and is the last line")
+	}
 }
 
 // record handles one complete object: the header here, entries in batches.
@@ -397,6 +418,7 @@ func (p *pass) finish() *Report {
 		p.links.finish()
 		p.links.checkContext()
 	}
+	p.lastTornHeader()
 	rep := p.rep
 	rep.Lines = p.lastLine
 	sort.SliceStable(rep.Findings, func(i, j int) bool { return rep.Findings[i].Line < rep.Findings[j].Line })
