@@ -180,7 +180,7 @@ func TestConformanceRecoverHeader(t *testing.T) {
 	for _, src := range conformanceFiles(t) {
 		orig, _ := os.ReadFile(src)
 		i := bytes.IndexByte(orig, '\n')
-		if i < 0 || !bytes.Contains(orig[:i], []byte(`"type":"session","version":3`)) {
+		if i < 0 || !bytes.Contains(orig[:i], []byte(`{"type":"session",`)) { // versions 1, 2 and 3
 			continue
 		}
 		root := t.TempDir()
@@ -198,7 +198,9 @@ func TestConformanceRecoverHeader(t *testing.T) {
 		got := runPi(t, path, "")
 		a, _ := json.Marshal(want.Messages)
 		b, _ := json.Marshal(got.Messages)
-		if got.Skipped != 0 || !got.Header || !bytes.Equal(a, b) {
+		// pi skips no line of the recovered file that it read in the
+		// original (two real v1 files have a concatenated line, copied as is)
+		if got.Skipped != want.Skipped || !got.Header || !bytes.Equal(a, b) {
 			t.Errorf("recover-header %s: pi header %v, skipped %d, same context %v", src, got.Header, got.Skipped, bytes.Equal(a, b))
 		}
 		n++
