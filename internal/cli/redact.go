@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -54,6 +55,7 @@ Examples:
 
 // redaction is one redact invocation.
 type redaction struct {
+	fsys  migrate.FS // where --in-place rewrites (migrate.OS(); tests inject faults)
 	file  string
 	opts  secrets.Options
 	vopts validate.Options
@@ -82,45 +84,109 @@ func (c *CLI) runRedact(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	r := &redaction{file: file, opts: secrets.Options{Rules: rules, Limits: vopts.Limits}, vopts: vopts, quiet: globalBool(ctx, "quiet")}
+	r := &redaction{fsys: migrate.OS(), file: file, opts: secrets.Options{Rules: rules, Limits: vopts.Limits}, vopts: vopts, quiet: globalBool(ctx, "quiet")}
 	if inPlace {
 		return c.redactInPlace(r, backup)
 	}
 	return c.redactCopy(r, output)
 }
 
-// redactInPlace rewrites the file with the safe rewrite protocol.
+// maxRedactRounds bounds how many times redact --in-place goes over the
+// file: again each time the rewrite carried over bytes another program
+// (pi) appended during the rename, as they were.
+const maxRedactRounds = 4
+
+// redactInPlace rewrites the file with the safe rewrite protocol. Lines pi
+// appended during the rename are carried over into the new file as they
+// are, so the file is redacted again (without a new backup) until a round
+// carries nothing; success is never reported with carried bytes left
+// unredacted.
 func (c *CLI) redactInPlace(r *redaction, backup bool) error {
-	base, err := r.baseline(func() (io.ReadCloser, error) { return parse.OpenFile(r.file) })
-	if err != nil {
-		return err
-	}
-	ropts := migrate.RewriteOptions{Verify: r.verifier(base)}
-	if backup {
-		ropts.BackupSuffix = redactBackupSuffix
-	}
-	var res secrets.RedactResult
-	out, err := migrate.Rewrite(migrate.OS(), r.file, ropts, func(in io.ReadSeeker, w io.Writer) error {
-		var err error
-		res, err = secrets.Redact(in, w, r.opts)
-		return refusal(err)
-	})
-	if err != nil && !out.Written {
-		return rewriteExit(err)
+	total := secrets.RedactResult{ByKind: map[string]int{}}
+	var bak string
+	var carried int64 // left unredacted by the round before
+	var err error
+	for round := 1; ; round++ {
+		var out migrate.Outcome
+		var res secrets.RedactResult
+		out, res, err = r.rewriteOnce(backup && round == 1)
+		if round == 1 && err != nil && !out.Written {
+			return rewriteExit(err)
+		}
+		if err != nil && carried > 0 {
+			err = unredacted(err, carried)
+		}
+		total.Count += res.Count
+		for k, n := range res.ByKind {
+			total.ByKind[k] += n
+		}
+		bak = cmp.Or(bak, out.Backup)
+		if carried = out.Carried; err != nil || carried == 0 {
+			break
+		}
+		if round == maxRedactRounds {
+			err = &migrate.Error{Code: migrate.ChangedDuringRewrite, Path: r.file, Err: fmt.Errorf(
+				"another program (pi) appended to the file during each of %d renames; the last %d bytes of the file, carried over from the last, are not redacted: run redact --in-place again when the session is idle", round, carried)}
+			break
+		}
 	}
 	dest := r.file
-	if out.Backup != "" {
-		dest += " (the original, secrets and all, is in " + out.Backup + ")"
+	if bak != "" {
+		dest += " (the original, secrets and all, is in " + bak + ")"
 	}
-	c.redactSummary(r, res, dest)
+	c.redactSummary(r, total, dest)
 	if err != nil {
 		return rewriteExit(err)
 	}
 	return nil
 }
 
-// rewriteExit maps a rewrite failure to its exit code.
+// rewriteOnce redacts the file in place once, checked against the file
+// as it is now.
+func (r *redaction) rewriteOnce(backup bool) (migrate.Outcome, secrets.RedactResult, error) {
+	var res secrets.RedactResult
+	base, err := r.baseline(func() (io.ReadCloser, error) { return parse.OpenFile(r.file) })
+	if err != nil {
+		return migrate.Outcome{}, res, err
+	}
+	ropts := migrate.RewriteOptions{Verify: r.verifier(base)}
+	if backup {
+		ropts.BackupSuffix = redactBackupSuffix
+	}
+	out, err := migrate.Rewrite(r.fsys, r.file, ropts, func(in io.ReadSeeker, w io.Writer) error {
+		var err error
+		res, err = secrets.Redact(in, w, r.opts)
+		return refusal(err)
+	})
+	return out, res, err
+}
+
+// unredacted adds to err, the failure of a later round, that the bytes
+// the round before carried over are still in the file as pi wrote them.
+func unredacted(err error, carried int64) error {
+	note := fmt.Errorf("the last %d bytes of the file, appended by another program (pi) during the previous rename and carried over, are not redacted", carried)
+	var me *migrate.Error
+	var ee *ExitError
+	switch {
+	case errors.As(err, &me):
+		cp := *me
+		cp.Err = errors.Join(me.Err, note)
+		if me.Err != nil {
+			cp.Err = fmt.Errorf("%w; %w", me.Err, note)
+		}
+		return &cp
+	case errors.As(err, &ee):
+		return &ExitError{Code: ee.Code, Err: fmt.Errorf("%w; %w", ee.Err, note)}
+	}
+	return fmt.Errorf("%w; %w", err, note)
+}
+
+// rewriteExit maps a rewrite failure to its exit code (an *ExitError,
+// the original's check failing, keeps its own).
 func rewriteExit(err error) error {
+	if ee := (*ExitError)(nil); errors.As(err, &ee) {
+		return err
+	}
 	_, exit := failure(err)
 	return &ExitError{Code: exit, Err: err}
 }
