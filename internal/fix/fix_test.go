@@ -716,3 +716,21 @@ func TestForkOutputAppearsWhole(t *testing.T) {
 		t.Errorf("left behind: %v", left)
 	}
 }
+
+// TestGuessHeaderDashedElements: a '-' starting a path element (or
+// doubled inside one) encodes as "--" in pi's directory name; the decoding
+// still finds the one directory it names.
+func TestGuessHeaderDashedElements(t *testing.T) {
+	root := t.TempDir()
+	const name = "2026-02-09T15-40-00-123Z_019c4a7e-1111-7000-8000-000000000001.jsonl"
+	first := json.RawMessage(`{"type":"model_change","id":"aaaa0001","parentId":null,"timestamp":"2026-02-09T15:40:01.000Z"}`)
+	for _, d := range []string{"src/-scratch", "src/c--d", "src/-e-/f"} {
+		cwd := filepath.Join(root, d)
+		os.MkdirAll(cwd, 0o755)
+		dir := "--" + strings.ReplaceAll(strings.TrimPrefix(cwd, "/"), "/", "-") + "--"
+		g, err := GuessHeader(filepath.Join(root, dir, name), first, "", "")
+		if err != nil || g.Cwd != cwd {
+			t.Errorf("%s: %+v %v, want %s", dir, g, err, cwd)
+		}
+	}
+}

@@ -139,14 +139,19 @@ func decodeCwd(dir string) (string, error) {
 		if len(found) > 1 {
 			return
 		}
-		info, err := os.Stat(prefix)
-		isDir := err == nil && info.IsDir()
+		// an element that starts with '-' is empty until its next part: it
+		// cannot end there (pi's cwd has no empty element)
+		isDir := false
+		if !strings.HasSuffix(prefix, "/") {
+			info, err := os.Stat(prefix)
+			isDir = err == nil && info.IsDir()
+		}
 		switch {
 		case i == len(parts) && isDir:
 			found = append(found, prefix)
 		case i < len(parts):
 			if isDir { // the next '-' is a separator: the current element must exist
-				walk(filepath.Join(prefix, parts[i]), i+1)
+				walk(prefix+"/"+parts[i], i+1)
 			}
 			walk(prefix+"-"+parts[i], i+1) // or a '-' inside the element
 		}
