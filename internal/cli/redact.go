@@ -55,7 +55,8 @@ Examples:
 
 // redaction is one redact invocation.
 type redaction struct {
-	fsys  migrate.FS // where --in-place rewrites (migrate.OS(); tests inject faults)
+	fsys  migrate.FS     // where --in-place rewrites (migrate.OS(); tests inject faults)
+	temps *migrate.Temps // --in-place: the temp files a signal removes
 	file  string
 	opts  secrets.Options
 	vopts validate.Options
@@ -102,6 +103,8 @@ const maxRedactRounds = 4
 // carries nothing; success is never reported with carried bytes left
 // unredacted.
 func (c *CLI) redactInPlace(r *redaction, backup bool) error {
+	r.temps = &migrate.Temps{}
+	defer r.temps.RemoveOnSignal(migrate.OS())() // Ctrl-C removes the temp file (and a partial backup copy)
 	total := secrets.RedactResult{ByKind: map[string]int{}}
 	var bak string
 	var carried int64 // left unredacted by the round before
@@ -149,7 +152,7 @@ func (r *redaction) rewriteOnce(backup bool) (migrate.Outcome, secrets.RedactRes
 	if err != nil {
 		return migrate.Outcome{}, res, err
 	}
-	ropts := migrate.RewriteOptions{Verify: r.verifier(base)}
+	ropts := migrate.RewriteOptions{Verify: r.verifier(base), Temps: r.temps}
 	if backup {
 		ropts.BackupSuffix = redactBackupSuffix
 	}

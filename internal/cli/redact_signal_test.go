@@ -1,0 +1,69 @@
+//go:build unix
+
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pisess/pisess/internal/migrate"
+	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/secrets"
+	"github.com/pisess/pisess/internal/validate"
+)
+
+// signalFS sends the process SIGINT (Ctrl-C) when the rewrite is about
+// to rename its temp file, and waits for the signal to end the process.
+type signalFS struct{ migrate.FS }
+
+func (s signalFS) Rename(oldname, newname string) error {
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	time.Sleep(10 * time.Second)
+	return errors.New("the signal did not end the process")
+}
+
+// Ctrl-C during redact --in-place left its .pisess-tmp-<hex> beside the
+// file (redact passed no migrate.Temps, unlike migrate and repair): the
+// temp file is removed and the process still ends by the signal.
+func TestRedactInterruptRemovesTheTempFile(t *testing.T) {
+	if dir := os.Getenv("PISESS_TEST_REDACT_SIGNAL"); dir != "" {
+		path := filepath.Join(dir, "s.jsonl")
+		rules, _ := secrets.Default()
+		lim := parse.DefaultLimits()
+		c := &CLI{Stdout: io.Discard, Stderr: io.Discard}
+		r := &redaction{fsys: signalFS{migrate.OS()}, file: path, opts: secrets.Options{Rules: rules, Limits: lim}, vopts: validate.Options{Limits: lim}}
+		fmt.Println(c.redactInPlace(r, false))
+		os.Exit(0)
+	}
+	if testing.Short() {
+		t.Skip("runs a child process")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.jsonl")
+	if err := os.WriteFile(path, []byte(carrySession), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRedactInterruptRemovesTheTempFile$")
+	cmd.Env = append(os.Environ(), "PISESS_TEST_REDACT_SIGNAL="+dir)
+	out, err := cmd.CombinedOutput()
+	var xe *exec.ExitError
+	if !errors.As(err, &xe) || xe.ProcessState.Sys().(syscall.WaitStatus).Signal() != syscall.SIGINT {
+		t.Fatalf("the child did not end by SIGINT: %v\n%s", err, out)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() != "s.jsonl" {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+	if got, _ := os.ReadFile(path); string(got) != carrySession {
+		t.Errorf("the original changed:\n%s", got)
+	}
+}
