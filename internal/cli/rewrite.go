@@ -18,7 +18,7 @@ func rewriteFlags() []cli.Flag {
 	return append(limitFlags(),
 		&cli.BoolFlag{Name: "backup", Usage: "keep the original beside the file (never overwrites an existing backup)"},
 		&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "write nothing; say what would change"},
-		&cli.BoolFlag{Name: "diff", Usage: "show a unified diff of what changes"},
+		&cli.BoolFlag{Name: "diff", Usage: "with --dry-run: show a unified diff of what would change"},
 		formatFlag("text or json (one object per file)", "text", "json"),
 		&cli.BoolFlag{Name: "follow-symlinks", Usage: "rewrite the file a symbolic link points to (refused by default)"},
 		jobsFlag(),
@@ -98,6 +98,9 @@ func verifyNone(opts validate.Options, counts func(finding.Finding) bool) migrat
 }
 
 func (c *CLI) runRewrite(ctx *cli.Context, op fileOp, verify verifier) error {
+	if ctx.Bool("diff") && !ctx.Bool("dry-run") { // a real run is not previewed
+		return usageErrorf("--diff goes with --dry-run (it shows what a dry run would change)")
+	}
 	vopts, err := validateOptions(ctx, true)
 	if err != nil {
 		return err
