@@ -142,7 +142,7 @@ func (c *CLI) runFix(ctx *cli.Context, op fixOp) error {
 	opts := fix.Options{
 		Leaf: ctx.String("leaf"), ResolveLeaf: resolveLeaf, Now: c.now(), Random: c.Random, Validate: vopts,
 		Backup: ctx.Bool("backup"), DryRun: ctx.Bool("dry-run"), Output: ctx.String("output"),
-		ID: ctx.String("id"), Cwd: ctx.String("cwd"),
+		ID: ctx.String("id"), Cwd: ctx.String("cwd"), Temps: &migrate.Temps{},
 	}
 	switch name {
 	case "recover-header":
@@ -161,6 +161,7 @@ func (c *CLI) runFix(ctx *cli.Context, op fixOp) error {
 			return usageErrorf("--max-bytes must be at least %s (the placeholder must fit)", render.Bytes(fix.MinSlimBytes))
 		}
 	}
+	defer opts.Temps.RemoveOnSignal(migrate.OS())() // Ctrl-C removes recover-header's temp file
 	rep, err := op(migrate.OS(), file, opts)
 	var leafErr *fix.LeafError
 	if errors.As(err, &leafErr) {

@@ -734,3 +734,40 @@ func TestGuessHeaderDashedElements(t *testing.T) {
 		}
 	}
 }
+
+// interruptingFS stops the run (as Ctrl-C's handler does: Temps.RemoveAll)
+// as soon as a file is created.
+type interruptingFS struct {
+	migrate.FS
+	temps *migrate.Temps
+}
+
+func (f interruptingFS) CreateExcl(name string, perm os.FileMode) (migrate.File, error) {
+	file, err := f.FS.CreateExcl(name, perm)
+	f.temps.RemoveAll(f.FS)
+	return file, err
+}
+
+// TestRecoverHeaderInterrupted: recover-header's temp file is recorded in
+// Options.Temps, so a run stopped by a signal leaves neither it nor a
+// changed file behind, as migrate and repair do.
+func TestRecoverHeaderInterrupted(t *testing.T) {
+	orig, _ := os.ReadFile(filepath.Join(corpus, "valid/v3-minimal.jsonl"))
+	body := orig[bytes.IndexByte(orig, '\n')+1:]
+	dir := filepath.Join(t.TempDir(), "--tmp--")
+	os.MkdirAll(dir, 0o755)
+	path := filepath.Join(dir, "2026-01-01T00-00-00-000Z_019c0000-0000-7000-8000-000000000009.jsonl")
+	os.WriteFile(path, body, 0o644)
+	opts := options(t)
+	opts.Temps = &migrate.Temps{}
+	if rep, err := RecoverHeaderFile(interruptingFS{migrate.OS(), opts.Temps}, path, opts); err == nil {
+		t.Errorf("an interrupted run succeeded: %+v", rep)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, body) {
+		t.Error("the file changed")
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, migrate.TempPrefix+"*"))
+	if len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}

@@ -214,7 +214,7 @@ func RecoverHeaderFile(fsys migrate.FS, path string, opts Options) (Report, erro
 	}
 	r.Header = g
 	header := append(g.Line(), '\n')
-	out, err := migrate.Rewrite(fsys, path, migrate.RewriteOptions{BackupSuffix: BackupSuffix, DryRun: opts.DryRun, Verify: verifier(opts.Validate, headerBroken)},
+	out, err := migrate.Rewrite(fsys, path, migrate.RewriteOptions{BackupSuffix: BackupSuffix, DryRun: opts.DryRun, Verify: verifier(opts.Validate, headerBroken), Temps: opts.Temps},
 		func(in io.ReadSeeker, w io.Writer) error {
 			_, err := io.Copy(w, io.MultiReader(bytes.NewReader(header), in))
 			return err

@@ -29,6 +29,9 @@ type Options struct {
 	MaxBytes    int64  // slim
 	Output      string // fork: the new file ("" = pi's name beside the source)
 	ID, Cwd     string // recover-header overrides
+	// Temps, when set, records recover-header's temp file while it exists,
+	// so that a signal handler can remove it (migrate.Temps.RemoveOnSignal).
+	Temps *migrate.Temps
 }
 
 // BackupSuffix is the backup unstick, slim and recover-header keep.
