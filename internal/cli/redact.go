@@ -167,7 +167,7 @@ func (r *redaction) rewriteOnce(backup bool) (migrate.Outcome, secrets.RedactRes
 // unredacted adds to err, the failure of a later round, that the bytes
 // the round before carried over are still in the file as pi wrote them.
 func unredacted(err error, carried int64) error {
-	note := fmt.Errorf("the last %d bytes of the file, appended by another program (pi) during the previous rename and carried over, are not redacted", carried)
+	note := fmt.Errorf("the %d bytes another program (pi) appended during the previous rename, carried over into the file, are not redacted", carried)
 	var me *migrate.Error
 	var ee *ExitError
 	switch {

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,4 +123,33 @@ func TestRedactInPlaceFailsWhileAppendsKeepComing(t *testing.T) {
 		t.Fatalf("got %v, want changed_during_rewrite saying what is not redacted", err)
 	}
 	t.Log(err)
+}
+
+// failSecondRename is appendingFS whose second rename fails.
+type failSecondRename struct {
+	*appendingFS
+	renames int
+}
+
+func (f *failSecondRename) Rename(oldname, newname string) error {
+	if f.renames++; f.renames == 2 {
+		return errors.New("no rename today")
+	}
+	return f.appendingFS.Rename(oldname, newname)
+}
+
+// When the round that redacts the carried bytes fails, the error says
+// they are still in the file as pi wrote them.
+func TestRedactInPlaceSaysCarriedBytesAreLeft(t *testing.T) {
+	_, stderr, err := redactWith(t, false, func(path string) migrate.FS {
+		return &failSecondRename{appendingFS: &appendingFS{FS: migrate.OS(), t: t, path: path, line: carryLine, times: 1}}
+	})
+	var me *migrate.Error
+	if !errors.As(err, &me) || me.Code != migrate.RenameFailed {
+		t.Fatalf("got %v, want rename_failed (stderr %q)", err, stderr)
+	}
+	want := fmt.Sprintf("rename_failed: no rename today; the %d bytes another program (pi) appended during the previous rename, carried over into the file, are not redacted", len(carryLine))
+	if !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("got %q\nwant it to end %q", err, want)
+	}
 }
