@@ -34,7 +34,7 @@ type Line struct {
 	Newline bool   // the line was terminated by "\n"
 	CRLF    bool   // the terminator was "\r\n"
 	Size    int64  // bytes the line occupies in the file, terminator included
-	BOM     bool   // line 1 began with a UTF-8 byte order mark, which Raw leaves out
+	BOM     bool   // line 1 began with a UTF-8 byte order mark, which Raw leaves out (never on a line pi reads as blank: markAlone)
 	Verdict
 }
 
@@ -53,6 +53,18 @@ func (l *Line) BOMFinding() (finding.Finding, bool) {
 		"the file starts with a UTF-8 byte order mark (EF BB BF): pi 1.6.0 cannot parse line 1 with it and refuses the whole file as not a pi session (pi 0.73.1 ignored it); the rest of the file is checked as if it were absent; `pisess repair` removes it"), true
 }
 
+// markAlone reports whether line 1, starting with a byte order mark, is
+// a blank line to pi 1.6.0: the mark is U+FEFF, which trim() strips, so a
+// line of the mark and white space only is skipped as blank and the file
+// loads (the header may follow). Such a line is read as it is, mark
+// included: it is blank_line, not bom. Without a newline (the file is
+// that one line) the mark stays bom: a file of nothing but the mark is
+// refused by pi as non-empty, where an empty file is started afresh, and
+// `pisess repair` leaves the empty file.
+func markAlone(raw []byte, newline bool) bool {
+	return newline && jsBlank(raw[len(byteOrderMark):])
+}
+
 // Object returns the bytes of the k-th complete object on the line.
 func (l *Line) Object(k int) []byte {
 	span := l.Objects[k]
@@ -69,6 +81,10 @@ func (l *Line) Finding() (finding.Finding, bool) {
 		}
 		return finding.Finding{}, false
 	case Blank:
+		if l.Num == 1 && bytes.HasPrefix(l.Raw, []byte(byteOrderMark)) {
+			return finding.Warnf(finding.BlankLine, l.Num,
+				"blank line: a UTF-8 byte order mark (EF BB BF) and nothing but white space; pi 1.6.0 skips the line as blank (trim() strips U+FEFF) and loads the file"), true
+		}
 		return finding.Warnf(finding.BlankLine, l.Num, "blank line"), true
 	case PartialTail:
 		return finding.Warnf(finding.PartialTail, l.Num,
@@ -249,7 +265,7 @@ func (r *Reader) Next() bool {
 		r.line.Verdict = r.longLineVerdict(newline)
 		return true
 	}
-	if r.num == 1 && len(raw) >= len(byteOrderMark) && string(raw[:len(byteOrderMark)]) == byteOrderMark {
+	if r.num == 1 && bytes.HasPrefix(raw, []byte(byteOrderMark)) && !markAlone(raw, newline) {
 		raw, r.line.BOM = raw[len(byteOrderMark):], true
 	}
 	r.line.Raw = raw

@@ -145,6 +145,12 @@ func TestReaderBOM(t *testing.T) {
 		{"bom", "\xef\xbb\xbf{}\n", true, "{}"},
 		{"bom crlf", "\xef\xbb\xbf{\"a\":1}\r\n", true, `{"a":1}`},
 		{"bom only", "\xef\xbb\xbf", true, ""},
+		// pi 1.6.0 skips a line that trim() leaves empty, and trim() strips
+		// U+FEFF: a mark alone on line 1 (with white space, a CR) is a blank
+		// line to pi, which loads the file; the line keeps its bytes.
+		{"bom alone on line 1", "\xef\xbb\xbf\n", false, "\xef\xbb\xbf"},
+		{"bom and white space on line 1", "\xef\xbb\xbf \t\r\n", false, "\xef\xbb\xbf \t"},
+		{"two boms alone on line 1", "\xef\xbb\xbf\xef\xbb\xbf\n", false, "\xef\xbb\xbf\xef\xbb\xbf"},
 		{"half a bom", "\xef\xbb{}\n", false, "\xef\xbb{}"},
 		{"two boms", "\xef\xbb\xbf\xef\xbb\xbf{}\n", true, "\xef\xbb\xbf{}"},
 	}

@@ -75,6 +75,10 @@ func TestTornLineBOMAndVersionNull(t *testing.T) {
 			[]want{{1, finding.BOM, finding.Error, ""}, {3, finding.MissingParent, finding.Error, ""}}},
 		{"bom before a torn line", []string{"\xef\xbb\xbf" + hdr3, user1, asst2, torn3, user4}, Invalid, 3,
 			[]want{{1, finding.BOM, finding.Error, ""}, {4, finding.TornLine, finding.Warning, ""}}},
+		{"a bom alone on line 1 is a blank line", []string{"\xef\xbb\xbf", hdr3, user1, asst2}, Valid, 3,
+			[]want{{1, finding.BlankLine, finding.Warning, "byte order mark"}}},
+		{"a bom and white space on line 1 is a blank line", []string{"\xef\xbb\xbf \r", hdr3, user1, asst2}, Valid, 3,
+			[]want{{1, finding.BlankLine, finding.Warning, "pi 1.6.0 skips the line"}}},
 		{"bom on line 2 is not a bom", []string{hdr3, "\xef\xbb\xbf" + user1}, Invalid, 3,
 			[]want{{2, finding.InvalidJSON, finding.Error, ""}}},
 
