@@ -771,3 +771,24 @@ func TestRecoverHeaderInterrupted(t *testing.T) {
 		t.Errorf("left behind: %v", left)
 	}
 }
+
+// TestUnstickInterruptedDuringBackup: unstick and slim copy the backup
+// (migrate.Append cannot hard-link it), and that copy is recorded in
+// Options.Temps while partial, so a run stopped by a signal leaves no
+// half backup that would refuse every later run (backup_exists), and the
+// file unchanged.
+func TestUnstickInterruptedDuringBackup(t *testing.T) {
+	path, orig := copyFile(t, "invalid/unanswered_tool_call.jsonl")
+	opts := options(t)
+	opts.Backup = true
+	opts.Temps = &migrate.Temps{}
+	if rep, err := UnstickFile(interruptingFS{migrate.OS(), opts.Temps}, path, opts); err == nil {
+		t.Errorf("an interrupted run succeeded: %+v", rep)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, orig) {
+		t.Error("the file changed")
+	}
+	if _, err := os.Stat(path + BackupSuffix); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the partial backup is left behind (stat: %v)", err)
+	}
+}

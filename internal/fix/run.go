@@ -29,8 +29,9 @@ type Options struct {
 	MaxBytes    int64  // slim
 	Output      string // fork: the new file ("" = pi's name beside the source)
 	ID, Cwd     string // recover-header overrides
-	// Temps, when set, records recover-header's temp file while it exists,
-	// so that a signal handler can remove it (migrate.Temps.RemoveOnSignal).
+	// Temps, when set, records recover-header's temp file and a backup copy
+	// while they are partial, so that a signal handler can remove them
+	// (migrate.Temps.RemoveOnSignal).
 	Temps *migrate.Temps
 }
 
@@ -241,7 +242,7 @@ func verifier(vopts validate.Options, bad func(f finding.Finding) bool) migrate.
 func appendFix(fsys migrate.FS, path, command string, opts Options, plan func(*loaded) (*Plan, error)) (Report, error) {
 	o := migrate.RewriteOptions{DryRun: opts.DryRun, Verify: verifier(opts.Validate, func(f finding.Finding) bool {
 		return f.Severity == finding.Error || f.Code == finding.PartialTail
-	})}
+	}), Temps: opts.Temps}
 	if opts.Backup {
 		o.BackupSuffix = BackupSuffix
 	}
