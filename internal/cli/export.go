@@ -17,7 +17,7 @@ func (c *CLI) exportCommand() *cli.Command {
 		append(limitFlags(),
 			formatFlag("html (the tree and the conversation, one offline file) or md (a transcript of the path)", "html", "md"),
 			&cli.StringFlag{Name: "leaf", Usage: "show the conversation up to the entry with this `ID` (or unique id prefix); default: the last entry"},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (which must not exist) instead of standard output"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of standard output (FILE must not exist; - is standard output)"},
 			&cli.BoolFlag{Name: "redact", Usage: "replace every secret `pisess scan` would find with [REDACTED:<kind>]"},
 			rulesFlag(),
 			&cli.IntFlag{Name: "max-block", Value: export.DefaultMaxBlock, Usage: "md: keep `N` bytes of each tool call, tool result or thinking block"},

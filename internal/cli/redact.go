@@ -26,7 +26,7 @@ const redactBackupSuffix = ".unredacted.bak"
 func (c *CLI) redactCommand() *cli.Command {
 	cmd := command("redact", "replace every secret scan finds with [REDACTED:<kind>]", "FILE",
 		append(limitFlags(),
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the redacted copy to `FILE` (which must not exist)"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the redacted copy to `FILE` (which must not exist; - is standard output)"},
 			&cli.BoolFlag{Name: "in-place", Usage: "rewrite FILE itself, with the safe rewrite protocol"},
 			&cli.BoolFlag{Name: "backup", Usage: "with --in-place: keep the original as FILE" + redactBackupSuffix + " (it still holds the secrets)"},
 			rulesFlag(),
@@ -261,9 +261,9 @@ func readOnce(open func() (io.ReadCloser, error)) ([]byte, error) {
 }
 
 // deliver writes data to output, a new file (never over an existing
-// one), or to standard output when output is "".
+// one), or to standard output when output is "" or "-".
 func (c *CLI) deliver(output string, data []byte) error {
-	if output != "" {
+	if output != "" && output != "-" {
 		if err := writeNewFile(output, data); err != nil {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
