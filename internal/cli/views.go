@@ -312,7 +312,7 @@ func (v *view) loadError(err error) error {
 func (v *view) pathError(err error) error {
 	var ce *project.CycleError
 	if errors.As(err, &ce) {
-		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s:%d: %v", v.file, ce.Line, ce)}
+		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s:%d: %s: %v", v.file, ce.Line, finding.ParentCycle, ce)}
 	}
 	return &ExitError{Code: ExitInvalid, Err: err}
 }

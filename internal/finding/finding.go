@@ -66,6 +66,7 @@ const (
 	DanglingFirstKept     Code = "dangling_first_kept"
 	UnpairedToolInContext Code = "unpaired_tool_in_context"
 	UnansweredToolCall    Code = "unanswered_tool_call" // the default leaf's context ends in a call without its result
+	ParentCycle           Code = "parent_cycle"         // path, context, export, fixes: the walk up from the leaf comes back to an entry
 )
 
 // I/O codes: the file itself could not be read (exit code 2).

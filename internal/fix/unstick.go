@@ -138,7 +138,7 @@ func unfixable(u project.Unpaired, why string) error {
 // cycleRefusal refuses a leaf whose path has a parentId cycle.
 func cycleRefusal(err error) error {
 	if ce, ok := err.(*project.CycleError); ok {
-		f := finding.Errorf(finding.SelfParent, ce.Line, "%v", ce).WithEntry(ce.ID)
+		f := finding.Errorf(finding.ParentCycle, ce.Line, "%v", ce).WithEntry(ce.ID)
 		return &migrate.Error{Code: migrate.RefusedCorrupt, Line: ce.Line, Finding: &f}
 	}
 	return &migrate.Error{Code: migrate.RefusedCorrupt, Err: err}

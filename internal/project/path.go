@@ -16,7 +16,7 @@ type CycleError struct {
 }
 
 func (e *CycleError) Error() string {
-	return fmt.Sprintf("parentId cycle: walking up from %q reaches %q (line %d) twice", e.Leaf, e.ID, e.Line)
+	return fmt.Sprintf("a parentId cycle: walking up from %q reaches %q (line %d) twice", e.Leaf, e.ID, e.Line)
 }
 
 // DefaultLeaf returns the last entry in file order, or nil when the session
