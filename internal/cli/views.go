@@ -204,8 +204,8 @@ func (c *CLI) emit(sure bool, write func(io.Writer) error) error {
 
 // openView checks the arguments, indexes the file and resolves the leaf.
 // With lines (tree, path) the index describes every entry for its line.
-// Standard input ("-") is spooled to a temporary file first, so records
-// can be read back from it.
+// Standard input ("-") and a pipe are spooled to a temporary file first,
+// so records can be read back from them.
 func (c *CLI) openView(ctx *cli.Context, lines bool) (*view, error) {
 	args := ctx.Args().Slice()
 	switch {
@@ -229,10 +229,13 @@ func (c *CLI) openView(ctx *cli.Context, lines bool) (*view, error) {
 	if lines {
 		describe = render.ViewDescriber(v.format == "json", v.opts)
 	}
-	if v.file == "-" {
+	switch {
+	case v.file == "-":
 		v.file = stdinName
-		v.session, err = c.openStdin(lim, describe)
-	} else {
+		v.session, err = openSpooled(c.Stdin, lim, describe)
+	case isPipe(v.file):
+		v.session, err = openPipe(v.file, lim, describe)
+	default:
 		v.session, err = project.OpenDescribed(v.file, lim, describe)
 	}
 	if err != nil {
@@ -254,16 +257,33 @@ func (c *CLI) openView(ctx *cli.Context, lines bool) (*view, error) {
 	return v, nil
 }
 
-// openStdin copies standard input to a temporary file (removed at once;
-// the open descriptor keeps it readable) and indexes that.
-func (c *CLI) openStdin(lim parse.Limits, describe project.Describer) (*project.Session, error) {
+// isPipe says whether name is a pipe, a socket or a character device
+// (<(…), /dev/stdin, a FIFO): read once, it cannot be read back.
+func isPipe(name string) bool {
+	info, err := os.Stat(name)
+	return err == nil && info.Mode()&(os.ModeNamedPipe|os.ModeSocket|os.ModeCharDevice) != 0
+}
+
+// openPipe spools the pipe at name, as standard input is.
+func openPipe(name string, lim parse.Limits, describe project.Describer) (*project.Session, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return openSpooled(f, lim, describe)
+}
+
+// openSpooled copies in to a temporary file (removed at once; the open
+// descriptor keeps it readable) and indexes that, so that records can be
+// read back.
+func openSpooled(in io.Reader, lim parse.Limits, describe project.Describer) (*project.Session, error) {
 	f, err := os.CreateTemp("", "pisess-stdin-*.jsonl")
 	if err != nil {
 		return nil, err
 	}
 	name := f.Name()
 	defer os.Remove(name)
-	in := c.Stdin
 	if lim.MaxFileBytes > 0 {
 		in = io.LimitReader(in, lim.MaxFileBytes+1) // one byte more: the index pass reports the file too large
 	}

@@ -3,7 +3,10 @@ package cli
 import (
 	"bytes"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -103,6 +106,42 @@ func TestResolveLeaf(t *testing.T) {
 		}
 		if code != ExitOK && stdout.Len() > 0 {
 			t.Errorf("--leaf %q: failure wrote to stdout", tt.leaf)
+		}
+	}
+}
+
+// A pipe given as FILE (<(zcat s.jsonl.gz), a FIFO) is read once and
+// spooled, as standard input is: the views read records back, and a pipe
+// cannot seek ("read /dev/fd/63: illegal seek", exit 2, before).
+func TestViewsReadAPipe(t *testing.T) {
+	src := "../../testdata/corpus/valid/v3-everything.jsonl"
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"tree"}, {"path"}, {"context"}, {"context", "--format", "json"}} {
+		dir := t.TempDir()
+		file, fifo := filepath.Join(dir, "f.jsonl"), filepath.Join(dir, "p.jsonl")
+		if err := os.WriteFile(file, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		want := runIn(nil, "", append(args, file)...)
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Skipf("no FIFO here: %v", err)
+		}
+		go func() {
+			f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+			if err == nil {
+				f.Write(data)
+				f.Close()
+			}
+		}()
+		got := runIn(nil, "", append(args, fifo)...)
+		if got.code != 0 || got.code != want.code {
+			t.Errorf("%v on a FIFO: exit %d, stderr %q", args, got.code, got.stderr)
+		}
+		if strings.ReplaceAll(got.stdout, fifo, file) != want.stdout {
+			t.Errorf("%v on a FIFO: output differs from the file's:\n%s\nwant:\n%s", args, got.stdout, want.stdout)
 		}
 	}
 }
