@@ -189,7 +189,7 @@ func RecoverHeaderFile(fsys migrate.FS, path string, opts Options) (Report, erro
 		}
 		return r, &migrate.Error{Code: migrate.RefusedCorrupt, Path: path, Line: n, Finding: &f, Err: errors.New(advice)}
 	case head.Type != nil && *head.Type == "session":
-		r.Action = "unchanged"
+		r.Action, r.HeaderLine = "unchanged", n
 		return r, nil
 	case fl.slot:
 		f := finding.Errorf(finding.MissingHeader, n, "line %d, after oh-my-pi's title slot, is not the session header", n)

@@ -56,6 +56,9 @@ type Report struct {
 	TokensBefore *int         `json:"tokensBefore,omitempty"`
 	TokensAfter  *int         `json:"tokensAfter,omitempty"`
 	Header       *HeaderGuess `json:"header,omitempty"` // recover-header
+	// HeaderLine is the line of the header recover-header left alone (text
+	// output only: the JSON object stays as it was).
+	HeaderLine int `json:"-"`
 }
 
 // LeafError is a --leaf that names no entry, or several (a usage error).

@@ -103,7 +103,7 @@ func nothingWhy(command string, r FixResult) string {
 	case "slim":
 		return slimNothingWhy(r)
 	case "recover-header":
-		return "line 1 is a session header"
+		return fmt.Sprintf("line %d is a session header", max(r.HeaderLine, 1))
 	}
 	return "nothing to change"
 }
