@@ -217,6 +217,9 @@ func (p *pass) line(l *parse.Line) {
 		return
 	}
 	if f, ok := l.Finding(); ok {
+		if l.Class == parse.PartialTail && p.records == 0 {
+			f.Message = fmt.Sprintf(lonePartialTail, len(l.Raw))
+		}
 		p.add(f)
 	}
 	switch l.Class {
@@ -230,6 +233,11 @@ func (p *pass) line(l *parse.Line) {
 		p.trusted = false
 	}
 }
+
+// lonePartialTail words a torn last line that no complete record comes
+// before: parse's wording ("the entries before it are intact") would be
+// untrue.
+const lonePartialTail = "torn last line (%d bytes, no newline): an incomplete object from an interrupted write; no complete record comes before it"
 
 // tornHeader reports a torn line before any record: the header was torn,
 // and pi, which skips the line, finds no header and refuses the file.
