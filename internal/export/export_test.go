@@ -3,6 +3,7 @@ package export
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -32,6 +33,7 @@ var hostile = []string{
 	`<style>body{display:none}</style>`,
 	`" onmouseover="alert(7)`,
 	"\x1b[31mred\x1b[0m and \u009b2J",
+	"| left | center | right | none |\n|:--|:-:|--:|---|\n| <b style=\"color:red\">1</b> | 2 | 3 | 4 |",
 }
 
 func jsonString(s string) string {
@@ -104,36 +106,85 @@ func TestHTMLEscapesEverything(t *testing.T) {
 }
 
 // checkPage asserts that the page holds only its own markup: one script
-// (its own), no event handler, no URL but its anchors and data: images.
+// (its own), no event handler, no URL but its anchors and data: images, no
+// style attribute but a table cell's alignment.
 func checkPage(t *testing.T, page string) {
 	t.Helper()
+	for _, p := range pageProblems(page) {
+		t.Error(p)
+	}
+}
+
+// alignStyle is the one style attribute the page may carry: goldmark's
+// alignment of a table cell (":--", ":-:", "--:").
+var alignStyle = regexp.MustCompile(`^"text-align:(left|center|right)"$`)
+
+// pageProblems lists what in the page is not its own markup.
+func pageProblems(page string) []string {
+	var problems []string
 	if n := strings.Count(page, "<script"); n != 1 {
-		t.Errorf("%d <script> elements, want the page's own 1", n)
+		problems = append(problems, fmt.Sprintf("%d <script> elements, want the page's own 1", n))
 	}
 	if !strings.Contains(page, "<script>"+pageJS+"</script>") {
-		t.Error("the page's own script is not there as written")
+		problems = append(problems, "the page's own script is not there as written")
 	}
 	dataImage := regexp.MustCompile(`^"data:image/(png|jpeg|gif|webp|avif|bmp);base64,[A-Za-z0-9+/=]*"$`)
 	for _, m := range tagRE.FindAllStringSubmatch(page, -1) {
 		if !allowedTags[strings.ToLower(m[2])] {
-			t.Errorf("unexpected element <%s>", m[2])
+			problems = append(problems, fmt.Sprintf("unexpected element <%s>", m[2]))
 		}
 		for _, a := range attrRE.FindAllStringSubmatch(m[3], -1) {
 			name, value := strings.ToLower(a[1]), a[2]
 			switch {
 			case strings.HasPrefix(name, "on"):
-				t.Errorf("event handler %s=%s", name, value)
+				problems = append(problems, fmt.Sprintf("event handler %s=%s", name, value))
 			case name == "href" && !strings.HasPrefix(value, `"#`):
-				t.Errorf("href=%s points outside the page", value)
+				problems = append(problems, fmt.Sprintf("href=%s points outside the page", value))
 			case name == "src" && !dataImage.MatchString(value):
-				t.Errorf("src=%.80s is not a data: image", value)
-			case name == "style":
-				t.Errorf("style attribute %s", value)
+				problems = append(problems, fmt.Sprintf("src=%.80s is not a data: image", value))
+			case name == "style" && !(alignStyle.MatchString(value) && (m[2] == "th" || m[2] == "td")):
+				problems = append(problems, fmt.Sprintf("style attribute %s on <%s>", value, m[2]))
 			}
 		}
 	}
 	if strings.Count(page, "<style>") != 1 {
-		t.Error("more than the page's own style element")
+		problems = append(problems, "more than the page's own style element")
+	}
+	return problems
+}
+
+// The hostile session's aligned table gives its cells style attributes,
+// which the page may carry; checkPage still rejects every other style.
+func TestCheckPageAllowsOnlyAlignment(t *testing.T) {
+	s := hostileSession(t)
+	var out bytes.Buffer
+	if err := HTML(&out, s, s.DefaultLeaf(), Options{Name: "f.jsonl"}); err != nil {
+		t.Fatal(err)
+	}
+	page := out.String()
+	for _, align := range []string{"left", "center", "right"} {
+		if !strings.Contains(page, `<th style="text-align:`+align+`">`) || !strings.Contains(page, `<td style="text-align:`+align+`">`) {
+			t.Errorf("the hostile session's table has no cell aligned %s", align)
+		}
+	}
+	bad := []string{
+		`<td style="color:red">`,
+		`<td style="text-align:left;color:red">`,
+		`<td style="text-align:left; background:url(https://evil.example/x)">`,
+		`<td style="text-align:justify">`,
+		`<td style='text-align:left'>`,
+		`<td style=text-align:left>`,
+		`<td style="TEXT-ALIGN:LEFT">`,
+		`<p style="text-align:left">`,
+		`<div style="">`,
+	}
+	for _, tag := range bad {
+		if len(pageProblems(strings.Replace(page, "<main>", "<main>"+tag, 1))) == 0 {
+			t.Errorf("checkPage accepts %s", tag)
+		}
+	}
+	if ps := pageProblems(page); len(ps) != 0 {
+		t.Errorf("the page fails the check: %v", ps)
 	}
 }
 
