@@ -40,8 +40,9 @@ type RepairResult struct {
 //   - a torn line (a torn write that later lines continued after, as pi
 //     1.6.0 does when it resumes a torn file) is removed with its newline,
 //     unless a later entry names the torn entry's id (parentId, targetId,
-//     fromId): that is refused, since removing the line would not give
-//     those entries their parent back; so is a torn line before any record;
+//     fromId) and no complete entry before it has that id: that is refused,
+//     since removing the line would not give those entries their parent
+//     back; so is a torn line before any record;
 //   - a UTF-8 byte order mark before line 1 is removed;
 //   - a missing final newline is added;
 //   - a line of concatenated complete objects becomes one line per object
@@ -61,7 +62,10 @@ func Repair(in io.Reader, out io.Writer, opts RepairOptions) (RepairResult, erro
 	bw := bufio.NewWriterSize(out, 64<<10)
 	rd := parse.NewReader(in, opts.Limits)
 	prevCRLF, objects := false, 0
-	torn := tornEntries{}
+	torn := tornEntries{ids: map[string]int{}, limits: opts.Limits}
+	if rs, ok := in.(io.ReadSeeker); ok {
+		torn.src = rs
+	}
 	for rd.Next() {
 		l := rd.Line()
 		res.Lines = l.Num
@@ -150,8 +154,18 @@ func plural(n int, format string) string {
 }
 
 // tornEntries maps the ids read from torn lines to their lines, so that
-// Repair can refuse to remove a torn line that later entries depend on.
-type tornEntries map[string]int
+// Repair can refuse to remove a torn line that later entries depend on. A
+// torn id that a complete entry before the torn line has is not noted: the
+// entries that name it have that entry as their parent. Knowing that takes
+// the ids of the complete entries: they are read only once a torn line
+// with an id is met (a second read of the lines before it, when the input
+// can seek; else the torn id is noted, as before), then kept up to date.
+type tornEntries struct {
+	ids    map[string]int      // torn id -> its line
+	known  map[string]struct{} // ids of the complete entries so far; nil until needed
+	src    io.ReadSeeker       // the input, for the second read; nil if it cannot seek
+	limits parse.Limits
+}
 
 // referenceKeys are the keys by which an entry names another one, where
 // naming a missing entry is an error (a compaction's firstKeptEntryId is
@@ -161,34 +175,100 @@ var referenceKeys = []string{"parentId", "targetId", "fromId"}
 // check notes a torn line's id, refuses a torn line before any record
 // (records is the count so far), and refuses an entry that names a torn
 // entry.
-func (t tornEntries) check(l *parse.Line, records int) error {
+func (t *tornEntries) check(l *parse.Line, records int) error {
 	switch l.Class {
 	case parse.TornLine:
 		if records == 0 {
 			return refuse(RefusedCorrupt, tornHeader(l))
 		}
-		if id, ok := parse.PrefixString(l.Raw, "id"); ok && len(t) < 4096 {
-			if _, seen := t[id]; !seen {
-				t[id] = l.Num
-			}
-		}
-	case parse.Object, parse.Concatenated:
-		if len(t) == 0 {
+		id, ok := parse.PrefixString(l.Raw, "id")
+		if !ok || len(t.ids) >= 4096 {
 			return nil
 		}
+		earlier, err := t.earlier(l, id)
+		if err != nil {
+			return err
+		}
+		if _, seen := t.ids[id]; !seen && !earlier {
+			t.ids[id] = l.Num
+		}
+	case parse.Object, parse.Concatenated:
 		for k := range l.Objects {
-			if err := t.checkObject(l, k); err != nil {
-				return err
+			if len(t.ids) > 0 {
+				if err := t.checkObject(l, k); err != nil {
+					return err
+				}
 			}
+			t.note(l.Object(k))
 		}
 	}
 	return nil
 }
 
+// earlier reports whether a complete entry before the torn line l has the
+// id. The first time, it reads the ids of the lines before l again (the
+// input's position is restored); after that, note keeps them.
+func (t *tornEntries) earlier(l *parse.Line, id string) (bool, error) {
+	if t.known == nil {
+		if t.src == nil {
+			return false, nil
+		}
+		known, err := readIDs(t.src, l.Offset, t.limits)
+		if err != nil {
+			return false, err
+		}
+		t.known = known
+	}
+	_, ok := t.known[id]
+	return ok, nil
+}
+
+// note records the id of a complete entry, once the ids are kept.
+func (t *tornEntries) note(obj []byte) {
+	if t.known == nil {
+		return
+	}
+	if id, ok := parse.PrefixString(obj, "id"); ok {
+		t.known[id] = struct{}{}
+	}
+}
+
+// readIDs returns the ids of the complete entries in the first n bytes of
+// src, and seeks src back to where it was.
+func readIDs(src io.ReadSeeker, n int64, limits parse.Limits) (map[string]struct{}, error) {
+	pos, err := src.Seek(0, io.SeekCurrent)
+	if err == nil {
+		_, err = src.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		return nil, &Error{Code: ReadFailed, Err: err}
+	}
+	known := map[string]struct{}{}
+	rd := parse.NewReader(io.LimitReader(src, n), limits)
+	for rd.Next() {
+		l := rd.Line()
+		if l.Class != parse.Object && l.Class != parse.Concatenated {
+			continue
+		}
+		for k := range l.Objects {
+			if id, ok := parse.PrefixString(l.Object(k), "id"); ok {
+				known[id] = struct{}{}
+			}
+		}
+	}
+	if err := rd.Err(); err != nil {
+		return nil, &Error{Code: ReadFailed, Err: err}
+	}
+	if _, err := src.Seek(pos, io.SeekStart); err != nil {
+		return nil, &Error{Code: ReadFailed, Err: err}
+	}
+	return known, nil
+}
+
 // checkObject refuses object k of line l when it names a torn entry. An
 // object that carries a torn entry's id (the write retried in full) gives
 // later entries that id back: it is torn no more.
-func (t tornEntries) checkObject(l *parse.Line, k int) error {
+func (t *tornEntries) checkObject(l *parse.Line, k int) error {
 	var tape parse.Tape // only after a torn line: rare
 	obj, err := locate(&tape, l.Raw, l.Objects[k], nil)
 	if err != nil {
@@ -201,7 +281,7 @@ func (t tornEntries) checkObject(l *parse.Line, k int) error {
 			continue
 		}
 		id, ok := tape.Str(obj.members[i].value)
-		line, torn := t[id]
+		line, torn := t.ids[id]
 		if !ok || !torn {
 			continue
 		}
@@ -217,10 +297,10 @@ func (t tornEntries) checkObject(l *parse.Line, k int) error {
 }
 
 // loaded forgets the torn id that obj, a complete entry, carries.
-func (t tornEntries) loaded(tape *parse.Tape, obj *object) {
+func (t *tornEntries) loaded(tape *parse.Tape, obj *object) {
 	if i, err := obj.index(tape, "id"); err == nil && i >= 0 {
 		if id, ok := tape.Str(obj.members[i].value); ok {
-			delete(t, id)
+			delete(t.ids, id)
 		}
 	}
 }

@@ -54,6 +54,11 @@ func TestRepair(t *testing.T) {
 			h + "\n" + a + "\n" + `{"type":"c","id":"3","parentId":"9"}` + "\n", false, []finding.Code{finding.TornLine}, 3},
 		{"a compaction keeping from the torn entry does not stop it", h + "\n" + a + "\n" + `{"type":"b","id":"9","x` + "\n" + `{"type":"compaction","id":"3","parentId":"1","firstKeptEntryId":"9"}` + "\n",
 			h + "\n" + a + "\n" + `{"type":"compaction","id":"3","parentId":"1","firstKeptEntryId":"9"}` + "\n", false, []finding.Code{finding.TornLine}, 3},
+		{"torn line whose id an earlier entry has", h + "\n" + a + "\n" + `{"type":"b","id":"1","parentId":null,"x":"cu` + "\n" + b + "\n",
+			h + "\n" + a + "\n" + b + "\n", false, []finding.Code{finding.TornLine}, 3},
+		{"second torn line whose id an entry between the torn lines has", h + "\n" + a + "\n" + `{"type":"b","id":"9","x` + "\n" + b + "\n" +
+			`{"type":"b","id":"2","x` + "\n" + `{"type":"c","id":"3","parentId":"2"}` + "\n",
+			h + "\n" + a + "\n" + b + "\n" + `{"type":"c","id":"3","parentId":"2"}` + "\n", false, []finding.Code{finding.TornLine, finding.TornLine}, 4},
 		{"torn line and torn tail", h + "\n" + a + "\n" + `{"type":"b"` + "\n" + b + "\n" + `{"ty`, h + "\n" + a + "\n" + b + "\n", false,
 			[]finding.Code{finding.TornLine, finding.PartialTail}, 3},
 		{"byte order mark is removed", "\xef\xbb\xbf" + h + "\r\n" + a + "\r\n", h + "\r\n" + a + "\r\n", false,
@@ -113,6 +118,8 @@ func TestRepairRefuses(t *testing.T) {
 			`{"type":"label","id":"3","parentId":"1","targetId":"2"}` + "\n", parse.Limits{}, finding.DanglingReference, 4},
 		{"torn entry named on a concatenated line", h + "\n" + `{"type":"a","id":"1","parentId":null}` + "\n" + `{"type":"b","id":"2","x` + "\n" +
 			`{"type":"c","id":"3","parentId":"1"}{"type":"c","id":"4","parentId":"2"}` + "\n", parse.Limits{}, finding.MissingParent, 4},
+		{"torn entry named, its id on a complete entry only after the child", h + "\n" + `{"type":"a","id":"1","parentId":null}` + "\n" + `{"type":"b","id":"2","x` + "\n" +
+			`{"type":"c","id":"3","parentId":"2"}` + "\n" + `{"type":"b","id":"2","parentId":"1"}` + "\n", parse.Limits{}, finding.MissingParent, 4},
 		{"byte order mark before garbage", "\xef\xbb\xbfnot-json\n" + h + "\n", parse.Limits{}, finding.InvalidJSON, 1},
 		{"empty file", ``, parse.Limits{}, finding.MissingHeader, 1},
 	}
