@@ -352,9 +352,13 @@ func (p *pass) notHeader(line int, typ string) {
 	p.add(finding.Errorf(finding.NotASession, line, "not a pi session: the first record is an object without \"type\":\"session\""))
 }
 
-// versionFinding reports a file older than the current version.
+// versionFinding reports a file older than the current version, or than
+// --require-version.
 func (p *pass) versionFinding(line, v int) {
 	if v >= CurrentVersion {
+		if p.opts.RequireVersion > v { // a version pisess does not know
+			p.add(finding.Errorf(finding.NeedsMigration, line, "version %d file, older than --require-version %d: pisess reads versions 1 to %d and cannot migrate it to a later one", v, p.opts.RequireVersion, CurrentVersion))
+		}
 		return
 	}
 	msg := "version %d file: pi migrates it on load; `pisess migrate --backup` does it safely"
