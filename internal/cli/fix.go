@@ -161,7 +161,7 @@ func (c *CLI) runFix(ctx *cli.Context, op fixOp) error {
 			return usageErrorf("--max-bytes must be at least %s (the placeholder must fit)", render.Bytes(fix.MinSlimBytes))
 		}
 	}
-	defer opts.Temps.RemoveOnSignal(migrate.OS())() // Ctrl-C removes recover-header's temp file
+	defer opts.Temps.RemoveOnSignal(migrate.OS())() // Ctrl-C removes the temp files and partial copies
 	rep, err := op(migrate.OS(), file, opts)
 	var leafErr *fix.LeafError
 	if errors.As(err, &leafErr) {

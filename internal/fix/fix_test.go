@@ -680,7 +680,7 @@ func TestUnstickDuplicateCallIDs(t *testing.T) {
 func TestForkOutputAppearsWhole(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "new.jsonl")
-	err := createFile(migrate.OS(), path, 0o600, func(w io.Writer, name string) error {
+	err := createFile(migrate.OS(), path, 0o600, nil, func(w io.Writer, name string) error {
 		if _, err := os.Lstat(path); err == nil {
 			t.Error("the output exists while it is being written")
 		}
@@ -702,7 +702,7 @@ func TestForkOutputAppearsWhole(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
 		t.Errorf("left behind: %v", left)
 	}
-	err = createFile(migrate.OS(), path, 0o600, func(w io.Writer, name string) error {
+	err = createFile(migrate.OS(), path, 0o600, nil, func(w io.Writer, name string) error {
 		_, err := io.WriteString(w, "other\n")
 		return err
 	})
@@ -790,5 +790,60 @@ func TestUnstickInterruptedDuringBackup(t *testing.T) {
 	}
 	if _, err := os.Stat(path + BackupSuffix); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the partial backup is left behind (stat: %v)", err)
+	}
+}
+
+// noLinkFS is a file system without hard links that stops the run (as
+// interruptingFS) when the file named at is created.
+type noLinkFS struct {
+	migrate.FS
+	temps *migrate.Temps
+	at    string
+}
+
+func (f noLinkFS) Link(string, string) error { return errors.New("no hard links here") }
+
+func (f noLinkFS) CreateExcl(name string, perm os.FileMode) (migrate.File, error) {
+	file, err := f.FS.CreateExcl(name, perm)
+	if name == f.at {
+		f.temps.RemoveAll(f.FS)
+	}
+	return file, err
+}
+
+// TestForkInterrupted: fork's new file is recorded in Options.Temps while
+// it is written (the temp file beside the output, or the output itself
+// where there are no hard links), so a run stopped by a signal leaves
+// neither it nor a partial session behind, and the source unchanged.
+func TestForkInterrupted(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		fs   func(fsys migrate.FS, temps *migrate.Temps, output string) migrate.FS
+	}{
+		{"temp file", func(fsys migrate.FS, temps *migrate.Temps, _ string) migrate.FS { return interruptingFS{fsys, temps} }},
+		{"no hard links", func(fsys migrate.FS, temps *migrate.Temps, output string) migrate.FS {
+			return noLinkFS{fsys, temps, output}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path, orig := copyFile(t, "valid/v3-branched.jsonl")
+			dir := filepath.Dir(path)
+			opts := options(t)
+			opts.Leaf = "60e9216a"
+			opts.Output = filepath.Join(dir, "fork.jsonl")
+			opts.Temps = &migrate.Temps{}
+			if rep, err := ForkFile(tt.fs(migrate.OS(), opts.Temps, opts.Output), path, opts); err == nil {
+				t.Errorf("an interrupted run succeeded: %+v", rep)
+			}
+			if got, _ := os.ReadFile(path); !bytes.Equal(got, orig) {
+				t.Error("the source changed")
+			}
+			if _, err := os.Lstat(opts.Output); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the output is left behind (lstat: %v)", err)
+			}
+			if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
+				t.Errorf("left behind: %v", left)
+			}
+		})
 	}
 }

@@ -279,7 +279,7 @@ func ForkFile(fsys migrate.FS, source string, opts Options) (r Report, err error
 	if opts.DryRun {
 		err = dryRunFile(write)
 	} else {
-		err = createFile(fsys, r.Output, perm, write)
+		err = createFile(fsys, r.Output, perm, opts.Temps, write)
 	}
 	if err != nil {
 		return r, err
@@ -373,22 +373,24 @@ func sameContext(l *loaded, name string, limits parse.Limits) error {
 // hard-linked under path, which fails if path exists, and removed; the
 // directory is fsynced. Where the file system has no hard links the file
 // is created under path directly (O_EXCL). A failure removes what was
-// created.
-func createFile(fsys migrate.FS, path string, perm os.FileMode, write func(w io.Writer, name string) error) error {
+// created. What is created is recorded in temps until it is removed or
+// complete, so that a signal's handler removes it.
+func createFile(fsys migrate.FS, path string, perm os.FileMode, temps *migrate.Temps, write func(w io.Writer, name string) error) error {
 	if _, err := fsys.Lstat(path); err == nil {
 		return &migrate.Error{Code: migrate.CreateFailed, Path: path, Err: errAlreadyExists}
 	}
 	tmp := filepath.Join(filepath.Dir(path), migrate.TempPrefix+tempSuffix())
-	if err := writeNew(fsys, tmp, path, perm, write); err != nil {
+	if err := writeNew(fsys, tmp, path, perm, temps, write); err != nil {
 		return err
 	}
 	err := fsys.Link(tmp, path)
 	fsys.Remove(tmp)
+	temps.Done(tmp)
 	switch {
 	case errors.Is(err, os.ErrExist):
 		return &migrate.Error{Code: migrate.CreateFailed, Path: path, Err: errAlreadyExists}
 	case err != nil: // no hard links here
-		return writeNew(fsys, path, path, perm, write)
+		return writeNew(fsys, path, path, perm, temps, write)
 	}
 	if err := fsys.SyncDir(filepath.Dir(path)); err != nil {
 		return &migrate.Error{Code: migrate.SyncFailed, Path: path, Err: err}
@@ -407,14 +409,19 @@ func tempSuffix() string {
 
 // writeNew creates name exclusively (locked, when it is a temp file for
 // path), writes it, fsyncs and closes it; a failure removes it. Errors
-// name path.
-func writeNew(fsys migrate.FS, name, path string, perm os.FileMode, write func(w io.Writer, name string) error) error {
+// name path. name is recorded in temps from its creation: a temp file
+// stays recorded (the caller removes it), path only until it is complete.
+func writeNew(fsys migrate.FS, name, path string, perm os.FileMode, temps *migrate.Temps, write func(w io.Writer, name string) error) error {
 	temp := name != path
 	f, err := fsys.CreateExcl(name, perm)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) && !temp {
 			err = errAlreadyExists
 		}
+		return &migrate.Error{Code: migrate.CreateFailed, Path: path, Err: err}
+	}
+	if err := temps.Add(fsys, name); err != nil { // interrupted: Add removed it
+		f.Close()
 		return &migrate.Error{Code: migrate.CreateFailed, Path: path, Err: err}
 	}
 	if temp {
@@ -433,8 +440,12 @@ func writeNew(fsys migrate.FS, name, path string, perm os.FileMode, write func(w
 		}
 	}
 	if werr == nil {
+		if !temp {
+			temps.Done(name) // complete: the user's from now on
+		}
 		return nil
 	}
+	defer temps.Done(name)
 	e, ok := werr.(*migrate.Error) // the check's, or reading the source failed
 	if !ok {
 		e = &migrate.Error{Code: code, Path: path, Err: werr}

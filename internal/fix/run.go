@@ -29,9 +29,9 @@ type Options struct {
 	MaxBytes    int64  // slim
 	Output      string // fork: the new file ("" = pi's name beside the source)
 	ID, Cwd     string // recover-header overrides
-	// Temps, when set, records recover-header's temp file and a backup copy
-	// while they are partial, so that a signal handler can remove them
-	// (migrate.Temps.RemoveOnSignal).
+	// Temps, when set, records recover-header's temp file, a backup copy
+	// and fork's new file while they are partial, so that a signal handler
+	// can remove them (migrate.Temps.RemoveOnSignal).
 	Temps *migrate.Temps
 }
 

@@ -92,3 +92,11 @@ func cleanTemp(fsys FS, path string, now time.Time, dryRun bool) (bool, string) 
 	}
 	return true, ""
 }
+
+// Add records a temp file a command creates outside Rewrite (fork's new
+// file while it is written), so that RemoveAll removes it; after RemoveAll
+// it removes the file at once and refuses it. A nil Temps records nothing.
+func (t *Temps) Add(fsys FS, name string) error { return t.add(fsys, name) }
+
+// Done forgets a file recorded by Add once it is removed, or complete.
+func (t *Temps) Done(name string) { t.done(name) }

@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -98,4 +99,43 @@ func TestCleanTemps(t *testing.T) {
 			t.Errorf("%s is not a temp file, but was considered", filepath.Base(p))
 		}
 	}
+}
+
+// TestTempsAddDone: a file recorded with Add is removed by RemoveAll
+// unless Done forgot it first; one added after RemoveAll is removed at
+// once and refused.
+func TestTempsAddDone(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(name string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var temps Temps
+	partial, complete := mk("partial"), mk("complete")
+	if err := errors.Join(temps.Add(OS(), partial), temps.Add(OS(), complete)); err != nil {
+		t.Fatal(err)
+	}
+	temps.Done(complete)
+	temps.RemoveAll(OS())
+	if _, err := os.Lstat(partial); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the partial file is left (lstat: %v)", err)
+	}
+	if _, err := os.Lstat(complete); err != nil {
+		t.Errorf("the complete file was removed: %v", err)
+	}
+	late := mk("late")
+	if err := temps.Add(OS(), late); err == nil {
+		t.Error("a file added after RemoveAll was accepted")
+	}
+	if _, err := os.Lstat(late); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the late file is left (lstat: %v)", err)
+	}
+	var none *Temps
+	if err := none.Add(OS(), complete); err != nil {
+		t.Errorf("a nil Temps: %v", err)
+	}
+	none.Done(complete)
 }
