@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strconv"
 	"sync"
 
 	"github.com/pisess/pisess/internal/finding"
@@ -330,7 +331,7 @@ func (p *pass) header(line int, t *parse.Tape) {
 		return
 	}
 	if p.opts.Schemas != nil {
-		p.rep.Findings = append(p.rep.Findings, p.opts.Schemas.checkIn(p.rep.Dialect, h.Version, line, t)...)
+		p.rep.Findings = append(p.rep.Findings, p.opts.Schemas.checkIn(p.rep.Dialect, h.Version, line, versionAsRead(t, h.Version))...)
 	}
 	p.versionFinding(line, h.Version)
 	p.links.forked = h.ParentSession != ""
@@ -339,6 +340,25 @@ func (p *pass) header(line int, t *parse.Tape) {
 		p.opts.Observer.Header(line, &h)
 	}
 	p.checking = true
+}
+
+// versionAsRead returns the header on tape t with its version written as
+// the integer v that pi's JSON.parse reads (3.0000000000000001 is 3), for
+// the schema, which compares decimals exactly; t itself when it is written
+// so already, or absent or null.
+func versionAsRead(t *parse.Tape, v int) *parse.Tape {
+	n := t.Get(0, "version")
+	if t.Kind(n) != parse.KindNumber || string(t.Raw(n)) == strconv.Itoa(v) {
+		return t
+	}
+	start, end := t.Span(n)
+	raw := t.Input()
+	fixed := slices.Concat(raw[:start], []byte(strconv.Itoa(v)), raw[end:])
+	var read parse.Tape
+	if read.Build(fixed) != nil {
+		return t
+	}
+	return &read
 }
 
 // notHeader reports a first record that is not a session header: a session
