@@ -447,11 +447,13 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 	}
 	children := s.ChildCounts()
 	kindWidth, measured := 0, map[string]bool{} // a path has a few kinds, many times over
+	idWidth := 0                                // ids differ in width when not pi's own
 	for _, e := range path {
 		if kind := entryKind(e); !measured[kind] {
 			measured[kind] = true
 			kindWidth = max(kindWidth, tw.width(Safe(kind)))
 		}
+		idWidth = max(idWidth, tw.width(shortID(e.ID())))
 	}
 	numWidth := len(strconv.Itoa(len(path)))
 	if err := tw.flush(); err != nil {
@@ -479,10 +481,12 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 			kind := Safe(d.kind)
 			kindCols := tw.width(kind)
 			clockCols := tw.width(clock)
+			id := shortID(e.ID())
+			idCols := tw.width(id)
 			var buf [10]cell
 			cells := append(buf[:0],
 				cell{text: blanks(numWidth-len(num)) + num + "  ", cols: numWidth + 2, paint: Style.Dim},
-				cell{text: shortID(e.ID()), paint: Style.Accent}, cell{text: "  ", cols: 2},
+				cell{text: id, cols: idCols, paint: Style.Accent}, cell{text: blanks(idWidth - idCols + 2), cols: idWidth - idCols + 2},
 				cell{text: clock + blanks(8-clockCols), cols: max(8, clockCols), paint: Style.Dim}, cell{text: "  ", cols: 2},
 				cell{text: kind + blanks(kindWidth-kindCols), cols: kindWidth, paint: d.paint()}, cell{text: "  ", cols: 2},
 				cell{text: Safe(join(d.detail, ": ", d.text)), flex: true},

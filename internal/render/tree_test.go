@@ -435,3 +435,34 @@ func TestSplitTime(t *testing.T) {
 		}
 	}
 }
+
+// TestPathIDColumn: ids of different widths on one path (a v1-migrated,
+// omp or hand-edited id, a wide or escaped one) are padded to the widest,
+// so the columns after them stay aligned; ids longer than the short form
+// are still cut to it.
+func TestPathIDColumn(t *testing.T) {
+	s := load(t,
+		msgLine("a1", "", 1, user("one")),
+		msgLine("b2345678", "a1", 2, user("two")),
+		msgLine("漢字", "b2345678", 3, user("three")),
+		msgLine("c123456789", "漢字", 4, user("four")),
+		strings.Replace(msgLine("d", "c123456789", 5, user("five")), `"id":"d"`, `"id":"d\u0001"`, 1),
+	)
+	path, err := s.Path(s.DefaultLeaf())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Path(&b, s, path, ViewOptions{Quiet: true}); err != nil {
+		t.Fatal(err)
+	}
+	want := "   ── 2026-02-09 ──\n" +
+		"1  a1        15:00:01  user  one\n" +
+		"2  b2345678  15:00:02  user  two\n" +
+		"3  漢字      15:00:03  user  three\n" +
+		"4  c1234567  15:00:04  user  four\n" +
+		"5  d\\x01     15:00:05  user  five  ◀ leaf\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
