@@ -541,3 +541,44 @@ func TestCountNegative(t *testing.T) {
 		}
 	}
 }
+
+// goldmark's cost grows with the lines of a paragraph times its brackets
+// (every link label and link reference definition reads the block from
+// its end): 50,000 definitions in a row, or 100,000 lines "[n] x", took
+// 3–10 s. Such a message is shown as preformatted text; the budget is
+// counted, not timed.
+func TestCostlyMarkdownIsPreformatted(t *testing.T) {
+	var defs, refs strings.Builder
+	for i := range 20000 {
+		defs.WriteString("[l" + itoa(i) + "]: /u" + itoa(i) + "\n")
+		refs.WriteString("[" + itoa(i) + "] x\n")
+	}
+	quoted := "> " + strings.ReplaceAll(strings.TrimSuffix(refs.String(), "\n"), "\n", "\n> ")
+	for name, text := range map[string]string{"definitions": defs.String(), "labels": refs.String(), "quoted labels": quoted} {
+		if c := markdownCost(text); c <= markdownBudget(text) {
+			t.Errorf("%s: cost %d within the budget %d", name, c, markdownBudget(text))
+		}
+		got := renderMarkdown(newMarkdown(), text)
+		if want := "<pre>" + escape(text) + "</pre>"; got != want {
+			t.Errorf("%s: rendered as %.200q, want it preformatted", name, got)
+		}
+	}
+	// Ordinary text, also long, stays Markdown.
+	var log strings.Builder
+	for i := range 2000 {
+		log.WriteString("[INFO] step " + itoa(i) + " done, see [the docs][d] and a[i]\n")
+	}
+	ordinary := []string{
+		strings.Join(hostile, "\n\n"),
+		log.String() + "\n[d]: https://example.com/docs\n",
+		strings.Repeat("A paragraph with a [link](https://example.com) and [another][x].\n\n", 5000) + "[x]: /x\n",
+	}
+	for i, text := range ordinary {
+		if c := markdownCost(text); c > markdownBudget(text) {
+			t.Errorf("ordinary text %d: cost %d over the budget %d", i, c, markdownBudget(text))
+		}
+		if got := renderMarkdown(newMarkdown(), text); strings.HasPrefix(got, "<pre>") {
+			t.Errorf("ordinary text %d: preformatted", i)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package export
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -68,14 +69,83 @@ func (s shallow) Open(parent ast.Node, reader text.Reader, pc parser.Context) (a
 	return s.BlockParser.Open(parent, reader, pc)
 }
 
-// renderMarkdown renders message text as HTML; on a renderer failure (none
-// is known) the text is shown escaped in a <pre>.
+// renderMarkdown renders message text as HTML; text whose Markdown would
+// cost more than its budget (see markdownCost), or on a renderer failure
+// (none is known), is shown escaped in a <pre>.
 func renderMarkdown(md goldmark.Markdown, src string) string {
+	if markdownCost(src) > markdownBudget(src) {
+		return preformatted(src)
+	}
 	var b bytes.Buffer
 	if err := md.Convert([]byte(src), &b); err != nil {
-		return "<pre>" + escape(src) + "</pre>"
+		return preformatted(src)
 	}
 	return b.String()
+}
+
+// preformatted is text escaped in a <pre>; a leading newline is doubled,
+// as an HTML parser drops the first one.
+func preformatted(src string) string {
+	t := escape(src)
+	if strings.HasPrefix(t, "\n") {
+		return "<pre>\n" + t + "</pre>"
+	}
+	return "<pre>" + t + "</pre>"
+}
+
+// markdownBudget is how much work (as markdownCost counts it) goldmark may
+// spend on src: 128 steps a byte, and at least 4 Mi (a few milliseconds).
+func markdownBudget(src string) int { return 4<<20 + 128*len(src) }
+
+// markdownCost bounds the work goldmark's quadratic steps would do on src:
+// every "[" (a link label, a link reference definition) makes goldmark read
+// its paragraph's lines from the end (text.blockReader.Value), and every
+// definition removed moves the paragraph's lines, so a paragraph costs its
+// lines times its brackets. The cost is first counted cheaply on runs of
+// non-blank lines (no paragraph spans a blank line); only when that is
+// over the budget are the blocks parsed (linear: no inline parsing) to
+// count each paragraph, heading or other block of lines exactly.
+func markdownCost(src string) int {
+	if c := runCost(src); c <= markdownBudget(src) {
+		return c
+	}
+	source := []byte(src)
+	cost := 0
+	ast.Walk(blockParser().Parse(text.NewReader(source)), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering || n.Type() != ast.TypeBlock {
+			return ast.WalkContinue, nil
+		}
+		if _, code := n.(*ast.FencedCodeBlock); code {
+			return ast.WalkContinue, nil
+		}
+		if _, code := n.(*ast.CodeBlock); code {
+			return ast.WalkContinue, nil
+		}
+		lines := n.Lines()
+		brackets := 0
+		for i := range lines.Len() {
+			seg := lines.At(i)
+			brackets += bytes.Count(seg.Value(source), []byte("["))
+		}
+		cost += lines.Len() * brackets
+		return ast.WalkContinue, nil
+	})
+	return cost
+}
+
+// runCost is the lines times the brackets of every run of non-blank lines
+// of src, summed: more than markdownCost counts.
+func runCost(src string) int {
+	cost, lines, brackets := 0, 0, 0
+	for line := range strings.Lines(src) {
+		if strings.Trim(line, " \t\r\n") == "" { // goldmark's util.IsBlank
+			cost, lines, brackets = cost+lines*brackets, 0, 0
+			continue
+		}
+		lines++
+		brackets += strings.Count(line, "[")
+	}
+	return cost + lines*brackets
 }
 
 // unlink replaces every link with its text followed by its destination in
