@@ -111,6 +111,11 @@ func BenchmarkLinkage(b *testing.B) {
 		for _, r := range recs {
 			k.enter(entryOf(r.tape, r.line, r.version == 1, session.Links))
 		}
+		for _, pl := range k.resolveResults() {
+			if pl.f.Severity == finding.Error {
+				b.Fatalf("unexpected finding: %v", pl.f)
+			}
+		}
 		k.finish()
 		k.checkContext()
 	}

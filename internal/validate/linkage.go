@@ -76,6 +76,12 @@ type linker struct {
 	forked bool
 	omp    bool // an oh-my-pi file: its context is built as omp builds it (omp.go)
 	add    func(finding.Finding)
+	made   func() int // how many findings were made so far (nil: 0)
+	// deferred are the tool results looked up once the tree is known.
+	deferred []resultQuery
+	// toolSteps counts the work of finding the calls the tool results
+	// answer, for the test that it stays linear.
+	toolSteps int
 }
 
 func newLinker(add func(finding.Finding)) *linker {
@@ -287,28 +293,52 @@ func (k *linker) checkReferences(e entry, ord int32) {
 }
 
 // checkToolResult: a result answers a call on its ancestor chain, by name.
+// The newest calls with its id are tried first (the call is most often
+// the result's parent); past toolWalk of them the result is looked up
+// once the tree is known (resolveResults): walking every call with an id
+// that many branches reuse, for every result, took quadratic time.
 func (k *linker) checkToolResult(e entry, ord int32) {
 	callID, ok := e.Message.ToolCallID, e.Message.HasToolCallID
 	if !ok {
 		return // the schema reports it
 	}
-	name := e.Message.ToolName
 	site, seen := k.calls[maphash.String(k.seed, callID)]
-	for ; seen && site >= 0; site = k.sites.at(site).prev {
+	if !seen {
+		site = -1
+	}
+	for steps := 0; site >= 0; site = k.sites.at(site).prev {
+		if steps++; steps > toolWalk {
+			k.deferResult(e, ord)
+			return
+		}
+		k.toolSteps++
+		if k.isAncestor(k.sites.at(site).node, ord) {
+			break
+		}
+	}
+	if f, bad := k.toolFinding(int(k.node(ord).line), e.ID, callID, e.Message.ToolName, e.linear, site); bad {
+		k.add(f)
+	}
+}
+
+// toolWalk is how many calls with its id a result tries as it is read.
+const toolWalk = 32
+
+// toolFinding is the finding of a result that answers the call at site
+// (-1: none on its ancestor chain), if any.
+func (k *linker) toolFinding(line int, entryID, callID, name string, linear bool, site int32) (finding.Finding, bool) {
+	if site >= 0 {
 		c := k.sites.at(site)
-		if !k.isAncestor(c.node, ord) {
-			continue
-		}
 		if callName := k.texts.get(c.name); callName != name {
-			k.add(finding.Errorf(finding.ToolNameMismatch, e.line, "toolName %q differs from the call's name %q (line %d)", name, callName, k.node(c.node).line).WithEntry(e.ID).WithPointer("/message/toolName"))
+			return finding.Errorf(finding.ToolNameMismatch, line, "toolName %q differs from the call's name %q (line %d)", name, callName, k.node(c.node).line).WithEntry(entryID).WithPointer("/message/toolName"), true
 		}
-		return
+		return finding.Finding{}, false
 	}
 	where := "on its ancestor chain"
-	if e.linear {
+	if linear {
 		where = "earlier in the file"
 	}
-	k.add(finding.Errorf(finding.OrphanToolResult, e.line, "toolResult answers call %q, but no toolCall with that id is %s", callID, where).WithEntry(e.ID).WithPointer("/message/toolCallId"))
+	return finding.Errorf(finding.OrphanToolResult, line, "toolResult answers call %q, but no toolCall with that id is %s", callID, where).WithEntry(entryID).WithPointer("/message/toolCallId"), true
 }
 
 // checkExists: the entry named by key (its value target, when ok) exists

@@ -199,6 +199,7 @@ func newPass(name string, opts Options) *pass {
 	p := &pass{opts: opts, trusted: true}
 	p.rep = &Report{File: name, FileBytes: finding.NameBytes(name), Kind: Session, Findings: []finding.Finding{}}
 	p.links = newLinker(p.add)
+	p.links.made = func() int { return len(p.rep.Findings) }
 	return p
 }
 
@@ -441,11 +442,32 @@ func (p *pass) settle(r *inspected, num int) {
 	}
 }
 
+// place puts the findings made late where they were due, in the order
+// of the findings made as the file was read.
+func (p *pass) place(placed []placedFinding) {
+	if len(placed) == 0 {
+		return
+	}
+	all := make([]finding.Finding, 0, len(p.rep.Findings)+len(placed))
+	j := 0
+	for i, f := range p.rep.Findings {
+		for ; j < len(placed) && placed[j].pos == i; j++ {
+			all = append(all, placed[j].f)
+		}
+		all = append(all, f)
+	}
+	for ; j < len(placed); j++ {
+		all = append(all, placed[j].f)
+	}
+	p.rep.Findings = all
+}
+
 // finish closes the pass and computes the status.
 func (p *pass) finish() *Report {
 	if p.records == 0 && p.trusted {
 		p.add(finding.Errorf(finding.MissingHeader, 1, "the file has no session header (it is empty or holds no complete record)"))
 	}
+	p.place(p.links.resolveResults()) // also after fatal corruption: those results were read before it
 	if p.checking && p.trusted {
 		p.links.finish()
 		p.links.checkContext()
