@@ -437,13 +437,12 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 	if !opt.Quiet {
 		h := []cell{fileCell(opt.File)}
 		if len(path) == 0 {
-			h = append(h, cell{text: ": no entries"})
+			tw.line(append(h, cell{text: ": no entries"})...) // no lines follow to set apart
 		} else {
-			h = append(h, cell{text: ": path to leaf "}, cell{text: shortID(path[len(path)-1].ID()), paint: Style.Accent},
+			tw.header(append(h, cell{text: ": path to leaf "}, cell{text: shortID(path[len(path)-1].ID()), paint: Style.Accent},
 				cell{text: ", " + Plural(len(path), "entry", "entries") + " from the root"},
-				cell{text: " (times UTC)", paint: Style.Dim, optional: true})
+				cell{text: " (times UTC)", paint: Style.Dim, optional: true}))
 		}
-		tw.header(h)
 	}
 	children := s.ChildCounts()
 	kindWidth, measured := 0, map[string]bool{} // a path has a few kinds, many times over

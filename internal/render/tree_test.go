@@ -466,3 +466,16 @@ func TestPathIDColumn(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// TestPathNoEntries: a session without entries is its header line alone,
+// with no blank line after it (nothing follows to set apart).
+func TestPathNoEntries(t *testing.T) {
+	s := load(t)
+	var b bytes.Buffer
+	if err := Path(&b, s, nil, ViewOptions{File: "e.jsonl"}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "e.jsonl: no entries\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
