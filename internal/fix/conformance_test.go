@@ -207,3 +207,58 @@ func TestConformanceRecoverHeader(t *testing.T) {
 	}
 	t.Logf("%d headers recovered", n)
 }
+
+// piForkHeader is the header line pi 1.6.0's createBranchedSession writes
+// for a fork of a copy of src at leaf, run in dir with the home directory
+// home.
+const piForkHeader = `
+import { SessionManager } from "%s";
+import { copyFileSync, mkdtempSync, readFileSync } from "fs";
+import { join } from "path";
+import { tmpdir } from "os";
+const [src, leaf] = process.argv.slice(1);
+const copy = join(mkdtempSync(join(tmpdir(), "pisess-conformance-")), "src.jsonl");
+copyFileSync(src, copy);
+const out = SessionManager.open(copy).createBranchedSession(leaf);
+process.stdout.write(readFileSync(out, "utf8").split("\n")[0]);
+`
+
+// TestConformanceForkCwd: the fork's header cwd is the one pi's
+// createBranchedSession writes for each header cwd of piCwds.
+func TestConformanceForkCwd(t *testing.T) {
+	conformanceFiles(t)
+	sm, err := filepath.Abs("../../conformance/node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", t.TempDir())
+	for _, tt := range piCwds {
+		t.Run(tt.stored, func(t *testing.T) {
+			path := withCwd(t, "valid/v3-branched.jsonl", string(jsonString(tt.stored)))
+			dir := t.TempDir()
+			t.Chdir(dir)
+			cmd := exec.Command("node", "--input-type=module", "-e", fmt.Sprintf(piForkHeader, sm), path, "60e9216a")
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("pi's fork of cwd %q: %v", tt.stored, err)
+			}
+			var want struct{ Cwd string }
+			if err := json.Unmarshal(out, &want); err != nil {
+				t.Fatal(err)
+			}
+			opts := options(t)
+			opts.Leaf, opts.Output = "60e9216a", filepath.Join(t.TempDir(), "fork.jsonl")
+			if _, err := ForkFile(migrate.OS(), path, opts); err != nil {
+				t.Fatal(err)
+			}
+			s, err := project.LoadFile(opts.Output, parse.DefaultLimits())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := s.Header.Field("cwd"); string(got) != string(jsonString(want.Cwd)) {
+				t.Errorf("cwd %q: pisess writes %s, pi %q", tt.stored, got, want.Cwd)
+			}
+			s.Close()
+		})
+	}
+}

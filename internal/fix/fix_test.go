@@ -847,3 +847,126 @@ func TestForkInterrupted(t *testing.T) {
 		})
 	}
 }
+
+// withCwd is a copy of a corpus file whose header's cwd is cwd (a JSON
+// value), in a temp dir.
+func withCwd(t *testing.T, rel, cwd string) string {
+	t.Helper()
+	path, orig := copyFile(t, rel)
+	header, rest, _ := bytes.Cut(orig, []byte("\n"))
+	var h map[string]json.RawMessage
+	if err := json.Unmarshal(header, &h); err != nil {
+		t.Fatal(err)
+	}
+	h["cwd"] = json.RawMessage(cwd)
+	var w objectWriter
+	for _, k := range []string{"type", "version", "id", "timestamp", "cwd"} {
+		w.raw(k, h[k])
+	}
+	if err := os.WriteFile(path, append(append(w.bytes(), '\n'), rest...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// piCwds are header cwds and what pi 1.6.0's resolvePath makes of them in
+// the directory /run/w with the home directory /home/u (checked with
+// SessionManager.open and createBranchedSession on copies).
+var piCwds = []struct{ stored, want string }{
+	{"/home/ines/src/blog", "/home/ines/src/blog"},
+	{"/tmp/a/", "/tmp/a"},
+	{"/a//b/./c/../d", "/a/b/d"},
+	{"/", "/"},
+	{"rel/x", "/run/w/rel/x"},
+	{"", "/run/w"},
+	{"./", "/run/w"},
+	{"..", "/run"},
+	{"~", "/home/u"},
+	{"~/p/", "/home/u/p"},
+	{"~x", "/run/w/~x"},
+	{"file:///x/y", "/x/y"},
+	{"file://localhost/a%20b/", "/a b"},
+	{"file:/x", "/run/w/file:/x"},
+	{"/a/ ", "/a/ "},
+}
+
+// TestForkCwdAsPi: the fork's header has the source's cwd as pi's
+// SessionManager holds it (resolvePath: absolute, cleaned, ~ and file://
+// expanded, relative to the working directory), as createBranchedSession
+// writes it, not as stored.
+func TestForkCwdAsPi(t *testing.T) {
+	t.Setenv("HOME", "/home/u")
+	for _, tt := range piCwds {
+		t.Run(tt.stored, func(t *testing.T) {
+			path := withCwd(t, "valid/v3-branched.jsonl", string(jsonString(tt.stored)))
+			t.Chdir(t.TempDir())
+			opts := options(t)
+			opts.Leaf = "60e9216a"
+			opts.Output = filepath.Join(filepath.Dir(path), "fork.jsonl")
+			if _, err := ForkFile(migrate.OS(), path, opts); err != nil {
+				t.Fatal(err)
+			}
+			s, err := project.LoadFile(opts.Output, parse.DefaultLimits())
+			if err != nil {
+				t.Fatal(err)
+			}
+			wd, _ := os.Getwd()
+			want := strings.Replace(tt.want, "/run/w", wd, 1)
+			if tt.want == "/run" {
+				want = filepath.Dir(wd)
+			}
+			if got, _ := s.Header.Field("cwd"); string(got) != string(jsonString(want)) {
+				t.Errorf("cwd %s, want %q", got, want)
+			}
+		})
+	}
+}
+
+// TestRecoverHeaderCwdAsPi: --cwd is written as pi would write it (pi
+// always writes an absolute, clean cwd), not as given.
+func TestRecoverHeaderCwdAsPi(t *testing.T) {
+	t.Setenv("HOME", "/home/u")
+	first := json.RawMessage(`{"type":"model_change","id":"aaaa0001","parentId":null,"timestamp":"2026-02-09T15:40:01.000Z"}`)
+	const name = "2026-02-09T15-40-00-123Z_019c4a7e-1111-7000-8000-000000000001.jsonl"
+	for _, tt := range piCwds {
+		if tt.stored == "" { // no --cwd
+			continue
+		}
+		t.Run(tt.stored, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			wd, _ := os.Getwd()
+			want := strings.Replace(tt.want, "/run/w", wd, 1)
+			if tt.want == "/run" {
+				want = filepath.Dir(wd)
+			}
+			g, err := GuessHeader(filepath.Join(wd, name), first, "", tt.stored)
+			if err != nil || g.Cwd != want || g.From["cwd"] != "--cwd" {
+				t.Errorf("%+v %v, want cwd %q", g, err, want)
+			}
+		})
+	}
+}
+
+// TestCwdPiCannotRead: a header cwd that is a file URL pi cannot read (pi
+// fails to open the session) is refused by fork, the source untouched and
+// nothing written; as --cwd it is an error.
+func TestCwdPiCannotRead(t *testing.T) {
+	for _, cwd := range []string{"file://host/x", "file:///a%2Fb", "file:///a%2fb"} {
+		path := withCwd(t, "valid/v3-branched.jsonl", string(jsonString(cwd)))
+		opts := options(t)
+		opts.Leaf = "60e9216a"
+		opts.Output = filepath.Join(filepath.Dir(path), "fork.jsonl")
+		_, err := ForkFile(migrate.OS(), path, opts)
+		var me *migrate.Error
+		if !errors.As(err, &me) || me.Code != migrate.Unsupported || !strings.Contains(err.Error(), "pi cannot read") {
+			t.Errorf("fork of cwd %q: %v", cwd, err)
+		}
+		if _, err := os.Lstat(opts.Output); err == nil {
+			t.Errorf("fork of cwd %q wrote %s", cwd, opts.Output)
+		}
+		first := json.RawMessage(`{"type":"model_change","id":"aaaa0001","parentId":null,"timestamp":"2026-02-09T15:40:01.000Z"}`)
+		if g, err := GuessHeader(path, first, "abc", cwd); err == nil || !strings.HasPrefix(err.Error(), "--cwd") {
+			t.Errorf("--cwd %q: %+v %v", cwd, g, err)
+		}
+	}
+}

@@ -48,8 +48,9 @@ type ForkPlan struct {
 //   - then, chained after the last entry, one label entry per labelled
 //     entry of the path (pi's resolved labels, in the order pi's map keeps
 //     them, with the timestamp of the label entry that set them);
-//   - a header {type, version 3, id, timestamp, cwd (the source's),
-//     parentSession: the absolute path of the source}.
+//   - a header {type, version 3, id, timestamp, cwd (the source's, as
+//     pi's SessionManager holds it: PiCwd), parentSession: the absolute
+//     path of the source}.
 //
 // s is the source at version 3 (ForkFile migrates older files first).
 // id and now are the new session's id and time; random draws the label
@@ -67,8 +68,15 @@ func Fork(s *project.Session, leaf *project.Entry, source, id string, now time.T
 	header.raw("version", json.RawMessage("3"))
 	header.str("id", id)
 	header.str("timestamp", ts)
-	if cwd, ok := s.Header.Field("cwd"); ok {
-		header.raw("cwd", cwd)
+	if raw, ok := s.Header.Field("cwd"); ok {
+		var cwd string
+		if json.Unmarshal(raw, &cwd) != nil { // not a string: validate refuses it
+			header.raw("cwd", raw)
+		} else if cwd, err = PiCwd(cwd); err != nil {
+			return nil, &migrate.Error{Code: migrate.Unsupported, Line: 1, Err: err}
+		} else {
+			header.str("cwd", cwd)
+		}
 	}
 	header.str("parentSession", source)
 	p.header = header.bytes()

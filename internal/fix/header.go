@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -90,7 +91,11 @@ func GuessHeader(path string, first json.RawMessage, id, cwd string) (*HeaderGue
 		g.Timestamp, g.From["timestamp"] = e.Timestamp, "first entry"
 	}
 	if cwd != "" {
-		g.Cwd, g.From["cwd"] = cwd, "--cwd"
+		abs, err := PiCwd(cwd)
+		if err != nil {
+			return nil, fmt.Errorf("--cwd: %w", err)
+		}
+		g.Cwd, g.From["cwd"] = abs, "--cwd"
 	} else {
 		abs, err := filepath.Abs(path)
 		if err != nil {
@@ -105,6 +110,30 @@ func GuessHeader(path string, first json.RawMessage, id, cwd string) (*HeaderGue
 	}
 	g.Version, g.From["version"] = versionOf(first), "first entry"
 	return g, nil
+}
+
+// PiCwd is the working directory pi 1.6.0 makes of a header's cwd, which
+// it writes in every header it creates (resolvePath of utils/paths.js):
+// "~" and "~/…" in the home directory, a file:// URL its path, then made
+// absolute against the working directory and cleaned (no trailing '/').
+// A file URL pi cannot read (with a host, or an escaped '/') is an error:
+// pi fails to open such a session.
+func PiCwd(cwd string) (string, error) {
+	switch {
+	case cwd == "~" || strings.HasPrefix(cwd, "~/"):
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("the cwd %q: %w", cwd, err)
+		}
+		cwd = filepath.Join(home, cwd[1:])
+	case strings.HasPrefix(cwd, "file://"):
+		u, err := url.Parse(cwd)
+		if err != nil || (u.Host != "" && !strings.EqualFold(u.Host, "localhost")) || strings.Contains(strings.ToLower(u.EscapedPath()), "%2f") {
+			return "", fmt.Errorf("the cwd %q is a file URL pi cannot read (pi fails to open the session)", cwd)
+		}
+		cwd = u.Path
+	}
+	return filepath.Abs(cwd)
 }
 
 // versionOf is the version the first entry implies: entries without ids
