@@ -571,7 +571,7 @@ func TestCostlyMarkdownIsPreformatted(t *testing.T) {
 	ordinary := []string{
 		strings.Join(hostile, "\n\n"),
 		log.String() + "\n[d]: https://example.com/docs\n",
-		strings.Repeat("A paragraph with a [link](https://example.com) and [another][x].\n\n", 5000) + "[x]: /x\n",
+		strings.Repeat("A paragraph with a [link](https://example.com) and [another][x].\n\n", 3000) + "[x]: /x\n",
 	}
 	for i, text := range ordinary {
 		if c := markdownCost(text); c > markdownBudget(text) {
@@ -580,5 +580,32 @@ func TestCostlyMarkdownIsPreformatted(t *testing.T) {
 		if got := renderMarkdown(newMarkdown(), text); strings.HasPrefix(got, "<pre>") {
 			t.Errorf("ordinary text %d: preformatted", i)
 		}
+	}
+}
+
+// goldmark holds a message's whole tree: a table of a million cells took
+// 500 MB, a 60 MB message 1 GB. Text over maxMarkdown bytes is shown as
+// preformatted text; what rendering it allocates is counted.
+func TestLargeMarkdownIsPreformatted(t *testing.T) {
+	row := "|" + strings.Repeat("x|", 100) + "\n"
+	table := "|" + strings.Repeat("h|", 100) + "\n|" + strings.Repeat("-|", 100) + "\n" + strings.Repeat(row, maxMarkdown/len(row))
+	prose := strings.Repeat("Some *prose* with `code` and ~~more~~.\n\n", maxMarkdown/40+1)
+	for name, text := range map[string]string{"table": table, "prose": prose} {
+		if len(text) <= maxMarkdown {
+			t.Fatalf("%s: %d bytes, not over %d", name, len(text), maxMarkdown)
+		}
+		md := newMarkdown()
+		var got string
+		allocated := testing.AllocsPerRun(1, func() { got = renderMarkdown(md, text) })
+		if want := "<pre>" + escape(text) + "</pre>"; got != want {
+			t.Errorf("%s: rendered as %.100q, want it preformatted", name, got)
+		}
+		if allocated > 100 {
+			t.Errorf("%s: %v allocations, want a few", name, allocated)
+		}
+	}
+	under := table[:strings.LastIndex(table[:maxMarkdown], "\n")+1]
+	if got := renderMarkdown(newMarkdown(), under); !strings.HasPrefix(got, "<table>") {
+		t.Errorf("a table of %d bytes is not rendered as a table: %.100q", len(under), got)
 	}
 }

@@ -69,11 +69,18 @@ func (s shallow) Open(parent ast.Node, reader text.Reader, pc parser.Context) (a
 	return s.BlockParser.Open(parent, reader, pc)
 }
 
-// renderMarkdown renders message text as HTML; text whose Markdown would
-// cost more than its budget (see markdownCost), or on a renderer failure
-// (none is known), is shown escaped in a <pre>.
+// maxMarkdown is the largest message text rendered from Markdown: goldmark
+// holds the whole tree of a message, 17 bytes a byte of prose and 250 of a
+// table (a 60 MB message took 1 GB, a table of a million cells 500 MB).
+// The longest in the real corpus is 32 KB.
+const maxMarkdown = 256 << 10
+
+// renderMarkdown renders message text as HTML; text over maxMarkdown
+// bytes, text whose Markdown would cost more than its budget (see
+// markdownCost), or on a renderer failure (none is known), is shown escaped
+// in a <pre>.
 func renderMarkdown(md goldmark.Markdown, src string) string {
-	if markdownCost(src) > markdownBudget(src) {
+	if len(src) > maxMarkdown || markdownCost(src) > markdownBudget(src) {
 		return preformatted(src)
 	}
 	var b bytes.Buffer
