@@ -20,7 +20,8 @@ type keywordSet struct {
 	escapable bool
 	// keyed[i]: word i ends the names of members whose value may be a
 	// secret as a whole (secretKeySuffixes).
-	keyed []bool
+	keyed   []bool
+	longest int // the length of the longest word
 }
 
 func newKeywordSet(words, keyed []string) keywordSet {
@@ -33,6 +34,7 @@ func newKeywordSet(words, keyed []string) keywordSet {
 		k.index[w] = i
 		k.escapable = k.escapable || strings.ContainsAny(w, "\b\f\n\r\t\"\\/")
 		k.words = append(k.words, w)
+		k.longest = max(k.longest, len(w))
 		k.keyed = append(k.keyed, slices.Contains(keyed, w))
 		if len(w) == 1 {
 			k.short = append(k.short, i)
@@ -61,9 +63,14 @@ func cases(b byte) []byte {
 	return []byte{b}
 }
 
-// each calls at(i, w) for every word w of two bytes or more that starts
-// at text[i] (compared in lower case), in order.
+// each calls at(i, w) for every word w that starts at text[i] (compared
+// in lower case), in order of i; at one offset, words of one byte come
+// first.
 func (k *keywordSet) each(text []byte, at func(i, w int)) {
+	if len(k.short) > 0 {
+		k.eachWithShort(text, at)
+		return
+	}
 	if len(text) < 2 {
 		return
 	}
@@ -71,64 +78,90 @@ func (k *keywordSet) each(text []byte, at func(i, w int)) {
 	for i := 1; i < len(text); i++ {
 		cur := uint16(text[i])
 		if l := k.pairs[prev<<8|cur]; l != 0 {
-			for _, w := range k.lists[l-1] {
-				if hasPrefixFold(text[i-1:], k.words[w]) {
-					at(i-1, w)
-				}
-			}
+			k.longAt(text, i-1, l, at)
 		}
 		prev = cur
 	}
 }
 
-// occurrence is a keyword found at an offset of a text.
-type occurrence struct {
-	at   int
-	word int // index in keywordSet.words
-}
-
-// occurrences appends to dst every keyword occurrence in text (compared
-// in lower case), in order, but those of two bytes or more keep (when not
-// nil) rejects.
-func (k *keywordSet) occurrences(text []byte, dst []occurrence, keep func(i, w int) bool) []occurrence {
-	for _, w := range k.short { // rare: one-byte words (user rules only)
-		for i, c := range text {
+// eachWithShort is each for a set with words of one byte (user rules
+// only), which are compared with every byte of text.
+func (k *keywordSet) eachWithShort(text []byte, at func(i, w int)) {
+	for i, c := range text {
+		for _, w := range k.short {
 			if lowerByte[c] == k.words[w][0] {
-				dst = append(dst, occurrence{i, w})
+				at(i, w)
+			}
+		}
+		if i+1 < len(text) {
+			if l := k.pairs[uint16(c)<<8|uint16(text[i+1])]; l != 0 {
+				k.longAt(text, i, l, at)
 			}
 		}
 	}
-	k.each(text, func(i, w int) {
-		if keep == nil || keep(i, w) {
-			dst = append(dst, occurrence{i, w})
-		}
-	})
-	if len(k.short) > 0 {
-		slices.SortStableFunc(dst, func(a, b occurrence) int { return a.at - b.at })
-	}
-	return dst
 }
 
-// positions appends to dst every keyword occurrence in text (compared in
-// lower case) outside JSON member names, in order. An occurrence followed
-// by letters, digits or _ and then `":` is in a member name
+// longAt calls at(i, w) for each word w of list l (1 + its index in
+// lists) that starts at text[i].
+func (k *keywordSet) longAt(text []byte, i int, l uint16, at func(i, w int)) {
+	for _, w := range k.lists[l-1] {
+		if hasPrefixFold(text[i:], k.words[w]) {
+			at(i, w)
+		}
+	}
+}
+
+// span is a run of keyword occurrences in a text: the first starts at
+// from, the last at to, and no two in a row are more than spanGap bytes
+// apart. A line's spans stand for its occurrences in little memory (a
+// line made of keywords is one span); the occurrences are found again in
+// the strings a span meets (eachIn).
+type span struct{ from, to int }
+
+const spanGap = 1024
+
+// positions appends to dst the spans of the keyword occurrences in text
+// (compared in lower case) outside JSON member names. An occurrence
+// followed by letters, digits or _ and then `":` is in a member name
 // ("totalTokens":): a string value is never followed by a colon, and a
 // quote inside one is escaped. keyed reports a member name that ends with
 // a keyed word ("apiKey":). names tells member names for text (what it
 // remembers of another text is dropped).
-func (k *keywordSet) positions(text []byte, dst []occurrence, names *memberNames) (occs []occurrence, keyed bool) {
+func (k *keywordSet) positions(text []byte, dst []span, names *memberNames) (spans []span, keyed bool) {
 	names.valid = false
-	occs = k.occurrences(text, dst, func(i, w int) bool {
-		end := i + len(k.words[w])
-		if !names.inMemberName(text, end) {
-			return true
+	spans = dst
+	k.each(text, func(i, w int) {
+		if end := i + len(k.words[w]); len(k.words[w]) > 1 && names.inMemberName(text, end) {
+			if k.keyed[w] && end+1 < len(text) && text[end] == '"' && text[end+1] == ':' {
+				keyed = true
+			}
+			return
 		}
-		if k.keyed[w] && end+1 < len(text) && text[end] == '"' && text[end+1] == ':' {
-			keyed = true
+		if n := len(spans); n > 0 && i-spans[n-1].to <= spanGap {
+			spans[n-1].to = i
+			return
 		}
-		return false
+		spans = append(spans, span{i, i})
 	})
-	return occs, keyed
+	return spans, keyed
+}
+
+// eachIn calls at(i, w) for every word w that starts at text[i] in one of
+// spans (text's, in order) and lies in text[start:end], in order of i.
+// Inside a JSON string value, these are the occurrences positions found
+// there: none is in a member name.
+func (k *keywordSet) eachIn(text []byte, spans []span, start, end int, at func(i, w int)) {
+	for _, sp := range spans {
+		lo, hi := max(sp.from, start), min(sp.to+k.longest, end)
+		if lo >= hi {
+			continue
+		}
+		k.each(text[lo:hi], func(i, w int) {
+			if lo+i <= sp.to {
+				at(lo+i, w)
+			}
+		})
+	}
 }
 
 // memberNames answers inMemberName for the offsets of one text, each

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"sort"
 	"strings"
@@ -31,6 +32,7 @@ type Rule struct {
 	// is run on those spans only, not on the whole text.
 	window, before int
 	anchored       *regexp.Regexp // the regex as group 1, matching only from the start of a span (with window)
+	required       *byteSet       // every match holds one of these bytes (nil: not known; with window)
 	entropy        float64        // the secret's Shannon entropy (bits per byte) must reach this
 	allow          []allowlist
 }
@@ -64,6 +66,7 @@ type Rules struct {
 	keywords keywordSet // every rule's keywords
 	always   bool       // a rule has no keyword: every text must be searched
 	assign   *Rule      // the rule for values of secret-named keys (secret-assignment), or nil
+	byWord   [][]int    // the indices in rules of the rules of each keyword
 }
 
 // assignmentRule is the rule whose value checks also apply to a JSON
@@ -111,10 +114,15 @@ func NewRules(rules ...[]*Rule) *Rules {
 		keyed = secretKeySuffixes
 	}
 	rs.keywords = newKeywordSet(words, keyed)
-	for _, r := range rs.rules {
+	rs.byWord = make([][]int, len(rs.keywords.words))
+	for i, r := range rs.rules {
 		r.kwIndex = nil
 		for _, k := range r.keywords {
-			r.kwIndex = append(r.kwIndex, rs.keywords.index[k])
+			w := rs.keywords.index[k]
+			r.kwIndex = append(r.kwIndex, w)
+			if !slices.Contains(rs.byWord[w], i) {
+				rs.byWord[w] = append(rs.byWord[w], i)
+			}
 		}
 	}
 	return rs
@@ -247,6 +255,9 @@ func (fr *ruleFormat) compile() (*Rule, error) {
 		// the context is never part of the secret: the rule's group g is
 		// group g+1 here.
 		r.anchored, err = regexp.Compile(fmt.Sprintf(`^[\s\S]{0,%d}?(%s)`, r.before+1, fr.Regex))
+		if parsed, perr := syntax.Parse(fr.Regex, syntax.Perl); perr == nil {
+			r.required = requiredBytes(parsed, r.keywords)
+		}
 	}
 	return r, err
 }
@@ -271,77 +282,184 @@ func (rs *Rules) Find(text string) []Match {
 
 // finder searches texts with a rule set, reusing its buffers.
 type finder struct {
-	occs []occurrence // the keyword occurrences in the text
-	ats  []int        // where one rule's keywords occur
+	runs []ruleRun // per rule of the set, for the text being searched
 	// work counts, over every text, the keyword occurrences looked at and
 	// the bytes handed to the rules' regexes (tests check that it grows
 	// with the text, not with its square).
 	work int
 }
 
+// ruleRun is where the search of one rule in one text stands. The
+// windows around its keywords are counted, then searched, as the keywords
+// are found, in order: they are never all kept.
+type ruleRun struct {
+	ms   []Match // found in windows
+	used bool    // a keyword of the rule occurs
+	// all: search the whole text instead of windows (there are too many,
+	// or one grew too long).
+	all     bool
+	next    int // keywords before next are inside a match found whole
+	windows int // that may hold a match
+	budget  int // bytes the windows that grow may still take
+	req     reqScan
+}
+
+// occurrences says where the keywords of a text occur: anywhere in it, or
+// (a string of a line) where the line's search found them.
+type occurrences struct {
+	line       []byte    // nil: anywhere in the text
+	spans      []span    // of the keywords in line
+	start, end int       // the text is line[start:end] decoded…
+	offs       offsetMap // …with these escapes
+}
+
+// each calls visit(at, word) for every keyword occurrence in text (at its
+// offset in text, word its index in k), in order.
+func (o *occurrences) each(k *keywordSet, text []byte, visit func(at, word int)) {
+	if o.line == nil {
+		k.each(text, visit)
+		return
+	}
+	k.eachIn(o.line, o.spans, o.start, o.end, func(at, word int) {
+		visit(o.offs.dec(at-o.start), word)
+	})
+}
+
 // find appends the secrets of text to dst.
 func (f *finder) find(rs *Rules, text []byte, dst []Match) []Match {
-	f.occs = rs.keywords.occurrences(text, f.occs[:0], nil)
-	return f.findAt(rs, text, f.occs, dst)
+	return f.findAt(rs, text, &occurrences{}, dst)
 }
 
 // findAt appends the secrets of text to dst, sorted and merged, given
-// where the keywords occur in it (decoded offsets, in order): the matches
-// of every rule one of whose keywords occurs, or that has none.
-func (f *finder) findAt(rs *Rules, text []byte, occs []occurrence, dst []Match) []Match {
-	start := len(dst)
-	f.work += len(occs)
-	for _, r := range rs.rules {
-		f.ats = f.ats[:0]
-		for _, o := range occs {
-			if slices.Contains(r.kwIndex, o.word) {
-				f.ats = append(f.ats, o.at)
-			}
+// where the keywords occur in it: the matches of every rule one of whose
+// keywords occurs, or that has none. The occurrences are gone through
+// twice (each time found again, not kept): to count each rule's windows,
+// then to search them.
+func (f *finder) findAt(rs *Rules, text []byte, occs *occurrences, dst []Match) []Match {
+	f.reset(len(rs.rules), len(text))
+	occs.each(&rs.keywords, text, func(at, word int) {
+		f.work++
+		for _, i := range rs.byWord[word] {
+			f.count(rs.rules[i], &f.runs[i], text, at)
 		}
-		if len(f.ats) > 0 || len(r.kwIndex) == 0 {
-			dst = f.search(r, text, dst)
+	})
+	if f.plan(rs, len(text)) {
+		occs.each(&rs.keywords, text, func(at, word int) {
+			for _, i := range rs.byWord[word] {
+				f.window(rs.rules[i], &f.runs[i], text, at)
+			}
+		})
+	}
+	start := len(dst)
+	for i, r := range rs.rules {
+		switch run := &f.runs[i]; {
+		case len(r.kwIndex) == 0 || run.used && (r.window == 0 || run.all):
+			dst = f.searchAll(r, text, dst)
+		case run.used:
+			dst = append(dst, run.ms...)
 		}
 	}
 	return append(dst[:start], merge(dst[start:])...)
 }
 
-// search appends the matches of rule r in text to dst, given where its
-// keywords occur (f.ats). A rule with a window runs around each of them,
-// unless they are so many that the windows would cover the text more than
-// twice over: then, like a rule without a window, over the whole text once.
-// A match that reaches the end of a window the text goes on after may be
-// a longer secret cut short (a greedy run, a $ that matched at the cut):
-// it is looked for again in a window twice as long, until it ends inside
-// one, so that no tail of it is left; the keywords inside it are not
-// looked at again. Either way the work is linear in the text: a line made
-// of keywords costs no more than any other.
-func (f *finder) search(r *Rule, text []byte, dst []Match) []Match {
-	ats := f.ats
-	if r.window == 0 || len(ats) > 2*len(text)/(r.window+r.before+2)+1 {
-		return f.searchAll(r, text, dst)
+// reset readies the runs of n rules for a text of size bytes.
+func (f *finder) reset(n, size int) {
+	if len(f.runs) != n {
+		f.runs = make([]ruleRun, n)
 	}
-	slices.Sort(ats) // (several keywords: their occurrences interleave)
-	start, next, budget := len(dst), 0, 2*len(text)
-	for _, at := range ats {
-		if at < next {
-			continue // inside a match found whole past its window
-		}
-		// The match that starts near text[from] (within before+1 bytes).
-		from := max(0, at-r.before-1)
-		end := min(len(text), at+r.window+1)
-		m := f.anchored(r, text, from, end)
-		for m != nil && from+m[1] == end && end < len(text) {
-			end = min(len(text), from+2*(end-from))
-			if budget -= end - from; budget < 0 {
-				return f.searchAll(r, text, dst[:start])
-			}
-			if m = f.anchored(r, text, from, end); m != nil {
-				next = from + m[1]
-			}
-		}
-		dst = r.accept(text, from, m, r.group+1, dst)
+	for i := range f.runs {
+		f.runs[i] = ruleRun{ms: f.runs[i].ms[:0], budget: 2 * size}
 	}
-	return dst
+}
+
+// count counts the window of rule r around its keyword at text[at] (the
+// keywords come in order) if it may hold a match: a window that holds
+// none of the bytes every match of the rule holds (r.required) cannot.
+func (f *finder) count(r *Rule, run *ruleRun, text []byte, at int) {
+	run.used = true
+	if r.window == 0 {
+		return
+	}
+	if from, end := r.span(len(text), at); r.required == nil || run.req.holds(text, r.required, from, end) {
+		run.windows++
+	}
+}
+
+// span returns the window of rule r around a keyword at text[at], in a
+// text of size bytes: the match that starts near text[from] (within
+// before+1 bytes) and ends by end.
+func (r *Rule) span(size, at int) (from, end int) {
+	return max(0, at-r.before-1), min(size, at+r.window+1)
+}
+
+// plan decides, once the windows are counted, which rules search the
+// whole text: those whose windows would cover it more than twice over. It
+// reports whether a rule searches windows.
+func (f *finder) plan(rs *Rules, size int) (windowed bool) {
+	for i, r := range rs.rules {
+		run := &f.runs[i]
+		run.req = reqScan{}
+		run.all = run.windows > 2*size/(r.window+r.before+2)+1
+		windowed = windowed || run.used && r.window != 0 && !run.all
+	}
+	return windowed
+}
+
+// window searches the window of rule r around its keyword at text[at]
+// (the keywords come in order). A rule with a window runs around each of
+// them, unless they are so many that the windows would cover the text
+// more than twice over (plan): then, like a rule without a window, over
+// the whole text once. A window that cannot hold a match (count) is
+// skipped. A match that reaches the end of a window the text goes on
+// after may be a longer secret cut short (a greedy run, a $ that matched
+// at the cut): it is looked for again in a window twice as long, until it
+// ends inside one, so that no tail of it is left; the keywords inside it
+// are not looked at again. Either way the work is linear in the text: a
+// line made of keywords costs no more than any other.
+func (f *finder) window(r *Rule, run *ruleRun, text []byte, at int) {
+	if r.window == 0 || run.all || at < run.next {
+		return
+	}
+	from, end := r.span(len(text), at)
+	if r.required != nil && !run.req.holds(text, r.required, from, end) {
+		return
+	}
+	m := f.anchored(r, text, from, end)
+	for m != nil && from+m[1] == end && end < len(text) {
+		end = min(len(text), from+2*(end-from))
+		if run.budget -= end - from; run.budget < 0 {
+			run.all, run.ms = true, run.ms[:0]
+			return
+		}
+		if m = f.anchored(r, text, from, end); m != nil {
+			run.next = from + m[1]
+		}
+	}
+	run.ms = r.accept(text, from, m, r.group+1, run.ms)
+}
+
+// reqScan tells, for windows that move on through a text, whether one
+// holds a byte of a set, reading each byte once.
+type reqScan struct {
+	at    int  // found: text[at] is in the set; else no byte of the windows before at is
+	found bool // (and none between the first window and at)
+}
+
+// holds reports whether text[from:end] holds a byte of set, from and end
+// no less than in the call before.
+func (s *reqScan) holds(text []byte, set *byteSet, from, end int) bool {
+	if s.found && s.at >= from {
+		return s.at < end
+	}
+	i := max(s.at, from)
+	for ; i < end; i++ {
+		if set[text[i]] {
+			s.at, s.found = i, true
+			return true
+		}
+	}
+	s.at, s.found = i, false
+	return false
 }
 
 // anchored returns the submatches of rule r's anchored regex in

@@ -63,8 +63,8 @@ type lineScanner struct {
 	name    []byte // the decoded name of a member written with escapes
 	matches []Match
 	hits    []hit
-	occs    []occurrence // keyword occurrences in the line, in order
-	local   []occurrence // those of one string, at decoded offsets
+	spans   []span      // of the keyword occurrences in the line, in order
+	occs    occurrences // of the string being searched
 	// everyString: look at every string of the line, not only those
 	// holding a keyword occurrence (a rule without keywords, an escape
 	// that may spell or split a keyword).
@@ -75,10 +75,10 @@ type lineScanner struct {
 func (ls *lineScanner) scanLine(l *parse.Line) []hit {
 	ls.hits = ls.hits[:0]
 	raw := l.Raw
-	occs, keyed := ls.rules.keywords.positions(raw, ls.occs[:0], &ls.names)
-	ls.occs = occs
+	spans, keyed := ls.rules.keywords.positions(raw, ls.spans[:0], &ls.names)
+	ls.spans = spans
 	ls.everyString = ls.rules.always || hasASCIIEscape(raw) || ls.rules.keywords.escapable
-	if len(ls.occs) == 0 && !ls.everyString && !keyed {
+	if len(ls.spans) == 0 && !ls.everyString && !keyed {
 		return nil
 	}
 	l.Classify(&ls.class) // only the lines that may hold a secret
@@ -106,7 +106,7 @@ func (ls *lineScanner) scanObject(raw []byte, from, to int) error {
 	return ls.w.walk(obj, func(s, e int, escaped bool) {
 		key := ls.keyName(obj)
 		keyed := key != nil && ls.rules.secretKey(key) && e-s >= 8
-		in := ls.occursIn(from+s, from+e)
+		in := ls.spansIn(from+s, from+e)
 		if !keyed && !ls.everyString && len(in) == 0 {
 			return
 		}
@@ -120,11 +120,8 @@ func (ls *lineScanner) scanObject(raw []byte, from, to int) error {
 			ms = ls.finder.find(ls.rules, text, ls.matches[:0])
 		} else {
 			// The keywords are where the line's search found them.
-			ls.local = ls.local[:0]
-			for _, o := range in {
-				ls.local = append(ls.local, occurrence{offs.dec(o.at - from - s), o.word})
-			}
-			ms = ls.finder.findAt(ls.rules, text, ls.local, ls.matches[:0])
+			ls.occs = occurrences{line: raw, spans: in, start: from + s, end: from + e, offs: offs}
+			ms = ls.finder.findAt(ls.rules, text, &ls.occs, ls.matches[:0])
 		}
 		if keyed && ls.rules.keyedSecret(text) {
 			ms = merge(append(ms, Match{Kind: assignmentRule, Start: 0, End: len(text)}))
@@ -158,13 +155,12 @@ func (ls *lineScanner) redactName(name string) string {
 	return name
 }
 
-// occursIn returns the keyword occurrences that start in the line's bytes
-// [start,end).
-func (ls *lineScanner) occursIn(start, end int) []occurrence {
-	cmp := func(o occurrence, at int) int { return o.at - at }
-	i, _ := slices.BinarySearchFunc(ls.occs, start, cmp)
-	j, _ := slices.BinarySearchFunc(ls.occs, end, cmp)
-	return ls.occs[i:j]
+// spansIn returns the spans of keyword occurrences that meet the line's
+// bytes [start,end).
+func (ls *lineScanner) spansIn(start, end int) []span {
+	i, _ := slices.BinarySearchFunc(ls.spans, start, func(sp span, at int) int { return sp.to - at })
+	j, _ := slices.BinarySearchFunc(ls.spans, end, func(sp span, at int) int { return sp.from - at })
+	return ls.spans[i:max(i, j)]
 }
 
 // keyName returns the name of the member being visited, decoded, or nil

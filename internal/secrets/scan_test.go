@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -283,6 +284,45 @@ func TestDenseKeywordsCostLinearWork(t *testing.T) {
 			ws, wb := work(header+"\n"+shape(kw, small)+"\n"), work(header+"\n"+shape(kw, big)+"\n")
 			if ws > 4*small || wb > 4*big || wb > 12*ws {
 				t.Errorf("%q, %s: work %d for %d bytes, %d for %d: not linear", kw, name, ws, small, wb, big)
+			}
+		}
+	}
+}
+
+// A long line dense with keywords near which no secret can be (the
+// brief's 50 MB line of "token token …": no "=" or ":" follows any) costs
+// little work and little memory: no rule's regex runs over it, and the
+// keyword occurrences are not all kept at once. Work is counted and
+// memory measured (bytes allocated by scanning the line, which is read
+// first), not time, so a loaded machine cannot fail the test. Before,
+// the secret-assignment rule's regex ran over the whole text (work 1.2
+// per byte, 46 s for 50 MB) and the line's occurrences were kept in lists
+// of 16 bytes each (8 bytes allocated per byte of the line, 1 GB).
+func TestDenseKeywordsWithoutSecretsCostLittle(t *testing.T) {
+	rules := mustDefault(t)
+	const n = 1 << 20
+	shapes := map[string]func(kw string) string{
+		"one string": func(kw string) string { return userLine("u", strings.Repeat(kw, n/len(kw))) },
+		"text":       func(kw string) string { return strings.Repeat(kw, n/len(kw)) },
+		"strings": func(kw string) string {
+			return `{"type":"custom","id":"c","data":["` + strings.Repeat(kw+`","`, n/(len(kw)+3)) + `"]}`
+		},
+	}
+	for _, kw := range []string{"token ", "Password, ", "secret-", "API_KEY ", "-----BEGIN ", "eyJ", "credential; "} {
+		for name, shape := range shapes {
+			rd := parse.NewReader(strings.NewReader(header+"\n"+shape(kw)+"\n"), parse.DefaultLimits())
+			rd.DeferClassify()
+			rd.Next()
+			rd.Next()
+			l := rd.Line()
+			ls := &lineScanner{rules: rules}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			hits := len(ls.scanLine(l))
+			runtime.ReadMemStats(&after)
+			alloc := after.TotalAlloc - before.TotalAlloc
+			if hits != 0 || ls.finder.work > n/2 || alloc > n/8 {
+				t.Errorf("%q, %s: %d secrets, work %d, %d bytes allocated for a line of %d bytes", kw, name, hits, ls.finder.work, alloc, len(l.Raw))
 			}
 		}
 	}
