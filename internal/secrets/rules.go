@@ -515,8 +515,9 @@ func merge(ms []Match) []Match {
 // itself a secret when it looks like one: password, apiKey, access_token…
 var secretKeySuffixes = []string{"password", "passwd", "secret", "token", "apikey", "api_key", "api-key", "accesskey", "access_key", "privatekey", "private_key", "secretkey", "secret_key", "secret-key", "access-key", "private-key"}
 
-// secretKey reports whether a member named key (as written, in any case)
-// may hold a secret as its whole value: password, apiKey, access_token…
+// secretKey reports whether a member named key (its name decoded, escapes
+// and all: "api\u004bey" is apiKey; in any case) may hold a secret as its
+// whole value: password, apiKey, access_token…
 func (rs *Rules) secretKey(key []byte) bool {
 	return rs.assign != nil && slices.ContainsFunc(secretKeySuffixes, func(s string) bool {
 		return len(key) >= len(s) && hasPrefixFold(key[len(key)-len(s):], s)
