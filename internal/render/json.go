@@ -114,7 +114,7 @@ func (j *jsonWriter) openEntry(s *project.Session, rd *project.RecordReader, e *
 	}
 	j.open('{')
 	j.key("id")
-	j.str(e.ID())
+	j.optStr(e.ID()) // null without a string id, as parentId
 	j.key("type")
 	j.str(e.Type())
 	j.key("parentId")
@@ -171,7 +171,7 @@ func (j *jsonWriter) leafID(leaf *project.Entry) {
 		j.raw([]byte("null"))
 		return
 	}
-	j.str(leaf.ID())
+	j.optStr(leaf.ID()) // null when it has no string id: --leaf could not name it
 }
 
 // TreeJSON writes `pisess tree --format json`:
@@ -324,7 +324,7 @@ func ContextJSON(w io.Writer, c *project.Context) error {
 	j.key("entryIds")
 	j.open('[')
 	for _, e := range c.Sources {
-		j.str(e.ID())
+		j.optStr(e.ID())
 	}
 	j.close(']')
 	j.key("estimatedTokens")

@@ -109,3 +109,48 @@ func TestSummaryRealCorpus(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONEntryWithoutStringID: an entry whose id is not a string (a
+// schema error validate reports) has no id the views can name, as a
+// parentId that is not a string has none: its id, the leaf when it is the
+// leaf, and its place in entryIds are null, never a "" that --leaf cannot
+// name. pi walks its path as ours (its parentId is a string).
+func TestJSONEntryWithoutStringID(t *testing.T) {
+	s := load(t,
+		msgLine("a1", "", 1, user("hi")),
+		strings.Replace(msgLine("x", "a1", 2, user("numeric id")), `"id":"x"`, `"id":42`, 1),
+	)
+	leaf := s.DefaultLeaf()
+	path, err := s.Path(leaf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.Context(leaf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tree, pj, cj bytes.Buffer
+	if err := TreeJSON(&tree, s, leaf); err != nil {
+		t.Fatal(err)
+	}
+	if err := PathJSON(&pj, s, leaf, path); err != nil {
+		t.Fatal(err)
+	}
+	if err := ContextJSON(&cj, c); err != nil {
+		t.Fatal(err)
+	}
+	for name, doc := range map[string]string{"tree": tree.String(), "path": pj.String(), "context": cj.String()} {
+		if !strings.HasPrefix(doc, `{"leaf":null,`) {
+			t.Errorf("%s: leaf is not null: %s", name, doc)
+		}
+		if strings.Contains(doc, `""`) {
+			t.Errorf("%s: an empty id: %s", name, doc)
+		}
+	}
+	if want := `{"id":null,"type":"message","parentId":"a1"`; !strings.Contains(pj.String(), want) {
+		t.Errorf("path: no %s in %s", want, pj.String())
+	}
+	if want := `"entryIds":["a1",null]`; !strings.Contains(cj.String(), want) {
+		t.Errorf("context: no %s in %s", want, cj.String())
+	}
+}
