@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -46,8 +47,10 @@ type RepairResult struct {
 //   - a UTF-8 byte order mark before line 1 is removed;
 //   - a missing final newline is added;
 //   - a line of concatenated complete objects becomes one line per object
-//     (whitespace between the objects is dropped);
-//   - with ZeroTail, a run of NUL bytes after the last newline is cut.
+//     (whitespace between the objects is dropped); on the last line, a torn
+//     object after them is dropped;
+//   - with ZeroTail, a run of NUL bytes at the end of the file is cut, and
+//     a torn object before it on the last line.
 //
 // Every line kept is copied byte for byte with its own terminator (CRLF
 // stays CRLF). A terminator Repair adds is the one of the line it completes
@@ -82,7 +85,7 @@ func Repair(in io.Reader, out io.Writer, opts RepairOptions) (RepairResult, erro
 		if fix != nil {
 			res.Fixes = append(res.Fixes, *fix)
 		}
-		if l.Class == parse.Object || l.Class == parse.Concatenated {
+		if l.Class == parse.Object || l.Class == parse.Concatenated || l.Code == finding.ZeroFill {
 			objects += len(l.Objects)
 		}
 		prevCRLF = l.CRLF
@@ -121,18 +124,59 @@ func repairLine(w *bufio.Writer, l *parse.Line, prevCRLF bool, opts RepairOption
 	case parse.TornLine:
 		return &Fix{l.Num, finding.TornLine, plural(len(l.Raw), "removed the torn line (%d byte%s and its newline)")}, nil
 	case parse.Concatenated:
-		for k := range l.Objects {
-			res.LinesOut++
-			if err := writeRaw(w, l.Object(k), term); err != nil {
-				return nil, err
-			}
+		if err := writeObjects(w, l, term, res); err != nil {
+			return nil, err
+		}
+		if l.Verdict.Offset > 0 { // a torn object after the complete ones, at the end
+			return &Fix{l.Num, finding.ConcatenatedObjects, fmt.Sprintf("%s, and dropped the torn object after %s (%d bytes)",
+				plural(len(l.Objects), "kept %d complete object%s, one per line"), them(len(l.Objects)), len(l.Raw)-l.Verdict.Offset)}, nil
 		}
 		return &Fix{l.Num, finding.ConcatenatedObjects, plural(len(l.Objects), "split the line into %d line%s, one per object")}, nil
 	}
 	if l.Code == finding.ZeroFill && opts.ZeroTail {
+		if l.Verdict.Offset > 0 { // complete objects or a torn one before the NULs
+			return zeroTailFix(w, l, term, res)
+		}
 		return &Fix{l.Num, finding.ZeroFill, plural(int(l.Size), "cut the trailing run of %d NUL byte%s")}, nil
 	}
 	return nil, lineRefusal(l)
+}
+
+// writeObjects writes each complete object of line l on a line of its own.
+func writeObjects(w *bufio.Writer, l *parse.Line, term string, res *RepairResult) error {
+	for k := range l.Objects {
+		res.LinesOut++
+		if err := writeRaw(w, l.Object(k), term); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// zeroTailFix repairs a last line that ends in NULs after complete objects
+// (kept, one per line) or a torn one (dropped).
+func zeroTailFix(w *bufio.Writer, l *parse.Line, term string, res *RepairResult) (*Fix, error) {
+	if err := writeObjects(w, l, term, res); err != nil {
+		return nil, err
+	}
+	msg := plural(len(l.Raw)-l.Verdict.Offset, "cut the trailing run of %d NUL byte%s")
+	kept := 0
+	if k := len(l.Objects); k > 0 {
+		kept = l.Objects[k-1][1]
+		msg += plural(k, ", kept %d complete object%s before it")
+	}
+	if torn := len(bytes.TrimSpace(l.Raw[kept:l.Verdict.Offset])); torn > 0 {
+		msg += plural(torn, ", dropped the torn object before it (%d byte%s)")
+	}
+	return &Fix{l.Num, finding.ZeroFill, msg}, nil
+}
+
+// them words "it" or "them" for k objects.
+func them(k int) string {
+	if k == 1 {
+		return "it"
+	}
+	return "them"
 }
 
 // terminator is the line terminator Repair writes after (part of) line l:

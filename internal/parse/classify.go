@@ -35,8 +35,8 @@ func (c Class) String() string {
 type Verdict struct {
 	Class   Class
 	Code    finding.Code // for Corrupt (and the warning classes): the finding code
-	Offset  int          // for Corrupt: byte offset in the line of the first bad byte
-	Objects [][2]int     // for Object and Concatenated: [start,end) of each object
+	Offset  int          // for Corrupt: byte offset in the line of the first bad byte (zero_fill: of the run of NULs); for Concatenated: of a torn object after the complete ones, else 0
+	Objects [][2]int     // for Object and Concatenated (and zero_fill): [start,end) of each complete object
 }
 
 // Classifier classifies lines. The zero value is ready to use; it keeps a
@@ -50,7 +50,36 @@ type Classifier struct {
 // may be a partial tail. The same viable prefix with a newline after it is
 // a torn line: pi 1.6.0 ends a torn last line with "\n" when it loads the
 // file and appends its new entries after it.
+//
+// Two more leftovers of a crash are told apart at the end of the file only:
+// complete objects followed by a torn one (Concatenated, Offset where the
+// torn one starts), and a torn object followed by a run of NULs (zero_fill,
+// Offset where the NULs start).
 func (c *Classifier) Classify(line []byte, atEOF bool) Verdict {
+	v := c.classify(line, atEOF)
+	if atEOF && v.Class == Corrupt && v.Code != finding.ZeroFill {
+		if z, ok := c.zeroTail(line); ok {
+			return z
+		}
+	}
+	return v
+}
+
+// zeroTail classifies a last line that ends in a run of NULs as zero_fill
+// when what comes before the run is a torn object.
+func (c *Classifier) zeroTail(line []byte) (Verdict, bool) {
+	n := len(bytes.TrimRight(line, "\x00"))
+	if n == len(line) {
+		return Verdict{}, false
+	}
+	switch v := c.classify(line[:n], true); v.Class {
+	case PartialTail:
+		return Verdict{Class: Corrupt, Code: finding.ZeroFill, Offset: n, Objects: v.Objects}, true
+	}
+	return Verdict{}, false
+}
+
+func (c *Classifier) classify(line []byte, atEOF bool) Verdict {
 	start := skipSpace(line, 0)
 	if start == len(line) || (line[start] != '{' && jsBlank(line[start:])) {
 		return Verdict{Class: Blank, Code: finding.BlankLine}
@@ -75,7 +104,7 @@ func (c *Classifier) Classify(line []byte, atEOF bool) Verdict {
 		return Verdict{Class: Corrupt, Code: finding.NotObject, Offset: start}
 	}
 	objects := [][2]int{{start, end}}
-	return c.classifyRest(line, objects)
+	return c.classifyRest(line, objects, atEOF)
 }
 
 // classifyIncomplete decides between a torn write (a partial tail at the
@@ -98,11 +127,16 @@ func (c *Classifier) classifyIncomplete(line []byte, start int, atEOF bool, wher
 }
 
 // classifyRest looks at what follows the first object: nothing, more
-// complete objects (a lost newline), or trailing data.
-func (c *Classifier) classifyRest(line []byte, objects [][2]int) Verdict {
+// complete objects (a lost newline), at the end of the file a torn object
+// after them (a lost newline, then a torn write), or trailing data.
+func (c *Classifier) classifyRest(line []byte, objects [][2]int, atEOF bool) Verdict {
 	i := skipSpace(line, objects[0][1])
 	for i < len(line) {
-		end, out, _ := c.sc.value(line, i)
+		end, out, where := c.sc.value(line, i)
+		if atEOF && out == incomplete && line[i] == '{' &&
+			c.classifyIncomplete(line[i:], 0, true, where).Class == PartialTail {
+			return Verdict{Class: Concatenated, Code: finding.ConcatenatedObjects, Offset: i, Objects: objects}
+		}
 		if out != complete || line[i] != '{' {
 			return Verdict{Class: Corrupt, Code: finding.TrailingData, Offset: i}
 		}

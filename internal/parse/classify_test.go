@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -33,6 +34,28 @@ func TestDeepNestingDoesNotRecurse(t *testing.T) {
 	full := `{"a":` + deep + strings.Repeat("]", 100000) + `}`
 	if got := c.Classify([]byte(full), false); got.Class != Object {
 		t.Errorf("deep complete object = %s/%s, want object", got.Class, got.Code)
+	}
+}
+
+// TestCrashTailSpans: a crash's leftover at the end of the file says
+// where the complete objects are and where the leftover starts.
+func TestCrashTailSpans(t *testing.T) {
+	var c Classifier
+	tests := []struct {
+		line    string
+		objects [][2]int
+		offset  int
+	}{
+		{`{"a":1}{"b":`, [][2]int{{0, 7}}, 7},
+		{`{"a":1} {"b":2} {"c`, [][2]int{{0, 7}, {8, 15}}, 16},
+		{"{\"a\":\"x\x00", nil, 7},
+		{"\x00\x00", nil, 0},
+	}
+	for _, tt := range tests {
+		got := c.Classify([]byte(tt.line), true)
+		if fmt.Sprint(got.Objects) != fmt.Sprint(tt.objects) || got.Offset != tt.offset {
+			t.Errorf("Classify(%q) = %+v, want objects %v, offset %d", tt.line, got, tt.objects, tt.offset)
+		}
 	}
 }
 

@@ -93,6 +93,11 @@ func (l *Line) Finding() (finding.Finding, bool) {
 		return finding.Warnf(finding.TornLine, l.Num,
 			"torn line (%d bytes): an incomplete object from an interrupted write, with a newline after it (pi 1.6.0 adds one when it resumes a torn session, and appends after it); pi skips the line; `pisess repair` removes it", len(l.Raw)), true
 	case Concatenated:
+		if l.Verdict.Offset > 0 {
+			return finding.Errorf(finding.ConcatenatedObjects, l.Num,
+				"the last line is %s followed by a torn one (%d bytes, no newline): a lost newline, then an interrupted write; pi 1.6.0 skips the whole line, the complete %s with it; `pisess repair` keeps %s and drops the torn rest",
+				objectCount(len(l.Objects)), len(l.Raw)-l.Verdict.Offset, plural(len(l.Objects), "entry", "entries"), plural(len(l.Objects), "it", "them")), true
+		}
 		return finding.Errorf(finding.ConcatenatedObjects, l.Num,
 			"%d complete objects on one line (a lost newline); `pisess repair` splits them", len(l.Objects)), true
 	}
@@ -113,11 +118,50 @@ func (l *Line) corruptMessage() string {
 	case finding.NotObject:
 		return "valid JSON but not an object"
 	case finding.ZeroFill:
+		if l.Verdict.Offset > 0 {
+			return l.zeroTailMessage()
+		}
 		return fmt.Sprintf("the file ends in %d NUL bytes after its last line (a crash after the file grew); `pisess repair --zero-tail` cuts them", l.Size)
 	case finding.LineTooLong:
 		return fmt.Sprintf("line of %d bytes or more exceeds the limit (--max-line-bytes)", l.Size)
 	}
 	return string(l.Code)
+}
+
+// zeroTailMessage words a last line that ends in NULs after complete
+// objects or a torn one.
+func (l *Line) zeroTailMessage() string {
+	nuls, k, last := len(l.Raw)-l.Verdict.Offset, len(l.Objects), 0
+	if k > 0 {
+		last = l.Objects[k-1][1]
+	}
+	torn := len(bytes.TrimSpace(l.Raw[last:l.Verdict.Offset])) > 0
+	var before, fix string
+	switch {
+	case k == 0:
+		before, fix = "a torn object", "cuts them and the torn object"
+	case torn:
+		before, fix = objectCount(k)+" and a torn one", "cuts them and the torn object, keeping the complete "+plural(k, "one", "ones")
+	default:
+		before, fix = objectCount(k)+" without a newline", "cuts them, keeping the complete "+plural(k, "object", "objects")
+	}
+	return fmt.Sprintf("the last line is %s, then %d NUL bytes (a crash after the file grew); pi 1.6.0 skips the whole line; `pisess repair --zero-tail` %s", before, nuls, fix)
+}
+
+// objectCount words k complete objects.
+func objectCount(k int) string {
+	if k == 1 {
+		return "a complete object"
+	}
+	return fmt.Sprintf("%d complete objects", k)
+}
+
+// plural picks the singular or plural word for a count.
+func plural(k int, one, many string) string {
+	if k == 1 {
+		return one
+	}
+	return many
 }
 
 // excerpt quotes a few bytes of b around offset off, safe for a terminal.
