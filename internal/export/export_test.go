@@ -1,10 +1,13 @@
 package export
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -607,5 +610,27 @@ func TestLargeMarkdownIsPreformatted(t *testing.T) {
 	under := table[:strings.LastIndex(table[:maxMarkdown], "\n")+1]
 	if got := renderMarkdown(newMarkdown(), under); !strings.HasPrefix(got, "<table>") {
 		t.Errorf("a table of %d bytes is not rendered as a table: %.100q", len(under), got)
+	}
+}
+
+// A message shown as preformatted text is escaped and written in pieces:
+// a 60 MB message is not copied whole again (escaped, then in a <pre>).
+func TestPreformattedIsWrittenInPieces(t *testing.T) {
+	text := strings.Repeat("a <b> & \"c\" 'd'\n", 1<<18) // 4 MiB, every line escaped
+	var page bytes.Buffer
+	w := bufio.NewWriterSize(&page, 64<<10)
+	writeMarkdown(w, newMarkdown(), text)
+	w.Flush()
+	if want := "<pre>" + escape(text) + "</pre>"; page.String() != want {
+		t.Fatalf("written as %.100q, want it preformatted", page.String())
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	w = bufio.NewWriterSize(io.Discard, 64<<10)
+	writeMarkdown(w, newMarkdown(), text)
+	w.Flush()
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Errorf("writing a %d-byte message allocated %d bytes, want under 1 MiB", len(text), n)
 	}
 }

@@ -39,7 +39,7 @@ func (p *page) text(s string) { p.w.WriteString(escape(p.clean(s))) }
 // markdown writes message text rendered from Markdown.
 func (p *page) markdown(s string) {
 	p.w.WriteString(`<div class="md">`)
-	p.w.WriteString(renderMarkdown(p.md, p.clean(s)))
+	writeMarkdown(p.w, p.md, p.clean(s))
 	p.w.WriteString(`</div>`)
 }
 

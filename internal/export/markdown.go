@@ -1,6 +1,7 @@
 package export
 
 import (
+	"bufio"
 	"bytes"
 	"strings"
 
@@ -75,29 +76,65 @@ func (s shallow) Open(parent ast.Node, reader text.Reader, pc parser.Context) (a
 // The longest in the real corpus is 32 KB.
 const maxMarkdown = 256 << 10
 
-// renderMarkdown renders message text as HTML; text over maxMarkdown
-// bytes, text whose Markdown would cost more than its budget (see
-// markdownCost), or on a renderer failure (none is known), is shown escaped
-// in a <pre>.
+// renderMarkdown is message text rendered as HTML by writeMarkdown.
 func renderMarkdown(md goldmark.Markdown, src string) string {
-	if len(src) > maxMarkdown || markdownCost(src) > markdownBudget(src) {
-		return preformatted(src)
-	}
 	var b bytes.Buffer
-	if err := md.Convert([]byte(src), &b); err != nil {
-		return preformatted(src)
-	}
+	w := bufio.NewWriter(&b)
+	writeMarkdown(w, md, src)
+	w.Flush()
 	return b.String()
 }
 
-// preformatted is text escaped in a <pre>; a leading newline is doubled,
-// as an HTML parser drops the first one.
-func preformatted(src string) string {
-	t := escape(src)
-	if strings.HasPrefix(t, "\n") {
-		return "<pre>\n" + t + "</pre>"
+// writeMarkdown writes message text rendered as HTML; text over
+// maxMarkdown bytes, text whose Markdown would cost more than its budget
+// (see markdownCost), or on a renderer failure (none is known), is written
+// escaped in a <pre>.
+func writeMarkdown(w *bufio.Writer, md goldmark.Markdown, src string) {
+	if len(src) > maxMarkdown || markdownCost(src) > markdownBudget(src) {
+		writePre(w, src)
+		return
 	}
-	return "<pre>" + t + "</pre>"
+	var b bytes.Buffer
+	if err := md.Convert([]byte(src), &b); err != nil {
+		writePre(w, src)
+		return
+	}
+	w.Write(b.Bytes())
+}
+
+// writePre writes text escaped in a <pre> as escape does, without a copy of
+// it (a message may be many megabytes); a leading newline is doubled, as an
+// HTML parser drops the first one.
+func writePre(w *bufio.Writer, src string) {
+	src = visible(src)
+	if strings.HasPrefix(src, "\n") {
+		w.WriteString("<pre>\n")
+	} else {
+		w.WriteString("<pre>")
+	}
+	last := 0
+	for i := 0; i < len(src); i++ {
+		var entity string
+		switch src[i] { // html.EscapeString's five
+		case '<':
+			entity = "&lt;"
+		case '>':
+			entity = "&gt;"
+		case '&':
+			entity = "&amp;"
+		case '\'':
+			entity = "&#39;"
+		case '"':
+			entity = "&#34;"
+		default:
+			continue
+		}
+		w.WriteString(src[last:i])
+		w.WriteString(entity)
+		last = i + 1
+	}
+	w.WriteString(src[last:])
+	w.WriteString("</pre>")
 }
 
 // markdownBudget is how much work (as markdownCost counts it) goldmark may
