@@ -274,7 +274,9 @@ func (tw *textWriter) messageLines(c *project.Context, msgs []messageView) {
 	}
 	kinds := make([]string, len(msgs))
 	numW, kindW, charW, tokW := len(strconv.Itoa(len(msgs)-1)), len(colKind), len(colChars), len(colTokens)
+	idW := idColumns // wider only for an id wide once escaped or drawn
 	for i, m := range msgs {
+		idW = max(idW, tw.width(shortID(c.Sources[i].ID())))
 		kinds[i] = cut(Safe(m.kind()), maxKind)
 		kindW = max(kindW, tw.width(kinds[i]))
 		charW = max(charW, len(Count(int64(m.chars))))
@@ -282,7 +284,7 @@ func (tw *textWriter) messageLines(c *project.Context, msgs []messageView) {
 	}
 	pad := func(s string, n int) string { return s + blanks(n-tw.width(s)) }
 	lpad := func(s string, n int) string { return blanks(n-tw.width(s)) + s }
-	tw.line(cell{text: fmt.Sprintf("%s  %s  %s  %s  %s  %s", lpad(colIndex, numW), pad(colKind, kindW), pad(colEntry, idColumns),
+	tw.line(cell{text: fmt.Sprintf("%s  %s  %s  %s  %s  %s", lpad(colIndex, numW), pad(colKind, kindW), pad(colEntry, idW),
 		lpad(colChars, charW), lpad(colTokens, tokW), colText), paint: Style.Dim})
 	sections := sectionsOf(c)
 	omitted := omissions(c, edits)
@@ -304,7 +306,7 @@ func (tw *textWriter) messageLines(c *project.Context, msgs []messageView) {
 		cells := []cell{
 			{text: lpad(strconv.Itoa(i), numW) + "  ", paint: Style.Dim},
 			{text: pad(kinds[i], kindW), paint: m.kindPaint()}, {text: "  "},
-			{text: pad(shortID(src.ID()), idColumns), paint: Style.Accent}, {text: "  "},
+			{text: pad(shortID(src.ID()), idW), paint: Style.Accent}, {text: "  "},
 			{text: lpad(Count(int64(m.chars)), charW) + "  " + lpad(Count(int64(m.tokens)), tokW), paint: Style.Dim}, {text: "  "},
 			{text: Safe(join(m.detail, ": ", m.text)), flex: true},
 		}

@@ -211,3 +211,22 @@ func TestContextJSONIsByteFaithful(t *testing.T) {
 		}
 	}
 }
+
+// TestContextIDColumn: an id wider than eight columns once escaped or
+// drawn (wide characters, control characters) widens the entry column,
+// so the columns after it stay aligned.
+func TestContextIDColumn(t *testing.T) {
+	s := load(t,
+		msgLine("a1", "", 1, user("one")),
+		msgLine("漢字漢字漢字", "a1", 2, user("two")),
+		strings.Replace(msgLine("c", "漢字漢字漢字", 3, user("three")), `"id":"c"`, `"id":"c\u0001\u0002"`, 1),
+	)
+	got := renderContext(t, s, "c\x01\x02", ViewOptions{Quiet: true})
+	want := "#  message  entry         chars  ~tokens  text\n" +
+		"0  user     a1                3        1  one\n" +
+		"1  user     漢字漢字漢字      3        1  two\n" +
+		"2  user     c\\x01\\x02         5        2  three\n"
+	if !strings.HasSuffix(got, want) {
+		t.Errorf("got\n%s\nwant it to end\n%s", got, want)
+	}
+}
