@@ -970,3 +970,135 @@ func TestCwdPiCannotRead(t *testing.T) {
 		}
 	}
 }
+
+// TestForkDryRunWritesNothing: a dry run checks the new session without
+// writing it anywhere, not even to the system's temp directory (here one
+// that does not exist, where creating a file fails).
+func TestForkDryRunWritesNothing(t *testing.T) {
+	for _, tt := range []struct{ file, leaf string }{
+		{"valid/v3-branched.jsonl", "60e9216a"},
+		{"valid/v3-branched.jsonl", "84590f75"},
+		{"valid/v3-everything.jsonl", ""},
+		{"valid/v3-compacted.jsonl", ""},
+	} {
+		t.Run(tt.file+"@"+tt.leaf, func(t *testing.T) {
+			path, orig := copyFile(t, tt.file)
+			t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "none"))
+			opts := options(t)
+			opts.Leaf, opts.DryRun = tt.leaf, true
+			if tt.leaf == "" {
+				src, err := project.LoadFile(path, parse.DefaultLimits())
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts.Leaf = src.DefaultLeaf().ID()
+			}
+			rep, err := ForkFile(migrate.OS(), path, opts)
+			if err != nil || rep.Action != "would-fork" {
+				t.Fatalf("%+v %v", rep, err)
+			}
+			if got, _ := os.ReadFile(path); !bytes.Equal(got, orig) {
+				t.Error("the source changed")
+			}
+			if left, _ := os.ReadDir(filepath.Dir(path)); len(left) != 1 {
+				t.Errorf("the directory holds %v", left)
+			}
+		})
+	}
+}
+
+// TestForkMigratedCopyInterrupted: the version-3 copy of a version-1 or 2
+// source, which fork reads from a temporary file, is recorded in
+// Options.Temps, so a run stopped by a signal does not leave it behind.
+func TestForkMigratedCopyInterrupted(t *testing.T) {
+	path, _ := copyFile(t, "valid/v1-linear.jsonl")
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	opts := options(t)
+	src, err := project.LoadFile(path, parse.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Leaf, opts.DryRun = src.DefaultLeaf().ID(), true
+	opts.Temps = &migrate.Temps{}
+	opts.Temps.RemoveAll(migrate.OS()) // the signal came first
+	if rep, err := ForkFile(migrate.OS(), path, opts); err == nil {
+		t.Errorf("an interrupted run succeeded: %+v", rep)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
+// TestForkStandInAgreesWithTheFile: the dry run's stand-in of a fork
+// (dryRunCheck) has the dialect and the context of the fork file the run
+// writes, for every leaf of the corpus's valid and omp files and of the
+// real sessions.
+func TestForkStandInAgreesWithTheFile(t *testing.T) {
+	var files []string
+	for _, pattern := range []string{corpus + "/valid/*.jsonl", corpus + "/omp/*.jsonl", "../../../shared/corpus/real/*.jsonl"} {
+		found, _ := filepath.Glob(pattern)
+		files = append(files, found...)
+	}
+	n := 0
+	for _, src := range files {
+		s, err := project.Open(src, parse.DefaultLimits())
+		if err != nil || s.Header.Version < project.CurrentVersion {
+			continue
+		}
+		for _, leaf := range s.Leaves() {
+			if leaf.ID() == "" {
+				continue
+			}
+			plan, err := Fork(s, leaf, "/src.jsonl", "019c0000-0000-7000-8000-00000000000f", now, nil)
+			if err != nil {
+				continue
+			}
+			path := filepath.Join(t.TempDir(), "fork.jsonl")
+			f, _ := os.Create(path)
+			if err := errors.Join(plan.write(f, nil), f.Close()); err != nil {
+				t.Fatal(err)
+			}
+			fork, err := project.Open(path, parse.DefaultLimits())
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, err := s.Context(leaf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			whole := map[*project.Entry]bool{}
+			for _, e := range ctx.Entries {
+				whole[e] = true
+			}
+			var buf bytes.Buffer
+			if err := plan.write(&buf, whole); err != nil {
+				t.Fatal(err)
+			}
+			start := &prefixWriter{max: parse.SniffBytes}
+			if err := plan.write(start, nil); err != nil && err != errPrefixFull {
+				t.Fatal(err)
+			}
+			stand, err := project.Load(&buf, parse.DefaultLimits())
+			if err != nil {
+				t.Fatal(err)
+			}
+			stand.Dialect = parse.SniffDialect(start.b)
+			if stand.Dialect != fork.Dialect {
+				t.Errorf("%s@%s: dialect %s, the file's %s", src, leaf.ID(), stand.Dialect, fork.Dialect)
+			}
+			a := contextOf(t, fork, fork.Lookup)(fork.DefaultLeaf().ID())
+			b := contextOf(t, stand, stand.Lookup)(stand.DefaultLeaf().ID())
+			if a != b {
+				t.Errorf("%s@%s: the stand-in's context differs from the file's:\n%s\n%s", src, leaf.ID(), b, a)
+			}
+			fork.Close()
+			n++
+		}
+		s.Close()
+	}
+	if n < 20 {
+		t.Errorf("only %d forks compared", n)
+	}
+	t.Logf("%d forks compared", n)
+}

@@ -94,12 +94,19 @@ func Fork(s *project.Session, leaf *project.Entry, source, id string, now time.T
 }
 
 // write writes the new session to w, reading the path's entries back from
-// the source one at a time.
-func (p *ForkPlan) write(w io.Writer) error {
+// the source one at a time. With whole set, an entry of the path not in it
+// is written cut down to what the index keeps of it (forkStub): the dry
+// run's stand-in. A failing w stops it.
+func (p *ForkPlan) write(w io.Writer, whole map[*project.Entry]bool) error {
 	bw := bufio.NewWriter(w)
+	var werr error
 	line := func(b []byte) {
-		bw.Write(b)
-		bw.WriteByte('\n')
+		if werr == nil {
+			_, werr = bw.Write(b)
+		}
+		if werr == nil {
+			werr = bw.WriteByte('\n')
+		}
 	}
 	line(p.header)
 	replacement := map[string]string{} // label id -> the next entry kept
@@ -107,6 +114,9 @@ func (p *ForkPlan) write(w io.Writer) error {
 	parent := json.RawMessage("null")
 	rd := p.s.Records()
 	for _, e := range p.path {
+		if werr != nil {
+			return werr
+		}
 		if e.Type() == "label" {
 			pending = append(pending, e.ID())
 			continue
@@ -115,6 +125,11 @@ func (p *ForkPlan) write(w io.Writer) error {
 			replacement[l] = e.ID()
 		}
 		pending = pending[:0]
+		if whole != nil && !whole[e] {
+			line(forkStub(e, parent))
+			parent = jsonString(e.ID())
+			continue
+		}
 		r, err := rd.Read(e)
 		if err != nil {
 			return &migrate.Error{Code: migrate.ReadFailed, Err: err}
@@ -142,7 +157,25 @@ func (p *ForkPlan) write(w io.Writer) error {
 		line(w.bytes())
 		parent = jsonString(lid)
 	}
+	if werr != nil {
+		return werr
+	}
 	return bw.Flush()
+}
+
+// forkStub is an entry of the fork cut down to what the index keeps of it,
+// its parentId the fork's.
+func forkStub(e *project.Entry, parent json.RawMessage) []byte {
+	var w objectWriter
+	w.str("type", e.Type())
+	w.str("id", e.ID())
+	w.raw("parentId", parent)
+	if e.Type() == "message" {
+		var m objectWriter
+		m.str("role", e.Role())
+		w.raw("message", m.bytes())
+	}
+	return w.bytes()
 }
 
 // label is one resolved label: its target, value and the timestamp of the
@@ -262,7 +295,7 @@ func ForkFile(fsys migrate.FS, source string, opts Options) (r Report, err error
 		return r, err
 	}
 	defer f.Close()
-	in, name, done, err := atVersion3(f, source, opts.Validate.Limits)
+	in, name, done, err := atVersion3(f, source, opts.Validate.Limits, opts.Temps)
 	if err != nil {
 		return r, err
 	}
@@ -279,13 +312,13 @@ func ForkFile(fsys migrate.FS, source string, opts Options) (r Report, err error
 	r.Leaf, r.Session, r.Entries = plan.Leaf, plan.SessionID, plan.Entries
 	r.Output = cmp.Or(opts.Output, filepath.Join(filepath.Dir(abs), plan.Name))
 	write := func(w io.Writer, name string) error {
-		if err := plan.write(w); err != nil {
+		if err := plan.write(w, nil); err != nil {
 			return err
 		}
 		return checkFailed(sameContext(l, name, opts.Validate.Limits))
 	}
 	if opts.DryRun {
-		err = dryRunFile(write)
+		err = dryRunCheck(plan, l, opts.Validate.Limits)
 	} else {
 		err = createFile(fsys, r.Output, perm, opts.Temps, write)
 	}
@@ -326,9 +359,11 @@ func openRegular(fsys migrate.FS, path string) (migrate.File, os.FileMode, error
 }
 
 // atVersion3 returns the source of a fork as pi reads it, and its name: a
-// version-1 or 2 file migrated into a temporary file (done removes it),
-// any other as it is (load reports what is wrong with it).
-func atVersion3(f migrate.File, name string, limits parse.Limits) (io.ReadSeeker, string, func(), error) {
+// version-1 or 2 file migrated into a temporary file of the system's (the
+// index reads entries back from a file; done removes it; it is recorded in
+// temps meanwhile), any other as it is (load reports what is wrong with
+// it).
+func atVersion3(f migrate.File, name string, limits parse.Limits, temps *migrate.Temps) (io.ReadSeeker, string, func(), error) {
 	v, err := migrate.PeekVersion(f, limits)
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, "", nil, &migrate.Error{Code: migrate.ReadFailed, Err: err}
@@ -336,10 +371,15 @@ func atVersion3(f migrate.File, name string, limits parse.Limits) (io.ReadSeeker
 	if err != nil || v >= project.CurrentVersion {
 		return f, name, func() {}, nil
 	}
-	tmp, done, err := tempFile()
+	tmp, err := os.CreateTemp("", "pisess-fork-*.jsonl")
 	if err != nil {
-		return nil, "", nil, err
+		return nil, "", nil, &migrate.Error{Code: migrate.CreateFailed, Err: err}
 	}
+	if err := temps.Add(migrate.OS(), tmp.Name()); err != nil { // interrupted: Add removed it
+		tmp.Close()
+		return nil, "", nil, &migrate.Error{Code: migrate.CreateFailed, Err: err}
+	}
+	done := func() { tmp.Close(); os.Remove(tmp.Name()); temps.Done(tmp.Name()) }
 	if _, err = migrate.Migrate(f, tmp, limits); err == nil {
 		_, err = tmp.Seek(0, io.SeekStart)
 	}
@@ -362,16 +402,89 @@ func sameContext(l *loaded, name string, limits parse.Limits) error {
 		return err
 	}
 	defer s.Close()
+	return sameMessages(want, s)
+}
+
+// sameMessages checks that the context of s at its last entry has the
+// messages of want.
+func sameMessages(want *project.Context, s *project.Session) error {
 	got, err := s.Context(s.DefaultLeaf())
 	if err != nil {
 		return err
 	}
-	a, _ := json.Marshal(want.Messages)
-	b, _ := json.Marshal(got.Messages)
-	if !bytes.Equal(a, b) {
+	differs := len(got.Messages) != len(want.Messages)
+	for i := 0; !differs && i < len(got.Messages); i++ {
+		differs = !sameJSON(want.Messages[i], got.Messages[i])
+	}
+	if differs {
 		return errors.New("the new session's context differs from the source's at the leaf")
 	}
 	return nil
+}
+
+// sameJSON compares two messages as their JSON encodings (compacted), one
+// at a time: no copy of the whole context.
+func sameJSON(a, b json.RawMessage) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
+
+// dryRunCheck is the dry run's sameContext, with nothing written: it
+// checks a stand-in of the new session in memory (the path's entries in
+// the source's context whole, the others cut down to what the index keeps
+// of them, then the labels: memory per context entry, as the source's
+// context itself), read in the dialect the start of the whole file gives.
+func dryRunCheck(plan *ForkPlan, l *loaded, limits parse.Limits) error {
+	want, err := l.s.Context(l.leaf)
+	if err != nil {
+		return checkFailed(err)
+	}
+	start := &prefixWriter{max: parse.SniffBytes}
+	if err := plan.write(start, nil); err != nil && err != errPrefixFull {
+		return err
+	}
+	whole := make(map[*project.Entry]bool, len(want.Entries))
+	for _, e := range want.Entries {
+		whole[e] = true
+	}
+	pr, pw := io.Pipe() // the stand-in is held once, by Load
+	written := make(chan error, 1)
+	go func() {
+		err := plan.write(pw, whole)
+		pw.CloseWithError(err)
+		written <- err
+	}()
+	s, err := project.Load(pr, limits)
+	pr.CloseWithError(errPrefixFull) // stops the writer if Load stopped early
+	if werr := <-written; werr != nil && werr != errPrefixFull {
+		return werr // reading the source failed
+	}
+	if err == nil {
+		s.Dialect = parse.SniffDialect(start.b)
+		err = sameMessages(want, s)
+	}
+	return checkFailed(err)
+}
+
+// prefixWriter keeps the first max bytes written to it, then fails.
+type prefixWriter struct {
+	b   []byte
+	max int
+}
+
+var errPrefixFull = errors.New("enough")
+
+func (w *prefixWriter) Write(p []byte) (int, error) {
+	n := min(len(p), w.max-len(w.b))
+	w.b = append(w.b, p[:n]...)
+	if n < len(p) {
+		return n, errPrefixFull
+	}
+	return n, nil
 }
 
 // createFile makes a new file that appears whole: write (to w, named
@@ -462,24 +575,4 @@ func writeNew(fsys migrate.FS, name, path string, perm os.FileMode, temps *migra
 		e.Err = errors.Join(e.Err, fmt.Errorf("cannot remove the partial file: %w", rerr))
 	}
 	return e
-}
-
-// dryRunFile runs write on a temporary file, then removes it.
-func dryRunFile(write func(w io.Writer, name string) error) error {
-	f, done, err := tempFile()
-	if err != nil {
-		return err
-	}
-	defer done()
-	return write(f, f.Name())
-}
-
-// tempFile creates a temporary file of the system's; done closes and
-// removes it.
-func tempFile() (*os.File, func(), error) {
-	f, err := os.CreateTemp("", "pisess-fork-*.jsonl")
-	if err != nil {
-		return nil, nil, &migrate.Error{Code: migrate.CreateFailed, Err: err}
-	}
-	return f, func() { f.Close(); os.Remove(f.Name()) }, nil
 }
