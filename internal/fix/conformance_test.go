@@ -209,15 +209,13 @@ func TestConformanceRecoverHeader(t *testing.T) {
 }
 
 // piForkHeader is the header line pi 1.6.0's createBranchedSession writes
-// for a fork of a copy of src at leaf, run in dir with the home directory
-// home.
+// for a fork of a copy of src (in dir) at leaf.
 const piForkHeader = `
 import { SessionManager } from "%s";
-import { copyFileSync, mkdtempSync, readFileSync } from "fs";
+import { copyFileSync, readFileSync } from "fs";
 import { join } from "path";
-import { tmpdir } from "os";
-const [src, leaf] = process.argv.slice(1);
-const copy = join(mkdtempSync(join(tmpdir(), "pisess-conformance-")), "src.jsonl");
+const [src, leaf, dir] = process.argv.slice(1);
+const copy = join(dir, "src.jsonl");
 copyFileSync(src, copy);
 const out = SessionManager.open(copy).createBranchedSession(leaf);
 process.stdout.write(readFileSync(out, "utf8").split("\n")[0]);
@@ -237,7 +235,7 @@ func TestConformanceForkCwd(t *testing.T) {
 			path := withCwd(t, "valid/v3-branched.jsonl", string(jsonString(tt.stored)))
 			dir := t.TempDir()
 			t.Chdir(dir)
-			cmd := exec.Command("node", "--input-type=module", "-e", fmt.Sprintf(piForkHeader, sm), path, "60e9216a")
+			cmd := exec.Command("node", "--input-type=module", "-e", fmt.Sprintf(piForkHeader, sm), path, "60e9216a", t.TempDir())
 			out, err := cmd.Output()
 			if err != nil {
 				t.Fatalf("pi's fork of cwd %q: %v", tt.stored, err)
