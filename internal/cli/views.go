@@ -264,9 +264,11 @@ func isPipe(name string) bool {
 	return err == nil && info.Mode()&(os.ModeNamedPipe|os.ModeSocket|os.ModeCharDevice) != 0
 }
 
-// openPipe spools the pipe at name, as standard input is.
+// openPipe spools the pipe at name, as standard input is. It opens it as
+// parse.OpenFile does, so a FIFO that no process writes reads as empty
+// instead of hanging the view.
 func openPipe(name string, lim parse.Limits, describe project.Describer) (*project.Session, error) {
-	f, err := os.Open(name)
+	f, err := parse.OpenFile(name)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // Colour only on a terminal, never with --no-color (before or after the
@@ -129,19 +130,46 @@ func TestViewsReadAPipe(t *testing.T) {
 		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 			t.Skipf("no FIFO here: %v", err)
 		}
+		// The writer is there before pisess opens the pipe, as with a
+		// shell's <(…): an idle reader lets it open without waiting.
+		idle, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
 		go func() {
-			f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-			if err == nil {
-				f.Write(data)
-				f.Close()
-			}
+			w.Write(data)
+			w.Close()
 		}()
 		got := runIn(nil, "", append(args, fifo)...)
+		idle.Close()
 		if got.code != 0 || got.code != want.code {
 			t.Errorf("%v on a FIFO: exit %d, stderr %q", args, got.code, got.stderr)
 		}
 		if strings.ReplaceAll(got.stdout, fifo, file) != want.stdout {
 			t.Errorf("%v on a FIFO: output differs from the file's:\n%s\nwant:\n%s", args, got.stdout, want.stdout)
 		}
+	}
+}
+
+// A FIFO that no process writes reads as empty (exit 1, not a session), as
+// validate reads it: the view must not wait for a writer.
+func TestViewsDoNotWaitForAWriter(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "p.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	done := make(chan invocation, 1)
+	go func() { done <- runIn(nil, "", "tree", fifo) }()
+	select {
+	case got := <-done:
+		if got.code != ExitInvalid {
+			t.Errorf("tree on a FIFO without a writer: exit %d, stderr %q", got.code, got.stderr)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("tree waited for a writer on a FIFO")
 	}
 }
