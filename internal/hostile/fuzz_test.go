@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
 )
@@ -109,7 +110,7 @@ func objects(data []byte) [][]byte {
 	rd := parse.NewReader(bytes.NewReader(data), fuzzLimits)
 	for rd.Next() {
 		l := rd.Line()
-		if l.Class == parse.Object || l.Class == parse.Concatenated {
+		if l.Class == parse.Object || l.Class == parse.Concatenated || l.Code == finding.ZeroFill {
 			for k := range l.Objects {
 				out = append(out, bytes.Clone(l.Object(k)))
 			}

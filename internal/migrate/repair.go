@@ -49,8 +49,9 @@ type RepairResult struct {
 //   - a line of concatenated complete objects becomes one line per object
 //     (whitespace between the objects is dropped); on the last line, a torn
 //     object after them is dropped;
-//   - with ZeroTail, a run of NUL bytes at the end of the file is cut, and
-//     a torn object before it on the last line.
+//   - with ZeroTail, a run of NUL bytes at the end of the file is cut; on
+//     the last line, complete objects before it are kept, one per line,
+//     and a torn object is dropped.
 //
 // Every line kept is copied byte for byte with its own terminator (CRLF
 // stays CRLF). A terminator Repair adds is the one of the line it completes

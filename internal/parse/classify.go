@@ -53,8 +53,9 @@ type Classifier struct {
 //
 // Two more leftovers of a crash are told apart at the end of the file only:
 // complete objects followed by a torn one (Concatenated, Offset where the
-// torn one starts), and a torn object followed by a run of NULs (zero_fill,
-// Offset where the NULs start).
+// torn one starts), and a line that ends in a run of NULs after complete
+// objects or a torn one (zero_fill, Offset where the NULs start, Objects
+// the complete objects before them).
 func (c *Classifier) Classify(line []byte, atEOF bool) Verdict {
 	v := c.classify(line, atEOF)
 	if atEOF && v.Class == Corrupt && v.Code != finding.ZeroFill {
@@ -66,14 +67,15 @@ func (c *Classifier) Classify(line []byte, atEOF bool) Verdict {
 }
 
 // zeroTail classifies a last line that ends in a run of NULs as zero_fill
-// when what comes before the run is a torn object.
+// when what comes before the run is complete objects, a torn object, or
+// both.
 func (c *Classifier) zeroTail(line []byte) (Verdict, bool) {
 	n := len(bytes.TrimRight(line, "\x00"))
 	if n == len(line) {
 		return Verdict{}, false
 	}
 	switch v := c.classify(line[:n], true); v.Class {
-	case PartialTail:
+	case Object, Concatenated, PartialTail:
 		return Verdict{Class: Corrupt, Code: finding.ZeroFill, Offset: n, Objects: v.Objects}, true
 	}
 	return Verdict{}, false

@@ -117,6 +117,8 @@ var vectors = []vector{
 	{"zero fill", "\x00\x00\x00\x00", true, Corrupt, finding.ZeroFill},
 	{"zeros with newline", "\x00\x00", false, Corrupt, finding.InvalidJSON},
 	{"object then zeros", "{\"a\":1}\x00\x00", false, Corrupt, finding.TrailingData},
+	{"object then zeros at eof", "{\"a\":1}\x00\x00", true, Corrupt, finding.ZeroFill},
+	{"object, torn object, zeros at eof", "{\"a\":1}{\"b\x00", true, Corrupt, finding.ZeroFill},
 	{"torn object then zeros at eof", "{\"a\":\"x\x00\x00", true, Corrupt, finding.ZeroFill},
 	{"torn object then zeros", "{\"a\":\"x\x00\x00", false, Corrupt, finding.InvalidJSON},
 	{"garbage then zeros at eof", "nope\x00\x00", true, Corrupt, finding.InvalidJSON},
