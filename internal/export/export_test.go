@@ -39,6 +39,26 @@ var hostile = []string{
 	"| left | center | right | none |\n|:--|:-:|--:|---|\n| <b style=\"color:red\">1</b> | 2 | 3 | 4 |",
 }
 
+// load reads a session from its lines.
+func load(t *testing.T, lines string) *project.Session {
+	t.Helper()
+	s, err := project.Load(strings.NewReader(lines), parse.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// defaultRules is the built-in secret rules, for --redact.
+func defaultRules(t *testing.T) *secrets.Rules {
+	t.Helper()
+	rules, err := secrets.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rules
+}
+
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
@@ -65,10 +85,7 @@ func hostileSession(t *testing.T) *project.Session {
 		`{"type":"message","id":"u2","parentId":"m1","timestamp":"2026-01-01T00:00:11.000Z","message":{"role":"user","content":` + js + `,"timestamp":11}}`,
 		`{"type":"message","id":"last","parentId":"si","timestamp":"2026-01-01T00:00:12.000Z","message":{"role":"assistant","content":[{"type":"text","text":"the final answer"}],"provider":"p","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"total":0}},"stopReason":"stop","timestamp":12}}`,
 	}
-	s, err := project.Load(strings.NewReader(strings.Join(lines, "\n")+"\n"), parse.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := load(t, strings.Join(lines, "\n")+"\n")
 	return s
 }
 
@@ -231,14 +248,8 @@ func TestRedact(t *testing.T) {
 {"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"my key is ` + key + ` so there","timestamp":1}}
 {"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"x","arguments":{"apiKey":"Zq8fake` + `7Rt2Lm9wX"}}],"provider":"p","model":"m","stopReason":"toolUse","timestamp":2}}
 `
-	s, err := project.Load(strings.NewReader(lines), parse.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rules, err := secrets.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := load(t, lines)
+	rules := defaultRules(t)
 	for name, render := range map[string]func(*bytes.Buffer) error{
 		"html": func(b *bytes.Buffer) error { return HTML(b, s, s.DefaultLeaf(), Options{Redact: rules}) },
 		"md":   func(b *bytes.Buffer) error { return Markdown(b, s, s.DefaultLeaf(), Options{Redact: rules}) },
@@ -270,10 +281,7 @@ func TestDeepAndWideTrees(t *testing.T) {
 		}
 		parent = id
 	}
-	s, err := project.Load(strings.NewReader(b.String()), parse.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := load(t, b.String())
 	leaf, _ := s.Lookup("e02999")
 	var out bytes.Buffer
 	if err := HTML(&out, s, leaf, Options{}); err != nil {
@@ -324,10 +332,7 @@ func TestMarkdownMessagesCannotSwallowTheTranscript(t *testing.T) {
 		parent = id
 	}
 	lines = append(lines, `{"type":"message","id":"last","parentId":`+parent+`,"timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"assistant","content":[{"type":"text","text":"the end"}],"provider":"p","model":"m","stopReason":"stop","timestamp":3}}`)
-	s, err := project.Load(strings.NewReader(strings.Join(lines, "\n")+"\n"), parse.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := load(t, strings.Join(lines, "\n")+"\n")
 	var out bytes.Buffer
 	if err := Markdown(&out, s, s.DefaultLeaf(), Options{}); err != nil {
 		t.Fatal(err)
@@ -385,10 +390,7 @@ func TestDeepNestingIsCapped(t *testing.T) {
 	}
 	lines := []string{`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`,
 		`{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":` + jsonString(deep["quote"]) + `,"timestamp":1}}`}
-	s, err := project.Load(strings.NewReader(strings.Join(lines, "\n")+"\n"), parse.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := load(t, strings.Join(lines, "\n")+"\n")
 	var out bytes.Buffer
 	if err := HTML(&out, s, s.DefaultLeaf(), Options{}); err != nil {
 		t.Fatal(err)
@@ -417,14 +419,8 @@ func TestMarkdownTimestampsAreText(t *testing.T) {
 	lines := `{"type":"session","version":3,"id":"s","timestamp":"\u001b]0;owned\u0007\n## 99. Fake ` + key + `","cwd":"/w"}
 {"type":"message","id":"u1","parentId":null,"timestamp":"x\u001b[2J\n\n# Injected ` + key + `","message":{"role":"user","content":"hi","timestamp":1}}
 `
-	s, err := project.Load(strings.NewReader(lines), parse.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rules, err := secrets.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := load(t, lines)
+	rules := defaultRules(t)
 	var out bytes.Buffer
 	if err := Markdown(&out, s, s.DefaultLeaf(), Options{Redact: rules}); err != nil {
 		t.Fatal(err)
@@ -455,14 +451,8 @@ func TestRedactMultilineSecretInTree(t *testing.T) {
 {"type":"message","id":"u2","parentId":"u1","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":` + jsonString("the key:\n\n  "+pem) + `,"timestamp":1}}
 {"type":"compaction","id":"k1","parentId":"u2","timestamp":"2026-01-01T00:00:02.000Z","summary":` + jsonString("Key\t"+pem) + `,"tokensBefore":5,"firstKeptEntryId":"u2"}
 `
-	s, err := project.Load(strings.NewReader(lines), parse.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rules, err := secrets.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := load(t, lines)
+	rules := defaultRules(t)
 	var out bytes.Buffer
 	if err := HTML(&out, s, s.DefaultLeaf(), Options{Redact: rules}); err != nil {
 		t.Fatal(err)
@@ -496,10 +486,7 @@ func TestSessionNameAsPi(t *testing.T) {
 			lines = append(lines, `{"type":"session_info","id":`+id+`,"parentId":`+parent+`,"timestamp":"2026-01-01T00:00:01.000Z","name":`+jsonString(n)+`}`)
 			parent = id
 		}
-		s, err := project.Load(strings.NewReader(strings.Join(lines, "\n")+"\n"), parse.DefaultLimits())
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := load(t, strings.Join(lines, "\n")+"\n")
 		d, err := newSession(s, s.DefaultLeaf(), Options{Name: "f.jsonl"})
 		if err != nil {
 			t.Fatal(err)
@@ -520,10 +507,7 @@ func TestPreKeepsLeadingNewline(t *testing.T) {
 {"type":"message","id":"u1","parentId":"t1","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"user","content":[{"type":"weird","text":"\nblock"}],"timestamp":3}}
 {"type":"message","id":"t2","parentId":"u1","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"toolResult","toolCallId":"c2","toolName":"read","content":[{"type":"text","text":"plain"}],"isError":false,"timestamp":4}}
 `
-	s, err := project.Load(strings.NewReader(lines), parse.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := load(t, lines)
 	var out bytes.Buffer
 	if err := HTML(&out, s, s.DefaultLeaf(), Options{}); err != nil {
 		t.Fatal(err)
