@@ -12,14 +12,10 @@ import (
 // tempsIn lists the rewrite protocol's temp files in dir.
 func tempsIn(t *testing.T, dir string) []string {
 	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var names []string
-	for _, e := range entries {
-		if IsTempName(e.Name()) {
-			names = append(names, e.Name())
+	for _, name := range dirNames(t, dir) {
+		if IsTempName(name) {
+			names = append(names, name)
 		}
 	}
 	return names
