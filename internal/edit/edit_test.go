@@ -113,6 +113,11 @@ func TestEditor(t *testing.T) {
 		{"delete last, then append", `{"a":1,"b":2}`, []op{del("", "b"), set("", "c", `3`)}, `{"a":1,"c":3}`, nil},
 		{"delete first, then append", `{"a":1,"b":2}`, []op{del("", "a"), set("", "c", `3`)}, `{"b":2,"c":3}`, nil},
 		{"delete only, then append", `{"a":1}`, []op{del("", "a"), set("", "c", `3`)}, `{"c":3}`, nil},
+		// migrate's cases, from its own editor's tests
+		{"delete only, then append, spacing kept", `{ "x" : 1 }`, []op{del("", "x"), set("", "a", `1`)}, `{"a":1  }`, nil},
+		{"delete first of two, then append", `{"x":1, "y":2}`, []op{del("", "x"), set("", "a", `1`)}, `{"y":2,"a":1}`, nil},
+		{"delete last of two, then append two", `{"x":1, "y":2}`, []op{del("", "y"), set("", "a", `1`), set("", "b", `2`)}, `{"x":1,"a":1,"b":2}`, nil},
+		{"append after a nested value", `{"m":{"k":[1,{"j":2}]}}`, []op{set("", "a", `1`)}, `{"m":{"k":[1,{"j":2}]},"a":1}`, nil},
 		{"delete beside a set", `{"a":1,"b":2,"c":3}`, []op{set("", "a", `0`), del("", "b"), set("", "c", `4`)}, `{"a":0,"c":4}`, nil},
 		{"replace beside a delete", `{"a":[1],"b":2}`, []op{repl("a/0", `5`), del("", "b")}, `{"a":[5]}`, nil},
 		{"replace inside a replaced value", `{"a":{"b":1}}`, []op{repl("a", `1`), repl("a/b", `2`)}, "", ErrOverlap},
