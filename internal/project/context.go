@@ -3,6 +3,7 @@ package project
 import (
 	"encoding/json"
 
+	"github.com/pisess/pisess/internal/edit"
 	"github.com/pisess/pisess/internal/parse"
 )
 
@@ -253,9 +254,9 @@ func normalizeContent(m json.RawMessage) json.RawMessage {
 	}
 	switch t.StrOf(0, "role") {
 	case "system":
-		return setMember(t, 0, "content", []byte(`""`))
+		return setMember(t, "content", []byte(`""`))
 	case "user", "assistant", "toolResult":
-		return setMember(t, 0, "content", []byte(`[]`))
+		return setMember(t, "content", []byte(`[]`))
 	}
 	return m
 }
@@ -351,15 +352,12 @@ func editContent(m, content json.RawMessage) json.RawMessage {
 	case "user", "custom":
 	case "assistant", "toolResult":
 		if s, ok := rawString(content); ok {
-			content = json.RawMessage(`[{"type":"text","text":` + string(jsonString(s)) + `}]`)
+			content = json.RawMessage(`[{"type":"text","text":` + string(edit.Quote(s)) + `}]`)
 		}
 	default:
 		return m
 	}
-	if content == nil {
-		return deleteMember(t, 0, "content")
-	}
-	return setMember(t, 0, "content", content)
+	return setMember(t, "content", content) // nil deletes it
 }
 
 // jsTruthy is JavaScript truthiness of a raw JSON value (absent =

@@ -15,6 +15,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/pisess/pisess/internal/edit"
 	"github.com/pisess/pisess/internal/parse"
 )
 
@@ -139,7 +140,7 @@ func (s *Session) ompSettings(path []*Entry) (Settings, error) {
 		}
 		t, msg := &r.Tape, r.Member("message")
 		inferred := jsTemplate(t.Raw(t.Get(msg, "provider"))) + "/" + jsTemplate(t.Raw(t.Get(msg, "model")))
-		models["default"] = jsonString(inferred)
+		models["default"] = edit.Quote(inferred)
 	}
 	for role, model := range models {
 		st.Models = append(st.Models, RoleModel{Role: role, Model: model})
@@ -170,7 +171,7 @@ func splitModel(raw json.RawMessage) *Model {
 		return &Model{ModelID: raw}
 	}
 	if i := strings.IndexByte(s, '/'); i > 0 {
-		return &Model{Provider: jsonString(s[:i]), ModelID: jsonString(s[i+1:])}
+		return &Model{Provider: edit.Quote(s[:i]), ModelID: edit.Quote(s[i+1:])}
 	}
 	return &Model{ModelID: raw}
 }
@@ -380,7 +381,7 @@ func openAIRemotePayload(r *Record) json.RawMessage {
 	}
 	var w objectWriter
 	w.member("type", []byte(`"openaiResponsesHistory"`))
-	w.member("provider", jsonString(provider))
+	w.member("provider", edit.Quote(provider))
 	w.member("items", copyRaw(t.Raw(history)))
 	return w.bytes()
 }
@@ -399,7 +400,7 @@ func ompCustomMessage(r *Record) json.RawMessage {
 	}
 	customType := r.Raw("customType")
 	if s, ok := rawString(customType); !ok || s == "" {
-		customType = jsonString(defaultCustomType)
+		customType = edit.Quote(defaultCustomType)
 	}
 	display := r.Raw("display")
 	if k := r.Tape.Kind(r.Member("display")); k != parse.KindTrue && k != parse.KindFalse {
@@ -526,7 +527,9 @@ func stripDanglingCalls(msgs []ompMessage) []ompMessage {
 			}
 			block := t.Raw(el)
 			if t.StrOf(el, "type") == "thinking" && jsTruthy(t.Raw(t.Get(el, "thinkingSignature"))) {
-				block = deleteMember(t, el, "thinkingSignature")
+				var bt parse.Tape
+				_ = bt.Build(block) // an element of t: an object
+				block = setMember(&bt, "thinkingSignature", nil)
 			}
 			blocks = append(blocks, block)
 		}
@@ -534,7 +537,7 @@ func stripDanglingCalls(msgs []ompMessage) []ompMessage {
 			continue
 		}
 		arr := append([]byte{'['}, bytes.Join(blocks, []byte{','})...)
-		m.raw = setMember(t, 0, "content", append(arr, ']'))
+		m.raw = setMember(t, "content", append(arr, ']'))
 		out = append(out, m)
 	}
 	return out
