@@ -347,3 +347,20 @@ func TestEditorInPlace(t *testing.T) {
 		t.Error("InPlace with a value in the input's memory")
 	}
 }
+
+func TestObject(t *testing.T) {
+	var empty Object
+	if got := string(empty.Bytes()); got != `{}` {
+		t.Errorf("empty: %s", got)
+	}
+	var o Object
+	o.Member("role", []byte(`"custom"`))
+	o.Member("absent", nil) // undefined: left out
+	o.String("text", "a\"b\n<\u2028")
+	o.Member("n", []byte(`1.50`))
+	o.Member("k\u0001", []byte(`{ "x" : [1, 2] }`))
+	want := "{\"role\":\"custom\",\"text\":\"a\\\"b\\n<\u2028\",\"n\":1.50,\"k\\u0001\":{ \"x\" : [1, 2] }}"
+	if got := string(o.Bytes()); got != want {
+		t.Errorf("Object = %s, want %s", got, want)
+	}
+}

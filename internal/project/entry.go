@@ -155,36 +155,6 @@ func setMember(t *parse.Tape, key string, val []byte) []byte {
 	return b
 }
 
-// objectWriter writes a JSON object member by member, leaving out members
-// whose value is absent (nil), as JSON.stringify leaves out undefined.
-type objectWriter struct {
-	buf []byte
-	n   int
-}
-
-func (w *objectWriter) member(key string, value []byte) {
-	if value != nil {
-		w.rawMember(edit.Quote(key), value)
-	}
-}
-
-func (w *objectWriter) rawMember(key, value []byte) {
-	if w.n == 0 {
-		w.buf = append(w.buf, '{')
-	} else {
-		w.buf = append(w.buf, ',')
-	}
-	w.n++
-	w.buf = append(append(append(w.buf, key...), ':'), value...)
-}
-
-func (w *objectWriter) bytes() json.RawMessage {
-	if w.n == 0 {
-		return json.RawMessage("{}")
-	}
-	return append(w.buf, '}')
-}
-
 // tapeOf builds a tape over a raw JSON object; ok is false when raw is
 // not one.
 func tapeOf(raw []byte) (*parse.Tape, bool) {
