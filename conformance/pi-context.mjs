@@ -116,9 +116,27 @@ function contextFor(pi, file, entries, byId, leafIndex, isDefault) {
 	}
 }
 
-// load parses and migrates the file's text as one pi does.
+// parseAsLoader parses text as pi 1.6.0's loadEntriesFromFile does: lines
+// cut at "\n", and of each what JSON.parse makes of it when that is truthy
+// (parseSessionEntryLine); blank and malformed lines are dropped. Its
+// exported parseSessionEntries, for tests, differs: it trims the whole text
+// first (which strips a byte order mark) and keeps null.
+function parseAsLoader(content) {
+	const entries = [];
+	for (const line of content.split("\n")) {
+		if (!line.trim()) continue;
+		try {
+			const entry = JSON.parse(line);
+			if (entry) entries.push(entry);
+		} catch {}
+	}
+	return entries;
+}
+
+// load parses and migrates the file's text as one pi's loader does (pi
+// 0.73.1's loadEntriesFromFile is its parseSessionEntries).
 function load(pi, content) {
-	const fileEntries = pi.session.parseSessionEntries(content);
+	const fileEntries = pi.name === "1.6.0" ? parseAsLoader(content) : pi.session.parseSessionEntries(content);
 	const header = fileEntries[0];
 	if (!header || header.type !== "session" || typeof header.id !== "string") return null;
 	const version = header.version ?? 1;
@@ -132,8 +150,12 @@ function load(pi, content) {
 function run(file) {
 	const content = readFileSync(file, "utf8");
 	const loaded = pis.map((pi) => load(pi, content));
-	if (loaded.some((l) => l === null)) {
+	if (loaded[0] === null) {
 		emit({ kind: "file", file, session: false });
+		return;
+	}
+	if (loaded.some((l) => l === null)) {
+		emit({ kind: "file", file, session: true, error: "pi 0.73.1 refuses the file that pi 1.6.0 reads" });
 		return;
 	}
 	const { entries, version } = loaded[0];

@@ -378,7 +378,7 @@ func runPi(t *testing.T, files []corpusFile) map[string]*piFile {
 // compareFile compares one file's tree, migration and every leaf's context
 // with both pis.
 func compareFile(t *testing.T, cf corpusFile, pi *piFile, st *conformanceStats) {
-	s, err := LoadFile(cf.path, parse.DefaultLimits())
+	s, err := RefuseAsPi(LoadFile(cf.path, parse.DefaultLimits()))
 	var he *HeaderError
 	switch {
 	case pi.Error != "":
