@@ -30,7 +30,8 @@
 //
 // Each file is read and parsed exactly as pi's loader does and migrated in
 // memory; it is never opened with SessionManager.open or loadEntriesFromFile,
-// which rewrite the file they are given: only a copy is (rewrittenByOpen).
+// which rewrite the file they are given: only a copy is (loaderEntries,
+// rewrittenByOpen).
 
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -121,27 +122,25 @@ function contextFor(pi, file, entries, byId, leafIndex, isDefault) {
 	}
 }
 
-// parseAsLoader parses text as pi 1.6.0's loadEntriesFromFile does: lines
-// cut at "\n", and of each what JSON.parse makes of it when that is truthy
-// (parseSessionEntryLine); blank and malformed lines are dropped. Its
-// exported parseSessionEntries, for tests, differs: it trims the whole text
-// first (which strips a byte order mark) and keeps null.
-function parseAsLoader(content) {
-	const entries = [];
-	for (const line of content.split("\n")) {
-		if (!line.trim()) continue;
-		try {
-			const entry = JSON.parse(line);
-			if (entry) entries.push(entry);
-		} catch {}
+// loaderEntries is what pi 1.6.0's loadEntriesFromFile reads of file: it
+// is run on a copy (it appends a missing final newline to the file it is
+// given). Its exported parseSessionEntries, for tests, differs: it trims
+// the whole text first (which strips a byte order mark) and keeps null.
+function loaderEntries(file) {
+	const dir = mkdtempSync(join(tmpdir(), "pisess-load-"));
+	try {
+		const copy = join(dir, "session.jsonl");
+		copyFileSync(file, copy);
+		return session1.loadEntriesFromFile(copy);
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
 	}
-	return entries;
 }
 
-// load parses and migrates the file's text as one pi's loader does (pi
-// 0.73.1's loadEntriesFromFile is its parseSessionEntries).
-function load(pi, content) {
-	const fileEntries = pi.name === "1.6.0" ? parseAsLoader(content) : pi.session.parseSessionEntries(content);
+// load parses and migrates the file as one pi's loader does (pi 0.73.1's
+// loadEntriesFromFile is its parseSessionEntries of the text).
+function load(pi, file, content) {
+	const fileEntries = pi.name === "1.6.0" ? loaderEntries(file) : pi.session.parseSessionEntries(content);
 	const header = fileEntries[0];
 	if (!header || header.type !== "session" || typeof header.id !== "string") return null;
 	const version = header.version ?? 1;
@@ -174,7 +173,7 @@ function rewrittenByOpen(file) {
 
 function run(file) {
 	const content = readFileSync(file, "utf8");
-	const loaded = pis.map((pi) => load(pi, content));
+	const loaded = pis.map((pi) => load(pi, file, content));
 	if (loaded[0] === null) {
 		emit({ kind: "file", file, session: false });
 		return;

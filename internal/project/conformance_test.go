@@ -247,6 +247,7 @@ func conformanceFiles(t *testing.T) []corpusFile {
 	}
 	add(groupReal, real...)
 	add(groupFixtures, writeFixtures(t, tmp)...)
+	add(groupFixtures, writeRefusalCases(t, tmp)...)
 	add(groupGenerated, writeGenerated(t, tmp)...)
 	return files
 }
@@ -274,9 +275,12 @@ func prepare(t *testing.T, path, splitPath string) corpusFile {
 	}
 	var out bytes.Buffer
 	r := parse.NewReader(bytes.NewReader(data), parse.DefaultLimits())
+	header := false // an object was seen: lines before it are RefuseAsPi's to judge, as pi's loader does
 	for r.Next() {
 		l := r.Line()
 		switch {
+		case !header:
+			header = l.Class == parse.Object || l.Class == parse.Concatenated
 		case l.Class == parse.Concatenated:
 			cf.split = append(cf.split, l.Num)
 			for k := range l.Objects {

@@ -2,6 +2,7 @@ package project
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,47 +12,54 @@ import (
 	"github.com/pisess/pisess/internal/parse"
 )
 
+// The header and entry the cases are made of.
+const (
+	refusalHeader = `{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00Z","cwd":"/x"}`
+	refusalEntry  = `{"type":"message","id":"a1","parentId":null,"timestamp":"2025-01-01T00:00:01Z","message":{"role":"user","content":"hi","timestamp":1}}`
+)
+
+// piRefusalCases are files pi 1.6.0's loader refuses (code: the code
+// RefuseAsPi refuses them with, at line) or opens (code ""), each checked
+// with SessionManager.open on copies; the conformance test asks pi again.
+var piRefusalCases = []struct {
+	name string
+	text string
+	code finding.Code // "" when pi opens the file
+	line int
+}{
+	{"valid", refusalHeader + "\n" + refusalEntry + "\n", "", 0},
+	{"header without id", strings.Replace(refusalHeader, `"id":"s1",`, "", 1) + "\n" + refusalEntry + "\n", finding.Schema, 1},
+	{"id a number", strings.Replace(refusalHeader, `"s1"`, "7", 1) + "\n" + refusalEntry + "\n", finding.Schema, 1},
+	{"id null", strings.Replace(refusalHeader, `"s1"`, "null", 1) + "\n", finding.Schema, 1},
+	{"bare header", `{"type":"session"}` + "\n" + refusalEntry + "\n", finding.Schema, 1},
+	{"duplicate id, last a number", strings.Replace(refusalHeader, `"id":"s1"`, `"id":"s1","id":5`, 1) + "\n", finding.Schema, 1},
+	{"duplicate id, last a string", strings.Replace(refusalHeader, `"id":"s1"`, `"id":5,"id":"s1"`, 1) + "\n", "", 0},
+	{"empty id", strings.Replace(refusalHeader, `"s1"`, `""`, 1) + "\n" + refusalEntry + "\n", "", 0},
+	{"array before the header", "[1]\n" + refusalHeader + "\n" + refusalEntry + "\n", finding.NotObject, 1},
+	{"string before the header", "\"x\"\n" + refusalHeader + "\n", finding.NotObject, 1},
+	{"number before the header", "\n2.5\n" + refusalHeader + "\n", finding.NotObject, 2},
+	{"true before the header", "true\n" + refusalHeader + "\n", finding.NotObject, 1},
+	{"null before the header", "null\n" + refusalHeader + "\n" + refusalEntry + "\n", "", 0},
+	{"zero before the header", "0\n-0.0\nfalse\n\"\"\n" + refusalHeader + "\n", "", 0},
+	{"underflow is zero", "1e-999\n" + refusalHeader + "\n", "", 0},
+	{"overflow is not", "1e999\n" + refusalHeader + "\n", finding.NotObject, 1},
+	{"two values on a line", "1 2\n" + refusalHeader + "\n", "", 0},
+	{"garbage before the header", "garbage\n" + refusalHeader + "\n", "", 0},
+	{"torn object before the header", "{\"a\":\n" + refusalHeader + "\n", "", 0},
+	{"invalid UTF-8 pi parses", "{\"type\":\"x\xff\"}\n" + refusalHeader + "\n", finding.InvalidUTF8, 1},
+	{"invalid UTF-8 pi cannot parse", "\xff\n" + refusalHeader + "\n", "", 0},
+	{"byte order mark before the header", "\xef\xbb\xbf" + refusalHeader + "\n" + refusalEntry + "\n", finding.BOM, 1},
+	{"header and entry on one line", refusalHeader + refusalEntry + "\n", finding.ConcatenatedObjects, 1},
+	{"not an object after the header", refusalHeader + "\n[1]\n" + refusalEntry + "\n", "", 0},
+	{"header on line 2 of a batch", refusalHeader + "\n" + refusalEntry + "\n\"x\"\n", "", 0},
+}
+
 // TestRefuseAsPi: the files pi 1.6.0's loader refuses ("Session file is
 // not a valid pi session", checked with SessionManager.open on copies)
 // are refused with validate's code and line; the files it opens pass.
 func TestRefuseAsPi(t *testing.T) {
-	const header = `{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00Z","cwd":"/x"}`
-	const entry = `{"type":"message","id":"a1","parentId":null,"timestamp":"2025-01-01T00:00:01Z","message":{"role":"user","content":"hi","timestamp":1}}`
-	noID := strings.Replace(header, `"id":"s1",`, "", 1)
-	tests := []struct {
-		name string
-		text string
-		code finding.Code // "" when pi opens the file
-		line int
-	}{
-		{"valid", header + "\n" + entry + "\n", "", 0},
-		{"header without id", noID + "\n" + entry + "\n", finding.Schema, 1},
-		{"id a number", strings.Replace(header, `"s1"`, "7", 1) + "\n" + entry + "\n", finding.Schema, 1},
-		{"id null", strings.Replace(header, `"s1"`, "null", 1) + "\n", finding.Schema, 1},
-		{"bare header", `{"type":"session"}` + "\n" + entry + "\n", finding.Schema, 1},
-		{"duplicate id, last a number", strings.Replace(header, `"id":"s1"`, `"id":"s1","id":5`, 1) + "\n", finding.Schema, 1},
-		{"duplicate id, last a string", strings.Replace(header, `"id":"s1"`, `"id":5,"id":"s1"`, 1) + "\n", "", 0},
-		{"empty id", strings.Replace(header, `"s1"`, `""`, 1) + "\n" + entry + "\n", "", 0},
-		{"array before the header", "[1]\n" + header + "\n" + entry + "\n", finding.NotObject, 1},
-		{"string before the header", "\"x\"\n" + header + "\n", finding.NotObject, 1},
-		{"number before the header", "\n2.5\n" + header + "\n", finding.NotObject, 2},
-		{"true before the header", "true\n" + header + "\n", finding.NotObject, 1},
-		{"null before the header", "null\n" + header + "\n" + entry + "\n", "", 0},
-		{"zero before the header", "0\n-0.0\nfalse\n\"\"\n" + header + "\n", "", 0},
-		{"underflow is zero", "1e-999\n" + header + "\n", "", 0},
-		{"overflow is not", "1e999\n" + header + "\n", finding.NotObject, 1},
-		{"two values on a line", "1 2\n" + header + "\n", "", 0},
-		{"garbage before the header", "garbage\n" + header + "\n", "", 0},
-		{"torn object before the header", "{\"a\":\n" + header + "\n", "", 0},
-		{"invalid UTF-8 pi parses", "{\"type\":\"x\xff\"}\n" + header + "\n", finding.InvalidUTF8, 1},
-		{"invalid UTF-8 pi cannot parse", "\xff\n" + header + "\n", "", 0},
-		{"byte order mark before the header", "\xef\xbb\xbf" + header + "\n" + entry + "\n", finding.BOM, 1},
-		{"header and entry on one line", header + entry + "\n", finding.ConcatenatedObjects, 1},
-		{"not an object after the header", header + "\n[1]\n" + entry + "\n", "", 0},
-		{"header on line 2 of a batch", header + "\n" + entry + "\n\"x\"\n", "", 0},
-	}
 	dir := t.TempDir()
-	for i, tt := range tests {
+	for i, tt := range piRefusalCases {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, open := range []struct {
 				name string
@@ -89,4 +97,18 @@ func TestRefuseAsPiPassesErrors(t *testing.T) {
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("got %v, want the open error", err)
 	}
+}
+
+// writeRefusalCases writes piRefusalCases into dir for the conformance
+// test, which asks pi 1.6.0's loader whether it opens each.
+func writeRefusalCases(t *testing.T, dir string) []string {
+	var paths []string
+	for i, c := range piRefusalCases {
+		p := filepath.Join(dir, fmt.Sprintf("refusal-%02d.jsonl", i))
+		if err := os.WriteFile(p, []byte(c.text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	return paths
 }
