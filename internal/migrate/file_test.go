@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/finding"
+	"github.com/pisess/pisess/internal/parse"
 )
 
 // noCreate fails any file creation: proves an operation wrote nothing.
@@ -308,5 +309,12 @@ func TestMigrateRefusesLinesPiWouldLose(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "pi 1.6.0's own migration would drop or change this line") || !strings.Contains(err.Error(), "`pisess repair`") {
 		t.Errorf("the refusal does not say pi would lose the line: %v", err)
+	}
+	// A line over pisess's limit is one pi reads: refused, without the note.
+	limits := parse.DefaultLimits()
+	limits.MaxLineBytes = 100
+	_, err = MigrateFile(newFaultFS(noCreate), writeSession(t, t.TempDir(), sampleV1), Options{Limits: limits})
+	if !errors.As(err, &e) || e.Code != RefusedCorrupt || e.Finding == nil || e.Finding.Code != finding.LineTooLong || strings.Contains(err.Error(), "pi 1.6.0") {
+		t.Errorf("got %v, want refused_corrupt line_too_long without the note", err)
 	}
 }

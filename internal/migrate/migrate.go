@@ -461,11 +461,14 @@ func lineRefusal(l *parse.Line) error {
 
 // lostByPi refuses to migrate a line that is not one complete object:
 // pi 1.6.0 would lose it, as its own migration, on open, rewrites the
-// file from the records JSON.parse made of the lines.
+// file from the records JSON.parse made of the lines. A line over a
+// limit of pisess (too long, too deep) is one pi reads: only refused.
 func lostByPi(l *parse.Line) error {
 	f, _ := l.Finding()
 	e := refuse(RefusedCorrupt, f)
-	e.Err = errLostByPi
+	if f.Code != finding.LineTooLong && f.Code != finding.TooDeep {
+		e.Err = errLostByPi
+	}
 	return e
 }
 
