@@ -14,7 +14,10 @@
 //   {"kind":"context","file":F,"pi":PI,"leafIndex":i,"leafId":ID,"default":bool,
 //    "messages":[…],"sources":[i…],"model":…,"thinkingLevel":…,"tokens":[n|null…],"contextTokens":n|null}
 // where PI is "1.6.0" or "0.73.1". "migrated" (version 1 and 2 files only)
-// holds every record, header first, after the pi's own migrateSessionEntries.
+// holds every record, header first, after the pi's own migrateSessionEntries;
+// "rewritten" (the same files) every record of the file pi 1.6.0's
+// SessionManager.open rewrites when it migrates a copy of the file in a
+// temporary directory ({"error": …} when open throws).
 // One context line per pi for the default leaf (the last entry) and for every
 // other leaf (entry that no entry names as its parent). "sources" (pi 1.6.0
 // only, from buildSessionProjection) gives the entry behind each message.
@@ -27,9 +30,12 @@
 //
 // Each file is read and parsed exactly as pi's loader does and migrated in
 // memory; it is never opened with SessionManager.open or loadEntriesFromFile,
-// which rewrite the file they are given.
+// which rewrite the file they are given: only a copy is (loaderEntries,
+// rewrittenByOpen).
 
-import { readFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import * as compaction1 from "./node_modules/@earendil-works/pi-coding-agent/dist/core/compaction/compaction.js";
 import * as session1 from "./node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js";
 import * as compaction0 from "./node_modules/@mariozechner/pi-coding-agent/dist/core/compaction/compaction.js";
@@ -116,9 +122,25 @@ function contextFor(pi, file, entries, byId, leafIndex, isDefault) {
 	}
 }
 
-// load parses and migrates the file's text as one pi does.
-function load(pi, content) {
-	const fileEntries = pi.session.parseSessionEntries(content);
+// loaderEntries is what pi 1.6.0's loadEntriesFromFile reads of file: it
+// is run on a copy (it appends a missing final newline to the file it is
+// given). Its exported parseSessionEntries, for tests, differs: it trims
+// the whole text first (which strips a byte order mark) and keeps null.
+function loaderEntries(file) {
+	const dir = mkdtempSync(join(tmpdir(), "pisess-load-"));
+	try {
+		const copy = join(dir, "session.jsonl");
+		copyFileSync(file, copy);
+		return session1.loadEntriesFromFile(copy);
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
+}
+
+// load parses and migrates the file as one pi's loader does (pi 0.73.1's
+// loadEntriesFromFile is its parseSessionEntries of the text).
+function load(pi, file, content) {
+	const fileEntries = pi.name === "1.6.0" ? loaderEntries(file) : pi.session.parseSessionEntries(content);
 	const header = fileEntries[0];
 	if (!header || header.type !== "session" || typeof header.id !== "string") return null;
 	const version = header.version ?? 1;
@@ -129,11 +151,35 @@ function load(pi, content) {
 	return { fileEntries, entries, byId, version };
 }
 
+// rewrittenByOpen opens a copy of file with pi 1.6.0's SessionManager.open,
+// which migrates a version-1/2 session in place, and returns the records of
+// the file it wrote.
+function rewrittenByOpen(file) {
+	const dir = mkdtempSync(join(tmpdir(), "pisess-open-"));
+	try {
+		const copy = join(dir, "session.jsonl");
+		copyFileSync(file, copy);
+		session1.SessionManager.open(copy, dir);
+		return readFileSync(copy, "utf8")
+			.split("\n")
+			.filter((l) => l !== "")
+			.map((l) => JSON.parse(l));
+	} catch (err) {
+		return { error: String(err) };
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
+}
+
 function run(file) {
 	const content = readFileSync(file, "utf8");
-	const loaded = pis.map((pi) => load(pi, content));
-	if (loaded.some((l) => l === null)) {
+	const loaded = pis.map((pi) => load(pi, file, content));
+	if (loaded[0] === null) {
 		emit({ kind: "file", file, session: false });
+		return;
+	}
+	if (loaded.some((l) => l === null)) {
+		emit({ kind: "file", file, session: true, error: "pi 0.73.1 refuses the file that pi 1.6.0 reads" });
 		return;
 	}
 	const { entries, version } = loaded[0];
@@ -146,6 +192,7 @@ function run(file) {
 		pis.forEach((pi, k) => {
 			record.migrated[pi.name] = loaded[k].fileEntries;
 		});
+		record.rewritten = rewrittenByOpen(file);
 	}
 	emit(record);
 	if (entries.length === 0) return;

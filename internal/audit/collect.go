@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pisess/pisess/internal/finding"
+	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/session"
 	"github.com/pisess/pisess/internal/validate"
 )
@@ -31,6 +32,8 @@ type collector struct {
 	modelIndex map[string]int32
 	current    string       // the model in use at this point of the file
 	ids        *session.IDs // a version-1 file's derived entry ids
+	dialect    parse.Dialect
+	titled     bool // omp: the name is the title slot's or the header's, which a title_change does not move
 	earliest   time.Time
 	latest     time.Time
 }
@@ -51,9 +54,14 @@ func newCollector() *collector {
 }
 
 // Header implements validate.Observer.
-func (c *collector) Header(_ int, h *session.Header) {
+func (c *collector) Header(_ int, h *session.Header, dialect parse.Dialect) {
 	c.rec.CWD = strings.Clone(h.Cwd)
 	c.version = h.Version
+	c.dialect = dialect
+	if dialect == parse.Omp {
+		c.rec.Name = ompTitle(h.Title)
+		c.titled = h.TitleFromSlot || c.rec.Name != ""
+	}
 	for _, p := range []string{h.ParentSession, h.BranchedFrom} {
 		if p != "" {
 			p = strings.Clone(p)
@@ -98,8 +106,29 @@ func (c *collector) Entry(line int, e *session.Entry) {
 	case "branch_summary":
 		c.charge(e.Usage, key, at, c.current)
 	case "session_info":
-		c.rec.Name = strings.Clone(jsTrim(e.Name)) // pi trims it; a blank name clears it
+		if c.dialect != parse.Omp { // omp names a session by its title
+			c.rec.Name = strings.Clone(jsTrim(e.Name)) // pi trims it; a blank name clears it
+		}
+	case "title_change":
+		if c.dialect == parse.Omp && !c.titled { // a file whose header never got its title
+			c.rec.Name = ompTitle(e.Name)
+		}
 	}
+}
+
+// ompTitle is a title as omp lists it (session-listing.ts,
+// sanitizeSessionName): its first line, control characters removed,
+// trimmed; "" when nothing is left. A copy: title may share the file.
+func ompTitle(title string) string {
+	first, _, _ := strings.Cut(title, "\n")
+	first = strings.TrimSuffix(first, "\r")
+	first = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, first)
+	return strings.Clone(jsTrim(first))
 }
 
 // tree records the entry's place in the tree and returns its key index,
@@ -155,7 +184,11 @@ func (c *collector) message(msg *session.Message, key int32, at time.Time) {
 		c.use(model)
 		c.charge(msg.Usage, key, at, model)
 	case "toolResult":
-		c.charge(msg.Usage, key, at, c.current)
+		usage := msg.Usage
+		if c.dialect == parse.Omp && msg.ToolName == "task" {
+			usage = msg.TaskUsage // omp counts its subagents' usage, and only that (entryUsage)
+		}
+		c.charge(usage, key, at, c.current)
 	}
 }
 

@@ -140,7 +140,7 @@ func TestChargeTimeFallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := session.ReadHeader(&tape)
-	c.Header(1, &h)
+	c.Header(1, &h, parse.Pi)
 	c.Entry(2, entryOn(t, `{"type":"message","id":"00000001","message":{"role":"assistant","provider":"p","model":"m","timestamp":1767225600000,"usage":{"totalTokens":5}}}`))
 	if len(c.rec.charges) != 1 || PeriodOf(ByDay, c.rec.charges[0].at, time.UTC) != "2026-01-01" {
 		t.Errorf("charges %+v", c.rec.charges)

@@ -1,6 +1,7 @@
 package audit_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -126,5 +127,112 @@ func TestOmpRoleModelChange(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("role %q: tokens by model %v, want %v", tt.role, got, want)
 		}
+	}
+}
+
+// ompSlot is omp's title slot for title, padded to its 256 bytes.
+func ompSlot(title string) string {
+	line := fmt.Sprintf(`{"type":"title","v":1,"title":%s,"source":"user","updatedAt":"2026-12-01T05:57:37.870Z","pad":""}`, jsonString(title))
+	return strings.Replace(line, `"pad":""`, `"pad":"`+strings.Repeat(" ", 255-len(line))+`"`, 1)
+}
+
+// TestOmpName: an omp file's session name is its title as omp lists it:
+// the title slot's (a blank slot clears the header's title), else the
+// header's, else the latest title_change's; its first line, control
+// characters removed, trimmed. session_info is pi's, not omp's.
+func TestOmpName(t *testing.T) {
+	const entries = `{"type":"message","id":"eb2702c0","parentId":null,"timestamp":"2026-12-01T05:57:37.864Z","message":{"role":"user","content":"Why?","timestamp":1772355601000}}`
+	header := func(title string) string {
+		h := `{"type":"session","version":3,"id":"01a2302e-1bac-772f-a21f-6eb6b51e834e","timestamp":"2026-12-01T05:57:37.836Z","cwd":"/home/ana/src/shop"`
+		if title != "" {
+			h += `,"title":` + jsonString(title)
+		}
+		return h + "}"
+	}
+	change := func(id, title string) string {
+		return fmt.Sprintf(`{"type":"title_change","id":%q,"parentId":"eb2702c0","timestamp":"2026-12-01T05:57:38.000Z","title":%s,"source":"user"}`, id, jsonString(title))
+	}
+	tests := []struct {
+		name  string
+		lines []string
+		want  string
+	}{
+		{"slot", []string{ompSlot("Cart total rounding"), header(""), entries}, "Cart total rounding"},
+		{"slot over header", []string{ompSlot("From the slot"), header("From the header"), entries}, "From the slot"},
+		{"slot over a title_change", []string{ompSlot("From the slot"), header(""), entries, change("a1", "Later")}, "From the slot"},
+		{"blank slot clears the header's", []string{ompSlot("  "), header("From the header"), entries}, ""},
+		{"no slot: the header's", []string{header("From the header"), entries, change("a1", "Later")}, "From the header"},
+		{"no slot, no header title: the latest title_change", []string{header(""), entries, change("a1", "First"), change("a2", "Second")}, "Second"},
+		{"first line, controls removed, trimmed", []string{ompSlot(" Line\tone\u0007 \r\nline two"), header(""), entries}, "Lineone"},
+		{"session_info is not omp's", []string{ompSlot("Title"), header(""), entries,
+			`{"type":"session_info","id":"b1","parentId":"eb2702c0","timestamp":"2026-12-01T05:57:39.000Z","name":"pi name"}`}, "Title"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := fileOf(t, write(t, t.TempDir(), "omp.jsonl", tt.lines...))
+			if r.Dialect != "omp" {
+				t.Fatalf("dialect %s", r.Dialect)
+			}
+			if r.Name != tt.want {
+				t.Errorf("name %q, want %q", r.Name, tt.want)
+			}
+		})
+	}
+	// A pi file is named by its session_info, whatever its header says.
+	pi := fileOf(t, write(t, t.TempDir(), "pi.jsonl", header("Header title"), entries,
+		`{"type":"session_info","id":"b1","parentId":"eb2702c0","timestamp":"2026-12-01T05:57:39.000Z","name":" pi name "}`))
+	if pi.Dialect != "pi" || pi.Name != "pi name" {
+		t.Errorf("pi file: dialect %s, name %q, want pi and \"pi name\"", pi.Dialect, pi.Name)
+	}
+}
+
+// jsonString is s as a JSON string.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// TestOmpTaskUsage: omp's task tool results carry their subagents'
+// aggregated usage in details.usage, which omp's own statistics count
+// (session-manager.ts entryUsage, session-stats.ts): audit counts it for
+// omp files, once (not the message's own usage beside it, nor the
+// per-subagent usage of details.results), and nowhere else.
+func TestOmpTaskUsage(t *testing.T) {
+	src, err := os.ReadFile("../../testdata/corpus/omp/omp-minimal.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := strings.TrimSuffix(string(src), "\n")
+	result := func(id, tool, details string) string {
+		return fmt.Sprintf(`{"type":"message","id":%q,"parentId":"6f078a77","timestamp":"2026-12-01T06:00:00.000Z","message":{"role":"toolResult","toolCallId":"call_%s","toolName":%q,"content":[{"type":"text","text":"done"}],"isError":false,"usage":%s,"details":%s,"timestamp":1772355700000}}`,
+			id, id, tool, usage(7, 7, 0, 0, 14, 0.7), details)
+	}
+	task := fmt.Sprintf(`{"projectAgentsDir":null,"totalDurationMs":10,"results":[{"usage":%s},{"usage":%s}],"usage":%s}`,
+		usage(100, 10, 0, 0, 110, 0.1), usage(200, 20, 0, 0, 220, 0.2), usage(300, 30, 0, 0, 330, 0.3))
+	const minimal = 2660 + 322 // the file's own usage: the assistant turn and the title's model_usage
+	piSrc, err := os.ReadFile("../../testdata/corpus/valid/v3-minimal.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	piResult := strings.Replace(result("t4", "task", task), `"parentId":"6f078a77"`, `"parentId":"0f849d97"`, 1)
+	const piMinimal = 8815
+	tests := []struct {
+		name    string
+		file    string
+		records int
+		total   int64
+	}{
+		{"omp: task details.usage, once", base + "\n" + result("t1", "task", task), 3, minimal + 330},
+		{"omp: details.usage of another tool is not counted", base + "\n" + result("t2", "read", task), 3, minimal + 14},
+		{"omp: a task result without details.usage counts nothing", base + "\n" + result("t3", "task", `{"results":[]}`), 2, minimal},
+		{"pi: a task result's details.usage is not counted", string(piSrc) + piResult, 2, piMinimal + 14},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := fileOf(t, write(t, t.TempDir(), "s.jsonl", tt.file))
+			if r.Usage.Records != tt.records || r.Usage.Tokens.Total != tt.total {
+				t.Errorf("%s: %d records, %d tokens; want %d, %d", r.Dialect, r.Usage.Records, r.Usage.Tokens.Total, tt.records, tt.total)
+			}
+		})
 	}
 }

@@ -76,7 +76,7 @@ func (c *CLI) runExport(ctx *cli.Context) error {
 	} else {
 		v.session, err = project.LoadFile(v.file, lim)
 	}
-	if err != nil {
+	if v.session, err = project.RefuseAsPi(v.session, err); err != nil {
 		return v.loadError(err)
 	}
 	if v.leaf, err = resolveLeaf(v.session, ctx.String("leaf")); err != nil {

@@ -26,8 +26,10 @@ func rewriteFlags() []cli.Flag {
 }
 
 func (c *CLI) migrateCommand() *cli.Command {
+	flags := append(rewriteFlags(),
+		&cli.BoolFlag{Name: "strict", Usage: "refuse a file with any validation error (refused_invalid), where pi 1.6.0 would migrate it: for CI"})
 	return command("migrate", "bring version 1/2 files to version 3 with the safe rewrite protocol", "[PATH...]",
-		rewriteFlags(), func(ctx *cli.Context) error { return c.runRewrite(ctx, migrate.MigrateFile, migrateVerifier) })
+		flags, func(ctx *cli.Context) error { return c.runRewrite(ctx, migrate.MigrateFile, migrateVerifier) })
 }
 
 func (c *CLI) repairCommand() *cli.Command {
@@ -42,14 +44,70 @@ func (c *CLI) repairCommand() *cli.Command {
 type fileOp func(migrate.FS, string, migrate.Options) (migrate.Report, error)
 
 // verifier builds the check a new generation must pass before it replaces
-// the original.
-type verifier func(opts validate.Options) migrate.VerifyFunc
+// the original, and, for migrate, the check of the original (nil: the
+// same check).
+type verifier func(ctx *cli.Context, opts validate.Options) (migrate.VerifyFunc, migrate.CheckFunc)
 
-// migrateVerifier: a migrated file, like the file it came from, has no
-// validation error at all. Warnings do not count: a tolerated file (a torn
-// line, a missing final newline) is migrated with them kept as they are.
-func migrateVerifier(opts validate.Options) migrate.VerifyFunc {
-	return verifyNone(opts, func(f finding.Finding) bool { return f.Severity == finding.Error })
+// migrateVerifier: with --strict, a migrated file, like the file it came
+// from, has no validation error at all. Without, migrate takes what pi
+// 1.6.0 takes (migrateChecker). Warnings never count: a tolerated file (a
+// torn line, a missing final newline) is migrated with them kept as they
+// are.
+func migrateVerifier(ctx *cli.Context, opts validate.Options) (migrate.VerifyFunc, migrate.CheckFunc) {
+	verify := verifyNone(opts, func(f finding.Finding) bool { return f.Severity == finding.Error })
+	if ctx.Bool("strict") {
+		return verify, nil
+	}
+	return verify, migrateChecker(opts)
+}
+
+// migrateChecker checks the original of a migration as pi 1.6.0 sees it:
+// pi migrates a session whatever its entries hold, so a schema or linkage
+// error of the original is reported as a warning of the migration (code
+// and line kept) and does not block it; an error that makes the file no
+// session pi can load blocks it (blocksMigration). The new generation may
+// keep the original's errors, on their lines, but have no other.
+func migrateChecker(opts validate.Options) migrate.CheckFunc {
+	return func(name string, r io.Reader) ([]finding.Finding, migrate.VerifyFunc, error) {
+		rep, err := validate.Stream(name, r, opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		type place struct {
+			line int
+			code finding.Code
+		}
+		had := map[place]bool{}
+		var warnings []finding.Finding
+		for _, f := range rep.Findings {
+			if f.Severity != finding.Error {
+				continue
+			}
+			if blocksMigration(f.Code) {
+				return nil, nil, &migrate.FindingError{Finding: f}
+			}
+			had[place{f.Line, f.Code}] = true
+			f.Severity = finding.Warning
+			warnings = append(warnings, f)
+		}
+		verify := verifyNone(opts, func(f finding.Finding) bool {
+			return f.Severity == finding.Error && !had[place{f.Line, f.Code}]
+		})
+		return warnings, verify, nil
+	}
+}
+
+// blocksMigration reports whether an error of code in the original stops
+// a migration without --strict: damage pi's own migration would lose
+// (the parse-level codes; migrate's first pass refuses those lines
+// itself, saying so) and what makes the file no session to migrate.
+func blocksMigration(code finding.Code) bool {
+	switch code {
+	case finding.MissingHeader, finding.NotASession, finding.UnsupportedVersion, finding.MisplacedHeader,
+		finding.FileTooLarge, finding.TooDeep:
+		return true
+	}
+	return parseLevel(code)
 }
 
 // parseLevel reports whether code is one repair exists to remove.
@@ -75,8 +133,8 @@ func leftBehind(f finding.Finding) bool {
 
 // repairVerifier: a repaired file has no parse-level problem left (other
 // problems are not repair's to fix, and are reported by validate).
-func repairVerifier(opts validate.Options) migrate.VerifyFunc {
-	return verifyNone(opts, func(f finding.Finding) bool { return parseLevel(f.Code) })
+func repairVerifier(_ *cli.Context, opts validate.Options) (migrate.VerifyFunc, migrate.CheckFunc) {
+	return verifyNone(opts, func(f finding.Finding) bool { return parseLevel(f.Code) }), nil
 }
 
 // verifyNone accepts a new generation in which no finding that counts is
@@ -108,8 +166,9 @@ func (c *CLI) runRewrite(ctx *cli.Context, op fileOp, verify verifier) error {
 	opts := migrate.Options{
 		Backup: ctx.Bool("backup"), DryRun: ctx.Bool("dry-run"), Diff: ctx.Bool("diff"),
 		FollowSymlinks: ctx.Bool("follow-symlinks"), ZeroTail: ctx.Bool("zero-tail"),
-		Limits: vopts.Limits, Verify: verify(vopts), Temps: &migrate.Temps{},
+		Limits: vopts.Limits, Temps: &migrate.Temps{},
 	}
+	opts.Verify, opts.Check = verify(ctx, vopts)
 	if !opts.DryRun { // Ctrl-C removes the temp files of the runs under way
 		defer opts.Temps.RemoveOnSignal(migrate.OS())()
 	}

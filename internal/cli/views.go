@@ -238,7 +238,7 @@ func (c *CLI) openView(ctx *cli.Context, lines bool) (*view, error) {
 	default:
 		v.session, err = project.OpenDescribed(v.file, lim, describe)
 	}
-	if err != nil {
+	if v.session, err = project.RefuseAsPi(v.session, err); err != nil {
 		return nil, v.loadError(err)
 	}
 	debug.SetGCPercent(viewGCPercent)

@@ -37,10 +37,22 @@ type Options struct {
 	// first (an invalid file is refused untouched) and to the new
 	// generation; RepairFile to the new generation. nil skips validation.
 	Verify VerifyFunc
+	// Check, when set, is what MigrateFile asks of a version-1/2 original
+	// in place of Verify: the findings it returns are reported with the
+	// migration (Report.Notes) and do not block it, its error refuses the
+	// file untouched, and the VerifyFunc it returns (nil: Verify) checks
+	// the new generation. A version-3 file is then left alone unchecked:
+	// there is nothing to migrate.
+	Check CheckFunc
 	// Temps, when set, records the temp file of each rewrite while it
 	// exists (see Temps.RemoveOnSignal).
 	Temps *Temps
 }
+
+// CheckFunc validates the original of a migration: the findings the
+// migration reports of it, the check its new generation must pass, or an
+// error (a *FindingError names the line) that refuses the file.
+type CheckFunc func(name string, r io.Reader) ([]finding.Finding, VerifyFunc, error)
 
 // Report is the result for one file.
 type Report struct {
@@ -89,7 +101,7 @@ func migrateFile(fsys FS, path string, opts Options) (Report, error) {
 	if err != nil {
 		return rep, withPath(err, path)
 	}
-	version, err := checkOriginal(fsys, target, opts)
+	version, warnings, verify, err := checkOriginal(fsys, target, opts)
 	rep.From = version
 	if err != nil {
 		return rep, withPath(err, path)
@@ -98,6 +110,7 @@ func migrateFile(fsys FS, path string, opts Options) (Report, error) {
 		rep.Action, rep.To = Unchanged, version
 		return rep, nil
 	}
+	opts.Verify = verify
 	var res Result
 	gen := func(in io.ReadSeeker, out io.Writer) error {
 		var err error
@@ -110,7 +123,7 @@ func migrateFile(fsys FS, path string, opts Options) (Report, error) {
 	if err != nil && !out.Written {
 		return rep, err
 	}
-	rep.To, rep.Notes = res.To, res.Notes
+	rep.To, rep.Notes = res.To, append(warnings, res.Notes...)
 	rep.fill(out, Migrated, WouldMigrate)
 	return rep, err
 }
@@ -180,32 +193,47 @@ func (rep *Report) fill(out Outcome, done, would Action) {
 
 // checkOriginal runs Migrate's first pass, to refuse a corrupt file and to
 // leave a current one alone before any temp file is created, and then
-// Verify: an original that does not validate is refused. It returns the
+// checks the original: with Check, a version-1/2 one (its findings are
+// the migration's warnings, and it says how the new generation is
+// verified); else with Verify, any one, which must pass. It returns the
 // file's version (0 when the first pass refused it).
-func checkOriginal(fsys FS, path string, opts Options) (int, error) {
+func checkOriginal(fsys FS, path string, opts Options) (version int, warnings []finding.Finding, verify VerifyFunc, err error) {
 	f, err := fsys.Open(path)
 	if err != nil {
-		return 0, &Error{Code: ReadFailed, Err: err}
+		return 0, nil, nil, &Error{Code: ReadFailed, Err: err}
 	}
 	defer f.Close()
 	s, err := scanSession(f, opts.Limits, false)
 	if err != nil {
-		return 0, err
+		return 0, nil, nil, err
 	}
-	if opts.Verify == nil {
-		return s.version, nil
+	verify = opts.Verify
+	switch {
+	case opts.Check != nil && s.version == CurrentVersion: // nothing to migrate
+		return s.version, nil, verify, nil
+	case opts.Check == nil && verify == nil:
+		return s.version, nil, nil, nil
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return s.version, &Error{Code: ReadFailed, Err: err}
+		return s.version, nil, nil, &Error{Code: ReadFailed, Err: err}
 	}
-	if err := opts.Verify(path, f); err != nil {
-		var fe *FindingError
-		if errors.As(err, &fe) {
-			return s.version, refuse(RefusedInvalid, fe.Finding)
+	if opts.Check != nil {
+		var next VerifyFunc
+		warnings, next, err = opts.Check(path, f)
+		if next != nil {
+			verify = next
 		}
-		return s.version, &Error{Code: RefusedInvalid, Err: err}
+	} else {
+		err = verify(path, f)
 	}
-	return s.version, nil
+	var fe *FindingError
+	switch {
+	case errors.As(err, &fe):
+		return s.version, nil, nil, refuse(RefusedInvalid, fe.Finding)
+	case err != nil:
+		return s.version, nil, nil, &Error{Code: RefusedInvalid, Err: err}
+	}
+	return s.version, warnings, verify, nil
 }
 
 // repairNeeded runs Repair without writing, to leave clean files alone

@@ -3,6 +3,7 @@ package migrate
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/finding"
+	"github.com/pisess/pisess/internal/parse"
 )
 
 // noCreate fails any file creation: proves an operation wrote nothing.
@@ -220,5 +222,99 @@ func TestRealDamagedFilesEndToEnd(t *testing.T) {
 			}
 			noTempLeft(t, dir)
 		})
+	}
+}
+
+// TestMigrateFileCheck: with Check, the original's findings are the
+// migration's notes (before Migrate's own), its error refuses the file
+// before anything is created, the VerifyFunc it returns is the one the
+// new generation must pass, and a version-3 file is left alone unchecked.
+func TestMigrateFileCheck(t *testing.T) {
+	warning := finding.Warnf(finding.Schema, 2, "required key %q is missing", "timestamp")
+	v3 := `{"type":"session","version":3,"id":"s"}` + "\n"
+	dangling := `{"type":"session","id":"s"}` + "\n" + `{"type":"compaction","summary":"s","firstKeptEntryIndex":9}` + "\n"
+	pass := func(string, io.Reader) error { return nil }
+	fail := func(string, io.Reader) error { return errors.New("new generation rejected") }
+	tests := []struct {
+		name       string
+		content    string
+		check      CheckFunc
+		fail       func(op, name string) error
+		wantAction Action
+		wantCode   Code
+		wantNotes  []finding.Code
+	}{
+		{name: "warnings are reported, the file migrated", content: sampleV1,
+			check: func(string, io.Reader) ([]finding.Finding, VerifyFunc, error) {
+				return []finding.Finding{warning}, pass, nil
+			},
+			wantAction: Migrated, wantNotes: []finding.Code{finding.Schema}},
+		{name: "the check's warnings come before migrate's notes", content: dangling,
+			check: func(string, io.Reader) ([]finding.Finding, VerifyFunc, error) {
+				return []finding.Finding{warning}, pass, nil
+			},
+			wantAction: Migrated, wantNotes: []finding.Code{finding.Schema, finding.DanglingFirstKept}},
+		{name: "an error refuses before anything is written", content: sampleV1, fail: noCreate,
+			check: func(string, io.Reader) ([]finding.Finding, VerifyFunc, error) {
+				return nil, nil, &FindingError{Finding: finding.Errorf(finding.MissingHeader, 1, "no header")}
+			},
+			wantAction: Refused, wantCode: RefusedInvalid},
+		{name: "the new generation is checked with the check's verify", content: sampleV1,
+			check:      func(string, io.Reader) ([]finding.Finding, VerifyFunc, error) { return nil, fail, nil },
+			wantAction: Refused, wantCode: VerifyFailed},
+		{name: "a version-3 file is not checked", content: v3, fail: noCreate,
+			check: func(string, io.Reader) ([]finding.Finding, VerifyFunc, error) {
+				return nil, nil, errors.New("must not be called")
+			},
+			wantAction: Unchanged},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := writeSession(t, dir, tt.content)
+			rep, err := MigrateFile(newFaultFS(tt.fail), path, Options{Check: tt.check, Verify: pass})
+			var e *Error
+			switch {
+			case tt.wantCode == "" && err != nil:
+				t.Fatal(err)
+			case tt.wantCode != "" && (!errors.As(err, &e) || e.Code != tt.wantCode):
+				t.Fatalf("got %v, want %s", err, tt.wantCode)
+			}
+			if rep.Action != tt.wantAction {
+				t.Errorf("action %s, want %s", rep.Action, tt.wantAction)
+			}
+			var notes []finding.Code
+			for _, n := range rep.Notes {
+				notes = append(notes, n.Code)
+			}
+			if fmt.Sprint(notes) != fmt.Sprint(tt.wantNotes) {
+				t.Errorf("notes %v, want %v", notes, tt.wantNotes)
+			}
+			if got, _ := os.ReadFile(path); (string(got) != tt.content) != (tt.wantAction == Migrated) {
+				t.Errorf("file changed: %v, action %s", string(got) != tt.content, rep.Action)
+			}
+			noTempLeft(t, dir)
+		})
+	}
+}
+
+// TestMigrateRefusesLinesPiWouldLose: a corrupt line mid-file refuses the
+// migration and says that pi's own migration would lose it.
+func TestMigrateRefusesLinesPiWouldLose(t *testing.T) {
+	path := writeSession(t, t.TempDir(), sampleV1[:strings.Index(sampleV1, "\n")+1]+"not-json\n"+sampleV1[strings.Index(sampleV1, "\n")+1:])
+	_, err := MigrateFile(newFaultFS(noCreate), path, Options{})
+	var e *Error
+	if !errors.As(err, &e) || e.Code != RefusedCorrupt || e.Line != 2 {
+		t.Fatalf("got %v, want refused_corrupt on line 2", err)
+	}
+	if !strings.Contains(err.Error(), "pi 1.6.0's own migration would drop or change this line") || !strings.Contains(err.Error(), "`pisess repair`") {
+		t.Errorf("the refusal does not say pi would lose the line: %v", err)
+	}
+	// A line over pisess's limit is one pi reads: refused, without the note.
+	limits := parse.DefaultLimits()
+	limits.MaxLineBytes = 100
+	_, err = MigrateFile(newFaultFS(noCreate), writeSession(t, t.TempDir(), sampleV1), Options{Limits: limits})
+	if !errors.As(err, &e) || e.Code != RefusedCorrupt || e.Finding == nil || e.Finding.Code != finding.LineTooLong || strings.Contains(err.Error(), "pi 1.6.0") {
+		t.Errorf("got %v, want refused_corrupt line_too_long without the note", err)
 	}
 }

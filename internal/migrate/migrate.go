@@ -112,7 +112,7 @@ func scanSession(in io.Reader, limits parse.Limits, headerOnly bool) (*scanned, 
 			continue // not a record: pi's loader skips it
 		case parse.Object:
 		default:
-			return nil, lineRefusal(l)
+			return nil, lostByPi(l)
 		}
 		if len(s.recLine) == 0 && isTitleSlot(l) {
 			continue // omp's title slot: no record, copied as it is
@@ -441,6 +441,22 @@ func lineRefusal(l *parse.Line) error {
 	f, _ := l.Finding()
 	return refuse(RefusedCorrupt, f)
 }
+
+// lostByPi refuses to migrate a line that is not one complete object:
+// pi 1.6.0 would lose it, as its own migration, on open, rewrites the
+// file from the records JSON.parse made of the lines. A line over a
+// limit of pisess (too long, too deep) is one pi reads: only refused.
+func lostByPi(l *parse.Line) error {
+	f, _ := l.Finding()
+	e := refuse(RefusedCorrupt, f)
+	if f.Code != finding.LineTooLong && f.Code != finding.TooDeep {
+		e.Err = errLostByPi
+	}
+	return e
+}
+
+// errLostByPi says why a migration stops at a corrupt line.
+var errLostByPi = errors.New("pi 1.6.0's own migration would drop or change this line (it rewrites the file from what JSON.parse reads); `pisess repair` mends what it can, `pisess validate` explains the rest")
 
 // readError maps the error that ended a parse.Reader.
 func readError(err error, line int) error {

@@ -73,7 +73,10 @@ type piFile struct {
 	Version  float64                      `json:"version"`
 	Trees    map[string]*piTree           `json:"trees"`    // nil tree: getTree cannot be run safely
 	Migrated map[string][]json.RawMessage `json:"migrated"` // version 1 and 2 files
-	contexts []piContext
+	// Rewritten: what pi 1.6.0's SessionManager.open wrote when it
+	// migrated a copy of a version-1/2 file (records, or {"error": …}).
+	Rewritten json.RawMessage `json:"rewritten"`
+	contexts  []piContext
 }
 
 type piTree struct {
@@ -177,6 +180,7 @@ type oracleStats struct {
 type conformanceStats struct {
 	files, notSessions, skippedFiles int
 	oracles                          map[string]*oracleStats
+	rewrites, rewriteDiff            int // v1/v2 files whose rewrite by pi 1.6.0's open() was compared, and those that differ
 }
 
 func newConformanceStats() *conformanceStats {
@@ -211,6 +215,7 @@ func (st *conformanceStats) report() string {
 			fmt.Fprintf(&b, "  pi %s pairs not compared: %d %s\n", name, o.skipped[r], r)
 		}
 	}
+	fmt.Fprintf(&b, "  pi %s open(): the rewrite of %d v1/v2 files compared with migrate's, %d with differences\n", pi16, st.rewrites, st.rewriteDiff)
 	fmt.Fprintf(&b, "  %d session files compared, %d files not sessions (refused by pi and pisess alike), %d files skipped\n",
 		st.files, st.notSessions, st.skippedFiles)
 	return b.String()
@@ -243,6 +248,7 @@ func conformanceFiles(t *testing.T) []corpusFile {
 	}
 	add(groupReal, real...)
 	add(groupFixtures, writeFixtures(t, tmp)...)
+	add(groupFixtures, writeRefusalCases(t, tmp)...)
 	add(groupGenerated, writeGenerated(t, tmp)...)
 	return files
 }
@@ -270,9 +276,12 @@ func prepare(t *testing.T, path, splitPath string) corpusFile {
 	}
 	var out bytes.Buffer
 	r := parse.NewReader(bytes.NewReader(data), parse.DefaultLimits())
+	header := false // an object was seen: lines before it are RefuseAsPi's to judge, as pi's loader does
 	for r.Next() {
 		l := r.Line()
 		switch {
+		case !header:
+			header = l.Class == parse.Object || l.Class == parse.Concatenated
 		case l.Class == parse.Concatenated:
 			cf.split = append(cf.split, l.Num)
 			for k := range l.Objects {
@@ -379,7 +388,7 @@ func runPi(t *testing.T, files []corpusFile) map[string]*piFile {
 // compareFile compares one file's tree, migration and every leaf's context
 // with both pis.
 func compareFile(t *testing.T, cf corpusFile, pi *piFile, st *conformanceStats) {
-	s, err := LoadFile(cf.path, parse.DefaultLimits())
+	s, err := RefuseAsPi(LoadFile(cf.path, parse.DefaultLimits()))
 	var he *HeaderError
 	switch {
 	case pi.Error != "":
@@ -420,6 +429,7 @@ func compareFile(t *testing.T, cf corpusFile, pi *piFile, st *conformanceStats) 
 				st.oracles[name].migrateDiff++
 			}
 		}
+		compareRewrite(t, cf.piPath, pi.Rewritten, st)
 	}
 	contexts := map[int]*Context{}
 	for _, pc := range pi.contexts {
@@ -698,6 +708,55 @@ func compareMigration(t *testing.T, name, path string, s *Session, piRecords []j
 		}
 	}
 	return same
+}
+
+// compareRewrite compares the file pi 1.6.0's SessionManager.open wrote
+// when it migrated a copy of a version-1/2 file with the records
+// migrate.Migrate writes (compareMigration without Load's entries): the
+// file migrate leaves is the file pi would have left, random ids aside.
+func compareRewrite(t *testing.T, path string, rewritten json.RawMessage, st *conformanceStats) {
+	t.Helper()
+	var records []json.RawMessage
+	if err := json.Unmarshal(rewritten, &records); err != nil {
+		t.Errorf("pi %s open(): no rewrite to compare: %s", pi16, rewritten)
+		return
+	}
+	st.rewrites++
+	same := true
+	differ := func(format string, args ...any) {
+		t.Errorf("pi %s open(): "+format, append([]any{pi16}, args...)...)
+		same = false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out bytes.Buffer
+	if _, err := migrate.Migrate(f, &out, parse.DefaultLimits()); err != nil {
+		t.Logf("pi %s open(): migrate refuses the file (%v)", pi16, err)
+		return
+	}
+	var lines []json.RawMessage // the records: pi's rewrite drops torn lines, migrate keeps them
+	for _, l := range bytes.Split(out.Bytes(), []byte("\n")) {
+		if l = bytes.TrimSpace(l); len(l) > 0 && json.Valid(l) {
+			lines = append(lines, l)
+		}
+	}
+	ours, theirs := canonicalRecords(lines), canonicalRecords(records)
+	if len(ours) != len(theirs) {
+		differ("migrate writes %d records, pi's open() %d", len(ours), len(theirs))
+	}
+	for i := range min(len(ours), len(theirs)) {
+		forgiveFirstKept(&ours[i], theirs[i], i)
+		if !reflect.DeepEqual(ours[i].value, theirs[i].value) || !reflect.DeepEqual(ours[i].keys, theirs[i].keys) {
+			differ("record %d: migrate writes\n %s\npi's open()\n %s", i, excerptJSON(lines[i]), excerptJSON(records[i]))
+			break
+		}
+	}
+	if !same {
+		st.rewriteDiff++
+	}
 }
 
 // forgiveFirstKept removes from our record i the one documented difference

@@ -81,6 +81,7 @@ type Session struct {
 	otherRoles map[int]string    // the roles of message entries that are not in messageRoles
 	otherTypes map[int]string    // the types of entries that are not in entryTypes
 	firstKept  map[int][]byte    // version 1: a compaction's firstKeptEntryId, as pi migrates it
+	piRefusal  *HeaderError      // why pi 1.6.0 refuses the file (RefuseAsPi), nil when it opens it
 	src        io.ReaderAt
 	name       string
 	closer     io.Closer
@@ -248,6 +249,9 @@ func (ix *indexer) settle(f *facts) error {
 		if f.tooLong && !ix.sawFirst && ix.tooLong == 0 {
 			ix.tooLong = f.line
 		}
+		if f.piTakes && !ix.sawFirst && ix.s.piRefusal == nil {
+			ix.s.piRefusal = takenByPi(f.line, f.code)
+		}
 		return nil
 	}
 	if f.titleSlot {
@@ -370,6 +374,9 @@ func (ix *indexer) header(f *facts) error {
 	version, err := headerVersion(t)
 	if err != nil {
 		return &HeaderError{Code: finding.UnsupportedVersion, Line: f.line, Msg: err.Error()}
+	}
+	if ix.s.piRefusal == nil {
+		ix.s.piRefusal = headerRefusal(f, t)
 	}
 	h := Header{Line: f.line, Version: version, raw: f.header}
 	h.ID = string([]byte(t.StrOf(0, "id")))

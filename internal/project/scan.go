@@ -20,6 +20,9 @@ type facts struct {
 	line, object                       int
 	skipped                            bool // the line holds no object (blank, torn or corrupt)
 	tooLong                            bool // skipped: longer than --max-line-bytes
+	piTakes                            bool // skipped, but pi 1.6.0 keeps the line as a record (piTakes); code says why
+	code                               finding.Code
+	bom, concatenated                  bool // the object follows a byte order mark, shares its line with others
 	titleSlot                          bool // line 1 is omp's title slot (omp.go), not a record
 	offset                             int64
 	size                               int32
@@ -52,6 +55,7 @@ type scanLine struct {
 	offset     int64 // file offset of the line's first byte after a byte order mark
 	atEOF      bool  // the last line, without a newline
 	tooLong    bool  // longer than --max-line-bytes: not kept, so empty here
+	bom        bool  // line 1 began with a byte order mark
 	start, end int
 }
 
@@ -150,7 +154,7 @@ func lineOf(l *parse.Line, start, end int) scanLine {
 	if l.BOM {
 		off += 3
 	}
-	return scanLine{num: l.Num, offset: off, atEOF: !l.Newline, tooLong: l.Code == finding.LineTooLong, start: start, end: end}
+	return scanLine{num: l.Num, offset: off, atEOF: !l.Newline, tooLong: l.Code == finding.LineTooLong, bom: l.BOM, start: start, end: end}
 }
 
 // pipeline keeps the batches in flight in file order.
@@ -233,7 +237,8 @@ func (w *scanWorker) batch(b *scanBatch) {
 		}
 		v := w.cls.Classify(raw, l.atEOF)
 		if v.Class != parse.Object && v.Class != parse.Concatenated {
-			b.out = append(b.out, facts{line: l.num, skipped: true, tooLong: l.tooLong})
+			// Only a line before every object of its batch can come before the header.
+			b.out = append(b.out, facts{line: l.num, skipped: true, tooLong: l.tooLong, code: v.Code, piTakes: first && piTakes(raw, v.Code)})
 			continue
 		}
 		for k, span := range v.Objects {
@@ -241,7 +246,9 @@ func (w *scanWorker) batch(b *scanBatch) {
 				b.out = append(b.out, facts{line: l.num, skipped: true})
 				break
 			}
-			b.out = append(b.out, w.facts(l, k, span, first))
+			f := w.facts(l, k, span, first)
+			f.concatenated = v.Class == parse.Concatenated
+			b.out = append(b.out, f)
 			first = false
 		}
 	}
@@ -250,7 +257,7 @@ func (w *scanWorker) batch(b *scanBatch) {
 // facts reads the object on w's tape, the k-th of line l at span.
 func (w *scanWorker) facts(l scanLine, k int, span [2]int, first bool) facts {
 	t := &w.rec.Tape
-	f := facts{line: l.num, object: k, offset: l.offset + int64(span[0]), size: int32(span[1] - span[0])}
+	f := facts{line: l.num, object: k, offset: l.offset + int64(span[0]), size: int32(span[1] - span[0]), bom: l.bom}
 	f.typ = internType(t.StrOf(0, "type"))
 	f.typCode = typeCode(f.typ)
 	if first && f.typ == "session" {

@@ -46,7 +46,7 @@ type Entry struct {
 	// which omp reads as "default": role ?? "default"); pi's form
 	// (provider, modelId) has none.
 	ModelRole string
-	Name      string // session_info
+	Name      string // session_info: name; omp's title_change: title
 }
 
 // SetsDefaultModel reports whether a model_change sets the model in use:
@@ -69,8 +69,11 @@ type Message struct {
 	// Figures (Detail Figures).
 	Provider, Model string
 	Usage           Usage
-	Millis          int64  // timestamp in Unix milliseconds, 0 when absent or not positive
-	Text            string // a user message's first non-blank text, at most TextLimit bytes
+	// TaskUsage is details.usage of a toolResult of the tool "task": omp's
+	// subagents' usage, which omp's own statistics count (docs/omp.md).
+	TaskUsage Usage
+	Millis    int64  // timestamp in Unix milliseconds, 0 when absent or not positive
+	Text      string // a user message's first non-blank text, at most TextLimit bytes
 }
 
 // Usage is the typed view of a usage record.
@@ -126,13 +129,13 @@ const (
 type entryKeys struct {
 	typ, id, parentID, timestamp, message, targetID, fromID, summary int
 	firstKeptID, firstKeptIndex, retainedTail, replacement, usage    int
-	provider, model, modelID, role, name                             int
+	provider, model, modelID, role, name, title                      int
 }
 
 // ReadEntry reads the entry on tape t (node 0) in one walk over its
 // members.
 func ReadEntry(t *parse.Tape, d Detail) Entry {
-	k := entryKeys{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
+	k := entryKeys{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
 	for key, v := range t.Members(0) {
 		switch keyOf(t, key) {
 		case "type":
@@ -171,6 +174,8 @@ func ReadEntry(t *parse.Tape, d Detail) Entry {
 			k.role = v
 		case "name":
 			k.name = v
+		case "title":
+			k.title = v
 		}
 	}
 	e := Entry{}
@@ -217,6 +222,8 @@ func ReadEntry(t *parse.Tape, d Detail) Entry {
 			e.Usage = readUsage(t, k.usage)
 		case "session_info":
 			e.Name, _ = t.Str(k.name)
+		case "title_change": // omp
+			e.Name, _ = t.Str(k.title)
 		}
 	}
 	return e
@@ -249,7 +256,7 @@ func readMessage(t *parse.Tape, n int, d Detail) Message {
 	if t.Kind(n) != parse.KindObject {
 		return Message{}
 	}
-	var role, stop, callID, toolName, content, provider, model, usage, at = -1, -1, -1, -1, -1, -1, -1, -1, -1
+	var role, stop, callID, toolName, content, provider, model, usage, at, details = -1, -1, -1, -1, -1, -1, -1, -1, -1, -1
 	for key, v := range t.Members(n) {
 		switch keyOf(t, key) {
 		case "role":
@@ -270,6 +277,8 @@ func readMessage(t *parse.Tape, n int, d Detail) Message {
 			usage = v
 		case "timestamp":
 			at = v
+		case "details":
+			details = v
 		}
 	}
 	m := Message{Present: true}
@@ -287,8 +296,11 @@ func readMessage(t *parse.Tape, n int, d Detail) Message {
 		if ms, ok := integer(t, at); ok && ms > 0 {
 			m.Millis = ms
 		}
-		if m.Role == "user" {
+		switch {
+		case m.Role == "user":
 			m.Text = firstText(t, content)
+		case m.Role == "toolResult" && m.ToolName == "task":
+			m.TaskUsage = readUsage(t, t.Get(details, "usage"))
 		}
 	}
 	return m

@@ -32,6 +32,11 @@ type Header struct {
 	Timestamp     string
 	Provider      string // version 1: the model the session started with
 	ModelID       string
+	// Title is omp's session title: the header's title, or, when the file
+	// has omp's title slot, the slot's, which validate sets as omp's
+	// loader applies it (applyTitleSlot); TitleFromSlot says it did.
+	Title         string
+	TitleFromSlot bool
 }
 
 // ReadHeader reads the header on tape t (node 0). It is the one reader of
@@ -46,6 +51,7 @@ func ReadHeader(t *parse.Tape) Header {
 		Timestamp:     t.StrOf(0, "timestamp"),
 		Provider:      t.StrOf(0, "provider"),
 		ModelID:       t.StrOf(0, "modelId"),
+		Title:         t.StrOf(0, "title"),
 	}
 	kind := t.Get(0, "kind")
 	h.Kind, _ = t.Str(kind)

@@ -9,6 +9,7 @@ package validate
 import (
 	"bufio"
 	"io"
+	"strings"
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
@@ -71,9 +72,13 @@ func (p *pass) titleSlot(l *parse.Line) bool {
 		p.add(finding.Errorf(finding.Schema, l.Num,
 			"omp's title slot must be exactly %d bytes with its \"\\n\" (it is %d): omp rewrites it in place and would overwrite the header or leave debris; `pisess repair` cannot resize it", parse.TitleSlotBytes, l.Size).WithPointer("/pad"))
 	}
+	var t parse.Tape
+	err := t.Build(l.Raw)
+	if err == nil && p.opts.Observer != nil {
+		p.slotTitle, p.hasSlot = strings.Clone(t.StrOf(0, "title")), true // t shares the line
+	}
 	if p.opts.Schemas != nil {
-		var t parse.Tape
-		if f, bad := decodeFinding(l.Num, t.Build(l.Raw)); bad {
+		if f, bad := decodeFinding(l.Num, err); bad {
 			p.add(f)
 			return true
 		}

@@ -43,7 +43,9 @@ const (
 // share the file's bytes: they are valid during the call only, and what
 // is kept must be cloned.
 type Observer interface {
-	Header(line int, h *session.Header)
+	// Header receives the header and the file's dialect (an omp file's
+	// title slot applied to h, as omp's loader applies it).
+	Header(line int, h *session.Header, dialect parse.Dialect)
 	Entry(line int, e *session.Entry)
 }
 
@@ -193,6 +195,10 @@ type pass struct {
 	// before any record (0: none), tornBytes its length: finish words
 	// its message for the last line when no line follows it.
 	tornAt, tornBytes int
+	// slotTitle is the title of omp's title slot (hasSlot: line 1 is one),
+	// kept for an Observer.
+	slotTitle string
+	hasSlot   bool
 }
 
 func newPass(name string, opts Options) *pass {
@@ -338,7 +344,10 @@ func (p *pass) header(line int, t *parse.Tape) {
 	p.links.forked = h.ParentSession != ""
 	p.links.omp = p.rep.Dialect == parse.Omp
 	if p.opts.Observer != nil {
-		p.opts.Observer.Header(line, &h)
+		if p.hasSlot {
+			h.Title, h.TitleFromSlot = p.slotTitle, true
+		}
+		p.opts.Observer.Header(line, &h, p.rep.Dialect)
 	}
 	p.checking = true
 }
