@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/pisess/pisess/internal/edit"
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
@@ -96,7 +97,7 @@ type slimRewriter struct {
 	stats RewriteStats
 	done  bool // stats describe a complete generation
 	t     parse.Tape
-	ed    splicer
+	ed    edit.Editor
 }
 
 func (g *slimRewriter) verifier() migrate.VerifyFunc {
