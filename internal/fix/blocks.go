@@ -2,14 +2,15 @@ package fix
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"hash"
-	"io"
 	"iter"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/pisess/pisess/internal/parse"
 )
@@ -120,37 +121,24 @@ func block(t *parse.Tape, kind BlockKind, node, data int, mime string) Block {
 // writes.
 const placeholderMark = "[pisess: removed "
 
-// Digest is the size and sha256 of what a block held: an image's bytes
-// (its base64 data decoded), a text's UTF-8 bytes. AsWritten: the data is
-// not valid base64 (or has JSON escapes), so the figures are of the data
-// as written in the file.
+// Digest is the size and sha256 of the string a block held: its text, or
+// an image's base64 data; the bytes `jq -j` prints of it (JSON escapes
+// decoded), so that a copy of the original can be matched with sha256sum.
 type Digest struct {
-	Size      int64
-	Sum       [sha256.Size]byte
-	AsWritten bool
+	Size int64
+	Sum  [sha256.Size]byte
 }
 
-// DigestOf reads block b's content off its tape as it lies in the line,
-// streaming: a 300 MB text or image is hashed without a copy.
+// DigestOf reads block b's string off its tape as it lies in the line,
+// streaming: a 300 MB text or image is hashed without a copy, and an image
+// is not decoded (its data need not be valid base64).
 func DigestOf(t *parse.Tape, b Block) Digest {
 	body := t.Text(b.Data)
 	h := sha256.New()
 	var d Digest
-	switch {
-	case b.Kind == BlockImage && !t.Escaped(b.Data):
-		n, err := io.Copy(h, base64.NewDecoder(base64.StdEncoding, bytes.NewReader(body)))
-		if err == nil {
-			d.Size = n
-			break
-		}
-		h.Reset()
-		fallthrough
-	case b.Kind == BlockImage:
-		h.Write(body)
-		d.Size, d.AsWritten = int64(len(body)), true
-	case t.Escaped(b.Data):
+	if t.Escaped(b.Data) {
 		d.Size = unescapeInto(h, body)
-	default:
+	} else {
 		h.Write(body)
 		d.Size = int64(len(body))
 	}
@@ -158,87 +146,79 @@ func DigestOf(t *parse.Tape, b Block) Digest {
 	return d
 }
 
-// unescapeChunk is how much of an escaped string body is decoded at once.
-const unescapeChunk = 64 << 10
-
-// unescapeInto writes the decoded body of a JSON string with escapes to h,
-// a chunk at a time (each cut between escape sequences, never inside a
-// surrogate pair), and returns the decoded size.
+// unescapeInto writes the decoded body of a JSON string with escapes (one
+// the Tape accepted) to h, the runs between escapes as they are, and
+// returns the decoded size. A lone surrogate is U+FFFD, as the UTF-8 of the
+// string JSON.parse returns has it.
 func unescapeInto(h hash.Hash, body []byte) int64 {
 	var n int64
-	var quoted []byte
-	var s string
-	for pos := 0; pos < len(body); {
-		end := cutAfter(body, pos, pos+unescapeChunk)
-		quoted = append(append(append(quoted[:0], '"'), body[pos:end]...), '"')
-		s = ""
-		_ = json.Unmarshal(quoted, &s) // the Tape accepted the string: its pieces decode
-		h.Write([]byte(s))
-		n += int64(len(s))
-		pos = end
+	var buf [utf8.UTFMax]byte
+	for len(body) > 0 {
+		j := bytes.IndexByte(body, '\\')
+		if j < 0 {
+			j = len(body)
+		}
+		h.Write(body[:j])
+		n += int64(j)
+		if body = body[j:]; len(body) < 2 {
+			break
+		}
+		r, w := unescape(body)
+		k := utf8.EncodeRune(buf[:], r)
+		h.Write(buf[:k])
+		n += int64(k)
+		body = body[w:]
 	}
 	return n
 }
 
-// cutAfter returns the first place at or after want (or len(body)) where
-// body, a string body from pos, can be cut: not inside an escape sequence,
-// nor between the halves of a surrogate pair.
-func cutAfter(body []byte, pos, want int) int {
-	i := pos
-	for i < len(body) {
-		j := bytes.IndexByte(body[i:], '\\')
-		if j < 0 || i+j >= want {
-			return runeStart(body, min(max(want, i), len(body)))
-		}
-		i += j
-		if body[i+1] != 'u' {
-			i += 2
-			continue
-		}
-		high := i+6 <= len(body) && isHighSurrogate(body[i+2:i+6])
-		i += 6
-		if high && i+1 < len(body) && body[i] == '\\' && body[i+1] == 'u' {
-			i += 6
-		}
-		if i >= want {
-			return min(i, len(body))
+// unescape decodes the escape sequence at the start of b (a surrogate pair
+// as one character) and returns it and its width.
+func unescape(b []byte) (rune, int) {
+	switch b[1] {
+	case 'b':
+		return '\b', 2
+	case 'f':
+		return '\f', 2
+	case 'n':
+		return '\n', 2
+	case 'r':
+		return '\r', 2
+	case 't':
+		return '\t', 2
+	case 'u':
+	default: // \" \\ \/
+		return rune(b[1]), 2
+	}
+	if len(b) < 6 {
+		return utf8.RuneError, len(b)
+	}
+	r := hex4(b[2:6])
+	if !utf16.IsSurrogate(r) {
+		return r, 6
+	}
+	if len(b) >= 12 && b[6] == '\\' && b[7] == 'u' {
+		if pair := utf16.DecodeRune(r, hex4(b[8:12])); pair != utf8.RuneError {
+			return pair, 12
 		}
 	}
-	return len(body)
+	return utf8.RuneError, 6
 }
 
-// runeStart moves i forward to the start of a UTF-8 character (a cut must
-// not split one: each piece is decoded on its own).
-func runeStart(body []byte, i int) int {
-	for i < len(body) && body[i]&0xc0 == 0x80 {
-		i++
-	}
-	return i
+func hex4(b []byte) rune {
+	v, _ := strconv.ParseUint(string(b), 16, 32)
+	return rune(v)
 }
 
-func isHighSurrogate(hex4 []byte) bool {
-	var v [2]byte
-	if _, err := hex.Decode(v[:], hex4); err != nil {
-		return false
-	}
-	return v[0] >= 0xd8 && v[0] <= 0xdb
-}
-
-// PlaceholderText is what a removed block becomes: what it was, its size
-// and sha256, and the entry it was removed from, e.g.
+// PlaceholderText is what a removed block becomes: what it was, the size
+// and sha256 of its string, and the entry it was removed from, e.g.
 //
-//	[pisess: removed image/png, 4.1 MiB (4299161 bytes, sha256:9f2c…), from entry 3fc31a98]
+//	[pisess: removed image/png, 5.5 MiB of base64 (5767168 bytes, sha256:9f2c…), from entry 3fc31a98]
+//	[pisess: removed text, 1.2 MiB (1258291 bytes, sha256:…), from entry 5e1f0c2d]
 func PlaceholderText(b Block, d Digest, entryID string) string {
-	what := string(b.Kind)
+	what, of := "text", ""
 	if b.Kind == BlockImage {
-		what = "image"
-		if b.MIME != "" {
-			what = b.MIME
-		}
-	}
-	of := ""
-	if d.AsWritten {
-		of = " of data that is not valid base64, as written"
+		what, of = cmp.Or(b.MIME, "image"), " of base64"
 	}
 	if len(entryID) > 64 {
 		entryID = entryID[:64] + "…"

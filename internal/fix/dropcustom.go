@@ -1,7 +1,6 @@
 package fix
 
 import (
-	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -44,23 +43,21 @@ type dropEntry struct {
 // version 3: checked before) and plans the drops for types.
 func planDrops(in io.Reader, limits parse.Limits, types []string) (*dropPlan, error) {
 	rd := parse.NewReader(in, limits)
+	rd.DeferClassify()
 	var t parse.Tape
+	var cls parse.Classifier
 	index := map[string]int32{}
 	var entries []dropEntry
 	var ids []string
 	var refs []string
 	header := true
 	for rd.Next() {
-		l := rd.Line()
-		if l.Class != parse.Object {
+		if _, ok := objectLine(&t, &cls, rd.Line()); !ok {
 			continue
 		}
 		if header {
 			header = false
 			continue
-		}
-		if err := t.Build(l.Object(0)); err != nil {
-			return nil, fmt.Errorf("line %d: %w", l.Num, err)
 		}
 		id := strings.Clone(t.StrOf(0, "id"))
 		e := dropEntry{parent: -1}

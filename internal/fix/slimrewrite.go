@@ -152,18 +152,85 @@ func (g *slimRewriter) toNewFile(fsys migrate.FS, path string) (migrate.Outcome,
 
 var errNothingToDo = errors.New("nothing to do")
 
-// generate is the migrate.Generator: it checks the file (validate), plans
-// the drops, then copies the file line by line with the blocks replaced.
+// generate is the migrate.Generator: it checks the header, plans the
+// drops, then copies the file line by line with the blocks replaced. The
+// file is checked through what is written, not by a pass of its own: the
+// new lines are validated as they are written (the lines copied are the
+// file's, and no edit touches what a check looks at but the blocks it
+// replaces), and only when they fail is the file itself validated, to
+// say why (a file with errors is refused as every repair refuses it).
 func (g *slimRewriter) generate(in io.ReadSeeker, out io.Writer) error {
 	g.stats, g.done = RewriteStats{DropCustom: g.opts.DropCustom, Removed: []Removed{}}, false
-	before, err := g.check(in)
+	if err := g.checkHeader(in); err != nil {
+		return err
+	}
+	pr, pw := io.Pipe()
+	verdict := make(chan error, 1)
+	go func() {
+		err := g.verifier()(g.name, pr)
+		io.Copy(io.Discard, pr) // whatever the check left unread: the writer never blocks
+		verdict <- err
+	}()
+	err := g.write(in, io.MultiWriter(out, pw))
+	pw.Close()
+	bad := <-verdict
+	switch {
+	case err != nil:
+		return err
+	case bad != nil:
+		if refusal := g.checkFile(in); refusal != nil {
+			return refusal
+		}
+		return &migrate.Error{Code: migrate.VerifyFailed, Err: bad}
+	}
+	g.done = true
+	return nil
+}
+
+// checkHeader refuses a file before version 3 or of oh-my-pi (what
+// PeekVersion refuses about a header, too) and rewinds in.
+func (g *slimRewriter) checkHeader(in io.ReadSeeker) error {
+	version, err := migrate.PeekVersion(in, g.opts.Validate.Limits)
 	if err != nil {
 		return err
 	}
+	if version < project.CurrentVersion {
+		return &migrate.Error{Code: migrate.Unsupported, Err: fmt.Errorf("version %d: bring it to version 3 first (pisess migrate --backup)", version)}
+	}
+	prefix := make([]byte, 64<<10)
+	if _, err := in.Seek(0, io.SeekStart); err != nil {
+		return &migrate.Error{Code: migrate.ReadFailed, Err: err}
+	}
+	n, err := io.ReadFull(in, prefix)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return &migrate.Error{Code: migrate.ReadFailed, Err: err}
+	}
+	if parse.SniffDialect(prefix[:n]) == parse.Omp {
+		return &migrate.Error{Code: migrate.Unsupported, Err: errors.New("an oh-my-pi session: slim --rewrite is checked against pi 1.6.0's loader only; left untouched")}
+	}
+	return nil
+}
+
+// checkFile validates the file as every repair does (no error finding, no
+// torn line) and returns why it is refused, if it is.
+func (g *slimRewriter) checkFile(in io.ReadSeeker) error {
+	if _, err := in.Seek(0, io.SeekStart); err != nil {
+		return &migrate.Error{Code: migrate.ReadFailed, Err: err}
+	}
+	rep, err := validate.Stream(g.name, in, g.opts.Validate)
+	if err != nil {
+		return err
+	}
+	return usable(rep)
+}
+
+// write plans the drops and writes the new file from in.
+func (g *slimRewriter) write(in io.ReadSeeker, out io.Writer) error {
 	if len(g.opts.DropCustom) > 0 {
 		if _, err := in.Seek(0, io.SeekStart); err != nil {
 			return &migrate.Error{Code: migrate.ReadFailed, Err: err}
 		}
+		var err error
 		if g.drop, err = planDrops(in, g.opts.Validate.Limits, g.opts.DropCustom); err != nil {
 			return &migrate.Error{Code: migrate.ReadFailed, Err: err}
 		}
@@ -174,16 +241,19 @@ func (g *slimRewriter) generate(in io.ReadSeeker, out io.Writer) error {
 	cw := &countingWriter{w: out}
 	bw := bufio.NewWriterSize(cw, 1<<20)
 	rd := parse.NewReader(in, g.opts.Validate.Limits)
+	rd.DeferClassify()
+	var cls parse.Classifier
 	entry := -1 // the header is record -1
 	for rd.Next() {
 		l := rd.Line()
-		if l.Class != parse.Object {
-			if err := copyLine(bw, l); err != nil {
+		span, ok := objectLine(&g.t, &cls, l)
+		if !ok {
+			if err := copyBlank(bw, l); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := g.line(bw, l, entry); err != nil {
+		if err := g.line(bw, l, span, entry); err != nil {
 			return err
 		}
 		entry++
@@ -194,33 +264,14 @@ func (g *slimRewriter) generate(in io.ReadSeeker, out io.Writer) error {
 	if err := bw.Flush(); err != nil {
 		return err
 	}
-	g.stats.BytesBefore, g.stats.BytesAfter, g.done = before, cw.n, true
+	g.stats.BytesBefore, g.stats.BytesAfter = rd.BytesRead(), cw.n
 	slices.SortStableFunc(g.stats.Removed, func(a, b Removed) int { return cmp.Compare(b.Bytes, a.Bytes) })
 	return nil
 }
 
-// check validates the file as every repair does (no error finding, no torn
-// line, version 3, pi's dialect) and returns its size.
-func (g *slimRewriter) check(in io.ReadSeeker) (int64, error) {
-	rep, err := validate.Stream(g.name, in, g.opts.Validate)
-	if err != nil {
-		return 0, err
-	}
-	if err := usable(rep); err != nil {
-		return 0, err
-	}
-	switch {
-	case rep.Version < project.CurrentVersion:
-		return 0, &migrate.Error{Code: migrate.Unsupported, Err: fmt.Errorf("version %d: bring it to version 3 first (pisess migrate --backup)", rep.Version)}
-	case rep.Dialect == parse.Omp:
-		return 0, &migrate.Error{Code: migrate.Unsupported, Err: errors.New("an oh-my-pi session: slim --rewrite is checked against pi 1.6.0's loader only; left untouched")}
-	}
-	return rep.Bytes, nil
-}
-
 // line writes one object line: the header and lines without an edit as
 // they are, a dropped entry not at all, an edited one with its edits.
-func (g *slimRewriter) line(w *bufio.Writer, l *parse.Line, entry int) error {
+func (g *slimRewriter) line(w *bufio.Writer, l *parse.Line, span [2]int, entry int) error {
 	if entry < 0 {
 		return copyLine(w, l)
 	}
@@ -228,9 +279,6 @@ func (g *slimRewriter) line(w *bufio.Writer, l *parse.Line, entry int) error {
 		g.stats.CustomDropped++
 		g.stats.CustomBytes += l.Size
 		return nil
-	}
-	if err := g.t.Build(l.Object(0)); err != nil {
-		return &migrate.Error{Code: migrate.ReadFailed, Line: l.Num, Err: err}
 	}
 	g.ed.Reset(&g.t)
 	if parent, ok := g.drop.newParent(entry); ok {
@@ -256,7 +304,6 @@ func (g *slimRewriter) line(w *bufio.Writer, l *parse.Line, entry int) error {
 	if !g.ed.Changed() {
 		return copyLine(w, l)
 	}
-	span := l.Objects[0]
 	w.Write(l.Raw[:span[0]])
 	if _, err := g.ed.WriteTo(w); err != nil {
 		return err
@@ -264,6 +311,20 @@ func (g *slimRewriter) line(w *bufio.Writer, l *parse.Line, entry int) error {
 	w.Write(l.Raw[span[1]:])
 	_, err := w.Write(terminator(l))
 	return err
+}
+
+// objectLine lays the object of line l (read with DeferClassify) on t and
+// returns its span; false when the line holds no single object (it is
+// copied as it is: blank lines are all a checked file can have).
+func objectLine(t *parse.Tape, cls *parse.Classifier, l *parse.Line) ([2]int, bool) {
+	if span, ok := t.Line(l.Raw); ok {
+		return span, true // the fast path: one object, built
+	}
+	l.Classify(cls)
+	if l.Class != parse.Object || t.Build(l.Object(0)) != nil {
+		return [2]int{}, false
+	}
+	return l.Objects[0], true
 }
 
 // count adds a removed block to the figures of its kind.
@@ -278,6 +339,20 @@ func (s *RewriteStats) count(b Block, placeholder int64) {
 	r.Blocks++
 	r.Bytes += b.Bytes
 	r.Saved += b.Bytes - placeholder
+}
+
+// copyBlank copies a blank line (pi skips it), and refuses any other line
+// that holds no object: the file is damaged (a torn or corrupt line, one
+// too long to read), and the rewrite would lose it.
+func copyBlank(w *bufio.Writer, l *parse.Line) error {
+	if l.Class == parse.Blank {
+		return copyLine(w, l)
+	}
+	f, ok := l.Finding()
+	if !ok {
+		f = finding.Errorf(finding.InvalidJSON, l.Num, "the line holds no JSON object")
+	}
+	return &migrate.Error{Code: migrate.RefusedCorrupt, Line: l.Num, Finding: &f, Err: errors.New("run pisess repair --backup first")}
 }
 
 // copyLine writes line l exactly as it is in the file.

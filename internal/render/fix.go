@@ -49,10 +49,10 @@ func (p Fixes) Result(r FixResult) {
 	}
 	var detail []string
 	switch {
-	case r.Output != "":
-		detail = append(detail, fmt.Sprintf("%s, session %s", Plural(r.Entries, "entry", "entries"), r.Session))
 	case r.RewriteStats != nil:
 		detail = append(detail, rewriteDetail(r.RewriteStats)...)
+	case r.Output != "":
+		detail = append(detail, fmt.Sprintf("%s, session %s", Plural(r.Entries, "entry", "entries"), r.Session))
 	case r.Header != nil:
 		detail = append(detail, fmt.Sprintf("id %s, cwd %s, from the %s", Safe(r.Header.ID), Safe(r.Header.Cwd), r.Header.From["cwd"]))
 	case len(r.Added) > 0:
