@@ -71,8 +71,9 @@ func SlimRewriteFile(fsys migrate.FS, path string, opts Options) (Report, error)
 		out, err = migrate.Rewrite(fsys, path, migrate.RewriteOptions{BackupSuffix: BackupSuffix, DryRun: opts.DryRun,
 			Verify: g.verifier(), Temps: opts.Temps}, g.generate)
 	}
-	r := Report{File: cmp.Or(out.Path, path), Action: action("slim", out.Changed, opts.DryRun)}
-	if out.Changed {
+	done := out.Written || opts.DryRun && out.Changed // a failed rename replaced nothing
+	r := Report{File: cmp.Or(out.Path, path), Action: action("slim", done, opts.DryRun)}
+	if done {
 		r.Output = opts.Output
 	}
 	if g.done {
