@@ -227,6 +227,15 @@ func PlaceholderText(b Block, d Digest, entryID string) string {
 		placeholderMark, what, byteSize(int(d.Size)), of, d.Size, hex.EncodeToString(d.Sum[:]), entryID)
 }
 
+// EstimateSaved is about what removing block b of entry entryID saves:
+// its bytes less its placeholder's (taking the string's size for the
+// block's, so without reading it). A report of where the bytes are (du)
+// can say what slim --rewrite would shrink with Blocks and this alone;
+// slim --rewrite --dry-run reports the exact figure per kind (Removed).
+func EstimateSaved(b Block, entryID string) int64 {
+	return b.Bytes - int64(len(placeholderValue(b, PlaceholderText(b, Digest{Size: b.Bytes}, entryID))))
+}
+
 // placeholderValue is the JSON that replaces block b: a text block, or a
 // string where the content was one string.
 func placeholderValue(b Block, text string) []byte {

@@ -402,3 +402,18 @@ func TestBlocksOfEveryPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestEstimateSaved: the estimate is within a few bytes of what a removal
+// saves.
+func TestEstimateSaved(t *testing.T) {
+	var tp parse.Tape
+	if err := tp.Build([]byte(`{"type":"message","id":"e1","message":{"role":"user","content":[` + textBlockJSON(strings.Repeat("x", 5000)) + `]}}`)); err != nil {
+		t.Fatal(err)
+	}
+	for b := range Blocks(&tp) {
+		exact := b.Bytes - int64(len(placeholderValue(b, PlaceholderText(b, DigestOf(&tp, b), "e1"))))
+		if est := EstimateSaved(b, "e1"); est < exact-8 || est > exact+8 {
+			t.Errorf("estimate %d, exact %d", est, exact)
+		}
+	}
+}
