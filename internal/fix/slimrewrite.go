@@ -52,10 +52,11 @@ type RewriteStats struct {
 //
 // The original must be kept: opts.Backup (FILE.bak) rewrites the file in
 // place with the safe rewrite protocol (migrate.Rewrite); opts.Output
-// writes a new file and leaves the source alone. The file is validated
-// first (refused with errors, a torn line, or before version 3) and the
-// result is validated before it replaces anything. Memory is the current
-// line: a block's placeholder is computed from its span in the line.
+// writes a new file and leaves the source alone. A file with errors, a
+// torn or corrupt line, before version 3 or of oh-my-pi is refused and left
+// as it is; the result is validated before it replaces anything. Memory is
+// the current line: a block's placeholder is computed from its span in the
+// line.
 func SlimRewriteFile(fsys migrate.FS, path string, opts Options) (Report, error) {
 	if !opts.Backup && opts.Output == "" {
 		return Report{File: path, Action: "refused"}, ErrNoPlaceForOriginal
@@ -126,9 +127,13 @@ func (g *slimRewriter) toNewFile(fsys migrate.FS, path string) (migrate.Outcome,
 	if err != nil {
 		return migrate.Outcome{}, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
 	}
+	var in io.ReadSeeker = src
+	if at, ok := src.(io.ReaderAt); ok {
+		in = io.NewSectionReader(at, 0, info.Size()) // the file as it was opened: lines pi appends meanwhile are not half read
+	}
 	out := migrate.Outcome{Path: path}
 	err = createFile(fsys, g.opts.Output, info.Mode().Perm(), g.opts.Temps, func(w io.Writer, name string) error {
-		if err := g.generate(src, w); err != nil {
+		if err := g.generate(in, w); err != nil {
 			return err
 		}
 		if g.stats.BlocksRemoved+g.stats.CustomDropped == 0 {
