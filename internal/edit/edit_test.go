@@ -280,3 +280,87 @@ func TestEditorHugeValue(t *testing.T) {
 		t.Errorf("WriteTo allocated %d bytes for a %d-byte line", grew, len(line))
 	}
 }
+
+// TestEditorInPlace: edits made in the input's own memory give what Bytes
+// gives, without a copy, or refuse and leave the input as it was.
+func TestEditorInPlace(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		room int
+		ops  []op
+		ok   bool
+	}{
+		{"append", `{"type":"message","m":{"x":1}}`, 64, []op{set("", "id", `"ab"`), set("", "parentId", `null`)}, true},
+		{"replace longer and append", `{"id":1,"n":[1]}`, 64, []op{set("", "id", `"abc"`), set("", "p", `2`)}, true},
+		{"nested set", `{"m":{"role":"hookMessage"},"z":1}`, 8, []op{set("m", "role", `"custom"`)}, true},
+		{"shorter at the end", `{"a":1,"b":2}`, 0, []op{del("", "b")}, true},
+		{"no edits", `{"a":1}`, 0, nil, true},
+		{"no room", `{"a":1}`, 3, []op{set("", "id", `"ab"`)}, false},
+		{"shorter before a longer", `{"a":1,"b":2}`, 64, []op{del("", "a"), set("", "c", `333`)}, false},
+		{"overlap", `{"a":{"b":1}}`, 64, []op{repl("a", `1`), repl("a/b", `2`)}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var tape, copyTape parse.Tape
+			if err := copyTape.Build([]byte(tt.in)); err != nil {
+				t.Fatal(err)
+			}
+			var ref Editor
+			ref.Reset(&copyTape)
+			apply(t, &ref, &copyTape, tt.ops)
+			want, _ := ref.Bytes()
+			buf := append(make([]byte, 0, len(tt.in)+tt.room), tt.in...)
+			if err := tape.Build(buf); err != nil {
+				t.Fatal(err)
+			}
+			var e Editor
+			e.Reset(&tape)
+			apply(t, &e, &tape, tt.ops)
+			got, ok := e.InPlace()
+			if ok != tt.ok {
+				t.Fatalf("InPlace ok = %v, want %v", ok, tt.ok)
+			}
+			if !ok {
+				if string(buf) != tt.in {
+					t.Errorf("refused, but changed the input to %q", buf)
+				}
+				return
+			}
+			if string(got) != string(want) {
+				t.Errorf("InPlace = %q, Bytes = %q", got, want)
+			}
+			if len(got) > 0 && &got[0] != &buf[0] {
+				t.Error("InPlace copied the object")
+			}
+		})
+	}
+	var tape parse.Tape
+	buf := append(make([]byte, 0, 64), `{"a":"xyz"}`...)
+	if err := tape.Build(buf); err != nil {
+		t.Fatal(err)
+	}
+	var e Editor
+	e.Reset(&tape)
+	e.Set(0, "b", tape.Raw(tape.Get(0, "a"))) // a value in the input's memory
+	if _, ok := e.InPlace(); ok {
+		t.Error("InPlace with a value in the input's memory")
+	}
+}
+
+func TestObject(t *testing.T) {
+	var empty Object
+	if got := string(empty.Bytes()); got != `{}` {
+		t.Errorf("empty: %s", got)
+	}
+	var o Object
+	o.Member("role", []byte(`"custom"`))
+	o.Member("absent", nil) // undefined: left out
+	o.String("text", "a\"b\n<\u2028")
+	o.Member("n", []byte(`1.50`))
+	o.Member("k\u0001", []byte(`{ "x" : [1, 2] }`))
+	want := "{\"role\":\"custom\",\"text\":\"a\\\"b\\n<\u2028\",\"n\":1.50,\"k\\u0001\":{ \"x\" : [1, 2] }}"
+	if got := string(o.Bytes()); got != want {
+		t.Errorf("Object = %s, want %s", got, want)
+	}
+}

@@ -54,6 +54,7 @@ func FuzzEditRoundTrip(f *testing.F) {
 		}
 		touched := map[string]bool{} // keys set or deleted
 		replacedKeys := map[string]bool{}
+		var replay []func(*Editor) // the edits, for another tape of the same line
 		for i := 0; i+1 < len(ops); i += 2 {
 			value := fuzzValues[int(ops[i+1])%len(fuzzValues)]
 			key := fuzzKeys[int(ops[i+1])%len(fuzzKeys)]
@@ -63,10 +64,12 @@ func FuzzEditRoundTrip(f *testing.F) {
 			switch ops[i] % 4 {
 			case 0, 1:
 				e.Set(0, key, []byte(value))
+				replay = append(replay, func(e *Editor) { e.Set(0, key, []byte(value)) })
 				want[key] = decode(t, value)
 				touched[key] = true
 			case 2:
 				e.Delete(0, key)
+				replay = append(replay, func(e *Editor) { e.Delete(0, key) })
 				delete(want, key)
 				touched[key] = true
 			case 3:
@@ -75,6 +78,7 @@ func FuzzEditRoundTrip(f *testing.F) {
 				}
 				m := int(ops[i]>>3) % len(values)
 				e.Replace(values[m], []byte(value))
+				replay = append(replay, func(e *Editor) { e.Replace(values[m], []byte(value)) })
 				replacedKeys[keys[m]] = true
 				if tape.Get(0, keys[m]) == values[m] { // JSON.parse reads this one
 					want[keys[m]] = decode(t, value)
@@ -91,6 +95,16 @@ func FuzzEditRoundTrip(f *testing.F) {
 		}
 		if err != nil {
 			t.Fatalf("edits of %q: %v", object, err)
+		}
+		room := append(make([]byte, 0, len(line)+64), line...)
+		var roomTape parse.Tape
+		roomTape.Line(room)
+		e.Reset(&roomTape) // the same edits, in place: the same bytes, or refused
+		for _, ed := range replay {
+			ed(&e)
+		}
+		if inPlace, ok := e.InPlace(); ok && !bytes.Equal(inPlace, out) {
+			t.Fatalf("edits of %q: in place %q, copied %q", object, inPlace, out)
 		}
 		var got map[string]any
 		if err := json.Unmarshal(out, &got); err != nil {

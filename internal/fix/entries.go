@@ -138,26 +138,14 @@ type member struct {
 	value json.RawMessage
 }
 
-// objectWriter writes a JSON object member by member.
-type objectWriter struct{ buf []byte }
+// objectWriter writes a JSON object member by member (edit.Object).
+type objectWriter struct{ edit.Object }
 
-func (w *objectWriter) raw(key string, value json.RawMessage) {
-	if w.buf == nil {
-		w.buf = append(w.buf, '{')
-	} else {
-		w.buf = append(w.buf, ',')
-	}
-	w.buf = append(append(append(w.buf, jsonString(key)...), ':'), value...)
-}
+func (w *objectWriter) raw(key string, value json.RawMessage) { w.Member(key, value) }
 
-func (w *objectWriter) str(key, value string) { w.raw(key, jsonString(value)) }
+func (w *objectWriter) str(key, value string) { w.String(key, value) }
 
-func (w *objectWriter) bytes() json.RawMessage {
-	if w.buf == nil {
-		return json.RawMessage("{}")
-	}
-	return append(w.buf, '}')
-}
+func (w *objectWriter) bytes() json.RawMessage { return w.Bytes() }
 
 // jsonString encodes s as JSON.stringify does (edit.Quote).
 func jsonString(s string) json.RawMessage { return edit.Quote(s) }
