@@ -417,3 +417,38 @@ func TestEstimateSaved(t *testing.T) {
 		}
 	}
 }
+
+// TestDropCustomKeepsWhatIsNamed: a superseded custom entry that a
+// compaction's firstKeptEntryId or a branch summary's fromId names stays
+// (pi keeps nothing before a compaction whose first kept entry is not on
+// the path); one nothing names goes.
+func TestDropCustomKeepsWhatIsNamed(t *testing.T) {
+	u := func(id, parent string) string { return msgEntry(id, parent, userMsg(`"hi"`)) }
+	path := sessionLines(t,
+		u("m1", ""),
+		customEntry("s1", "m1", "state", `{"n":1}`), // named by the compaction
+		customEntry("s2", "s1", "state", `{"n":2}`), // named by the branch summary
+		customEntry("s3", "s2", "state", `{"n":3}`), // named by nothing: goes
+		u("m2", "s3"),
+		`{"type":"compaction","id":"c1","parentId":"m2","timestamp":"2026-01-01T00:00:03.000Z","summary":"s","firstKeptEntryId":"s1","tokensBefore":10}`,
+		`{"type":"branch_summary","id":"b1","parentId":"c1","timestamp":"2026-01-01T00:00:04.000Z","fromId":"s2","summary":"left"}`,
+		customEntry("s4", "b1", "state", `{"n":4}`),
+		u("m3", "s4"),
+	)
+	opts := options(t)
+	opts.MaxBytes, opts.Output, opts.DropCustom = 1024, filepath.Join(t.TempDir(), "out.jsonl"), []string{"state"}
+	rep, err := SlimRewriteFile(migrate.OS(), path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(mustRead(t, opts.Output))
+	if rep.CustomDropped != 1 || strings.Contains(got, `"id":"s3"`) || !strings.Contains(got, `"id":"m2","parentId":"s2"`) {
+		t.Errorf("dropped %d:\n%s", rep.CustomDropped, got)
+	}
+	for _, kept := range []string{`"id":"s1"`, `"id":"s2"`, `"id":"s4"`} {
+		if !strings.Contains(got, kept) {
+			t.Errorf("%s was dropped", kept)
+		}
+	}
+	noErrors(t, opts.Output)
+}
