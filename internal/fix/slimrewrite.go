@@ -196,6 +196,9 @@ func (g *slimRewriter) generate(in io.ReadSeeker, out io.Writer) error {
 // checkHeader refuses a file before version 3 or of oh-my-pi (what
 // PeekVersion refuses about a header, too) and rewinds in.
 func (g *slimRewriter) checkHeader(in io.ReadSeeker) error {
+	if _, err := in.Seek(0, io.SeekStart); err != nil { // a second generation (createFile without hard links) starts over
+		return &migrate.Error{Code: migrate.ReadFailed, Err: err}
+	}
 	version, err := migrate.PeekVersion(in, g.opts.Validate.Limits)
 	if err != nil {
 		return err

@@ -452,3 +452,29 @@ func TestDropCustomKeepsWhatIsNamed(t *testing.T) {
 	}
 	noErrors(t, opts.Output)
 }
+
+// linklessFS is a file system without hard links.
+type linklessFS struct{ migrate.FS }
+
+func (linklessFS) Link(string, string) error { return errors.New("no hard links here") }
+
+// TestSlimRewriteOutputWithoutHardLinks: where the output cannot be
+// hard-linked into place it is written again under its name, from the
+// start of the source.
+func TestSlimRewriteOutputWithoutHardLinks(t *testing.T) {
+	path := bigSession(t)
+	opts := options(t)
+	opts.MaxBytes, opts.Output = 1024, filepath.Join(t.TempDir(), "small.jsonl")
+	rep, err := SlimRewriteFile(linklessFS{migrate.OS()}, path, opts)
+	if err != nil || rep.Action != "slimmed" {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	if out := mustRead(t, opts.Output); int64(len(out)) != rep.BytesAfter || !bytes.Contains(out, []byte(placeholderMark)) {
+		t.Errorf("output of %d bytes (reported %d)", len(out), rep.BytesAfter)
+	}
+	noErrors(t, opts.Output)
+	entries, _ := os.ReadDir(filepath.Dir(opts.Output))
+	if len(entries) != 1 {
+		t.Errorf("%d files beside the output", len(entries)-1)
+	}
+}
