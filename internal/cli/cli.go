@@ -228,6 +228,7 @@ func (c *CLI) app() *cli.App {
 			c.exportCommand(),
 			c.scanCommand(),
 			c.redactCommand(),
+			c.grepCommand(),
 		},
 	}
 	addExamples(app.Commands)
