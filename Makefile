@@ -42,6 +42,7 @@ fuzz:
 	$(GO) test ./internal/validate -run '^$$' -fuzz '^FuzzTapeAgrees$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./internal/parse -run '^$$' -fuzz '^FuzzStrPrefix$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./internal/session -run '^$$' -fuzz '^FuzzReadHeader$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./internal/edit -run '^$$' -fuzz '^FuzzEditRoundTrip$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./internal/hostile -run '^$$' -fuzz '^FuzzRepair$$' -fuzztime $(FUZZTIME_CMD) -fuzzminimizetime 5s
 	$(GO) test ./internal/hostile -run '^$$' -fuzz '^FuzzMigrate$$' -fuzztime $(FUZZTIME_CMD) -fuzzminimizetime 5s
 
