@@ -229,6 +229,7 @@ func (c *CLI) app() *cli.App {
 			c.scanCommand(),
 			c.redactCommand(),
 			c.grepCommand(),
+			c.moveCommand(),
 		},
 	}
 	addExamples(app.Commands)
