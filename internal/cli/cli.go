@@ -230,6 +230,7 @@ func (c *CLI) app() *cli.App {
 			c.redactCommand(),
 			c.grepCommand(),
 			c.moveCommand(),
+			c.pruneCommand(),
 		},
 	}
 	addExamples(app.Commands)
