@@ -80,7 +80,7 @@ func Compile(opts Options) (*Matcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the pattern %q: %w", opts.Pattern, err)
 	}
-	m := &Matcher{opts: opts, re: re, filter: newPrefilter(opts, re)}
+	m := &Matcher{opts: opts, re: re, filter: newPrefilter(expr)}
 	if len(opts.Roles) > 0 {
 		m.roles = map[string]bool{}
 		for _, r := range opts.Roles {
@@ -254,10 +254,10 @@ func (sc *scanner) values(n int) {
 // text searches string node n (nothing for any other node).
 func (sc *scanner) text(n int) {
 	s, ok := sc.tape.Str(n)
-	if !ok || s == "" {
+	if !ok || s == "" || !sc.m.filter.mayHold(s) {
 		return
 	}
-	at := sc.m.re.FindStringIndex(s)
+	at := sc.m.filter.find(sc.m.re, s)
 	if at == nil {
 		return
 	}

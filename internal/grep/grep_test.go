@@ -2,8 +2,10 @@ package grep
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -90,6 +92,12 @@ func TestGrep(t *testing.T) {
 		}},
 		{"since and until", Options{Pattern: "menu", IgnoreCase: true, Since: since, Until: until}, []string{`4 t1 toolResult: <h1>[Menu]</h1>`}},
 		{"regex prefix", Options{Pattern: `built a \w+`}, []string{`6 c1 compaction: We [built a menu] page.`}},
+		{"a folded start, then more", Options{Pattern: `MENU.?p`, IgnoreCase: true}, []string{`6 c1 compaction: We built a [menu p]age.`}},
+		{"a folded start after a word boundary", Options{Pattern: `\bmenu.`, IgnoreCase: true}, []string{
+			`2 u1 user: make the café "[menu"] page please`, `3 a1 assistant: Reading the [menu.]`, `3 a1 assistant: /srv/[menu.]html`,
+			`4 t1 toolResult: <h1>[Menu<]/h1>`, `6 c1 compaction: We built a [menu ]page.`, `7 r1 branch_summary: Tried a different [menu ]layout.`,
+			`8 m1 custom_message: [menu ]approved`}},
+		{"required literals in the middle", Options{Pattern: `(?i)\w+ a MENU`}, []string{`6 c1 compaction: We [built a menu] page.`}},
 		{"labels are not searched", Options{Pattern: "label"}, nil},
 	}
 	for _, tt := range tests {
@@ -137,7 +145,10 @@ func TestPrefilterSkips(t *testing.T) {
 		{Options{Pattern: "mask", Fixed: true, IgnoreCase: true}, false}, // k folds to U+212A
 		{Options{Pattern: `say "hi"`, Fixed: true}, false},
 		{Options{Pattern: `menu\d+`}, true},
-		{Options{Pattern: `(?i)menu`}, false},
+		{Options{Pattern: `(?i)menu`}, true},
+		{Options{Pattern: `(?i)mask`}, false},
+		{Options{Pattern: `rate.limit`, IgnoreCase: true}, true},
+		{Options{Pattern: `x*`}, false},
 		{Options{Pattern: `a|b`}, false},
 		{Options{Pattern: "", Fixed: true}, false},
 	}
@@ -213,5 +224,30 @@ func TestRealCorpus(t *testing.T) {
 	}
 	if total == 0 {
 		t.Error("no match in the whole corpus")
+	}
+}
+
+// TestFindAgreesWithRegexp: the anchored search at each place of a folded
+// start finds what the expression finds, on random texts.
+func TestFindAgreesWithRegexp(t *testing.T) {
+	words := []string{"rate", "RaTe", "limit", "LIMIT", " ", "\n", "x", "ratelimit", "é", "K"}
+	patterns := []string{`(?i)rate.limit`, `(?i)rate\s*(limit)?`, `(?i)rate|limit`, `(?i)ratE\w*`, `(?i)rate.{0,3}x`, `(?i)r(?-i)ate`}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, pat := range patterns {
+		re := regexp.MustCompile(pat)
+		p := newPrefilter(pat)
+		for range 2000 {
+			var b strings.Builder
+			for range rng.IntN(12) {
+				b.WriteString(words[rng.IntN(len(words))])
+			}
+			s := b.String()
+			if got, want := p.find(re, s), re.FindStringIndex(s); !slices.Equal(got, want) {
+				t.Fatalf("%s in %q: got %v, want %v", pat, s, got, want)
+			}
+			if re.MatchString(s) && !p.mayHold(s) {
+				t.Fatalf("%s in %q: mayHold is false", pat, s)
+			}
+		}
 	}
 }

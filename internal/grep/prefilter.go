@@ -3,8 +3,11 @@ package grep
 import (
 	"bytes"
 	"regexp"
+	"regexp/syntax"
+	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // prefilter skips a line on its raw bytes when no text decoded from it can
@@ -14,42 +17,157 @@ import (
 // a JSON string. Its characters must be none JSON escapes in pi's
 // writing ('"', '\', control characters); and any character may be written
 // \uXXXX, and '/' as \/, so a line holding "\u" (or "\/" for a literal
-// with '/') is always searched. Under IgnoreCase the literal must be ASCII
+// with '/') is always searched. A literal matched in either case must be ASCII
 // and fold only to ASCII (not k, s: K is also U+212A KELVIN SIGN, s is also
 // U+017F LONG S), so that a byte search without regard to ASCII case finds
 // every spelling.
 type prefilter struct {
-	literal []byte // nil: no prefilter, every line is searched
+	literal []byte // nil: no line prefilter, every line is searched
 	fold    bool
 	slash   bool // literal holds '/'
+	// every holds the literals every match holds, for a check of each
+	// decoded string before the regular expression runs on it.
+	every []literal
+	// starts: a literal every match starts with, in either case, and the
+	// expression anchored, run only where the literal is (Go's regexp
+	// skips to a literal prefix only when its case is fixed); nil when
+	// the expression looks at what precedes a match (\b, ^, $).
+	start    []byte
+	anchored *regexp.Regexp
 }
 
-func newPrefilter(opts Options, re *regexp.Regexp) prefilter {
-	lit := opts.Pattern
-	if !opts.Fixed {
-		plain := re
-		if opts.IgnoreCase {
-			var err error
-			if plain, err = regexp.Compile(opts.Pattern); err != nil {
-				return prefilter{}
-			}
+// literal is a string every match holds, in either case when fold.
+type literal struct {
+	text string
+	fold bool
+}
+
+func newPrefilter(expr string) prefilter {
+	var p prefilter
+	for _, lit := range requiredLiterals(expr) {
+		if lit.fold && !foldsInASCII(lit.text) {
+			continue // no byte search finds every spelling
 		}
-		lit, _ = plain.LiteralPrefix()
+		p.every = append(p.every, lit)
+		if literalAsWritten(lit.text) && len(lit.text) > len(p.literal) {
+			p.literal, p.fold = []byte(lit.text), lit.fold
+		}
 	}
-	if lit == "" || !literalAsWritten(lit, opts.IgnoreCase) {
-		return prefilter{}
+	p.slash = bytes.IndexByte(p.literal, '/') >= 0
+	p.start, p.anchored = foldedStart(expr)
+	return p
+}
+
+// foldedStart is the literal in either case every match of expr starts
+// with, and expr anchored at the start of its input; nil when there is
+// none or the expression has an assertion.
+func foldedStart(expr string) ([]byte, *regexp.Regexp) {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil, nil
 	}
-	return prefilter{literal: []byte(lit), fold: opts.IgnoreCase, slash: bytes.IndexByte([]byte(lit), '/') >= 0}
+	re = re.Simplify()
+	first := re
+	if re.Op == syntax.OpConcat {
+		first = re.Sub[0]
+	}
+	if first.Op != syntax.OpLiteral || first.Flags&syntax.FoldCase == 0 || !foldsInASCII(string(first.Rune)) || asserts(re) {
+		return nil, nil
+	}
+	anchored, err := regexp.Compile(`^(?:` + expr + `)`)
+	if err != nil {
+		return nil, nil
+	}
+	return []byte(string(first.Rune)), anchored
+}
+
+// asserts reports whether re holds an assertion about where it is (a
+// word boundary, the start or end of a line or of the text).
+func asserts(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpWordBoundary, syntax.OpNoWordBoundary, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText:
+		return true
+	}
+	for _, sub := range re.Sub {
+		if asserts(sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// find is the leftmost match of re in s, as re.FindStringIndex; with a
+// folded start, the anchored expression is tried at each of its places.
+func (p prefilter) find(re *regexp.Regexp, s string) []int {
+	if p.anchored == nil {
+		return re.FindStringIndex(s)
+	}
+	b := unsafe.Slice(unsafe.StringData(s), len(s))
+	for at := 0; at < len(s); {
+		i := indexFold(b[at:], p.start)
+		if i < 0 {
+			return nil
+		}
+		at += i
+		if m := p.anchored.FindStringIndex(s[at:]); m != nil {
+			return []int{at + m[0], at + m[1]}
+		}
+		at++
+	}
+	return nil
+}
+
+// requiredLiterals are the literal pieces of expr's top-level
+// concatenation: every match holds each of them.
+func requiredLiterals(expr string) []literal {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	re = re.Simplify()
+	subs := []*syntax.Regexp{re}
+	if re.Op == syntax.OpConcat {
+		subs = re.Sub
+	}
+	var out []literal
+	for _, sub := range subs {
+		if sub.Op == syntax.OpLiteral && len(sub.Rune) > 0 {
+			out = append(out, literal{text: string(sub.Rune), fold: sub.Flags&syntax.FoldCase != 0})
+		}
+	}
+	return out
+}
+
+// foldsInASCII reports whether lit is ASCII and every case of its
+// letters is too.
+func foldsInASCII(lit string) bool {
+	for _, r := range lit {
+		if r >= utf8.RuneSelf || !asciiOrbit(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// mayHold reports whether the decoded string s may hold a match.
+func (p prefilter) mayHold(s string) bool {
+	for _, lit := range p.every {
+		if lit.fold {
+			if indexFold(unsafe.Slice(unsafe.StringData(s), len(s)), []byte(lit.text)) < 0 {
+				return false
+			}
+		} else if !strings.Contains(s, lit.text) {
+			return false
+		}
+	}
+	return true
 }
 
 // literalAsWritten reports whether lit's bytes appear as they are in any
 // JSON string whose decoded value holds lit, \u escapes aside.
-func literalAsWritten(lit string, fold bool) bool {
+func literalAsWritten(lit string) bool {
 	for _, r := range lit {
-		switch {
-		case r == '"' || r == '\\' || r < 0x20 || r == utf8.RuneError:
-			return false
-		case fold && (r >= utf8.RuneSelf || !asciiOrbit(r)):
+		if r == '"' || r == '\\' || r < 0x20 || r == utf8.RuneError {
 			return false
 		}
 	}
