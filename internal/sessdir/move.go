@@ -391,7 +391,8 @@ func resolved(cwd string) string {
 	return abs
 }
 
-// within reports whether path is dir or inside it, and what follows dir.
+// within reports whether path is dir or inside it, and what follows dir
+// (from its separator on: '/', or the system's).
 func within(path, dir string) (rest string, ok bool) {
 	switch {
 	case path == "":
@@ -400,7 +401,7 @@ func within(path, dir string) (rest string, ok bool) {
 		return "", true
 	case dir == "/":
 		return path, true
-	case strings.HasPrefix(path, dir+"/"):
+	case len(path) > len(dir) && strings.HasPrefix(path, dir) && (path[len(dir)] == '/' || path[len(dir)] == filepath.Separator):
 		return path[len(dir):], true
 	}
 	return "", false

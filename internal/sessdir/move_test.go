@@ -354,3 +354,23 @@ func TestMoveHostileNames(t *testing.T) {
 		}
 	}
 }
+
+func TestWithin(t *testing.T) {
+	tests := []struct {
+		path, dir, rest string
+		ok              bool
+	}{
+		{"/old/shop", "/old/shop", "", true},
+		{"/old/shop/sub", "/old/shop", "/sub", true},
+		{"/old/shopping", "/old/shop", "", false},
+		{"/old/shop\\x", "/old/shop", "", false}, // '\' is a name's character on Linux
+		{"/old", "/old/shop", "", false},
+		{"/anything", "/", "/anything", true},
+		{"", "/old", "", false},
+	}
+	for _, tt := range tests {
+		if rest, ok := within(tt.path, tt.dir); rest != tt.rest || ok != tt.ok {
+			t.Errorf("within(%q, %q) = %q, %v", tt.path, tt.dir, rest, ok)
+		}
+	}
+}
