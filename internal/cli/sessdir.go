@@ -39,8 +39,9 @@ mtimes are kept, so pi -c resumes the same session as before.
 
 It refuses, changing nothing, when no session has its cwd in --from, when
 a target name holds another file with other bytes, or when a session
-changes while it works (pi is writing it). A run stopped half-way
-(Ctrl-C, a crash) leaves every file whole; run it again to finish.
+changes while it works (pi is writing it). Quit pi in the old directory
+first: a pi still running there writes to the old names. A run stopped
+half-way (Ctrl-C, a crash) leaves every file whole; run it again to finish.
 
 Exit codes: 0 done; 1 refused; 2 usage or I/O error.
 

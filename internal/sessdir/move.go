@@ -99,13 +99,6 @@ func Move(fsys migrate.FS, opts MoveOptions, report func(Change)) error {
 	return nil
 }
 
-// Skipped returns the files under root whose header cannot be read (not
-// sessions to pi's listing either), for a warning.
-func Skipped(fsys migrate.FS, root string) []error {
-	_, skipped, _ := List(fsys, root)
-	return skipped
-}
-
 // planMove decides every file's job, or refuses.
 func planMove(fsys migrate.FS, opts MoveOptions, all []Session) ([]*job, error) {
 	root := filepath.Clean(opts.Root)
