@@ -1,6 +1,7 @@
 package sessdir
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -179,5 +180,48 @@ func TestPruneLastEntry(t *testing.T) {
 	s, _ = ReadSession(migrate.OS(), path)
 	if _, text := lastEntry(migrate.OS(), s); !strings.HasPrefix(text, now.Add(-100*24*time.Hour).Format("2006-01-02")) {
 		t.Errorf("last entry of a torn file %q", text)
+	}
+}
+
+// TestPruneSurvivesFaults fails each change a prune makes in turn: every
+// session is in the sessions directory or the trash (two names of one
+// file after a link count once), and a second run finishes.
+func TestPruneSurvivesFaults(t *testing.T) {
+	opts := PruneOptions{OlderThan: 30 * 24 * time.Hour, Now: now}
+	for n := 1; ; n++ {
+		root := pruneTree(t)
+		all := len(names(t, root))
+		opts.Root = root
+		err := Prune(&faultFS{FS: migrate.OS(), n: n}, opts, func(Pruned) {})
+		if err == nil {
+			t.Logf("%d changes, each failed in turn", n-1)
+			break
+		}
+		if !errors.Is(err, errInjected) {
+			t.Fatalf("fault %d: %v", n, err)
+		}
+		seen := map[string][]os.FileInfo{}
+		for _, dir := range []string{root, Trash(root)} {
+			for _, rel := range names(t, dir) {
+				info, _ := os.Stat(filepath.Join(dir, rel))
+				if !slices.ContainsFunc(seen[rel], func(i os.FileInfo) bool { return os.SameFile(i, info) }) {
+					seen[rel] = append(seen[rel], info)
+				}
+			}
+		}
+		for rel, files := range seen {
+			if len(files) != 1 {
+				t.Errorf("fault %d: %s is %d files", n, rel, len(files))
+			}
+		}
+		if len(seen) != all {
+			t.Errorf("fault %d: %d sessions, want %d", n, len(seen), all)
+		}
+		if _, err := prune(t, root, opts); err != nil {
+			t.Fatalf("fault %d: the second run: %v", n, err)
+		}
+		if left := len(names(t, root)); left != all-4 {
+			t.Fatalf("fault %d: %d sessions left after the second run, want %d", n, left, all-4)
+		}
 	}
 }
