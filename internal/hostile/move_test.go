@@ -22,9 +22,6 @@ import (
 // the new cwd, every reference naming a file that exists.
 func TestKillDuringMove(t *testing.T) {
 	t.Parallel()
-	if _, missing := the.missing["move"]; missing {
-		t.Skip("this pisess has no move")
-	}
 	kills := envInt(envKills, size(10, 100, 500))
 	if kills == 0 {
 		t.Skip(envKills + "=0")
