@@ -125,3 +125,40 @@ func checkMoved(t *testing.T, root string, n int, done bool) {
 		}
 	}
 }
+
+// TestTwoMovesAtOnce starts two `pisess move` of one project at the same
+// moment: one moves, the other is refused (busy, or no_sessions when it
+// came after), and the directory ends as one move leaves it.
+func TestTwoMovesAtOnce(t *testing.T) {
+	t.Parallel()
+	refusals := map[string]int{}
+	defer func() { t.Logf("the second move refused: %v", refusals) }()
+	for range size(3, 10, 30) {
+		root := moveSessions(t, 60)
+		args := []string{"move", "-q", "--sessions-dir", root, "--from", "/old/p", "--to", "/new/p"}
+		done := make(chan run, 2)
+		for range 2 {
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				done <- the.exec(ctx, nil, args...)
+			}()
+		}
+		a, b := <-done, <-done
+		if a.code == 1 {
+			a, b = b, a
+		}
+		if !the.sane(t, a, []int{0}) || !the.sane(t, b, []int{1}) {
+			return
+		}
+		switch s := string(b.stderr); {
+		case strings.Contains(s, "busy"):
+			refusals["busy"]++
+		case strings.Contains(s, "no_sessions"):
+			refusals["no_sessions"]++
+		default:
+			t.Errorf("the second move: %s", s)
+		}
+		checkMoved(t, root, 60, true)
+	}
+}
