@@ -257,6 +257,7 @@ func (c *collector) record(path string, rep *validate.Report, modified time.Time
 	r.Entries = rep.Entries
 	r.FirstError = firstError(rep)
 	r.Stuck = rep.Has(finding.UnansweredToolCall) || rep.Has(finding.UnpairedToolInContext)
+	r.Interleaved = rep.Has(finding.InterleavedAppends)
 	r.Bytes = rep.Bytes
 	r.Modified = modified
 	r.FirstActivity, r.LastActivity = c.earliest, c.latest

@@ -50,6 +50,9 @@ type Record struct {
 	// providers reject the next turn; `pisess unstick` fixes it. A flag
 	// beside the verdict, which says whether the file is well-formed.
 	Stuck bool
+	// Interleaved: two branches grew by turns (interleaved_appends), the
+	// shape two pi processes appending to one file leave.
+	Interleaved bool
 
 	CWD           string
 	Name          string         // latest session_info name

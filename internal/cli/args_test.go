@@ -53,6 +53,9 @@ var flagValues = map[string]map[string]string{
 	"slim":           {"format": "json", "max-bytes": "64KiB", "output": "slim.jsonl", "drop-custom": "todo-state"},
 	"fork":           {"format": "json", "output": "fork.jsonl"},
 	"recover-header": {"format": "json", "id": "s1", "cwd": "/tmp"},
+	"move":           {"format": "json", "from": "/a", "to": "/b"},
+	"prune":          {"format": "json", "older-than": "30d", "larger-than": "1KB", "project": "/p"},
+	"grep":           {"format": "json", "role": "user", "since": "2026-01-01", "until": "2026-12-31"},
 	"audit":          {"format": "json", "by": "model", "sort": "size", "order": "desc", "since": "2026-01-01", "until": "2026-12-31", "tz": "UTC"},
 }
 
@@ -102,9 +105,13 @@ func TestFlagsAnywhere(t *testing.T) {
 				}
 				flag = append(flag, strings.ReplaceAll(v, "$RULES", rules))
 			}
+			head := []string{cmd.Name}
+			if cmd.Name == "grep" {
+				head = append(head, "the") // its PATTERN comes first
+			}
 			t.Run(cmd.Name+"/"+name, func(t *testing.T) {
-				before := runOnCopy(t, file, original, append(append([]string{cmd.Name}, flag...), "s.jsonl"))
-				after := runOnCopy(t, file, original, append([]string{cmd.Name, "s.jsonl"}, flag...))
+				before := runOnCopy(t, file, original, slices.Concat(head, flag, []string{"s.jsonl"}))
+				after := runOnCopy(t, file, original, slices.Concat(head, []string{"s.jsonl"}, flag))
 				if before != after {
 					t.Errorf("flag before FILE: exit %d, stderr %q, stdout %.300q\nflag after FILE: exit %d, stderr %q, stdout %.300q\nfiles the same after both: %v",
 						before.code, before.stderr, before.stdout, after.code, after.stderr, after.stdout, before.files == after.files)

@@ -228,6 +228,9 @@ func (c *CLI) app() *cli.App {
 			c.exportCommand(),
 			c.scanCommand(),
 			c.redactCommand(),
+			c.grepCommand(),
+			c.moveCommand(),
+			c.pruneCommand(),
 		},
 	}
 	addExamples(app.Commands)

@@ -54,7 +54,12 @@ func oneFile(ctx *cli.Context) (string, error) {
 // commands that take paths, validate and scan read standard input ("-");
 // migrate, repair and audit do not.
 func (c *CLI) resolveTargets(ctx *cli.Context) error {
-	args := ctx.Args().Slice()
+	return c.resolvePaths(ctx, ctx.Args().Slice())
+}
+
+// resolvePaths is resolveTargets of the path arguments args (grep's come
+// after its pattern).
+func (c *CLI) resolvePaths(ctx *cli.Context, args []string) error {
 	name := ctx.Command.Name
 	stdin := 0
 	for _, a := range args {

@@ -67,6 +67,7 @@ const (
 	UnpairedToolInContext Code = "unpaired_tool_in_context"
 	UnansweredToolCall    Code = "unanswered_tool_call" // the default leaf's context ends in a call without its result
 	ParentCycle           Code = "parent_cycle"         // path, context, export, fixes: the walk up from the leaf comes back to an entry
+	InterleavedAppends    Code = "interleaved_appends"  // two branches grow by turns: two pi processes appended to one file
 )
 
 // I/O codes: the file itself could not be read (exit code 2).

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -112,29 +111,9 @@ func GuessHeader(path string, first json.RawMessage, id, cwd string) (*HeaderGue
 	return g, nil
 }
 
-// PiCwd is the working directory pi 1.6.0 makes of a header's cwd, which
-// it writes in every header it creates (resolvePath of utils/paths.js):
-// "~" and "~/…" in the home directory, a file:// URL its path, then made
-// absolute against the working directory and cleaned (no trailing '/').
-// A file URL pi cannot read (with a host, or an escaped '/') is an error:
-// pi fails to open such a session.
-func PiCwd(cwd string) (string, error) {
-	switch {
-	case cwd == "~" || strings.HasPrefix(cwd, "~/"):
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("the cwd %q: %w", cwd, err)
-		}
-		cwd = filepath.Join(home, cwd[1:])
-	case strings.HasPrefix(cwd, "file://"):
-		u, err := url.Parse(cwd)
-		if err != nil || (u.Host != "" && !strings.EqualFold(u.Host, "localhost")) || strings.Contains(strings.ToLower(u.EscapedPath()), "%2f") {
-			return "", fmt.Errorf("the cwd %q is a file URL pi cannot read (pi fails to open the session)", cwd)
-		}
-		cwd = u.Path
-	}
-	return filepath.Abs(cwd)
-}
+// PiCwd is the working directory pi 1.6.0 makes of a header's cwd
+// (session.PiCwd, where the sessions directory's name encoding lives too).
+func PiCwd(cwd string) (string, error) { return session.PiCwd(cwd) }
 
 // versionOf is the version the first entry implies: entries without ids
 // are version 1; otherwise 3 (pi writes nothing else now), which
@@ -150,8 +129,9 @@ func versionOf(first json.RawMessage) int {
 	return 3
 }
 
-// decodeCwd undoes pi's directory name for a cwd: "--" + the cwd without
-// its leading separator, every '/', '\' and ':' turned into '-', + "--".
+// decodeCwd undoes pi's directory name for a cwd (session.DirName: "--" +
+// the cwd without its leading separator, every '/', '\' and ':' turned
+// into '-', + "--").
 // A '-' may have been any of them or a '-' of the path: the decoding is the
 // one directory of this machine it names, found by walking down from the
 // root; none or several is an error that asks for --cwd.
@@ -176,7 +156,7 @@ func decodeCwd(dir string) (string, error) {
 			isDir = err == nil && info.IsDir()
 		}
 		switch {
-		case i == len(parts) && isDir:
+		case i == len(parts) && isDir && session.DirName(prefix) == dir:
 			found = append(found, prefix)
 		case i < len(parts):
 			if isDir { // the next '-' is a separator: the current element must exist

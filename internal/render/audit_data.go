@@ -30,7 +30,8 @@ type tokensJSON struct {
 type auditFile struct {
 	*validate.Report
 	Verdict       audit.Verdict  `json:"verdict"`
-	Stuck         bool           `json:"stuck,omitempty"` // only on stuck files: `pisess unstick`
+	Stuck         bool           `json:"stuck,omitempty"`       // only on stuck files: `pisess unstick`
+	Interleaved   bool           `json:"interleaved,omitempty"` // only where two writers appended: `pisess fork --leaf`
 	CWD           string         `json:"cwd"`
 	Name          string         `json:"name"`
 	Messages      map[string]int `json:"messages"`
@@ -54,7 +55,7 @@ type auditFile struct {
 func fileJSON(row AuditRow) auditFile {
 	r, u := row.Record, row.Usage
 	f := auditFile{
-		Report: r.Report, Verdict: r.Verdict, Stuck: r.Stuck, CWD: r.CWD, Name: r.Name,
+		Report: r.Report, Verdict: r.Verdict, Stuck: r.Stuck, Interleaved: r.Interleaved, CWD: r.CWD, Name: r.Name,
 		Messages: r.Messages, Branches: r.Branches, LeafCount: r.Leaves,
 		Tokens: tokensJSON(u.Tokens), Cost: money(u.Cost), CostMissing: u.CostMissing, CostZero: u.CostZero,
 		Models: r.Models, Bytes: r.Bytes, Modified: isoTime(r.Modified),

@@ -167,12 +167,17 @@ func (a *auditWriter) groupTable(sum audit.Summary) error {
 	return Table(a.out, cols, rows, cells(first, sum.Files, sum.Usage), a.Width)
 }
 
-// verdictCell is the verdict, then "stuck" for a stuck session.
+// verdictCell is the verdict, then "stuck" for a stuck session and
+// "interleaved" for one two writers appended to.
 func (a *auditWriter) verdictCell(r *audit.Record) string {
+	cell := a.verdictText(r.Verdict)
 	if r.Stuck {
-		return a.verdictText(r.Verdict) + " " + a.Style.Warn("stuck")
+		cell += " " + a.Style.Warn("stuck")
 	}
-	return a.verdictText(r.Verdict)
+	if r.Interleaved {
+		cell += " " + a.Style.Warn("interleaved")
+	}
+	return cell
 }
 
 func (a *auditWriter) verdictText(v audit.Verdict) string {

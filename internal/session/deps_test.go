@@ -28,6 +28,8 @@ func TestDependenciesOneWay(t *testing.T) {
 		"secrets":  {"session", "validate", "project", "migrate", "render", "audit", "fix", "export", "cli"},
 		"fix":      {"render", "audit", "export", "cli"},
 		"render":   {"export", "cli"},
+		"grep":     {"session", "validate", "project", "migrate", "render", "audit", "fix", "export", "cli"},
+		"sessdir":  {"validate", "project", "render", "audit", "fix", "export", "cli"},
 		"export":   {"cli"},
 	}
 	for pkg, bad := range forbidden {

@@ -82,6 +82,7 @@ type linker struct {
 	// toolSteps counts the work of finding the calls the tool results
 	// answer, for the test that it stays linear.
 	toolSteps int
+	appends   appends // interleaved appends (interleave.go)
 }
 
 func newLinker(add func(finding.Finding)) *linker {
@@ -186,6 +187,7 @@ func (k *linker) enter(e entry) {
 		n.flags |= flagMessage
 	}
 	k.nodes.add(n)
+	k.appends.enter(ord, parent, e.ID, e.line, k.add)
 	k.checkReferences(e, ord) // before register: an entry cannot name itself
 	k.register(e, ord)
 	k.remember(e, ord)
@@ -406,8 +408,10 @@ func (k *linker) checkFirstKeptIndex(e entry, ord int32) {
 	}
 }
 
-// finish reports the parent references never resolved.
+// finish reports the parent references never resolved, and interleaved
+// appends.
 func (k *linker) finish() {
+	k.appends.finish(k.add)
 	for _, id := range slices.Sorted(maps.Keys(k.pending)) {
 		for _, ref := range k.pending[id] {
 			if lost := k.lostIn(id); lost != "" {

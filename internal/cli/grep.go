@@ -1,0 +1,202 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pisess/pisess/internal/finding"
+	"github.com/pisess/pisess/internal/grep"
+	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/render"
+)
+
+func (c *CLI) grepCommand() *cli.Command {
+	cmd := command("grep", "find text in sessions as a person reads it, in every branch", "PATTERN [PATH...]",
+		append(append(limitFlags(),
+			&cli.BoolFlag{Name: "ignore-case", Aliases: []string{"i"}, Usage: "letters match in either case"},
+			&cli.BoolFlag{Name: "fixed-strings", Aliases: []string{"F"}, Usage: "PATTERN is a plain string, not a regular expression"},
+			&cli.BoolFlag{Name: "files-with-matches", Aliases: []string{"l"}, Usage: "print only the names of files with a match"},
+			&cli.BoolFlag{Name: "count", Aliases: []string{"c"}, Usage: "print only each file's number of matches"},
+			&cli.BoolFlag{Name: "thinking", Usage: "search the assistant's thinking too"},
+			&cli.StringSliceFlag{Name: "role", Usage: "only entries of `ROLE` (repeat or comma-separate: user, assistant, toolResult, bashExecution, custom, system, compaction, branch_summary, custom_message)"},
+			&cli.StringFlag{Name: "since", Usage: "only entries from `TIME` on (YYYY-MM-DD in UTC, or RFC 3339)"},
+			&cli.StringFlag{Name: "until", Usage: "only entries up to `TIME`, inclusive (YYYY-MM-DD in UTC, or RFC 3339)"},
+			formatFlag("text or json (one object per match)", "text", "json"),
+			jobsFlag(),
+		), pathFlags()...), c.runGrep)
+	cmd.Before = c.resolveGrepTargets
+	cmd.Description = `Searches the text a person reads in a session, decoded from its JSON: user
+and assistant text, tool-call arguments (their string values), tool
+results, shell commands and their output, compaction and branch summaries,
+custom messages, and with --thinking the assistant's thinking; in every
+branch, never keys, ids or JSON escapes (a "\u00e9" in the file is an é to
+grep). PATTERN is an RE2 regular expression (Go's regexp) unless -F.
+
+Each match is one text of an entry (a message's text block, a tool result,
+a summary) that holds PATTERN, shown around its first occurrence:
+FILE:LINE: ID ROLE TIMESTAMP: …text… (the occurrence coloured on a
+terminal). --format json prints {"file","line","entryId","role",
+"timestamp","onPath","text"} per match, onPath telling whether the entry is
+on the path pi resumes (the default leaf's).
+
+Exit codes: 0 something matched; 1 nothing did; 2 usage error, or a file
+could not be read.
+
+Examples:
+   pisess grep -i 'rate limit'                         # every session pi keeps
+   pisess grep -F 'main.go' --role toolResult DIR
+   pisess grep -l --since 2026-01-01 'migration' DIR  # which files
+   pisess grep --format json 'TODO' f.jsonl | jq -r 'select(.onPath).entryId'`
+	return cmd
+}
+
+// resolveGrepTargets resolves the paths after grep's PATTERN.
+func (c *CLI) resolveGrepTargets(ctx *cli.Context) error {
+	args := ctx.Args().Slice()
+	if len(args) == 0 {
+		return usageErrorf("grep needs a PATTERN (see `pisess grep --help`)")
+	}
+	return c.resolvePaths(ctx, args[1:])
+}
+
+// grepOutcome is one file's matches, or the error that stopped its search.
+type grepOutcome struct {
+	matches []grep.Match
+	onPath  []bool // per match, when asked for
+	tooLong []int
+	err     error
+}
+
+func (c *CLI) runGrep(ctx *cli.Context) error {
+	opts, err := grepOptions(ctx)
+	if err != nil {
+		return err
+	}
+	m, err := grep.Compile(opts)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	format := ctx.String("format")
+	list, count := ctx.Bool("files-with-matches"), ctx.Bool("count")
+	needPath := format == "json" && !list && !count
+	targets := c.targets
+	style := c.style(ctx, c.Stdout)
+	quiet := globalBool(ctx, "quiet")
+	var matched, unreadable int
+	ordered(len(targets), jobs(ctx), func(i int) grepOutcome {
+		return grepTarget(m, targets[i], opts.Limits, needPath)
+	}, func(i int, o grepOutcome) {
+		name := targets[i].Path
+		if o.err != nil {
+			unreadable++
+			c.printError(o.err)
+		}
+		if len(o.tooLong) > 0 && !quiet {
+			fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s more than --max-line-bytes: not searched\n",
+				render.Safe(name), skippedLines(o.tooLong))
+		}
+		matched += len(o.matches)
+		switch {
+		case count:
+			render.GrepFile(c.Stdout, format, name, len(o.matches))
+		case list:
+			if len(o.matches) > 0 {
+				render.GrepFile(c.Stdout, format, name, -1)
+			}
+		default:
+			for k, x := range o.matches {
+				render.GrepMatch(c.Stdout, style, format, name, x, needPath && o.onPath[k])
+			}
+		}
+	})
+	return filesExit(unreadable, matched == 0)
+}
+
+// grepOptions reads grep's flags.
+func grepOptions(ctx *cli.Context) (grep.Options, error) {
+	lim, err := limits(ctx)
+	if err != nil {
+		return grep.Options{}, err
+	}
+	opts := grep.Options{Pattern: ctx.Args().First(), Fixed: ctx.Bool("fixed-strings"), IgnoreCase: ctx.Bool("ignore-case"),
+		Thinking: ctx.Bool("thinking"), Limits: lim}
+	for _, r := range ctx.StringSlice("role") {
+		for _, one := range strings.Split(r, ",") {
+			if !slices.Contains(grep.Roles(), one) {
+				return opts, usageErrorf("--role %q is none of %s", one, strings.Join(grep.Roles(), ", "))
+			}
+			opts.Roles = append(opts.Roles, one)
+		}
+	}
+	w, err := window(ctx.String("since"), ctx.String("until"), time.UTC)
+	opts.Since, opts.Until = w.From, w.To
+	return opts, err
+}
+
+// grepTarget searches one file. With needPath, or when a match has no
+// entry id (a version-1 file), the file is indexed to say which matches
+// are on the default leaf's path and what the entries' ids are.
+func grepTarget(m *grep.Matcher, t target, lim parse.Limits, needPath bool) grepOutcome {
+	if t.Err != nil {
+		return grepOutcome{err: t.Err}
+	}
+	f, err := parse.OpenFile(t.Path)
+	if err != nil {
+		return grepOutcome{err: err}
+	}
+	defer f.Close()
+	var o grepOutcome
+	st, err := m.File(f, func(x grep.Match) { o.matches = append(o.matches, x) })
+	o.tooLong = st.TooLong
+	switch {
+	case errors.Is(err, parse.ErrFileTooLarge):
+		o.err = fmt.Errorf("%s: %s: %w", t.Path, finding.FileTooLarge, err)
+	case err != nil:
+		o.err = fmt.Errorf("%s: %w", t.Path, err)
+	}
+	noID := slices.ContainsFunc(o.matches, func(x grep.Match) bool { return x.EntryID == "" })
+	if len(o.matches) > 0 && (needPath || noID) {
+		o.onPath = placeMatches(t.Path, lim, o.matches)
+	}
+	return o
+}
+
+// placeMatches indexes the file to tell which matches lie on the default
+// leaf's path, and fills in the ids pi derives for version-1 entries. A
+// file the index cannot read (or whose path is a cycle) has no match on
+// the path.
+func placeMatches(path string, lim parse.Limits, matches []grep.Match) []bool {
+	on := make([]bool, len(matches))
+	s, err := project.Open(path, lim)
+	if err != nil {
+		return on
+	}
+	defer s.Close()
+	byLine := map[int][]*project.Entry{}
+	for _, e := range s.Entries {
+		byLine[e.Line] = append(byLine[e.Line], e)
+	}
+	onPath := map[*project.Entry]bool{}
+	if p, err := s.Path(s.DefaultLeaf()); err == nil {
+		for _, e := range p {
+			onPath[e] = true
+		}
+	}
+	for k := range matches {
+		x := &matches[k]
+		for _, e := range byLine[x.Line] {
+			if x.EntryID == "" || e.ID() == x.EntryID {
+				x.EntryID = e.ID()
+				on[k] = onPath[e]
+				break
+			}
+		}
+	}
+	return on
+}

@@ -1,0 +1,239 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/dustin/go-humanize"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pisess/pisess/internal/fix"
+	"github.com/pisess/pisess/internal/migrate"
+	"github.com/pisess/pisess/internal/render"
+	"github.com/pisess/pisess/internal/sessdir"
+	pisession "github.com/pisess/pisess/internal/session"
+)
+
+func (c *CLI) moveCommand() *cli.Command {
+	cmd := command("move", "move a project's sessions to its new directory, where pi looks for them", "",
+		[]cli.Flag{
+			&cli.StringFlag{Name: "from", Usage: "the project's old `DIR`"},
+			&cli.StringFlag{Name: "to", Usage: "the project's new `DIR`"},
+			&cli.StringFlag{Name: "sessions-dir", Usage: "the sessions `DIR`", DefaultText: "as pi: PI_CODING_AGENT_SESSION_DIR, else sessionDir in settings.json, else <agent dir>/sessions"},
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "write nothing; list every change"},
+			&cli.BoolFlag{Name: "backup", Usage: "keep each rewritten file's original as FILE.bak"},
+			formatFlag("text or json (one object per file)", "text", "json"),
+		}, c.runMove)
+	cmd.Description = `After a project directory was moved or renamed, pi (pi -c, /resume) no
+longer finds its sessions: their headers name the old cwd and they sit in
+the directory pi computes for it (<sessions>/--<cwd with - for />--/).
+move gives every session whose cwd is --from or inside it (OLD/sub becomes
+NEW/sub) the new cwd, moves it into the directory pi 1.6.0 computes for the
+new one (Windows paths included), and makes every session's parentSession
+that names a moved file name it where it went. Other files are untouched;
+mtimes are kept, so pi -c resumes the same session as before.
+
+It refuses, changing nothing, when no session has its cwd in --from, when
+a target name holds another file with other bytes, or when a session
+changes while it works (pi is writing it). Quit pi in the old directory
+first: a pi still running there writes to the old names. A run stopped
+half-way (Ctrl-C, a crash) leaves every file whole; run it again to finish.
+
+Exit codes: 0 done; 1 refused; 2 usage or I/O error.
+
+Examples:
+   pisess move --dry-run --from ~/code/shop --to ~/work/shop
+   pisess move --from ~/code/shop --to ~/work/shop --backup
+   pisess move --format json --from /old --to /new | jq -r .to`
+	return cmd
+}
+
+func (c *CLI) runMove(ctx *cli.Context) error {
+	if ctx.Args().Len() > 0 {
+		return usageErrorf("move takes no PATH: name the project with --from and --to, the sessions with --sessions-dir")
+	}
+	from, to, err := moveEnds(ctx.String("from"), ctx.String("to"))
+	if err != nil {
+		return err
+	}
+	dir, err := c.sessionsDir(ctx.String("sessions-dir"))
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	quiet := globalBool(ctx, "quiet")
+	if !quiet {
+		fmt.Fprintf(c.Stderr, "pisess: reading %s (%s)\n", render.Safe(dir.path), dir.source)
+	}
+	opts := sessdir.MoveOptions{Root: dir.path, From: from, To: to, DryRun: ctx.Bool("dry-run"), Temps: &migrate.Temps{}}
+	if ctx.Bool("backup") {
+		opts.BackupSuffix = fix.BackupSuffix
+	}
+	defer opts.Temps.RemoveOnSignal(migrate.OS())() // Ctrl-C removes the temp file of a rewrite under way
+	format := ctx.String("format")
+	style := c.style(ctx, c.Stdout)
+	var moved, updated int
+	err = sessdir.Move(migrate.OS(), opts, func(ch sessdir.Change) {
+		if ch.CwdBefore != ch.CwdAfter {
+			moved++
+		} else {
+			updated++
+		}
+		render.MoveChange(c.Stdout, style, format, ch)
+	})
+	if format == "text" && !quiet && err == nil {
+		render.MoveSummary(c.Stdout, style, moved, updated, opts.DryRun)
+	}
+	return sessdirError(err)
+}
+
+// moveEnds reads --from and --to as pi resolves a cwd.
+func moveEnds(from, to string) (string, string, error) {
+	if from == "" || to == "" {
+		return "", "", usageErrorf("move needs --from OLD and --to NEW (the project's directories)")
+	}
+	old, err := pisession.PiCwd(from)
+	if err != nil {
+		return "", "", usageErrorf("--from: %v", err)
+	}
+	dest, err := pisession.PiCwd(to)
+	if err != nil {
+		return "", "", usageErrorf("--to: %v", err)
+	}
+	switch {
+	case old == dest:
+		return "", "", usageErrorf("--from and --to name the same directory (%s)", old)
+	case old == "/" || len(dest) > len(old) && dest[:len(old)+1] == old+"/":
+		return "", "", usageErrorf("--to %s is inside --from %s: a second run would move the sessions again", dest, old)
+	}
+	return old, dest, nil
+}
+
+// sessdirError gives a refusal exit code 1, anything else 2.
+func sessdirError(err error) error {
+	var refusal *sessdir.Refusal
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &refusal):
+		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("refused: %s", refusal.Error())}
+	}
+	var merr *migrate.Error
+	if errors.As(err, &merr) && merr.Code == migrate.ChangedDuringRewrite {
+		return &ExitError{Code: ExitInvalid, Err: err}
+	}
+	return &ExitError{Code: ExitUsage, Err: err}
+}
+
+func (c *CLI) pruneCommand() *cli.Command {
+	cmd := command("prune", "take old sessions out of the sessions directory, into a trash directory or deleted", "",
+		[]cli.Flag{
+			&cli.StringFlag{Name: "older-than", Usage: "prune sessions whose last entry is older than `AGE` (30d, 12w, 36h)"},
+			&cli.StringFlag{Name: "larger-than", Usage: "and larger than `SIZE` (500KB, 10MiB)"},
+			&cli.StringFlag{Name: "project", Usage: "only sessions whose cwd is `DIR` or inside it"},
+			&cli.BoolFlag{Name: "with-forks", Usage: "prune the forks of a pruned session with it (default: keep a session a kept session forks from)"},
+			&cli.BoolFlag{Name: "delete", Usage: "delete the sessions instead of moving them to the trash directory"},
+			&cli.StringFlag{Name: "sessions-dir", Usage: "the sessions `DIR`", DefaultText: "as pi: PI_CODING_AGENT_SESSION_DIR, else sessionDir in settings.json, else <agent dir>/sessions"},
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "change nothing; list what would be pruned"},
+			formatFlag("text or json (one object per session)", "text", "json"),
+		}, c.runPrune)
+	cmd.Description = `Selects the sessions whose last entry is older than --older-than (entry
+timestamps, not the file's time), larger than --larger-than, of --project,
+and moves them to the trash directory beside the sessions directory
+(<sessions>-trash, e.g. ~/.pi/agent/sessions-trash), keeping their path
+relative to it; --delete deletes them. Never a file modified in the last 10
+minutes (pi may be writing it), never a session a kept session forks from
+(its parentSession) unless --with-forks, which prunes the forks with it.
+Prints each session and the space it freed.
+
+Exit codes: 0 done (also when nothing was old enough); 1 refused; 2 usage
+or I/O error.
+
+Examples:
+   pisess prune --older-than 90d --dry-run
+   pisess prune --older-than 12w --larger-than 10MiB
+   pisess prune --older-than 30d --project ~/code/old-thing --delete`
+	return cmd
+}
+
+func (c *CLI) runPrune(ctx *cli.Context) error {
+	if ctx.Args().Len() > 0 {
+		return usageErrorf("prune takes no PATH: name the sessions directory with --sessions-dir")
+	}
+	opts, err := pruneOptions(ctx, c.now())
+	if err != nil {
+		return err
+	}
+	dir, err := c.sessionsDir(ctx.String("sessions-dir"))
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	opts.Root = dir.path
+	quiet := globalBool(ctx, "quiet")
+	if !quiet {
+		fmt.Fprintf(c.Stderr, "pisess: reading %s (%s)\n", render.Safe(dir.path), dir.source)
+	}
+	format := ctx.String("format")
+	style := c.style(ctx, c.Stdout)
+	var count int
+	var bytes int64
+	err = sessdir.Prune(migrate.OS(), opts, func(p sessdir.Pruned) {
+		count++
+		bytes += p.Bytes
+		render.PrunedSession(c.Stdout, style, format, p)
+	})
+	if format == "text" && !quiet && (err == nil || count > 0) {
+		render.PruneSummary(c.Stdout, style, count, bytes, opts, sessdir.Trash(opts.Root))
+	}
+	return sessdirError(err)
+}
+
+// pruneOptions reads prune's flags.
+func pruneOptions(ctx *cli.Context, now time.Time) (sessdir.PruneOptions, error) {
+	opts := sessdir.PruneOptions{WithForks: ctx.Bool("with-forks"), Delete: ctx.Bool("delete"), DryRun: ctx.Bool("dry-run"), Now: now}
+	age := ctx.String("older-than")
+	if age == "" {
+		return opts, usageErrorf("prune needs --older-than AGE (30d, 12w, 36h)")
+	}
+	var err error
+	if opts.OlderThan, err = parseAge(age); err != nil {
+		return opts, usageErrorf("--older-than: %v", err)
+	}
+	if s := ctx.String("larger-than"); s != "" {
+		n, err := humanize.ParseBytes(s)
+		if err != nil || n > math.MaxInt64 {
+			return opts, usageErrorf("--larger-than must be a size such as 500KB or 10MiB, not %q", s)
+		}
+		opts.LargerThan = int64(n)
+	}
+	if p := ctx.String("project"); p != "" {
+		if opts.Project, err = pisession.PiCwd(p); err != nil {
+			return opts, usageErrorf("--project: %v", err)
+		}
+	}
+	return opts, nil
+}
+
+// parseAge reads an age in days, weeks or hours (30d, 12w, 36h, 1.5d), or
+// any Go duration (90m, 2h30m).
+func parseAge(s string) (time.Duration, error) {
+	units := map[byte]time.Duration{'d': 24 * time.Hour, 'w': 7 * 24 * time.Hour}
+	if s == "" {
+		return 0, fmt.Errorf("an empty age")
+	}
+	if unit, ok := units[s[len(s)-1]]; ok {
+		n, err := strconv.ParseFloat(s[:len(s)-1], 64)
+		if err != nil || n < 0 || math.IsInf(n, 0) || n*float64(unit) > math.MaxInt64 {
+			return 0, fmt.Errorf("%q is no age: a number of days, weeks or hours (30d, 12w, 36h)", s)
+		}
+		return time.Duration(n * float64(unit)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q is no age: a number of days, weeks or hours (30d, 12w, 36h)", s)
+	}
+	return d, nil
+}

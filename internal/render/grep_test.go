@@ -1,0 +1,34 @@
+package render
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/pisess/pisess/internal/grep"
+)
+
+// TestGrepMatch: the occurrence is painted on a terminal only, and every
+// part of the line is made safe for it (a crafted session cannot move the
+// cursor).
+func TestGrepMatch(t *testing.T) {
+	m := grep.Match{Line: 3, EntryID: "a\x1b[2J", Role: "user", Timestamp: "T", Snippet: "say \x1b]0;x\x07 hi", At: [2]int{4, 10}}
+	tests := []struct {
+		on   bool
+		want string
+	}{
+		{false, "f\\x1b.jsonl:3: a\\x1b[2J user T: say \\x1b]0;x\\a hi\n"},
+		{true, "f\\x1b.jsonl:3: a\\x1b[2J user T: say \x1b[31;1m\\x1b]0;x\\a\x1b[0;22m hi\n"},
+	}
+	for _, tt := range tests {
+		var b bytes.Buffer
+		GrepMatch(&b, NewStyle(tt.on), "text", "f\x1b.jsonl", m, false)
+		if b.String() != tt.want {
+			t.Errorf("colour %v:\n got %q\nwant %q", tt.on, b.String(), tt.want)
+		}
+	}
+	var b bytes.Buffer
+	GrepMatch(&b, NewStyle(true), "json", "f.jsonl", m, true)
+	if want := `{"file":"f.jsonl","line":3,"entryId":"a\u001b[2J","role":"user","timestamp":"T","onPath":true,"text":"say \u001b]0;x\u0007 hi"}` + "\n"; b.String() != want {
+		t.Errorf("json:\n got %q\nwant %q", b.String(), want)
+	}
+}

@@ -1,0 +1,77 @@
+package render
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/pisess/pisess/internal/sessdir"
+)
+
+// MoveChange writes what move did to one file: a text line, or its JSON
+// object.
+func MoveChange(w io.Writer, style Style, format string, c sessdir.Change) {
+	if format == "json" {
+		JSONLine(w, c)
+		return
+	}
+	verb := map[string]string{"moved": "moved", "would-move": "would move", "updated": "updated", "would-update": "would update"}[c.Action]
+	line := Safe(c.File) + ": " + style.OK(verb)
+	if c.To != c.File {
+		line += " → " + Safe(c.To)
+	}
+	if c.CwdBefore != c.CwdAfter {
+		line += " (cwd " + Safe(c.CwdBefore) + " → " + Safe(c.CwdAfter) + ")"
+	}
+	if c.ParentAfter != "" {
+		if c.CwdBefore != c.CwdAfter {
+			line += ","
+		}
+		line += " parentSession → " + Safe(c.ParentAfter)
+	}
+	fmt.Fprintln(w, line)
+}
+
+// MoveSummary writes move's last line.
+func MoveSummary(w io.Writer, style Style, moved, updated int, dryRun bool) {
+	verbs := [2]string{"moved", "updated"}
+	if dryRun {
+		verbs = [2]string{"to move", "to update"}
+	}
+	fmt.Fprintf(w, "%s %s %s, %s %s\n", style.OK("✓"), Plural(moved, "session", "sessions"), verbs[0], Plural(updated, "reference", "references"), verbs[1])
+}
+
+// PrunedSession writes one session prune took.
+func PrunedSession(w io.Writer, style Style, format string, p sessdir.Pruned) {
+	if format == "json" {
+		JSONLine(w, p)
+		return
+	}
+	verb := map[string]string{"trashed": "trashed", "deleted": "deleted", "would-trash": "would trash", "would-delete": "would delete"}[p.Action]
+	line := Safe(p.File) + ": " + style.OK(verb)
+	if p.To != "" {
+		line += " → " + Safe(p.To)
+	}
+	line += " (" + Bytes(p.Bytes) + ", last entry " + Safe(p.LastEntry)
+	if p.Fork {
+		line += ", a fork of a pruned session"
+	}
+	fmt.Fprintln(w, line+")")
+}
+
+// PruneSummary writes prune's last line: how many sessions, how much
+// space, and where they went.
+func PruneSummary(w io.Writer, style Style, count int, bytes int64, opts sessdir.PruneOptions, trash string) {
+	what := Plural(count, "session", "sessions") + ", " + Bytes(bytes)
+	switch {
+	case count == 0:
+		fmt.Fprintf(w, "%s no session to prune\n", style.OK("✓"))
+	case opts.DryRun && opts.Delete:
+		fmt.Fprintf(w, "%s would delete %s\n", style.OK("✓"), what)
+	case opts.DryRun:
+		fmt.Fprintf(w, "%s would move %s to %s\n", style.OK("✓"), what, Safe(trash))
+	case opts.Delete:
+		fmt.Fprintf(w, "%s deleted %s: %s freed\n", style.OK("✓"), Plural(count, "session", "sessions"), Bytes(bytes))
+	default:
+		fmt.Fprintf(w, "%s moved %s to %s: %s freed in the sessions directory\n", style.OK("✓"), Plural(count, "session", "sessions"), Safe(trash), Bytes(bytes))
+	}
+}

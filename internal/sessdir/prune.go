@@ -1,0 +1,313 @@
+package sessdir
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/pisess/pisess/internal/migrate"
+	"github.com/pisess/pisess/internal/parse"
+)
+
+// RecentlyModified is how recently a file must not have been modified for
+// prune to take it: pi may be writing it.
+const RecentlyModified = 10 * time.Minute
+
+// PruneOptions say which sessions to prune and how.
+type PruneOptions struct {
+	Root       string
+	OlderThan  time.Duration // the last entry is older than this
+	LargerThan int64         // and the file is larger than this many bytes (0: any size)
+	Project    string        // only sessions whose cwd is this directory or inside it ("" for all)
+	// WithForks prunes the forks of a pruned session with it (whatever
+	// their age), instead of keeping a session that a kept one forks from.
+	WithForks bool
+	Delete    bool // delete instead of moving to Trash
+	DryRun    bool
+	Now       time.Time
+}
+
+// A Pruned is one session prune took (or would take).
+type Pruned struct {
+	File      string `json:"file"`
+	Action    string `json:"action"`       // trashed, deleted, would-trash, would-delete
+	To        string `json:"to,omitempty"` // where it went in the trash
+	Bytes     int64  `json:"bytes"`
+	LastEntry string `json:"lastEntry"` // the last entry's timestamp ("" when none could be read: the header's is used)
+	Fork      bool   `json:"fork,omitempty"`
+}
+
+// Trash is the directory prune moves sessions to: beside the sessions
+// directory, its name with "-trash" ("~/.pi/agent/sessions-trash"); beside
+// the directory a link names, on its file system.
+func Trash(root string) string {
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	root = filepath.Clean(root)
+	return filepath.Join(filepath.Dir(root), filepath.Base(root)+"-trash")
+}
+
+// candidate is a session and what prune knows of it.
+type candidate struct {
+	Session
+	last   time.Time
+	lastAt string
+	prune  bool
+	fork   bool // pruned as a fork of a pruned session
+}
+
+// Prune moves to Trash(opts.Root) (or deletes) every session whose last
+// entry is older than opts.OlderThan, and the other conditions, except a
+// file modified in the last RecentlyModified and, unless opts.WithForks, a
+// session a kept session forks from. Each session is reported as it is
+// taken. A trash name that holds other bytes refuses the run before
+// anything changed; a session that changes after it was read stops it.
+func Prune(fsys migrate.FS, opts PruneOptions, report func(Pruned)) error {
+	unlock, err := lock(fsys, opts.Root)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	all, _, err := List(fsys, opts.Root)
+	if err != nil {
+		return err
+	}
+	cands := make([]*candidate, 0, len(all))
+	for _, s := range all {
+		c := &candidate{Session: s}
+		c.last, c.lastAt = lastEntry(fsys, s)
+		c.prune = selected(c, opts)
+		cands = append(cands, c)
+	}
+	settleForks(cands, opts)
+	trash := Trash(opts.Root)
+	for _, c := range cands {
+		if c.prune && !opts.Delete {
+			if err := checkTrash(fsys, c, trashName(opts.Root, trash, c.Path)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, c := range cands {
+		if !c.prune {
+			continue
+		}
+		if err := pruneOne(fsys, opts, trash, c, report); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// selected reports whether c meets the conditions by itself.
+func selected(c *candidate, opts PruneOptions) bool {
+	if opts.Now.Sub(c.Info.ModTime()) < RecentlyModified || c.last.IsZero() || opts.Now.Sub(c.last) <= opts.OlderThan {
+		return false
+	}
+	if opts.LargerThan > 0 && c.Info.Size() <= opts.LargerThan {
+		return false
+	}
+	if opts.Project != "" {
+		if _, ok := within(resolved(c.Header.Cwd), opts.Project); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// settleForks keeps every session a kept session forks from (and so on
+// up), or with WithForks prunes the forks of pruned sessions (and so on
+// down); a fork modified recently is kept either way, and so its parents.
+func settleForks(cands []*candidate, opts PruneOptions) {
+	parent := make([]int, len(cands)) // index of the session each forks from, -1 for none
+	for i, c := range cands {
+		parent[i] = -1
+		info, err := os.Stat(c.Header.ParentSession)
+		if c.Header.ParentSession == "" || err != nil {
+			continue
+		}
+		for j, p := range cands {
+			if os.SameFile(info, p.Info) {
+				parent[i] = j
+				break
+			}
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for i, c := range cands {
+			p := parent[i]
+			if p < 0 {
+				continue
+			}
+			recent := opts.Now.Sub(c.Info.ModTime()) < RecentlyModified
+			switch {
+			case opts.WithForks && cands[p].prune && !c.prune && !recent:
+				c.prune, c.fork, changed = true, true, true
+			case (!opts.WithForks || recent) && !c.prune && cands[p].prune:
+				cands[p].prune, changed = false, true
+			}
+		}
+	}
+}
+
+// trashName is where path goes in the trash: the same path relative to
+// the sessions directory.
+func trashName(root, trash, path string) string {
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		rel = filepath.Base(path)
+	}
+	return filepath.Join(trash, rel)
+}
+
+// checkTrash refuses a trash name that holds other bytes.
+func checkTrash(fsys migrate.FS, c *candidate, to string) error {
+	info, err := fsys.Lstat(to)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case os.SameFile(info, c.Info):
+		return nil
+	}
+	same, err := sameBytes(fsys, c.Path, to)
+	if err != nil {
+		return err
+	}
+	if !same {
+		return refusef(TargetExists, "%s would go to %s, which holds another file: empty the trash first", c.Path, to)
+	}
+	return nil
+}
+
+// pruneOne takes one session away and reports it.
+func pruneOne(fsys migrate.FS, opts PruneOptions, trash string, c *candidate, report func(Pruned)) error {
+	p := Pruned{File: c.Path, Action: "trashed", Bytes: c.Info.Size(), LastEntry: c.lastAt, Fork: c.fork}
+	if opts.Delete {
+		p.Action = "deleted"
+	} else {
+		p.To = trashName(opts.Root, trash, c.Path)
+	}
+	if opts.DryRun {
+		p.Action = map[string]string{"trashed": "would-trash", "deleted": "would-delete"}[p.Action]
+		report(p)
+		return nil
+	}
+	if err := unchanged(fsys, c.Session); err != nil {
+		return err
+	}
+	if !opts.Delete {
+		if err := os.MkdirAll(filepath.Dir(p.To), 0o777); err != nil {
+			return err
+		}
+		err := fsys.Link(c.Path, p.To)
+		if err != nil && !errors.Is(err, fs.ErrExist) { // exists: the same file or bytes (checkTrash)
+			return err
+		}
+		if err := fsys.SyncDir(filepath.Dir(p.To)); err != nil {
+			return err
+		}
+	}
+	if err := fsys.Remove(c.Path); err != nil {
+		return err
+	}
+	if err := fsys.SyncDir(filepath.Dir(c.Path)); err != nil {
+		return err
+	}
+	report(p)
+	return nil
+}
+
+// tailWindow is how much of a file's end lastEntry reads for its last
+// line; a longer last line is found by reading the whole file.
+const tailWindow = 256 << 10
+
+// lastEntry is the timestamp of the file's last entry that has one (the
+// header's when none has), read from the end of the file.
+func lastEntry(fsys migrate.FS, s Session) (time.Time, string) {
+	f, err := fsys.Open(s.Path)
+	if err != nil {
+		return time.Time{}, ""
+	}
+	defer f.Close()
+	size := s.Info.Size()
+	start := max(size-tailWindow, 0)
+	buf := make([]byte, size-start)
+	if _, err := f.Seek(start, io.SeekStart); err == nil {
+		if _, err := io.ReadFull(f, buf); err == nil {
+			if at, text, ok := lastTimestamp(buf, start == 0); ok {
+				return at, text
+			}
+		}
+	}
+	if start > 0 { // the last lines are longer than the window: read it all
+		if _, err := f.Seek(0, io.SeekStart); err == nil {
+			if at, text, ok := scanTimestamps(f); ok {
+				return at, text
+			}
+		}
+	}
+	return headerTime(s)
+}
+
+// lastTimestamp finds the last complete line of buf with a timestamp;
+// whole says buf starts at the file's start (its first line is complete).
+func lastTimestamp(buf []byte, whole bool) (time.Time, string, bool) {
+	var t parse.Tape
+	for end := len(buf); end > 0; {
+		startAt := bytes.LastIndexByte(buf[:end], '\n') + 1
+		if startAt == 0 && !whole {
+			return time.Time{}, "", false
+		}
+		line := bytes.TrimSuffix(buf[startAt:end], []byte("\r"))
+		if _, ok := t.Line(line); ok && t.StrOf(0, "type") != "session" {
+			if at, text, ok := timestampOf(&t); ok {
+				return at, text, true
+			}
+		}
+		end = startAt - 1
+	}
+	return time.Time{}, "", false
+}
+
+// scanTimestamps reads every line for the last timestamp.
+func scanTimestamps(r io.Reader) (time.Time, string, bool) {
+	rd := parse.NewReader(r, parse.DefaultLimits())
+	var t parse.Tape
+	var at time.Time
+	var text string
+	found := false
+	for rd.Next() {
+		l := rd.Line()
+		if _, ok := t.Line(l.Raw); ok && t.StrOf(0, "type") != "session" {
+			if a, s, ok := timestampOf(&t); ok {
+				at, text, found = a, s, true
+			}
+		}
+	}
+	return at, text, found
+}
+
+func timestampOf(t *parse.Tape) (time.Time, string, bool) {
+	s := t.StrOf(0, "timestamp")
+	at, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, "", false
+	}
+	return at, string([]byte(s)), true
+}
+
+func headerTime(s Session) (time.Time, string) {
+	at, err := time.Parse(time.RFC3339Nano, s.Header.Timestamp)
+	if err != nil {
+		return time.Time{}, ""
+	}
+	return at, s.Header.Timestamp
+}
