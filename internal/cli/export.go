@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pisess/pisess/internal/export"
+	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/render"
 )
@@ -95,5 +96,5 @@ func (c *CLI) runExport(ctx *cli.Context) error {
 	if err != nil {
 		return v.pathError(err)
 	}
-	return c.deliver(ctx.String("output"), out.Bytes())
+	return c.deliver(migrate.OS(), ctx.String("output"), out.Bytes())
 }
