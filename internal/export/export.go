@@ -24,6 +24,7 @@ import (
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/render"
 	"github.com/pisess/pisess/internal/secrets"
+	vocab "github.com/pisess/pisess/internal/session" // session is this package's type
 )
 
 // Options configure an export.
@@ -148,7 +149,7 @@ func newSession(s *project.Session, leaf *project.Entry, opts Options) (*session
 	d := &session{s: s, leaf: leaf, path: path, onPath: map[*project.Entry]bool{}, opts: opts, name: opts.Name}
 	for _, e := range s.Entries {
 		if e.Type() == "session_info" { // the latest, trimmed; a blank name clears it (pi's getSessionName)
-			d.name = cmp.Or(jsTrim(e.StringField("name")), opts.Name)
+			d.name = cmp.Or(vocab.JSTrim(e.StringField("name")), opts.Name)
 		}
 	}
 	for _, e := range path {
@@ -204,17 +205,6 @@ func blocks(content json.RawMessage) []block {
 		out = append(out, b)
 	}
 	return out
-}
-
-// jsTrim is String.prototype.trim, which pi applies to a session name:
-// white space and line terminators, including U+FEFF (which Go's
-// TrimSpace keeps) but not U+0085 (which it drops).
-func jsTrim(s string) string {
-	return strings.TrimFunc(s, func(r rune) bool {
-		return r == '\ufeff' || r == ' ' || r == '\t' || r == '\n' || r == '\v' || r == '\f' || r == '\r' ||
-			r == '\u00a0' || r == '\u1680' || (r >= '\u2000' && r <= '\u200a') || r == '\u2028' || r == '\u2029' ||
-			r == '\u202f' || r == '\u205f' || r == '\u3000'
-	})
 }
 
 // heading is the session's name, or "pi session <id>" when it has none.

@@ -20,6 +20,7 @@ import (
 	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // ForkPlan is a new session built from one leaf's path.
@@ -204,7 +205,7 @@ func resolvedLabels(s *project.Session, kept map[string]bool) ([]label, error) {
 		}
 		l := label{target: r.Str("targetId"), label: r.Raw("label"), timestamp: r.Raw("timestamp")}
 		_, set := byTarget[l.target]
-		if truthy(l.label) {
+		if session.JSTruthy(l.label) {
 			if !set {
 				order = append(order, l.target)
 			}
@@ -221,15 +222,6 @@ func resolvedLabels(s *project.Session, kept map[string]bool) ([]label, error) {
 		}
 	}
 	return out, nil
-}
-
-// truthy is JavaScript truthiness of a raw JSON value (absent: false).
-func truthy(raw json.RawMessage) bool {
-	switch s := strings.TrimSpace(string(raw)); {
-	case s == "", s == "null", s == "false", s == `""`, s == "0", s == "-0":
-		return false
-	}
-	return true
 }
 
 // newEntryID draws a random 8-hex id not in taken, as pi's generateId, and

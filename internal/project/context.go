@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // Model is the active model. The values are the raw JSON pi copies from the
@@ -220,7 +221,7 @@ func entryMessages(r *Record) []json.RawMessage {
 		w.member("timestamp", jsDateJSON(r.Raw("timestamp")))
 		return []json.RawMessage{w.bytes()}
 	case "branch_summary":
-		if !jsTruthy(r.Raw("summary")) {
+		if !session.JSTruthy(r.Raw("summary")) {
 			return nil
 		}
 		var w objectWriter
@@ -231,7 +232,7 @@ func entryMessages(r *Record) []json.RawMessage {
 		return []json.RawMessage{w.bytes()}
 	case "compaction":
 		var msgs []json.RawMessage
-		if sys := r.Raw("systemMessage"); jsTruthy(sys) {
+		if sys := r.Raw("systemMessage"); session.JSTruthy(sys) {
 			msgs = append(msgs, sys)
 		}
 		msgs = append(msgs, compactionSummary(r))
@@ -360,20 +361,4 @@ func editContent(m, content json.RawMessage) json.RawMessage {
 		return deleteMember(t, 0, "content")
 	}
 	return setMember(t, 0, "content", content)
-}
-
-// jsTruthy is JavaScript truthiness of a raw JSON value (absent =
-// undefined).
-func jsTruthy(raw []byte) bool {
-	switch firstByte(raw) {
-	case 0, 'n', 'f':
-		return false
-	case '"':
-		s, _ := rawString(raw)
-		return s != ""
-	case '[', '{', 't':
-		return true
-	}
-	f, ok := jsNumberValue(raw)
-	return ok && f != 0
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // viewRaw reads a projected message for the views.
@@ -177,7 +178,7 @@ func yields(e *project.Entry, i int) bool {
 		return true
 	case "branch_summary":
 		r, err := e.Record()
-		return err == nil && truthy(r.Tape.Raw(r.Member("summary")))
+		return err == nil && session.JSTruthy(r.Tape.Raw(r.Member("summary")))
 	case "compaction":
 		return i == 0 // an older compaction in the kept range yields nothing
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // This file is the one describer of an entry: the kind, detail and first
@@ -249,7 +250,7 @@ func viewMessage(t *parse.Tape, m int, limit int, tokens bool) messageView {
 	switch v.role {
 	case "assistant":
 		stop := str("stopReason")
-		v.usage = stop != "aborted" && stop != "error" && truthy(t.Raw(t.Get(m, "usage")))
+		v.usage = stop != "aborted" && stop != "error" && session.JSTruthy(t.Raw(t.Get(m, "usage")))
 		v.assistant(t, m, stop)
 	case "toolResult":
 		v.text, v.chars = contentText(t, content)
@@ -363,16 +364,6 @@ func contentText(t *parse.Tape, content int) (string, int) {
 		}
 	}
 	return strings.Join(parts, " "), chars
-}
-
-// truthy is JavaScript truthiness of a usage value (absent, null, false,
-// 0 and "" are falsy).
-func truthy(raw []byte) bool {
-	switch string(raw) {
-	case "", "null", "false", "0", `""`:
-		return false
-	}
-	return true
 }
 
 // firstRunes returns the first n runes of s (all of it when it is shorter).
