@@ -9,6 +9,7 @@ import (
 	"github.com/pisess/pisess/internal/fix"
 	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/render"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // The repairs of issue 14: unstick and slim append, fork writes a new
@@ -158,7 +159,7 @@ func (c *CLI) runFix(ctx *cli.Context, op fixOp) error {
 	case "slim":
 		opts.MaxBytes = sizeOf(ctx, "max-bytes")
 		if opts.MaxBytes < fix.MinSlimBytes {
-			return usageErrorf("--max-bytes must be at least %s (the placeholder must fit)", render.Bytes(fix.MinSlimBytes))
+			return usageErrorf("--max-bytes must be at least %s (the placeholder must fit)", text.Bytes(fix.MinSlimBytes))
 		}
 	}
 	defer opts.Temps.RemoveOnSignal(migrate.OS())() // Ctrl-C removes the temp files and partial copies

@@ -25,6 +25,7 @@ import (
 	"github.com/pisess/pisess/internal/render"
 	"github.com/pisess/pisess/internal/secrets"
 	vocab "github.com/pisess/pisess/internal/session" // session is this package's type
+	"github.com/pisess/pisess/internal/text"
 )
 
 // Options configure an export.
@@ -322,36 +323,14 @@ func count(n float64) string {
 	return s
 }
 
-// money formats a cost in dollars.
-func money(x float64) string {
-	switch {
-	case x == 0:
-		return "$0"
-	case x < 0.01:
-		return fmt.Sprintf("$%.4f", x)
-	}
-	return fmt.Sprintf("$%.2f", x)
-}
-
 // usageLine describes one usage: "in 1,234 · out 56 · cache 12.0k read, 0 written · $0.0123".
 func usageLine(u *usage) string {
 	parts := []string{"in " + count(u.Input), "out " + count(u.Output)}
 	if u.CacheRead > 0 || u.CacheWrite > 0 {
 		parts = append(parts, "cache "+count(u.CacheRead)+" read, "+count(u.CacheWrite)+" written")
 	}
-	parts = append(parts, money(u.Cost.Total))
+	parts = append(parts, text.Money(u.Cost.Total))
 	return strings.Join(parts, " · ")
-}
-
-// size describes a length in bytes.
-func size(n int) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // shortID is the first 8 characters of an id, as the views show it.

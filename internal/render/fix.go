@@ -7,6 +7,7 @@ import (
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/fix"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // FixResult is the `--format json` object of unstick, slim, fork and
@@ -50,11 +51,11 @@ func (p Fixes) Result(r FixResult) {
 	var detail []string
 	switch {
 	case r.Output != "":
-		detail = append(detail, fmt.Sprintf("%s, session %s", Plural(r.Entries, "entry", "entries"), r.Session))
+		detail = append(detail, fmt.Sprintf("%s, session %s", text.Plural(r.Entries, "entry", "entries"), r.Session))
 	case r.Header != nil:
 		detail = append(detail, fmt.Sprintf("id %s, cwd %s, from the %s", Safe(r.Header.ID), Safe(r.Header.Cwd), r.Header.From["cwd"]))
 	case len(r.Added) > 0:
-		detail = append(detail, Plural(len(r.Added), "entry", "entries")+" appended", "new leaf "+r.NewLeaf)
+		detail = append(detail, text.Plural(len(r.Added), "entry", "entries")+" appended", "new leaf "+r.NewLeaf)
 	}
 	if r.Backup != nil {
 		detail = append(detail, "backup "+Safe(*r.Backup))
@@ -72,7 +73,7 @@ func (p Fixes) Result(r FixResult) {
 	}
 	p.over(r.Over)
 	if r.TokensBefore != nil && r.TokensAfter != nil {
-		fmt.Fprintf(p.Out, "  context ≈ %s tokens → ≈ %s tokens\n", Count(int64(*r.TokensBefore)), Count(int64(*r.TokensAfter)))
+		fmt.Fprintf(p.Out, "  context ≈ %s tokens → ≈ %s tokens\n", text.Count(int64(*r.TokensBefore)), text.Count(int64(*r.TokensAfter)))
 	}
 	if r.Header != nil {
 		fmt.Fprintf(p.Out, "  %s\n", Safe(string(r.Header.Line())))
@@ -82,7 +83,7 @@ func (p Fixes) Result(r FixResult) {
 // over writes a line for each message slim leaves over the limit, and why.
 func (p Fixes) over(over []fix.Over) {
 	for _, o := range over {
-		fmt.Fprintf(p.Out, "  %s %s %s (%s): %s\n", p.Style.Warn("!"), Safe(o.EntryID), Safe(o.Role), Bytes(int64(o.Bytes)), Safe(o.Why))
+		fmt.Fprintf(p.Out, "  %s %s %s (%s): %s\n", p.Style.Warn("!"), Safe(o.EntryID), Safe(o.Role), text.Bytes(int64(o.Bytes)), Safe(o.Why))
 	}
 }
 
@@ -120,5 +121,5 @@ func slimNothingWhy(r FixResult) string {
 	case 1:
 		return "1 message" + ctx + " stays over the limit; slim cannot make it smaller"
 	}
-	return Plural(len(r.Over), "message", "messages") + ctx + " stay over the limit; slim cannot make them smaller"
+	return text.Plural(len(r.Over), "message", "messages") + ctx + " stay over the limit; slim cannot make them smaller"
 }
