@@ -223,15 +223,20 @@ func (c *CLI) redactCopy(r *redaction, output string) error {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	defer in.Close()
-	var buf bytes.Buffer
-	res, err := secrets.Redact(in, &buf, r.opts)
+	var sp migrate.Spool // a copy of a huge session costs no memory
+	defer sp.Close()
+	res, err := secrets.Redact(in, &sp, r.opts)
 	if err != nil {
 		return redactError(r.file, err)
 	}
-	if err := r.verifier(base)(r.file, bytes.NewReader(buf.Bytes())); err != nil {
+	copied, err := sp.Reader()
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("reading the redacted copy back: %w", err)}
+	}
+	if err := r.verifier(base)(r.file, copied); err != nil {
 		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s: the redacted copy would not validate as the original does: %v", r.file, err)}
 	}
-	if err := c.deliver(r.fsys, output, buf.Bytes()); err != nil {
+	if err := c.deliver(r.fsys, output, &sp); err != nil {
 		return err
 	}
 	if output == "" {
@@ -259,12 +264,16 @@ func readOnce(open func() (io.ReadCloser, error)) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
-// deliver writes data to output, a new file (migrate.Create: it appears
-// whole, never over an existing file; Ctrl-C removes what is partial), or
-// to standard output when output is "" or "-".
-func (c *CLI) deliver(fsys migrate.FS, output string, data []byte) error {
+// deliver writes what sp holds to output, a new file (migrate.Create: it
+// appears whole, never over an existing file; Ctrl-C removes what is
+// partial), or to standard output when output is "" or "-".
+func (c *CLI) deliver(fsys migrate.FS, output string, sp *migrate.Spool) error {
 	if output == "" || output == "-" {
-		if _, err := c.Stdout.Write(data); err != nil {
+		r, err := sp.Reader()
+		if err == nil {
+			_, err = io.Copy(c.Stdout, r)
+		}
+		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the output: %w", err)}
 		}
 		return nil
@@ -272,7 +281,10 @@ func (c *CLI) deliver(fsys migrate.FS, output string, data []byte) error {
 	temps := &migrate.Temps{}
 	defer temps.RemoveOnSignal(migrate.OS())()
 	err := migrate.Create(fsys, output, 0o600, temps, func(w io.Writer, _ string) error {
-		_, err := w.Write(data)
+		r, err := sp.Reader()
+		if err == nil {
+			_, err = io.Copy(w, r)
+		}
 		return err
 	})
 	if err != nil {
