@@ -107,7 +107,7 @@ func (c *collector) Entry(line int, e *session.Entry) {
 		c.charge(e.Usage, key, at, c.current)
 	case "session_info":
 		if c.dialect != parse.Omp { // omp names a session by its title
-			c.rec.Name = strings.Clone(jsTrim(e.Name)) // pi trims it; a blank name clears it
+			c.rec.Name = strings.Clone(session.JSTrim(e.Name)) // pi trims it; a blank name clears it
 		}
 	case "title_change":
 		if c.dialect == parse.Omp && !c.titled { // a file whose header never got its title
@@ -128,7 +128,7 @@ func ompTitle(title string) string {
 		}
 		return r
 	}, first)
-	return strings.Clone(jsTrim(first))
+	return strings.Clone(session.JSTrim(first))
 }
 
 // tree records the entry's place in the tree and returns its key index,
@@ -313,17 +313,6 @@ func oneLine(s string, n int) string {
 	}
 	runes := []rune(s)
 	return strings.TrimSpace(string(runes[:n-1])) + "…"
-}
-
-// jsTrim is String.prototype.trim, which pi applies to a session name:
-// white space and line terminators, including U+FEFF (which Go's
-// TrimSpace keeps) but not U+0085 (which it drops).
-func jsTrim(s string) string {
-	return strings.TrimFunc(s, func(r rune) bool {
-		return r == '\ufeff' || r == ' ' || r == '\t' || r == '\n' || r == '\v' || r == '\f' || r == '\r' ||
-			r == '\u00a0' || r == '\u1680' || (r >= '\u2000' && r <= '\u200a') || r == '\u2028' || r == '\u2029' ||
-			r == '\u202f' || r == '\u205f' || r == '\u3000'
-	})
 }
 
 // keyOf turns an entry id into a compact dedup key: pi's usual 8

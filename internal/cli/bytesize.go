@@ -6,6 +6,8 @@ import (
 
 	"github.com/dustin/go-humanize"
 	"github.com/urfave/cli/v2"
+
+	"github.com/pisess/pisess/internal/text"
 )
 
 // byteSize is a flag value in bytes that takes the units people write:
@@ -26,7 +28,7 @@ func (b *byteSize) String() string {
 	if *b == 0 {
 		return "0"
 	}
-	return humanize.IBytes(uint64(*b))
+	return text.Bytes(int64(*b))
 }
 
 // sizeFlag is a byte-size flag with a default.

@@ -1,13 +1,13 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/pisess/pisess/internal/export"
+	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/render"
 )
@@ -86,7 +86,8 @@ func (c *CLI) runExport(ctx *cli.Context) error {
 		fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s no entry (blank, torn or corrupt: `pisess validate %s` explains)\n",
 			render.Safe(v.file), skippedLines(v.session.Skipped), render.Safe(v.file))
 	}
-	var out bytes.Buffer
+	var out migrate.Spool // a page of a huge session costs no memory
+	defer out.Close()
 	if ctx.String("format") == "html" {
 		err = export.HTML(&out, v.session, v.leaf, opts)
 	} else {
@@ -95,5 +96,5 @@ func (c *CLI) runExport(ctx *cli.Context) error {
 	if err != nil {
 		return v.pathError(err)
 	}
-	return c.deliver(ctx.String("output"), out.Bytes())
+	return c.deliver(migrate.OS(), ctx.String("output"), &out)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/pisess/pisess/internal/fix"
 	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/render"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // The repairs of issue 14: unstick and slim append, fork writes a new
@@ -178,7 +179,7 @@ func (c *CLI) runFix(ctx *cli.Context, op fixOp) error {
 	case "slim":
 		opts.MaxBytes = sizeOf(ctx, "max-bytes")
 		if opts.MaxBytes < fix.MinSlimBytes {
-			return usageErrorf("--max-bytes must be at least %s (the placeholder must fit)", render.Bytes(fix.MinSlimBytes))
+			return usageErrorf("--max-bytes must be at least %s (the placeholder must fit)", text.Bytes(fix.MinSlimBytes))
 		}
 		if err := slimRewriteUsage(ctx, &opts); err != nil {
 			return err

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -55,7 +54,7 @@ Examples:
 
 // redaction is one redact invocation.
 type redaction struct {
-	fsys  migrate.FS     // where --in-place rewrites (migrate.OS(); tests inject faults)
+	fsys  migrate.FS     // where it writes (migrate.OS(); tests inject faults)
 	temps *migrate.Temps // --in-place: the temp files a signal removes
 	file  string
 	opts  secrets.Options
@@ -224,15 +223,20 @@ func (c *CLI) redactCopy(r *redaction, output string) error {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	defer in.Close()
-	var buf bytes.Buffer
-	res, err := secrets.Redact(in, &buf, r.opts)
+	var sp migrate.Spool // a copy of a huge session costs no memory
+	defer sp.Close()
+	res, err := secrets.Redact(in, &sp, r.opts)
 	if err != nil {
 		return redactError(r.file, err)
 	}
-	if err := r.verifier(base)(r.file, bytes.NewReader(buf.Bytes())); err != nil {
+	copied, err := sp.Reader()
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("reading the redacted copy back: %w", err)}
+	}
+	if err := r.verifier(base)(r.file, copied); err != nil {
 		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s: the redacted copy would not validate as the original does: %v", r.file, err)}
 	}
-	if err := c.deliver(output, buf.Bytes()); err != nil {
+	if err := c.deliver(r.fsys, output, &sp); err != nil {
 		return err
 	}
 	if output == "" {
@@ -260,44 +264,31 @@ func readOnce(open func() (io.ReadCloser, error)) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
-// deliver writes data to output, a new file (never over an existing
-// one), or to standard output when output is "" or "-".
-func (c *CLI) deliver(output string, data []byte) error {
-	if output != "" && output != "-" {
-		if err := writeNewFile(output, data); err != nil {
-			return &ExitError{Code: ExitUsage, Err: err}
+// deliver writes what sp holds to output, a new file (migrate.Create: it
+// appears whole, never over an existing file; Ctrl-C removes what is
+// partial), or to standard output when output is "" or "-".
+func (c *CLI) deliver(fsys migrate.FS, output string, sp *migrate.Spool) error {
+	if output == "" || output == "-" {
+		r, err := sp.Reader()
+		if err == nil {
+			_, err = io.Copy(c.Stdout, r)
+		}
+		if err != nil {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the output: %w", err)}
 		}
 		return nil
 	}
-	if _, err := c.Stdout.Write(data); err != nil {
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the output: %w", err)}
-	}
-	return nil
-}
-
-// writeNewFile creates name (never overwriting a file), writes data and
-// fsyncs it and its directory. On failure the partial file is removed.
-func writeNewFile(name string, data []byte) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return fmt.Errorf("--output %s exists: not overwritten", name)
+	temps := &migrate.Temps{}
+	defer temps.RemoveOnSignal(migrate.OS())()
+	err := migrate.Create(fsys, output, 0o600, temps, func(w io.Writer, _ string) error {
+		r, err := sp.Reader()
+		if err == nil {
+			_, err = io.Copy(w, r)
 		}
 		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = migrate.OS().SyncDir(filepath.Dir(name)) // the new name is durable too
-	}
+	})
 	if err != nil {
-		os.Remove(name)
-		return fmt.Errorf("writing %s: %w", name, err)
+		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	return nil
 }

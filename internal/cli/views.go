@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pisess/pisess/internal/finding"
+	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/render"
@@ -191,12 +192,12 @@ func (c *CLI) emit(sure bool, write func(io.Writer) error) error {
 		}
 		return nil
 	}
-	var sp spool
-	defer sp.discard()
+	var sp migrate.Spool
+	defer sp.Close()
 	if err := write(&sp); err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
-	if err := sp.copyTo(c.Stdout); err != nil {
+	if err := copyEscaped(c.Stdout, &sp); err != nil {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the output: %w", err)}
 	}
 	return nil

@@ -24,6 +24,8 @@ import (
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/render"
 	"github.com/pisess/pisess/internal/secrets"
+	vocab "github.com/pisess/pisess/internal/session" // session is this package's type
+	"github.com/pisess/pisess/internal/text"
 )
 
 // Options configure an export.
@@ -148,7 +150,7 @@ func newSession(s *project.Session, leaf *project.Entry, opts Options) (*session
 	d := &session{s: s, leaf: leaf, path: path, onPath: map[*project.Entry]bool{}, opts: opts, name: opts.Name}
 	for _, e := range s.Entries {
 		if e.Type() == "session_info" { // the latest, trimmed; a blank name clears it (pi's getSessionName)
-			d.name = cmp.Or(jsTrim(e.StringField("name")), opts.Name)
+			d.name = cmp.Or(vocab.JSTrim(e.StringField("name")), opts.Name)
 		}
 	}
 	for _, e := range path {
@@ -204,17 +206,6 @@ func blocks(content json.RawMessage) []block {
 		out = append(out, b)
 	}
 	return out
-}
-
-// jsTrim is String.prototype.trim, which pi applies to a session name:
-// white space and line terminators, including U+FEFF (which Go's
-// TrimSpace keeps) but not U+0085 (which it drops).
-func jsTrim(s string) string {
-	return strings.TrimFunc(s, func(r rune) bool {
-		return r == '\ufeff' || r == ' ' || r == '\t' || r == '\n' || r == '\v' || r == '\f' || r == '\r' ||
-			r == '\u00a0' || r == '\u1680' || (r >= '\u2000' && r <= '\u200a') || r == '\u2028' || r == '\u2029' ||
-			r == '\u202f' || r == '\u205f' || r == '\u3000'
-	})
 }
 
 // heading is the session's name, or "pi session <id>" when it has none.
@@ -332,36 +323,14 @@ func count(n float64) string {
 	return s
 }
 
-// money formats a cost in dollars.
-func money(x float64) string {
-	switch {
-	case x == 0:
-		return "$0"
-	case x < 0.01:
-		return fmt.Sprintf("$%.4f", x)
-	}
-	return fmt.Sprintf("$%.2f", x)
-}
-
 // usageLine describes one usage: "in 1,234 · out 56 · cache 12.0k read, 0 written · $0.0123".
 func usageLine(u *usage) string {
 	parts := []string{"in " + count(u.Input), "out " + count(u.Output)}
 	if u.CacheRead > 0 || u.CacheWrite > 0 {
 		parts = append(parts, "cache "+count(u.CacheRead)+" read, "+count(u.CacheWrite)+" written")
 	}
-	parts = append(parts, money(u.Cost.Total))
+	parts = append(parts, text.Money(u.Cost.Total))
 	return strings.Join(parts, " · ")
-}
-
-// size describes a length in bytes.
-func size(n int) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // shortID is the first 8 characters of an id, as the views show it.

@@ -12,6 +12,7 @@ import (
 	"github.com/yuin/goldmark"
 
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // HTML writes the session as one self-contained page: the whole tree
@@ -340,7 +341,7 @@ func (p *page) body(t *turn) {
 		if m.ExitCode != nil {
 			p.text(fmt.Sprintf(" · exit %g", *m.ExitCode))
 		}
-		p.text(" · " + size(len(m.Output)))
+		p.text(" · " + text.Bytes(int64(len(m.Output))))
 		p.pre(`</summary>`, m.Output, `</details>`)
 	case "compaction", "compactionSummary":
 		if m.TokensBefore > 0 {
@@ -364,7 +365,7 @@ func (p *page) data(e *project.Entry) {
 	for _, name := range []string{"data", "replacement"} {
 		if raw, ok := e.Field(name); ok {
 			pretty := prettyJSON(raw)
-			p.wrapped(`<details><summary>`, name+" · "+size(len(pretty)), `</summary><pre>`)
+			p.wrapped(`<details><summary>`, name+" · "+text.Bytes(int64(len(pretty))), `</summary><pre>`)
 			p.text(pretty)
 			p.raw(`</pre></details>`)
 		}
@@ -381,12 +382,12 @@ func (p *page) content(bs []block) {
 			if strings.TrimSpace(b.Thinking) == "" {
 				continue
 			}
-			p.wrapped(`<details class="thinking"><summary>`, "thinking · "+size(len(b.Thinking)), `</summary>`)
+			p.wrapped(`<details class="thinking"><summary>`, "thinking · "+text.Bytes(int64(len(b.Thinking))), `</summary>`)
 			p.markdown(b.Thinking)
 			p.raw(`</details>`)
 		case "toolCall":
 			args := prettyJSON(b.Arguments)
-			p.wrapped(`<details class="tool"><summary>call `, b.Name+" · "+size(len(args)), `</summary><pre>`)
+			p.wrapped(`<details class="tool"><summary>call `, b.Name+" · "+text.Bytes(int64(len(args))), `</summary><pre>`)
 			p.text(args)
 			p.raw(`</pre></details>`)
 		case "image":
@@ -410,7 +411,7 @@ func (p *page) image(b block) {
 func (p *page) result(t *turn) {
 	bs := blocks(t.msg.Content)
 	txt := resultText(bs)
-	class, label := "result", t.msg.ToolName+" · "+size(len(txt))
+	class, label := "result", t.msg.ToolName+" · "+text.Bytes(int64(len(txt)))
 	if t.msg.IsError {
 		class += " error"
 		label += " · error"

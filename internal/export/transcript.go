@@ -9,9 +9,10 @@ import (
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/text"
+	gmtext "github.com/yuin/goldmark/text"
 
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // Markdown writes the path to leaf as a transcript to paste into an issue:
@@ -135,7 +136,7 @@ func (t *transcript) content(bs []block) {
 
 // image names an image block with its type and size.
 func (t *transcript) image(b block) {
-	t.printf("_[image: %s, %s of base64]_\n\n", t.line(b.MimeType), size(len(b.Data)))
+	t.printf("_[image: %s, %s of base64]_\n\n", t.line(b.MimeType), text.Bytes(int64(len(b.Data))))
 }
 
 // fenced writes a labelled fenced block, cut to MaxBlock bytes.
@@ -145,10 +146,10 @@ func (t *transcript) fenced(label, lang, body string) {
 	cut := ""
 	if total > t.opts.MaxBlock {
 		body = cutUTF8(body, t.opts.MaxBlock)
-		cut = fmt.Sprintf("[… cut: %s more of %s]", size(total-len(body)), size(total))
+		cut = fmt.Sprintf("[… cut: %s more of %s]", text.Bytes(int64(total-len(body))), text.Bytes(int64(total)))
 	}
 	fence := strings.Repeat("`", max(3, longestRun(body, '`')+1))
-	t.printf("**%s** (%s)\n\n%s%s\n%s\n%s\n", label, size(total), fence, lang, strings.TrimRight(body, "\n"), fence)
+	t.printf("**%s** (%s)\n\n%s%s\n%s\n%s\n", label, text.Bytes(int64(total)), fence, lang, strings.TrimRight(body, "\n"), fence)
 	if cut != "" {
 		t.printf("%s\n", cut)
 	}
@@ -195,7 +196,7 @@ func (t *transcript) closed(md string) string {
 	}
 	for range 3 {
 		src := []byte(md + probe)
-		end := closer(t.blocks.Parse(text.NewReader(src)).LastChild(), src)
+		end := closer(t.blocks.Parse(gmtext.NewReader(src)).LastChild(), src)
 		if end == "" {
 			break
 		}

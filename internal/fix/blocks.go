@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // BlockKind is what a content block holds.
@@ -224,7 +225,7 @@ func PlaceholderText(b Block, d Digest, entryID string) string {
 		entryID = entryID[:64] + "…"
 	}
 	return fmt.Sprintf("%s%s, %s%s (%d bytes, sha256:%s), from entry %s]",
-		placeholderMark, what, byteSize(int(d.Size)), of, d.Size, hex.EncodeToString(d.Sum[:]), entryID)
+		placeholderMark, what, text.Bytes(d.Size), of, d.Size, hex.EncodeToString(d.Sum[:]), entryID)
 }
 
 // EstimateSaved is about what removing block b of entry entryID saves:

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -673,44 +673,51 @@ func TestUnstickDuplicateCallIDs(t *testing.T) {
 	}
 }
 
+// linkWatchFS records each hard link made, and whether its new name
+// existed just before.
+type linkWatchFS struct {
+	migrate.FS
+	links *[]string
+}
+
+func (f linkWatchFS) Link(oldname, newname string) error {
+	_, err := os.Lstat(newname)
+	*f.links = append(*f.links, fmt.Sprintf("%s -> %s (existed %v)", oldname, newname, err == nil))
+	return f.FS.Link(oldname, newname)
+}
+
 // TestForkOutputAppearsWhole: the new session is written under a temp
 // file's name (one repair --clean-temps knows) and only then linked under
-// its own: a fork killed while it writes leaves no torn session where pi
-// looks for sessions, and an existing file is still never overwritten.
+// its own (migrate.Create): a fork killed while it writes leaves no torn
+// session where pi looks for sessions, and an existing file is still
+// never overwritten.
 func TestForkOutputAppearsWhole(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "new.jsonl")
-	err := createFile(migrate.OS(), path, 0o600, nil, func(w io.Writer, name string) error {
-		if _, err := os.Lstat(path); err == nil {
-			t.Error("the output exists while it is being written")
-		}
-		if !migrate.IsTempName(filepath.Base(name)) || filepath.Dir(name) != dir {
-			t.Errorf("written as %s", name)
-		}
-		_, err := io.WriteString(w, "{}\n")
-		return err
-	})
-	if err != nil {
+	path, _ := copyFile(t, "valid/v3-branched.jsonl")
+	dir := filepath.Dir(path)
+	opts := options(t)
+	opts.Leaf = "60e9216a"
+	opts.Output = filepath.Join(dir, "fork.jsonl")
+	var links []string
+	if _, err := ForkFile(linkWatchFS{migrate.OS(), &links}, path, opts); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := os.ReadFile(path); string(got) != "{}\n" {
-		t.Errorf("the output holds %q", got)
+	if len(links) != 1 {
+		t.Fatalf("links: %v", links)
 	}
-	if info, _ := os.Stat(path); info == nil || info.Mode().Perm() != 0o600 {
-		t.Errorf("mode %v", info)
+	from, _, _ := strings.Cut(links[0], " -> ")
+	if !migrate.IsTempName(filepath.Base(from)) || filepath.Dir(from) != dir || !strings.HasSuffix(links[0], opts.Output+" (existed false)") {
+		t.Errorf("linked %s", links[0])
 	}
+	written, _ := os.ReadFile(opts.Output)
 	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
 		t.Errorf("left behind: %v", left)
 	}
-	err = createFile(migrate.OS(), path, 0o600, nil, func(w io.Writer, name string) error {
-		_, err := io.WriteString(w, "other\n")
-		return err
-	})
-	if err == nil || !strings.Contains(err.Error(), "already exists") {
+	_, err := ForkFile(migrate.OS(), path, opts)
+	if !errors.Is(err, migrate.ErrExists) {
 		t.Errorf("over an existing file: %v", err)
 	}
-	if got, _ := os.ReadFile(path); string(got) != "{}\n" {
-		t.Errorf("the existing file now holds %q", got)
+	if got, _ := os.ReadFile(opts.Output); !bytes.Equal(got, written) {
+		t.Error("the existing file changed")
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
 		t.Errorf("left behind: %v", left)

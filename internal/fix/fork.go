@@ -20,6 +20,7 @@ import (
 	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // ForkPlan is a new session built from one leaf's path.
@@ -204,7 +205,7 @@ func resolvedLabels(s *project.Session, kept map[string]bool) ([]label, error) {
 		}
 		l := label{target: r.Str("targetId"), label: r.Raw("label"), timestamp: r.Raw("timestamp")}
 		_, set := byTarget[l.target]
-		if truthy(l.label) {
+		if session.JSTruthy(l.label) {
 			if !set {
 				order = append(order, l.target)
 			}
@@ -221,15 +222,6 @@ func resolvedLabels(s *project.Session, kept map[string]bool) ([]label, error) {
 		}
 	}
 	return out, nil
-}
-
-// truthy is JavaScript truthiness of a raw JSON value (absent: false).
-func truthy(raw json.RawMessage) bool {
-	switch s := strings.TrimSpace(string(raw)); {
-	case s == "", s == "null", s == "false", s == `""`, s == "0", s == "-0":
-		return false
-	}
-	return true
 }
 
 // newEntryID draws a random 8-hex id not in taken, as pi's generateId, and
@@ -320,7 +312,7 @@ func ForkFile(fsys migrate.FS, source string, opts Options) (r Report, err error
 	if opts.DryRun {
 		err = dryRunCheck(plan, l, opts.Validate.Limits)
 	} else {
-		err = createFile(fsys, r.Output, perm, opts.Temps, write)
+		err = migrate.Create(fsys, r.Output, perm, opts.Temps, write)
 	}
 	if err != nil {
 		return r, err
@@ -328,7 +320,7 @@ func ForkFile(fsys migrate.FS, source string, opts Options) (r Report, err error
 	r.Action = action("fork", true, opts.DryRun)
 	if opts.DryRun {
 		if _, err := fsys.Lstat(r.Output); err == nil {
-			return r, &migrate.Error{Code: migrate.CreateFailed, Path: r.Output, Err: errors.New("already exists: pisess never overwrites a file")}
+			return r, &migrate.Error{Code: migrate.CreateFailed, Path: r.Output, Err: migrate.ErrExists}
 		}
 	}
 	return r, nil
@@ -485,94 +477,4 @@ func (w *prefixWriter) Write(p []byte) (int, error) {
 		return n, errPrefixFull
 	}
 	return n, nil
-}
-
-// createFile makes a new file that appears whole: write (to w, named
-// name; it may check what it wrote) goes to a temp file beside path
-// (migrate.TempPrefix: repair --clean-temps knows it if the run is
-// killed), locked while it is written, fsynced and closed; it is then
-// hard-linked under path, which fails if path exists, and removed; the
-// directory is fsynced. Where the file system has no hard links the file
-// is created under path directly (O_EXCL). A failure removes what was
-// created. What is created is recorded in temps until it is removed or
-// complete, so that a signal's handler removes it.
-func createFile(fsys migrate.FS, path string, perm os.FileMode, temps *migrate.Temps, write func(w io.Writer, name string) error) error {
-	if _, err := fsys.Lstat(path); err == nil {
-		return &migrate.Error{Code: migrate.CreateFailed, Path: path, Err: errAlreadyExists}
-	}
-	tmp := filepath.Join(filepath.Dir(path), migrate.TempPrefix+tempSuffix())
-	if err := writeNew(fsys, tmp, path, perm, temps, write); err != nil {
-		return err
-	}
-	err := fsys.Link(tmp, path)
-	fsys.Remove(tmp)
-	temps.Done(tmp)
-	switch {
-	case errors.Is(err, os.ErrExist):
-		return &migrate.Error{Code: migrate.CreateFailed, Path: path, Err: errAlreadyExists}
-	case err != nil: // no hard links here
-		return writeNew(fsys, path, path, perm, temps, write)
-	}
-	if err := fsys.SyncDir(filepath.Dir(path)); err != nil {
-		return &migrate.Error{Code: migrate.SyncFailed, Path: path, Err: err}
-	}
-	return nil
-}
-
-var errAlreadyExists = errors.New("already exists: pisess never overwrites a file")
-
-// tempSuffix is the 12 hex digits of a temp file's name.
-func tempSuffix() string {
-	var b [6]byte
-	readRandom(nil, b[:])
-	return hex.EncodeToString(b[:])
-}
-
-// writeNew creates name exclusively (locked, when it is a temp file for
-// path), writes it, fsyncs and closes it; a failure removes it. Errors
-// name path. name is recorded in temps from its creation: a temp file
-// stays recorded (the caller removes it), path only until it is complete.
-func writeNew(fsys migrate.FS, name, path string, perm os.FileMode, temps *migrate.Temps, write func(w io.Writer, name string) error) error {
-	temp := name != path
-	f, err := fsys.CreateExcl(name, perm)
-	if err != nil {
-		if errors.Is(err, os.ErrExist) && !temp {
-			err = errAlreadyExists
-		}
-		return &migrate.Error{Code: migrate.CreateFailed, Path: path, Err: err}
-	}
-	if err := temps.Add(fsys, name); err != nil { // interrupted: Add removed it
-		f.Close()
-		return &migrate.Error{Code: migrate.CreateFailed, Path: path, Err: err}
-	}
-	if temp {
-		_ = fsys.Lock(f) // clean-temps leaves a locked temp file alone
-	}
-	code, werr := migrate.WriteFailed, write(f, name)
-	if werr == nil {
-		code, werr = migrate.SyncFailed, f.Sync()
-	}
-	if cerr := f.Close(); cerr != nil && werr == nil {
-		code, werr = migrate.WriteFailed, cerr
-	}
-	if werr == nil && !temp {
-		if werr = fsys.SyncDir(filepath.Dir(name)); werr != nil {
-			code = migrate.SyncFailed
-		}
-	}
-	if werr == nil {
-		if !temp {
-			temps.Done(name) // complete: the user's from now on
-		}
-		return nil
-	}
-	defer temps.Done(name)
-	e, ok := werr.(*migrate.Error) // the check's, or reading the source failed
-	if !ok {
-		e = &migrate.Error{Code: code, Path: path, Err: werr}
-	}
-	if rerr := fsys.Remove(name); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
-		e.Err = errors.Join(e.Err, fmt.Errorf("cannot remove the partial file: %w", rerr))
-	}
-	return e
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // MinSlimBytes is the smallest --max-bytes: a placeholder must fit.
@@ -99,9 +100,9 @@ func (p *SlimPlan) elide(b *builder, msg json.RawMessage, src *project.Entry, ma
 	case bytes.HasPrefix(content, []byte(`[{"type":"text","text":"`+slimMark)):
 		over.Why = "already slim's placeholder: " + calls
 	case len(repl) >= len(content):
-		over.Why = fmt.Sprintf("a placeholder would save nothing (%s): %s", byteSize(len(repl)), calls)
+		over.Why = fmt.Sprintf("a placeholder would save nothing (%s): %s", text.Bytes(int64(len(repl))), calls)
 	default:
-		b.contextEdit(Added{TargetID: src.ID(), Why: fmt.Sprintf("%s content of %s elided", el.Kind, byteSize(el.Bytes))}, repl)
+		b.contextEdit(Added{TargetID: src.ID(), Why: fmt.Sprintf("%s content of %s elided", el.Kind, text.Bytes(int64(el.Bytes)))}, repl)
 		el.EditID = b.parent
 		p.Elided = append(p.Elided, el)
 		over.Bytes, over.Why = len(repl), "edited, but "+calls
@@ -154,7 +155,7 @@ func placeholder(msg json.RawMessage, role string, el Elided, maxBytes int64) (j
 		what = m.ToolName + " output"
 	}
 	text := fmt.Sprintf(slimMark+"%s of %s (%s) from entry %s; the full content is still in the session file]",
-		byteSize(el.Bytes), what, el.Kind, el.EntryID)
+		text.Bytes(int64(el.Bytes)), what, el.Kind, el.EntryID)
 	switch role {
 	case "assistant":
 		return assistantPlaceholder(msg, text, maxBytes)
@@ -222,7 +223,7 @@ func elideArguments(call json.RawMessage, n int) (json.RawMessage, error) {
 	if err := t.Build(call); err != nil {
 		return nil, err
 	}
-	args := fmt.Sprintf(`{"elided":%s}`, jsonString(fmt.Sprintf("%s of arguments elided by pisess slim", byteSize(n))))
+	args := fmt.Sprintf(`{"elided":%s}`, jsonString(fmt.Sprintf("%s of arguments elided by pisess slim", text.Bytes(int64(n)))))
 	return setMembers(&t, member{"arguments", json.RawMessage(args)}), nil
 }
 
@@ -256,18 +257,4 @@ func kindOf(content json.RawMessage) string {
 		return "content"
 	}
 	return strings.Join(parts, " and ")
-}
-
-// byteSize formats a size with IEC units, as the rest of pisess does.
-func byteSize(n int) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	v, u := float64(n)/unit, 0
-	for v >= unit && u < 3 {
-		v /= unit
-		u++
-	}
-	return fmt.Sprintf("%.1f %s", v, []string{"KiB", "MiB", "GiB", "TiB"}[u])
 }

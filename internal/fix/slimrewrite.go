@@ -113,7 +113,7 @@ func (g *slimRewriter) verifier() migrate.VerifyFunc {
 // dry run produces it in a spool, as Rewrite's does.
 func (g *slimRewriter) toNewFile(fsys migrate.FS, path string) (migrate.Outcome, error) {
 	if _, err := fsys.Lstat(g.opts.Output); err == nil {
-		return migrate.Outcome{}, &migrate.Error{Code: migrate.CreateFailed, Path: g.opts.Output, Err: errAlreadyExists}
+		return migrate.Outcome{}, &migrate.Error{Code: migrate.CreateFailed, Path: g.opts.Output, Err: migrate.ErrExists}
 	}
 	if g.opts.DryRun {
 		return migrate.Rewrite(fsys, path, migrate.RewriteOptions{DryRun: true, Verify: g.verifier()}, g.generate)
@@ -132,7 +132,7 @@ func (g *slimRewriter) toNewFile(fsys migrate.FS, path string) (migrate.Outcome,
 		in = io.NewSectionReader(at, 0, info.Size()) // the file as it was opened: lines pi appends meanwhile are not half read
 	}
 	out := migrate.Outcome{Path: path}
-	err = createFile(fsys, g.opts.Output, info.Mode().Perm(), g.opts.Temps, func(w io.Writer, name string) error {
+	err = migrate.Create(fsys, g.opts.Output, info.Mode().Perm(), g.opts.Temps, func(w io.Writer, name string) error {
 		if err := g.generate(in, w); err != nil {
 			return err
 		}

@@ -73,8 +73,8 @@ func TestSpool(t *testing.T) {
 		{"far past it", 12, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var sp spool
-			defer sp.close()
+			var sp Spool
+			defer sp.Close()
 			var want []byte
 			for i := 0; i < tt.chunks; i++ {
 				p := chunk[:len(chunk)-i] // sizes that do not line up
@@ -83,7 +83,7 @@ func TestSpool(t *testing.T) {
 				}
 				want = append(want, p...)
 			}
-			r, err := sp.reader()
+			r, err := sp.Reader()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,7 +94,7 @@ func TestSpool(t *testing.T) {
 				t.Errorf("a Source: %v, want %v", ok, tt.file)
 			}
 			for i := 0; i < 2; i++ { // bytes reads from the start again
-				got, err := sp.bytes()
+				got, err := sp.Bytes()
 				if err != nil || !bytes.Equal(got, want) {
 					t.Fatalf("read back %d bytes (%v), want %d", len(got), err, len(want))
 				}
@@ -114,12 +114,12 @@ func TestSpoolFileFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp := spool{file: readOnly, filed: 5}
-	defer sp.close()
+	sp := Spool{file: readOnly, filed: 5}
+	defer sp.Close()
 	if n, err := sp.Write([]byte("tail")); n != 4 || err != nil {
 		t.Fatalf("Write = %d, %v", n, err)
 	}
-	if got, err := sp.bytes(); string(got) != "head|tail" || err != nil || sp.file != nil {
+	if got, err := sp.Bytes(); string(got) != "head|tail" || err != nil || sp.file != nil {
 		t.Errorf("read back %q, %v (file %v), want the bytes in memory", got, err, sp.file)
 	}
 }

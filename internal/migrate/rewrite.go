@@ -277,8 +277,8 @@ func (r *rewrite) identify(f File) error {
 // dryRun produces the new generation in a spool and reports what a real
 // run would do, writing nothing beside the file.
 func (r *rewrite) dryRun(f File, generate Generator) (Outcome, error) {
-	var sp spool
-	defer sp.close()
+	var sp Spool
+	defer sp.Close()
 	changed, err := r.produce(f, &sp, generate)
 	if err != nil {
 		return Outcome{}, err
@@ -287,7 +287,7 @@ func (r *rewrite) dryRun(f File, generate Generator) (Outcome, error) {
 	if !changed {
 		return out, nil
 	}
-	generated, err := sp.reader()
+	generated, err := sp.Reader()
 	if err != nil {
 		return out, &Error{Code: ReadFailed, Err: err}
 	}
@@ -298,7 +298,7 @@ func (r *rewrite) dryRun(f File, generate Generator) (Outcome, error) {
 		return out, err
 	}
 	if r.opts.Diff {
-		if out.Generated, err = sp.bytes(); err != nil {
+		if out.Generated, err = sp.Bytes(); err != nil {
 			return out, &Error{Code: ReadFailed, Err: err}
 		}
 		old, err := r.readAll(f)

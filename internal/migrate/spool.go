@@ -7,24 +7,26 @@ import (
 	"os"
 )
 
-// spoolMemory is how much of a dry run's new generation a spool keeps in
-// memory before it moves to a temporary file.
+// spoolMemory is how much a Spool keeps in memory before it moves to a
+// temporary file.
 const spoolMemory = 4 << 20
 
-// spool holds a dry run's new generation for the check that follows:
-// in memory up to spoolMemory, past it in a temporary file of the
-// system's (removed from its directory at once, so nothing is left
-// behind), so a session with a 200 MB entry is not held again beside the
-// line being read. Where no temporary file can be made or written, it
-// stays in memory, as a dry run's output always did.
-type spool struct {
+// Spool holds bytes until they are complete: a dry run's new generation
+// for the check that follows, a view's output until the view is done (so
+// a command that fails half-way writes nothing). It keeps them in memory
+// up to 4 MiB, past that in a temporary file of the system's (removed
+// from its directory at once, so nothing is left behind), so a session
+// with a 200 MB entry is not held again beside the line being read. Where
+// no temporary file can be made or written, it stays in memory. The zero
+// value is empty and ready; Close lets the file go.
+type Spool struct {
 	mem   bytes.Buffer
 	file  *os.File
 	filed int64 // bytes written to file
 }
 
 // Write implements io.Writer.
-func (s *spool) Write(p []byte) (int, error) {
+func (s *Spool) Write(p []byte) (int, error) {
 	if s.file == nil && s.mem.Len()+len(p) > spoolMemory {
 		s.moveToFile()
 	}
@@ -43,8 +45,8 @@ func (s *spool) Write(p []byte) (int, error) {
 
 // moveToFile moves what the spool holds to a temporary file, if one can be
 // made.
-func (s *spool) moveToFile() {
-	f, err := os.CreateTemp("", "pisess-dry-run-*")
+func (s *Spool) moveToFile() {
+	f, err := os.CreateTemp("", "pisess-spool-*")
 	if err != nil {
 		return
 	}
@@ -59,7 +61,7 @@ func (s *spool) moveToFile() {
 
 // moveToMemory moves what the temporary file holds back to memory (the
 // file system is full): the bytes written before the write that failed.
-func (s *spool) moveToMemory() error {
+func (s *Spool) moveToMemory() error {
 	f := s.file
 	s.file = nil
 	defer f.Close()
@@ -67,35 +69,37 @@ func (s *spool) moveToMemory() error {
 		return err
 	}
 	if n, err := s.mem.ReadFrom(io.LimitReader(f, s.filed)); err != nil || n != s.filed {
-		return errors.Join(errors.New("the dry run's temporary file could not be read back"), err)
+		return errors.Join(errors.New("the spool's temporary file could not be read back"), err)
 	}
 	return nil
 }
 
-// reader reads what the spool holds from the start: a regular file, when
-// it has one, so a reader can measure its long lines (parse.Source).
-func (s *spool) reader() (io.Reader, error) {
+// Reader reads what the spool holds from the start: a regular file, when
+// it has one, so a reader can measure its long lines (parse.Source). It is
+// good until the next Write.
+func (s *Spool) Reader() (io.Reader, error) {
 	if s.file == nil {
 		return bytes.NewReader(s.mem.Bytes()), nil
 	}
 	if _, err := s.file.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	return s.file, nil
+	return s.file, nil // all of it: a failed write moved the spool to memory
 }
 
-// bytes returns all the spool holds.
-func (s *spool) bytes() ([]byte, error) {
-	r, err := s.reader()
+// Bytes returns all the spool holds.
+func (s *Spool) Bytes() ([]byte, error) {
+	r, err := s.Reader()
 	if err != nil {
 		return nil, err
 	}
 	return io.ReadAll(r)
 }
 
-// close lets the temporary file go.
-func (s *spool) close() {
+// Close lets the temporary file go.
+func (s *Spool) Close() {
 	if s.file != nil {
 		s.file.Close()
+		s.file = nil
 	}
 }

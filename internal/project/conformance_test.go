@@ -21,6 +21,7 @@ import (
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // The conformance test runs pi's own code (conformance/pi-context.mjs) on
@@ -517,7 +518,7 @@ func changedSince073(s *Session, c *Context) string {
 		switch {
 		case e.Type() == "context_edit":
 			return "context_edit (unknown to pi 0.73.1)"
-		case i == ci && jsTruthy(fieldOf(e, "systemMessage")):
+		case i == ci && session.JSTruthy(fieldOf(e, "systemMessage")):
 			return "compaction systemMessage (unknown to pi 0.73.1)"
 		case i < ci && e.Role() == "system":
 			return "system message before a compaction (pi 1.x drops it from the kept range)"
@@ -564,7 +565,7 @@ func estimateChanged(m json.RawMessage) bool {
 	if role == "system" {
 		return true
 	}
-	if role == "assistant" && stop != "aborted" && stop != "error" && jsTruthy(memberValue(m, "usage")) {
+	if role == "assistant" && stop != "aborted" && stop != "error" && session.JSTruthy(memberValue(m, "usage")) {
 		if _, usable := assistantUsage(m); !usable {
 			return true
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/pisess/pisess/internal/edit"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // Model is the active model. The values are the raw JSON pi copies from the
@@ -221,7 +222,7 @@ func entryMessages(r *Record) []json.RawMessage {
 		w.Member("timestamp", jsDateJSON(r.Raw("timestamp")))
 		return []json.RawMessage{w.Bytes()}
 	case "branch_summary":
-		if !jsTruthy(r.Raw("summary")) {
+		if !session.JSTruthy(r.Raw("summary")) {
 			return nil
 		}
 		var w edit.Object
@@ -232,7 +233,7 @@ func entryMessages(r *Record) []json.RawMessage {
 		return []json.RawMessage{w.Bytes()}
 	case "compaction":
 		var msgs []json.RawMessage
-		if sys := r.Raw("systemMessage"); jsTruthy(sys) {
+		if sys := r.Raw("systemMessage"); session.JSTruthy(sys) {
 			msgs = append(msgs, sys)
 		}
 		msgs = append(msgs, compactionSummary(r))
@@ -358,20 +359,4 @@ func editContent(m, content json.RawMessage) json.RawMessage {
 		return m
 	}
 	return setMember(t, "content", content) // nil deletes it
-}
-
-// jsTruthy is JavaScript truthiness of a raw JSON value (absent =
-// undefined).
-func jsTruthy(raw []byte) bool {
-	switch firstByte(raw) {
-	case 0, 'n', 'f':
-		return false
-	case '"':
-		s, _ := rawString(raw)
-		return s != ""
-	case '[', '{', 't':
-		return true
-	}
-	f, ok := jsNumberValue(raw)
-	return ok && f != 0
 }

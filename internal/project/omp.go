@@ -17,6 +17,7 @@ import (
 
 	"github.com/pisess/pisess/internal/edit"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // titleSlotFacts are the facts of omp's title slot: no record, but the
@@ -110,7 +111,7 @@ func (s *Session) ompSettings(path []*Entry) (Settings, error) {
 				return st, err
 			}
 			model := r.Raw("model")
-			if !jsTruthy(model) {
+			if !session.JSTruthy(model) {
 				continue
 			}
 			role := "default"
@@ -291,7 +292,7 @@ func (b *ompBuilder) append(e *Entry) error {
 			b.push(m, e)
 		}
 	case "branch_summary":
-		if jsTruthy(r.Raw("summary")) {
+		if session.JSTruthy(r.Raw("summary")) {
 			var w edit.Object
 			w.Member("role", []byte(`"branchSummary"`))
 			w.Member("summary", r.Raw("summary"))
@@ -319,7 +320,7 @@ func (b *ompBuilder) compacted(path []*Entry, ci int) error {
 	kept := -1
 	if remote == nil {
 		kept = indexOfID(path[:ci], r.Str("firstKeptEntryId"), r.Member("firstKeptEntryId") >= 0)
-	} else if through := r.Member("providerReplayThroughEntryId"); jsTruthy(r.Tape.Raw(through)) {
+	} else if through := r.Member("providerReplayThroughEntryId"); session.JSTruthy(r.Tape.Raw(through)) {
 		if i := indexOfID(path[:ci], r.Str("providerReplayThroughEntryId"), true); i >= 0 {
 			kept = i + 1
 		}
@@ -428,7 +429,7 @@ func ompCustomMessage(r *Record) json.RawMessage {
 // recovery turn (truthy retryRecovery).
 func retryRecovery(m json.RawMessage) bool {
 	t, ok := tapeOf(m)
-	return ok && jsTruthy(t.Raw(t.Get(0, "retryRecovery")))
+	return ok && session.JSTruthy(t.Raw(t.Get(0, "retryRecovery")))
 }
 
 // isEmptyErrorTurn is omp's isEmptyErrorTurn: an assistant turn that
@@ -455,13 +456,13 @@ func isEmptyErrorTurn(m json.RawMessage) bool {
 func blockHasContent(t *parse.Tape, el int) bool {
 	nonBlank := func(key string) bool {
 		s, ok := t.Str(t.Get(el, key))
-		return !ok || jsTrim(s) != "" // a missing string makes omp throw: keep the turn
+		return !ok || session.JSTrim(s) != "" // a missing string makes omp throw: keep the turn
 	}
 	switch t.StrOf(el, "type") {
 	case "text":
 		return nonBlank("text")
 	case "thinking":
-		if s, ok := t.Str(t.Get(el, "thinkingSignature")); ok && jsTrim(s) != "" {
+		if s, ok := t.Str(t.Get(el, "thinkingSignature")); ok && session.JSTrim(s) != "" {
 			return true
 		}
 		return nonBlank("thinking")
@@ -471,16 +472,6 @@ func blockHasContent(t *parse.Tape, el int) bool {
 		return false
 	}
 	return true
-}
-
-// jsTrim is String.prototype.trim: white space and line terminators,
-// including U+FEFF, which Go's TrimSpace keeps.
-func jsTrim(s string) string {
-	return strings.TrimFunc(s, func(r rune) bool {
-		return r == '\ufeff' || r == ' ' || r == '\t' || r == '\n' || r == '\v' || r == '\f' || r == '\r' ||
-			r == '\u00a0' || r == '\u1680' || (r >= '\u2000' && r <= '\u200a') || r == '\u2028' || r == '\u2029' ||
-			r == '\u202f' || r == '\u205f' || r == '\u3000'
-	})
 }
 
 // stripDanglingCalls is omp's last step but one: a toolCall block with no
@@ -526,7 +517,7 @@ func stripDanglingCalls(msgs []ompMessage) []ompMessage {
 				continue
 			}
 			block := t.Raw(el)
-			if t.StrOf(el, "type") == "thinking" && jsTruthy(t.Raw(t.Get(el, "thinkingSignature"))) {
+			if t.StrOf(el, "type") == "thinking" && session.JSTruthy(t.Raw(t.Get(el, "thinkingSignature"))) {
 				var bt parse.Tape
 				_ = bt.Build(block) // an element of t: an object
 				block = setMember(&bt, "thinkingSignature", nil)

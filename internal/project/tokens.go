@@ -9,6 +9,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // imageChars is what pi counts for one image block.
@@ -31,7 +32,7 @@ func EstimateTokens(msg json.RawMessage) int {
 	case "system":
 		chars = contentChars(t, content)
 		chars += sectionChars(t, t.Get(0, "sections"))
-		if added := t.Get(0, "toolsAdded"); jsTruthy(t.Raw(added)) {
+		if added := t.Get(0, "toolsAdded"); session.JSTruthy(t.Raw(added)) {
 			chars += stringifyLen(t, added)
 		}
 	case "user", "custom", "toolResult":
@@ -134,7 +135,7 @@ func assistantUsage(msg json.RawMessage) (int, bool) {
 		return 0, false
 	}
 	var total float64
-	if n := t.Get(usage, "totalTokens"); jsTruthy(t.Raw(n)) {
+	if n := t.Get(usage, "totalTokens"); session.JSTruthy(t.Raw(n)) {
 		v, ok := jsAddend(t.Raw(n))
 		if !ok {
 			return 0, false // a string or object: not a number

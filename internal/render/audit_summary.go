@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pisess/pisess/internal/audit"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // The text summary of `pisess audit`, with its list of problems.
@@ -31,15 +32,15 @@ func (a *auditWriter) summaryText(s audit.Summary) {
 		if w := a.Totals.Window; !w.Open() {
 			a.lines("window:", windowParts(w, a.Totals.Location))
 		}
-		total := []string{Plural(s.Entries, "entry", "entries"), Bytes(s.Bytes)}
+		total := []string{text.Plural(s.Entries, "entry", "entries"), text.Bytes(s.Bytes)}
 		if s.Usage.Records == 0 {
 			a.lines("total:", append(total, "no usage recorded"))
 		} else {
-			a.lines("total:", append(total, Count(s.Usage.Tokens.Total)+" tokens", costText(s.Usage)))
+			a.lines("total:", append(total, text.Count(s.Usage.Tokens.Total)+" tokens", costText(s.Usage)))
 			a.lines("tokens:", tokenParts(s.Usage.Tokens))
 		}
 		if u := s.Usage; u.Unpriced() > 0 {
-			parts := []string{fmt.Sprintf("not recorded for %d of %s", u.Unpriced(), Plural(u.Records, "usage record", "usage records"))}
+			parts := []string{fmt.Sprintf("not recorded for %d of %s", u.Unpriced(), text.Plural(u.Records, "usage record", "usage records"))}
 			if u.CostMissing > 0 {
 				parts = append(parts, fmt.Sprintf("%d without a cost", u.CostMissing))
 			}
@@ -49,8 +50,8 @@ func (a *auditWriter) summaryText(s audit.Summary) {
 			a.lines("cost:", append(parts, "totals leave them out"))
 		}
 		if d := s.Duplicates; d.Entries > 0 {
-			a.lines("copies:", []string{Plural(d.Entries, "entry", "entries") + " copied by forks or snapshots counted once",
-				Count(d.Usage.Tokens.Total) + " tokens and " + Money(d.Usage.Cost) + " left out"})
+			a.lines("copies:", []string{text.Plural(d.Entries, "entry", "entries") + " copied by forks or snapshots counted once",
+				text.Count(d.Usage.Tokens.Total) + " tokens and " + text.Money(d.Usage.Cost) + " left out"})
 		}
 	}
 	a.tempsText()
@@ -103,8 +104,8 @@ func (a *auditWriter) wrap(text string, indent int) {
 }
 
 func tokenParts(t audit.Tokens) []string {
-	return []string{Count(t.Input) + " input", Count(t.Output) + " output",
-		Count(t.CacheRead) + " cache read", Count(t.CacheWrite) + " cache write"}
+	return []string{text.Count(t.Input) + " input", text.Count(t.Output) + " output",
+		text.Count(t.CacheRead) + " cache read", text.Count(t.CacheWrite) + " cache write"}
 }
 
 // windowParts says which usage --since and --until count.
@@ -125,7 +126,7 @@ func (a *auditWriter) verdictLine(s audit.Summary) string {
 	if s.Verdicts[audit.Corrupt] > 0 || a.Unreadable > 0 {
 		mark = a.Style.Error("✗")
 	}
-	line := mark + " " + Plural(s.Files, "file", "files")
+	line := mark + " " + text.Plural(s.Files, "file", "files")
 	var parts []string
 	for _, v := range audit.Verdicts() {
 		if n := s.Verdicts[v]; n > 0 {

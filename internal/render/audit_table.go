@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pisess/pisess/internal/audit"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // The tables of `pisess audit`: one row per file, or the grouped totals;
@@ -67,9 +68,9 @@ func (a *auditWriter) fileTable() error {
 		r, u := row.Record, row.Usage
 		rows = append(rows, []string{
 			Safe(auditFileCell(r, dir)), Safe(lastElement(r.CWD)), versionText(r.Version), a.verdictCell(r),
-			Count(int64(r.Entries)), Count(int64(r.Branches)), Count(int64(r.MessageCount())),
-			Count(u.Tokens.Input), Count(u.Tokens.Output), Count(u.Tokens.CacheRead), Count(u.Tokens.CacheWrite),
-			Count(u.Tokens.Total), costText(u), Bytes(r.Bytes),
+			text.Count(int64(r.Entries)), text.Count(int64(r.Branches)), text.Count(int64(r.MessageCount())),
+			text.Count(u.Tokens.Input), text.Count(u.Tokens.Output), text.Count(u.Tokens.CacheRead), text.Count(u.Tokens.CacheWrite),
+			text.Count(u.Tokens.Total), costText(u), text.Bytes(r.Bytes),
 			r.LastActivity.In(a.Totals.Location).Format("2006-01-02 15:04"), Safe(oneLineText(r.Title())),
 		})
 	}
@@ -107,9 +108,9 @@ func costText(u audit.Usage) string {
 	case u.Priced() == 0:
 		return "n/a"
 	case u.Unpriced() > 0:
-		return "≥" + Money(u.Cost)
+		return "≥" + text.Money(u.Cost)
 	}
-	return Money(u.Cost)
+	return text.Money(u.Cost)
 }
 
 // commonDir is the directory prefix (ending in a separator) that every
@@ -148,9 +149,9 @@ func (a *auditWriter) groupTable(sum audit.Summary) error {
 		Column{Title: "CACHE R", Right: true, Drop: 2}, Column{Title: "CACHE W", Right: true, Drop: 1},
 		Column{Title: "TOKENS", Right: true, Drop: 9}, Column{Title: "COST", Right: true})
 	cells := func(first []string, files int, u audit.Usage) []string {
-		return append(first, Count(int64(files)), Count(int64(u.Records)),
-			Count(u.Tokens.Input), Count(u.Tokens.Output), Count(u.Tokens.CacheRead),
-			Count(u.Tokens.CacheWrite), Count(u.Tokens.Total), costText(u))
+		return append(first, text.Count(int64(files)), text.Count(int64(u.Records)),
+			text.Count(u.Tokens.Input), text.Count(u.Tokens.Output), text.Count(u.Tokens.CacheRead),
+			text.Count(u.Tokens.CacheWrite), text.Count(u.Tokens.Total), costText(u))
 	}
 	rows := make([][]string, 0, len(sum.Groups))
 	for _, g := range sum.Groups {

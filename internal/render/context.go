@@ -10,6 +10,8 @@ import (
 
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/session"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // viewRaw reads a projected message for the views.
@@ -45,7 +47,7 @@ func Context(w io.Writer, c *project.Context, opt ViewOptions) error {
 	tw.messageLines(c, msgs)
 	if n := len(c.Unpaired); n > 0 && !opt.Quiet {
 		tw.line()
-		tw.line(cell{text: warnMark + " " + Plural(n, "tool call/result problem", "tool call/result problems") +
+		tw.line(cell{text: warnMark + " " + text.Plural(n, "tool call/result problem", "tool call/result problems") +
 			" (rule 6): a provider rejects the next request built from this context", paint: Style.Warn})
 	}
 	return tw.flush()
@@ -67,7 +69,7 @@ func (tw *textWriter) contextHeader(c *project.Context, msgs []messageView) {
 		thinking = Safe(name)
 	}
 	field("thinking", cell{text: thinking})
-	field("messages", cell{text: fmt.Sprintf("%s, ≈ %s tokens", Count(int64(len(msgs))), Count(int64(project.ContextTokens(c.Messages))))},
+	field("messages", cell{text: fmt.Sprintf("%s, ≈ %s tokens", text.Count(int64(len(msgs))), text.Count(int64(project.ContextTokens(c.Messages))))},
 		cell{text: " " + tokenBasis(msgs), paint: Style.Dim})
 	if cut := cutNote(c); cut != "" {
 		field("cut", cell{text: cut})
@@ -114,7 +116,7 @@ func cutNote(c *project.Context) string {
 	at := slices.Index(c.Path, comp)
 	left := len(c.Path) - len(c.Entries)
 	note := fmt.Sprintf("at compaction %s (line %d): %s dropped, ", shortID(comp.ID()), comp.Line,
-		Plural(left, "earlier entry", "earlier entries"))
+		text.Plural(left, "earlier entry", "earlier entries"))
 	switch kept := at - left; {
 	case isJSONArray(comp):
 		tail := 0
@@ -123,7 +125,7 @@ func cutNote(c *project.Context) string {
 				tail++
 			}
 		}
-		return note + Plural(tail, "message", "messages") + " retained"
+		return note + text.Plural(tail, "message", "messages") + " retained"
 	case kept > 0:
 		return note + fmt.Sprintf("%d kept from %s", kept, shortID(comp.StringField("firstKeptEntryId")))
 	}
@@ -153,10 +155,10 @@ func editNote(c *project.Context, msgs []messageView) string {
 	}
 	var parts []string
 	if replaced > 0 {
-		parts = append(parts, Plural(replaced, "message", "messages")+" replaced")
+		parts = append(parts, text.Plural(replaced, "message", "messages")+" replaced")
 	}
 	if omitted > 0 {
-		parts = append(parts, Plural(omitted, "message", "messages")+" omitted")
+		parts = append(parts, text.Plural(omitted, "message", "messages")+" omitted")
 	}
 	if len(parts) == 0 {
 		return ""
@@ -177,7 +179,7 @@ func yields(e *project.Entry, i int) bool {
 		return true
 	case "branch_summary":
 		r, err := e.Record()
-		return err == nil && truthy(r.Tape.Raw(r.Member("summary")))
+		return err == nil && session.JSTruthy(r.Tape.Raw(r.Member("summary")))
 	case "compaction":
 		return i == 0 // an older compaction in the kept range yields nothing
 	}
@@ -279,8 +281,8 @@ func (tw *textWriter) messageLines(c *project.Context, msgs []messageView) {
 		idW = max(idW, tw.width(shortID(c.Sources[i].ID())))
 		kinds[i] = cut(Safe(m.kind()), maxKind)
 		kindW = max(kindW, tw.width(kinds[i]))
-		charW = max(charW, len(Count(int64(m.chars))))
-		tokW = max(tokW, len(Count(int64(m.tokens))))
+		charW = max(charW, len(text.Count(int64(m.chars))))
+		tokW = max(tokW, len(text.Count(int64(m.tokens))))
 	}
 	pad := func(s string, n int) string { return s + blanks(n-tw.width(s)) }
 	lpad := func(s string, n int) string { return blanks(n-tw.width(s)) + s }
@@ -307,7 +309,7 @@ func (tw *textWriter) messageLines(c *project.Context, msgs []messageView) {
 			{text: lpad(strconv.Itoa(i), numW) + "  ", paint: Style.Dim},
 			{text: pad(kinds[i], kindW), paint: m.kindPaint()}, {text: "  "},
 			{text: pad(shortID(src.ID()), idW), paint: Style.Accent}, {text: "  "},
-			{text: lpad(Count(int64(m.chars)), charW) + "  " + lpad(Count(int64(m.tokens)), tokW), paint: Style.Dim}, {text: "  "},
+			{text: lpad(text.Count(int64(m.chars)), charW) + "  " + lpad(text.Count(int64(m.tokens)), tokW), paint: Style.Dim}, {text: "  "},
 			{text: Safe(join(m.detail, ": ", m.text)), flex: true},
 		}
 		if editedMessage(edits, src, m) {
@@ -345,7 +347,7 @@ func sectionsOf(c *project.Context) []string {
 		case src == comp && i == 0:
 			out[i] = "summary"
 		case src == comp:
-			out[i] = "retained tail of compaction " + shortID(comp.ID()) + ": " + Plural(tail, "message", "messages")
+			out[i] = "retained tail of compaction " + shortID(comp.ID()) + ": " + text.Plural(tail, "message", "messages")
 		case pos[src] < pos[comp]:
 			out[i] = "kept from before compaction " + shortID(comp.ID())
 		default:

@@ -8,6 +8,8 @@ import (
 
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/session"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // This file is the one describer of an entry: the kind, detail and first
@@ -180,14 +182,14 @@ func compactionDetail(r *project.Record) string {
 	t := &r.Tape
 	var meta []string
 	if n, err := strconv.ParseInt(string(t.Raw(r.Member("tokensBefore"))), 10, 64); err == nil {
-		meta = append(meta, Count(n)+" tokens before")
+		meta = append(meta, text.Count(n)+" tokens before")
 	}
 	if tail := r.Member("retainedTail"); t.Kind(tail) == parse.KindArray {
 		n := 0
 		for range t.Elements(tail) {
 			n++
 		}
-		meta = append(meta, "retains "+Plural(n, "message", "messages"))
+		meta = append(meta, "retains "+text.Plural(n, "message", "messages"))
 	} else if kept := t.StrOf(0, "firstKeptEntryId"); kept != "" {
 		meta = append(meta, "keeps from "+shortID(kept))
 	}
@@ -199,7 +201,7 @@ func compactionDetail(r *project.Record) string {
 
 // usage is the detail (kind and model) and text (tokens) of a usage
 // record.
-func usage(r *project.Record) (detail, text string) {
+func usage(r *project.Record) (detail, words string) {
 	t, u := &r.Tape, r.Member("usage")
 	total := 0.0
 	for _, k := range []string{"input", "output", "cacheRead", "cacheWrite"} {
@@ -210,7 +212,7 @@ func usage(r *project.Record) (detail, text string) {
 		total = f
 	}
 	model := t.StrOf(0, "provider") + "/" + t.StrOf(0, "model")
-	return join(t.StrOf(0, "kind"), " ", model), Count(int64(total)) + " tokens"
+	return join(t.StrOf(0, "kind"), " ", model), text.Count(int64(total)) + " tokens"
 }
 
 // join joins a and b with sep, or gives the one that is not "".
@@ -249,7 +251,7 @@ func viewMessage(t *parse.Tape, m int, limit int, tokens bool) messageView {
 	switch v.role {
 	case "assistant":
 		stop := str("stopReason")
-		v.usage = stop != "aborted" && stop != "error" && truthy(t.Raw(t.Get(m, "usage")))
+		v.usage = stop != "aborted" && stop != "error" && session.JSTruthy(t.Raw(t.Get(m, "usage")))
 		v.assistant(t, m, stop)
 	case "toolResult":
 		v.text, v.chars = contentText(t, content)
@@ -268,7 +270,7 @@ func viewMessage(t *parse.Tape, m int, limit int, tokens bool) messageView {
 	case "compactionSummary":
 		v.chars, v.text = utf8.RuneCountInString(str("summary")), str("summary")
 		if n, err := strconv.ParseInt(string(t.Raw(t.Get(m, "tokensBefore"))), 10, 64); err == nil {
-			v.detail = "(" + Count(n) + " tokens before)"
+			v.detail = "(" + text.Count(n) + " tokens before)"
 		}
 	case "branchSummary":
 		v.chars, v.text = utf8.RuneCountInString(str("summary")), str("summary")
@@ -325,23 +327,12 @@ func (v *messageView) assistant(t *parse.Tape, m int, stop string) {
 
 // textSize is the size of a tool result for people: bytes, and lines when
 // there are several.
-func textSize(text string) string {
-	size := byteSize(len(text))
-	if n := strings.Count(strings.TrimRight(text, "\n"), "\n") + 1; n > 1 {
-		size += ", " + Count(int64(n)) + " lines"
+func textSize(body string) string {
+	size := text.Bytes(int64(len(body)))
+	if n := strings.Count(strings.TrimRight(body, "\n"), "\n") + 1; n > 1 {
+		size += ", " + text.Count(int64(n)) + " lines"
 	}
 	return size
-}
-
-// byteSize formats a byte count in decimal units: "812 B", "4.2 kB".
-func byteSize(n int) string {
-	switch {
-	case n < 1000:
-		return strconv.Itoa(n) + " B"
-	case n < 1000*1000:
-		return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + " kB"
-	}
-	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB"
 }
 
 // contentText returns the text of a string or block content (images as
@@ -363,16 +354,6 @@ func contentText(t *parse.Tape, content int) (string, int) {
 		}
 	}
 	return strings.Join(parts, " "), chars
-}
-
-// truthy is JavaScript truthiness of a usage value (absent, null, false,
-// 0 and "" are falsy).
-func truthy(raw []byte) bool {
-	switch string(raw) {
-	case "", "null", "false", "0", `""`:
-		return false
-	}
-	return true
 }
 
 // firstRunes returns the first n runes of s (all of it when it is shorter).

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/fix"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // FixResult is the `--format json` object of unstick, slim, fork and
@@ -52,11 +53,11 @@ func (p Fixes) Result(r FixResult) {
 	case r.RewriteStats != nil:
 		detail = append(detail, rewriteDetail(r.RewriteStats)...)
 	case r.Output != "":
-		detail = append(detail, fmt.Sprintf("%s, session %s", Plural(r.Entries, "entry", "entries"), r.Session))
+		detail = append(detail, fmt.Sprintf("%s, session %s", text.Plural(r.Entries, "entry", "entries"), r.Session))
 	case r.Header != nil:
 		detail = append(detail, fmt.Sprintf("id %s, cwd %s, from the %s", Safe(r.Header.ID), Safe(r.Header.Cwd), r.Header.From["cwd"]))
 	case len(r.Added) > 0:
-		detail = append(detail, Plural(len(r.Added), "entry", "entries")+" appended", "new leaf "+r.NewLeaf)
+		detail = append(detail, text.Plural(len(r.Added), "entry", "entries")+" appended", "new leaf "+r.NewLeaf)
 	}
 	if r.Backup != nil {
 		detail = append(detail, "backup "+Safe(*r.Backup))
@@ -77,7 +78,7 @@ func (p Fixes) Result(r FixResult) {
 		p.removed(r.RewriteStats)
 	}
 	if r.TokensBefore != nil && r.TokensAfter != nil {
-		fmt.Fprintf(p.Out, "  context ≈ %s tokens → ≈ %s tokens\n", Count(int64(*r.TokensBefore)), Count(int64(*r.TokensAfter)))
+		fmt.Fprintf(p.Out, "  context ≈ %s tokens → ≈ %s tokens\n", text.Count(int64(*r.TokensBefore)), text.Count(int64(*r.TokensAfter)))
 	}
 	if r.Header != nil {
 		fmt.Fprintf(p.Out, "  %s\n", Safe(string(r.Header.Line())))
@@ -87,7 +88,7 @@ func (p Fixes) Result(r FixResult) {
 // over writes a line for each message slim leaves over the limit, and why.
 func (p Fixes) over(over []fix.Over) {
 	for _, o := range over {
-		fmt.Fprintf(p.Out, "  %s %s %s (%s): %s\n", p.Style.Warn("!"), Safe(o.EntryID), Safe(o.Role), Bytes(int64(o.Bytes)), Safe(o.Why))
+		fmt.Fprintf(p.Out, "  %s %s %s (%s): %s\n", p.Style.Warn("!"), Safe(o.EntryID), Safe(o.Role), text.Bytes(int64(o.Bytes)), Safe(o.Why))
 	}
 }
 
@@ -128,17 +129,17 @@ func slimNothingWhy(r FixResult) string {
 	case 1:
 		return "1 message" + ctx + " stays over the limit; slim cannot make it smaller"
 	}
-	return Plural(len(r.Over), "message", "messages") + ctx + " stay over the limit; slim cannot make them smaller"
+	return text.Plural(len(r.Over), "message", "messages") + ctx + " stay over the limit; slim cannot make them smaller"
 }
 
 // rewriteDetail is what slim --rewrite did, in the result line: blocks
 // removed, entries dropped, the file's size before and after.
 func rewriteDetail(st *fix.RewriteStats) []string {
-	d := []string{Plural(st.BlocksRemoved, "block", "blocks") + " removed"}
+	d := []string{text.Plural(st.BlocksRemoved, "block", "blocks") + " removed"}
 	if len(st.DropCustom) > 0 {
-		d = append(d, Plural(st.CustomDropped, "custom entry", "custom entries")+" dropped")
+		d = append(d, text.Plural(st.CustomDropped, "custom entry", "custom entries")+" dropped")
 	}
-	return append(d, Bytes(st.BytesBefore)+" → "+Bytes(st.BytesAfter))
+	return append(d, text.Bytes(st.BytesBefore)+" → "+text.Bytes(st.BytesAfter))
 }
 
 // removed writes a line per kind of block slim --rewrite removed.
@@ -148,17 +149,17 @@ func (p Fixes) removed(st *fix.RewriteStats) {
 		if r.MIMEType != "" {
 			kind = Safe(r.MIMEType)
 		}
-		fmt.Fprintf(p.Out, "  - %s: %s, %s\n", kind, Plural(r.Blocks, "block", "blocks"), Bytes(r.Bytes))
+		fmt.Fprintf(p.Out, "  - %s: %s, %s\n", kind, text.Plural(r.Blocks, "block", "blocks"), text.Bytes(r.Bytes))
 	}
 	if st.CustomDropped > 0 {
-		fmt.Fprintf(p.Out, "  - custom entries: %s, %s (%s re-parented)\n", Count(int64(st.CustomDropped)), Bytes(st.CustomBytes), Plural(st.Reparented, "entry", "entries"))
+		fmt.Fprintf(p.Out, "  - custom entries: %s, %s (%s re-parented)\n", text.Count(int64(st.CustomDropped)), text.Bytes(st.CustomBytes), text.Plural(st.Reparented, "entry", "entries"))
 	}
 }
 
 func rewriteNothingWhy(st *fix.RewriteStats) string {
 	why := "no content block is over the limit"
 	if st.Placeholders > 0 {
-		why += "; " + Plural(st.Placeholders, "block was", "blocks were") + " removed before"
+		why += "; " + text.Plural(st.Placeholders, "block was", "blocks were") + " removed before"
 	}
 	if len(st.DropCustom) > 0 {
 		why += ", no custom entry is superseded"

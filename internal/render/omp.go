@@ -6,6 +6,7 @@ import (
 
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // The entries of oh-my-pi files (docs/omp.md): omp's model_change form and
@@ -91,5 +92,5 @@ func resetNote(c *project.Context) string {
 	}
 	left := len(c.Path) - len(c.Entries)
 	return "after /clear " + shortID(c.Reset.ID()) + " (line " + strconv.Itoa(c.Reset.Line) + "): " +
-		Plural(left, "earlier entry", "earlier entries") + " left out"
+		text.Plural(left, "earlier entry", "earlier entries") + " left out"
 }

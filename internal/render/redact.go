@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pisess/pisess/internal/secrets"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // RedactSummary says what `pisess redact` redacted in file and where the
@@ -29,5 +30,5 @@ func RedactSummary(w io.Writer, file, dest string, res secrets.RedactResult) {
 	}
 	sort.Strings(kinds)
 	fmt.Fprintf(w, "pisess: %s: redacted %s (%s) → %s\n", Safe(file),
-		Plural(res.Count, "secret", "secrets"), strings.Join(kinds, ", "), Safe(dest))
+		text.Plural(res.Count, "secret", "secrets"), strings.Join(kinds, ", "), Safe(dest))
 }

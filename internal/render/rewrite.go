@@ -7,6 +7,7 @@ import (
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/migrate"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // RewriteResult is one file's result of `pisess migrate` or `pisess
@@ -145,9 +146,9 @@ func (p *Rewrites) Summary(command string, dryRun bool) {
 	if dryRun {
 		done = "would " + command
 	}
-	line := fmt.Sprintf("%s: %d %s, %d unchanged, %d refused", Plural(p.files, "file", "files"), p.done, done, p.unchanged, p.refused)
+	line := fmt.Sprintf("%s: %d %s, %d unchanged, %d refused", text.Plural(p.files, "file", "files"), p.done, done, p.unchanged, p.refused)
 	if p.tempsRemoved > 0 {
-		line += ", " + Plural(p.tempsRemoved, "stale temp file", "stale temp files") + " removed"
+		line += ", " + text.Plural(p.tempsRemoved, "stale temp file", "stale temp files") + " removed"
 	}
 	mark := p.Style.OK("✓")
 	if p.refused > 0 {
@@ -172,7 +173,7 @@ func (r RewriteResult) details() []string {
 		detail = append(detail, "the file was read-only: replaced anyway, as its directory allows; still read-only")
 	}
 	if r.Carried > 0 {
-		detail = append(detail, fmt.Sprintf("%s appended by another program during the rename carried over", Plural(int(r.Carried), "byte", "bytes")))
+		detail = append(detail, fmt.Sprintf("%s appended by another program during the rename carried over", text.Plural(int(r.Carried), "byte", "bytes")))
 	}
 	if r.Rescued != "" {
 		detail = append(detail, "old generation as another program left it kept in "+Safe(r.Rescued))

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pisess/pisess/internal/secrets"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // Secret writes one secret `pisess scan` found, in format (text, json or
@@ -43,8 +44,8 @@ func secretWhere(f secrets.Finding) string {
 func ScanSummary(w io.Writer, style Style, found, withSecrets, files, unreadable int) {
 	switch {
 	case found > 0:
-		fmt.Fprintf(w, "%s %s in %d of %s\n", style.Error("✗"), Plural(found, "secret", "secrets"), withSecrets, Plural(files, "file", "files"))
+		fmt.Fprintf(w, "%s %s in %d of %s\n", style.Error("✗"), text.Plural(found, "secret", "secrets"), withSecrets, text.Plural(files, "file", "files"))
 	case unreadable == 0:
-		fmt.Fprintf(w, "%s no secrets in %s\n", style.OK("✓"), Plural(files, "file", "files"))
+		fmt.Fprintf(w, "%s no secrets in %s\n", style.OK("✓"), text.Plural(files, "file", "files"))
 	}
 }

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"github.com/pisess/pisess/internal/text"
 	"io"
 
 	"github.com/pisess/pisess/internal/sessdir"
@@ -37,7 +38,7 @@ func MoveSummary(w io.Writer, style Style, moved, updated int, dryRun bool) {
 	if dryRun {
 		verbs = [2]string{"to move", "to update"}
 	}
-	fmt.Fprintf(w, "%s %s %s, %s %s\n", style.OK("✓"), Plural(moved, "session", "sessions"), verbs[0], Plural(updated, "reference", "references"), verbs[1])
+	fmt.Fprintf(w, "%s %s %s, %s %s\n", style.OK("✓"), text.Plural(moved, "session", "sessions"), verbs[0], text.Plural(updated, "reference", "references"), verbs[1])
 }
 
 // PrunedSession writes one session prune took.
@@ -51,7 +52,7 @@ func PrunedSession(w io.Writer, style Style, format string, p sessdir.Pruned) {
 	if p.To != "" {
 		line += " → " + Safe(p.To)
 	}
-	line += " (" + Bytes(p.Bytes) + ", last entry " + Safe(p.LastEntry)
+	line += " (" + text.Bytes(p.Bytes) + ", last entry " + Safe(p.LastEntry)
 	if p.Fork {
 		line += ", a fork of a pruned session"
 	}
@@ -61,7 +62,7 @@ func PrunedSession(w io.Writer, style Style, format string, p sessdir.Pruned) {
 // PruneSummary writes prune's last line: how many sessions, how much
 // space, and where they went.
 func PruneSummary(w io.Writer, style Style, count int, bytes int64, opts sessdir.PruneOptions, trash string) {
-	what := Plural(count, "session", "sessions") + ", " + Bytes(bytes)
+	what := text.Plural(count, "session", "sessions") + ", " + text.Bytes(bytes)
 	switch {
 	case count == 0:
 		fmt.Fprintf(w, "%s no session to prune\n", style.OK("✓"))
@@ -70,8 +71,8 @@ func PruneSummary(w io.Writer, style Style, count int, bytes int64, opts sessdir
 	case opts.DryRun:
 		fmt.Fprintf(w, "%s would move %s to %s\n", style.OK("✓"), what, Safe(trash))
 	case opts.Delete:
-		fmt.Fprintf(w, "%s deleted %s: %s freed\n", style.OK("✓"), Plural(count, "session", "sessions"), Bytes(bytes))
+		fmt.Fprintf(w, "%s deleted %s: %s freed\n", style.OK("✓"), text.Plural(count, "session", "sessions"), text.Bytes(bytes))
 	default:
-		fmt.Fprintf(w, "%s moved %s to %s: %s freed in the sessions directory\n", style.OK("✓"), Plural(count, "session", "sessions"), Safe(trash), Bytes(bytes))
+		fmt.Fprintf(w, "%s moved %s to %s: %s freed in the sessions directory\n", style.OK("✓"), text.Plural(count, "session", "sessions"), Safe(trash), text.Bytes(bytes))
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/mattn/go-runewidth"
 
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // ViewOptions are the settings of the text views of tree, path and context.
@@ -115,10 +116,10 @@ func (tr *treeRun) header() []cell {
 			branchPoints++
 		}
 	})
-	parts := []string{Plural(len(tr.s.Entries), "entry", "entries"), Plural(leaves, "leaf", "leaves"),
-		Plural(branchPoints, "branch point", "branch points")}
+	parts := []string{text.Plural(len(tr.s.Entries), "entry", "entries"), text.Plural(leaves, "leaf", "leaves"),
+		text.Plural(branchPoints, "branch point", "branch points")}
 	if roots := len(tr.t.Roots); roots > 1 {
-		parts = append(parts, Plural(roots, "root", "roots"))
+		parts = append(parts, text.Plural(roots, "root", "roots"))
 	}
 	cells := []cell{fileCell(opt.File), {text: ": " + strings.Join(parts, ", ")}}
 	if tr.leaf != nil {
@@ -274,7 +275,7 @@ func (tr *treeRun) run(i int) (int, int) {
 func (tr *treeRun) foldLine(it treeItem) {
 	l := &tr.levels[it.lvl]
 	tr.tw.line(pathMarkCell(tr.on(int(it.entry))), cell{text: l.indent, cols: l.cols, paint: Style.Dim},
-		cell{text: "… " + Plural(int(it.fold), "entry", "entries") + " …", paint: Style.Dim})
+		cell{text: "… " + text.Plural(int(it.fold), "entry", "entries") + " …", paint: Style.Dim})
 }
 
 // belowLine sums up the branches of a branch point deeper than --depth.
@@ -298,7 +299,7 @@ func (tr *treeRun) belowLine(it treeItem) {
 	}
 	l := &tr.levels[it.lvl]
 	tr.tw.line(pathMarkCell(onPath), cell{text: l.indent + "└╴ ", cols: l.cols + 3, paint: Style.Dim},
-		cell{text: "… " + Plural(entries, "entry", "entries") + " in " + strconv.Itoa(len(kids)) + " branches" + leaf + " (--depth " + strconv.Itoa(tr.tw.opt.Depth) + ")", paint: Style.Dim})
+		cell{text: "… " + text.Plural(entries, "entry", "entries") + " in " + strconv.Itoa(len(kids)) + " branches" + leaf + " (--depth " + strconv.Itoa(tr.tw.opt.Depth) + ")", paint: Style.Dim})
 }
 
 // pushBranches pushes the first entries of several branches (or a single
@@ -409,7 +410,7 @@ func (tr *treeRun) detached(entries []*project.Entry) error {
 	tr.tw.line()
 	if !tr.tw.opt.Quiet {
 		tr.tw.line(cell{text: warnMark + " ", paint: Style.Warn},
-			cell{text: Plural(len(entries), "detached entry", "detached entries") + ": a parentId cycle cuts them off from every root (pi ignores them)", paint: Style.Warn})
+			cell{text: text.Plural(len(entries), "detached entry", "detached entries") + ": a parentId cycle cuts them off from every root (pi ignores them)", paint: Style.Warn})
 	}
 	for _, e := range entries {
 		d, err := viewOf(tr.s, tr.records, e, textLimit(tr.tw.opt))
@@ -440,7 +441,7 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 			tw.line(append(h, cell{text: ": no entries"})...) // no lines follow to set apart
 		} else {
 			tw.header(append(h, cell{text: ": path to leaf "}, cell{text: shortID(path[len(path)-1].ID()), paint: Style.Accent},
-				cell{text: ", " + Plural(len(path), "entry", "entries") + " from the root"},
+				cell{text: ", " + text.Plural(len(path), "entry", "entries") + " from the root"},
 				cell{text: " (times UTC)", paint: Style.Dim, optional: true}))
 		}
 	}

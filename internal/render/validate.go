@@ -10,6 +10,7 @@ import (
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/text"
 	"github.com/pisess/pisess/internal/validate"
 )
 
@@ -92,7 +93,7 @@ func (v *Validation) Summary(w io.Writer) {
 		return
 	}
 	t := v.Tally
-	files := Plural(t.Files, "file", "files")
+	files := text.Plural(t.Files, "file", "files")
 	if t.Omp > 0 {
 		files += fmt.Sprintf(" (%d oh-my-pi)", t.Omp)
 	}
@@ -100,7 +101,7 @@ func (v *Validation) Summary(w io.Writer) {
 	if t.Unreadable > 0 {
 		line += fmt.Sprintf(", %d unreadable", t.Unreadable)
 	}
-	line += fmt.Sprintf(" (%s, %s)", Plural(t.Errors, "error", "errors"), Plural(t.Warnings, "warning", "warnings"))
+	line += fmt.Sprintf(" (%s, %s)", text.Plural(t.Errors, "error", "errors"), text.Plural(t.Warnings, "warning", "warnings"))
 	switch {
 	case t.Invalid > 0 || t.Unreadable > 0:
 		line = v.Style.Error("✗") + " " + line

@@ -3,7 +3,6 @@ package session
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/pisess/pisess/internal/parse"
@@ -424,15 +423,4 @@ func finite(t *parse.Tape, n int) (float64, bool) {
 }
 
 // truthy is JavaScript truthiness of the value at node n.
-func truthy(t *parse.Tape, n int) bool {
-	switch t.Kind(n) {
-	case parse.KindNone, parse.KindNull, parse.KindFalse:
-		return false
-	case parse.KindString:
-		return len(t.Text(n)) > 0
-	case parse.KindNumber:
-		f, err := strconv.ParseFloat(string(t.Text(n)), 64)
-		return err == nil && f != 0
-	}
-	return true // true, objects and arrays
-}
+func truthy(t *parse.Tape, n int) bool { return JSTruthy(t.Raw(n)) }

@@ -1,4 +1,8 @@
-package render
+// Package text is the one place where numbers become words: counts with
+// thousands separators, sizes in binary (IEC) units like du -h, dollars
+// with 2 decimals from $1 and 4 below, counts with their nouns. It
+// imports nothing of pisess.
+package text
 
 import (
 	"fmt"
@@ -6,10 +10,6 @@ import (
 	"strconv"
 	"strings"
 )
-
-// The one place where numbers become words: counts with thousands
-// separators, sizes in binary (IEC) units like du -h, dollars with 2
-// decimals from $1 and 4 below, counts with their nouns.
 
 // Count formats an integer with thousands separators: 1234567 → 1,234,567.
 func Count(n int64) string {
