@@ -107,8 +107,8 @@ func describe(r *project.Record, limit int) entryView {
 	case "branch_summary":
 		d.detail, d.text = "(from "+shortID(str("fromId"))+")", words(str("summary"))
 	case "custom_message":
-		text, _ := contentText(t, r.Member("content"))
-		d.detail, d.text = str("customType"), words(text)
+		text, _ := contentText(t, r.Member("content"), limit)
+		d.detail, d.text = str("customType"), text
 		if t.Kind(r.Member("display")) == parse.KindFalse {
 			d.detail = join(d.detail, " ", "(hidden)")
 		}
@@ -246,14 +246,17 @@ func viewMessage(t *parse.Tape, m int, limit int, tokens bool) messageView {
 		v.tokens = project.EstimateTokens(t.Raw(m))
 	}
 	content := t.Get(m, "content")
+	worded := false // v.text is words already (contentText)
 	switch v.role {
 	case "assistant":
 		stop := str("stopReason")
 		v.usage = stop != "aborted" && stop != "error" && truthy(t.Raw(t.Get(m, "usage")))
 		v.assistant(t, m, stop)
 	case "toolResult":
-		v.text, v.chars = contentText(t, content)
-		v.detail = str("toolName") + " (" + textSize(v.text) + ")"
+		var size textStats
+		v.text, size = contentText(t, content, limit)
+		v.chars, worded = size.chars, true
+		v.detail = str("toolName") + " (" + size.String() + ")"
 		if t.Kind(t.Get(m, "isError")) == parse.KindTrue {
 			v.detail += " ✗ error"
 			v.failed = true
@@ -276,9 +279,13 @@ func viewMessage(t *parse.Tape, m int, limit int, tokens bool) messageView {
 			v.detail = "(from " + shortID(from) + ")"
 		}
 	default:
-		v.text, v.chars = contentText(t, content)
+		var size textStats
+		v.text, size = contentText(t, content, limit)
+		v.chars, worded = size.chars, true
 	}
-	v.text = wordsUpTo(v.text, limit)
+	if !worded {
+		v.text = wordsUpTo(v.text, limit)
+	}
 	return v
 }
 
@@ -323,16 +330,6 @@ func (v *messageView) assistant(t *parse.Tape, m int, stop string) {
 	v.detail = strings.Join(detail, " ")
 }
 
-// textSize is the size of a tool result for people: bytes, and lines when
-// there are several.
-func textSize(text string) string {
-	size := byteSize(len(text))
-	if n := strings.Count(strings.TrimRight(text, "\n"), "\n") + 1; n > 1 {
-		size += ", " + Count(int64(n)) + " lines"
-	}
-	return size
-}
-
 // byteSize formats a byte count in decimal units: "812 B", "4.2 kB".
 func byteSize(n int) string {
 	switch {
@@ -342,27 +339,6 @@ func byteSize(n int) string {
 		return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + " kB"
 	}
 	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB"
-}
-
-// contentText returns the text of a string or block content (images as
-// [image]) and its length in characters.
-func contentText(t *parse.Tape, content int) (string, int) {
-	if s, ok := t.Str(content); ok {
-		return s, utf8.RuneCountInString(s)
-	}
-	var parts []string
-	chars := 0
-	for b := range t.Elements(content) {
-		switch t.StrOf(b, "type") {
-		case "text":
-			s := t.StrOf(b, "text")
-			parts = append(parts, s)
-			chars += utf8.RuneCountInString(s)
-		case "image":
-			parts = append(parts, "[image]")
-		}
-	}
-	return strings.Join(parts, " "), chars
 }
 
 // truthy is JavaScript truthiness of a usage value (absent, null, false,

@@ -336,7 +336,8 @@ func (tr *treeRun) line(it treeItem) error {
 	var buf [8]cell
 	cells := append(buf[:0], pathMarkCell(onPath), indent,
 		cell{text: shortID(e.ID()), paint: idPaint}, cell{text: " ", cols: 1},
-		cell{text: Safe(d.kind), paint: d.paint()}, cell{text: Safe(d.rest()), flex: true})
+		cell{text: Safe(d.kind), paint: d.paint()})
+	cells = append(cells, textCells(tr.tw.opt.Width, d.restPrefix(), d.text)...)
 	tr.tw.line(endMarks(cells, tr.s, e, len(tr.t.Children(e.Index)), e == tr.leaf)...)
 	return nil
 }
@@ -488,8 +489,8 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 				cell{text: id, cols: idCols, paint: Style.Accent}, cell{text: blanks(idWidth - idCols + 2), cols: idWidth - idCols + 2},
 				cell{text: clock + blanks(8-clockCols), cols: max(8, clockCols), paint: Style.Dim}, cell{text: "  ", cols: 2},
 				cell{text: kind + blanks(kindWidth-kindCols), cols: kindWidth, paint: d.paint()}, cell{text: "  ", cols: 2},
-				cell{text: Safe(join(d.detail, ": ", d.text)), flex: true},
 			)
+			cells = append(cells, textCells(opt.Width, joinPrefix(d.detail, ": ", d.text), d.text)...)
 			tw.line(endMarks(cells, s, e, children[e.Index], i == len(path)-1)...)
 		}
 		return tw.flush()

@@ -1,0 +1,103 @@
+package hostile
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// escapedResult is a session whose last entry is a tool result of one
+// text written with escapes (\n, \t, \"), as real tool output is: what is
+// shown of it must be decoded, where base64 and plain text are shared
+// with the line.
+var escapedResult = struct{ head, tail string }{
+	Header(3) + "\n" + Entry("message", ID(1), "", UserMsg(Q("ls"))) + "\n" +
+		Entry("message", ID(2), ID(1), AssistantMsg(ToolCallBlock("call_1", "bash", `{"command":"ls -l"}`), Usage("1", "0"))) + "\n" +
+		`{"type":"message","id":"00000003","parentId":"00000002",` + stamp + `,"message":{"role":"toolResult","toolCallId":"call_1","toolName":"bash","content":[{"type":"text","text":"`,
+	`"}],"isError":false,"timestamp":1767323045678}}`,
+}
+
+// writeEscaped writes the escaped tool result session, n bytes long.
+func writeEscaped(path string, n int) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	w.WriteString(escapedResult.head)
+	unit := []byte(`-rw-r--r-- 1 root root 4096 Jan  1 00:00 \"some file\"\tname.go\n`)
+	fill := bytes.Repeat(unit, (64<<10)/len(unit))
+	for left := n - len(escapedResult.head) - len(escapedResult.tail) - 1; left > 0; {
+		k := min(left, len(fill))
+		for k > 0 && fill[k-1] == '\\' { // never cut an escape
+			k--
+		}
+		if k == 0 {
+			w.Write(bytes.Repeat([]byte("x"), left))
+			break
+		}
+		w.Write(fill[:k])
+		left -= k
+	}
+	w.WriteString(escapedResult.tail + "\n")
+	err = w.Flush()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// TestHugeEscapedTextMemory: the views of a session whose one tool result
+// is a 64 MiB text with escapes (200 MB in the long run) peak at about the
+// line once, as they do on base64 (TestHugeEntryMemory): at most 1.5
+// times it plus the fixed working set. Before they measured and cut such
+// a text a piece at a time (parse.Tape.StrChunks), each decoded it whole,
+// and context also kept every message's whole text and grew a copy of
+// it: on a 286 MiB line tree and path peaked at 572 MiB (2x), context at
+// 1.4 GiB (4.8x), and --width 0 at 1.4 GiB (4.9x). At --width 0 the whole
+// text is shown, and it is held decoded once besides the line: the bound
+// there is twice the line.
+func TestHugeEscapedTextMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes and reads a 64 MiB session")
+	}
+	t.Parallel()
+	n := hugeLine()
+	path := filepath.Join(t.TempDir(), "escaped.jsonl")
+	if err := writeEscaped(path, n); err != nil {
+		t.Fatal(err)
+	}
+	lineBound := int64(n)*3/2 + hugeSlack
+	runs := []struct {
+		args  []string
+		bound int64
+	}{
+		{[]string{"du"}, lineBound},
+		{[]string{"validate"}, lineBound},
+		{[]string{"tree"}, lineBound},
+		{[]string{"path"}, lineBound},
+		{[]string{"context"}, lineBound},
+		{[]string{"tree", "--format", "json"}, lineBound},
+		{[]string{"context", "--format", "json"}, lineBound},
+		{[]string{"tree", "--width", "0"}, 2*int64(n) + hugeSlack},
+		{[]string{"context", "--width", "0"}, 2*int64(n) + hugeSlack},
+	}
+	const limit = 2 * time.Minute
+	var b strings.Builder
+	for _, r := range runs {
+		if _, missing := the.missing[r.args[0]]; missing {
+			continue
+		}
+		args := append(append([]string{}, r.args...), path)
+		got := boundedRSS(t, func() run { return the.measured(t, limit, []int{0}, args...) }, r.bound, n, "escaped-text", r.args)
+		fmt.Fprintf(&b, " %s %d MiB (%.2fx);", strings.Join(r.args, " "), got.rss>>20, float64(got.rss)/float64(n))
+		the.tally.input(r.args[0], 1)
+	}
+	the.tally.note("a %d MiB tool result text with escapes, peak RSS:%s; bound %d MiB (--width 0: %d MiB).",
+		n>>20, strings.TrimSuffix(b.String(), ";"), lineBound>>20, (2*int64(n)+hugeSlack)>>20)
+}
