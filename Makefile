@@ -99,6 +99,7 @@ demo: build
 BENCH ?= full
 bench:
 	BENCH=$(BENCH) GO=$(GO) bench/run.sh
+	BENCH=$(BENCH) GO=$(GO) bench/du.sh
 	GO=$(GO) bench/ccusage/run.sh
 
 # pisess audit beside ccusage (npm, pinned) on the real corpus: per-session

@@ -228,8 +228,8 @@ func newPipeline(workers int) *pipeline {
 		p.inline = newCounter()
 		return p
 	}
-	p.work = make(chan *batch, workers)
-	p.free = make(chan *batch, 2*workers+1)
+	p.work = make(chan *batch, 2*workers)
+	p.free = make(chan *batch, 3*workers+1)
 	p.tallies = make([]tally, workers)
 	for i := range workers {
 		c := newCounter()

@@ -29,7 +29,7 @@ func (t *Tape) StrChunks(n int) iter.Seq[string] {
 			}
 			return
 		}
-		buf := make([]byte, 0, strChunk+utf8.UTFMax+8)
+		buf := make([]byte, 0, min(len(body), strChunk)+utf8.UTFMax+8)
 		for i := 0; i < len(body); {
 			buf, i = decodeSome(buf, body, i)
 			cut := len(buf)
