@@ -19,7 +19,14 @@ func (c *counter) count(b *batch) {
 		it := &b.items[i]
 		c.line(b.arena[it.start:it.end], it)
 	}
+	if b.own {
+		c.forget()
+	}
 }
+
+// forget lets go of the line the tape was built on (a long line's own
+// buffer): the next long line is then read into memory this one leaves.
+func (c *counter) forget() { c.tape = parse.Tape{} }
 
 // line counts one physical line: an entry when it holds exactly one
 // object, else what the classifier calls it.

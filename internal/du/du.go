@@ -6,10 +6,12 @@
 // torn, corrupt, too long) is counted as what it is, so the rows of the
 // line kinds add up to the file's size.
 //
-// Lines are counted on Workers goroutines in batches; counting does not
-// depend on order, so each worker keeps its own tally and the tallies are
-// added up at the end. Memory is the batches in flight plus the longest
-// line, which the reader hands over without a copy.
+// Counting does not depend on order, so each worker keeps its own tally
+// and the tallies are added up at the end. A regular file is cut into
+// ranges of whole lines, each read by a worker (ranges.go); a stream is
+// read on one goroutine and counted by the workers in batches. Memory is
+// a read buffer and a few MiB per worker plus the longest line, held
+// once.
 package du
 
 import (
@@ -97,10 +99,20 @@ func File(path string, opts Options) (*Usage, error) {
 	if info.IsDir() {
 		return nil, &IOError{Path: path, Err: errors.New("is a directory")}
 	}
-	if info.Size() < 4*batchBytes {
+	size := info.Size()
+	if opts.Workers <= 1 || size < 4*batchBytes || !info.Mode().IsRegular() {
 		opts.Workers = 1 // not worth the goroutines
+		return Stream(path, f, opts)
 	}
-	return Stream(path, f, opts)
+	if max := opts.Limits.MaxFileBytes; max > 0 && size > max {
+		return nil, &IOError{Path: path, Err: parse.ErrFileTooLarge}
+	}
+	r, err := countRanges(f, size, opts)
+	if err != nil {
+		return nil, &IOError{Path: path, Err: err}
+	}
+	r.tally.add(KindFile, "", r.bytes, r.lines)
+	return &Usage{File: path, Bytes: r.bytes, Files: 1, Rows: r.tally.rows()}, nil
 }
 
 // Stream counts a session read from r; name is used in the report.

@@ -218,3 +218,74 @@ func FuzzCount(f *testing.F) {
 		}
 	})
 }
+
+// A file counted in ranges by several workers (long lines after them)
+// gives the rows one reader gives, whatever is where the ranges are cut.
+func TestRangesAgree(t *testing.T) {
+	big := `{"type":"message","id":"9","parentId":null,"timestamp":"t","message":{"role":"toolResult","toolName":"read","content":[{"type":"image","data":"` + strings.Repeat("QUJD", 5<<18) + `","mimeType":"image/png"}]}}`
+	var b strings.Builder
+	b.WriteString("\xef\xbb\xbf" + header + "\n")
+	for i := range 60000 {
+		switch {
+		case i%20000 == 7:
+			b.WriteString(big + "\n") // 5 MiB: over what a range keeps
+		case i%9999 == 3:
+			b.WriteString(`{"type":"message","id":"0000` + "\n") // torn
+		case i%7777 == 5:
+			b.WriteString("\xef\xbb\xbf" + custom + "\n") // a mark mid-file: invalid
+		case i%3 == 0:
+			b.WriteString(user + "\n")
+		default:
+			b.WriteString(result + "\n")
+		}
+	}
+	b.WriteString(`{"type":"message","id":"00000009","par`) // partial tail
+	path := filepath.Join(t.TempDir(), "ranges.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, lim := range []parse.Limits{parse.DefaultLimits(), {MaxLineBytes: 1 << 20}} {
+		one, err := File(path, Options{Limits: lim, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, workers := range []int{2, 3, 7} {
+			many, err := File(path, Options{Limits: lim, Workers: workers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(many.Rows) != fmt.Sprint(one.Rows) || many.Bytes != one.Bytes {
+				t.Errorf("limit %d, %d workers:\n got %v\nwant %v", lim.MaxLineBytes, workers, many.Rows, one.Rows)
+			}
+		}
+		if r, _ := row(one, KindImage, "image/png"); lim.MaxLineBytes > 1<<20 && r.Entries < 3 {
+			t.Errorf("the long lines were not counted: %+v", r)
+		}
+	}
+}
+
+// Ranges are cut just after a newline, never before a byte order mark.
+func TestSplitLines(t *testing.T) {
+	content := "aaaa\nbb\n\xef\xbb\xbfcc\ndddddddd\ne"
+	path := filepath.Join(t.TempDir(), "s")
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	bounds, err := splitLines(f, int64(len(content)), 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range bounds[1 : len(bounds)-1] {
+		if content[b-1] != '\n' || strings.HasPrefix(content[b:], "\xef\xbb\xbf") {
+			t.Errorf("bound %d in %q", b, content)
+		}
+	}
+	if fmt.Sprint(bounds) != "[0 5 14 23 24]" {
+		t.Errorf("bounds %v", bounds)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -100,4 +101,43 @@ func TestHugeEscapedTextMemory(t *testing.T) {
 	}
 	the.tally.note("a %d MiB tool result text with escapes, peak RSS:%s; bound %d MiB (--width 0: %d MiB).",
 		n>>20, strings.TrimSuffix(b.String(), ";"), lineBound>>20, (2*int64(n)+hugeSlack)>>20)
+}
+
+// TestHugeLinesDu: du holds one long line at a time however many the file
+// has (its ranges leave them for later, counted one by one): three 64 MiB
+// lines cost it what one does.
+func TestHugeLinesDu(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes and reads a 192 MiB session")
+	}
+	if _, missing := the.missing["du"]; missing {
+		t.Skip("no du in this binary")
+	}
+	t.Parallel()
+	n := hugeLine()
+	dir := t.TempDir()
+	one := filepath.Join(dir, "one.jsonl")
+	if err := writeEscaped(one, n); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, line := data[:bytes.LastIndexByte(data[:len(data)-1], '\n')+1], data[bytes.LastIndexByte(data[:len(data)-1], '\n')+1:]
+	three := filepath.Join(dir, "three.jsonl")
+	if err := os.WriteFile(three, slices.Concat(head, line, line, line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data = nil
+	// Held to what one line costs it, plus 16 MiB: before each long line
+	// let go of the last, three 64 MiB lines peaked at 141 MiB, one at 76.
+	single := the.measured(t, 2*time.Minute, []int{0}, "du", one)
+	bound := min(int64(n)*3/2+hugeSlack, single.rss+16<<20)
+	r := boundedRSS(t, func() run { return the.measured(t, 2*time.Minute, []int{0}, "du", "--format", "json", three) }, bound, n, "three-lines", []string{"du"})
+	if !bytes.Contains(r.stdout, []byte(`"kind":"tool","name":"bash","entries":3,`)) {
+		t.Errorf("du did not count the three results:\n%s", r.stdout)
+	}
+	the.tally.input("du", 2)
+	the.tally.note("three %d MiB lines: du peak RSS %d MiB (%.2fx one line; one line alone %d MiB); bound %d MiB.", n>>20, r.rss>>20, float64(r.rss)/float64(n), single.rss>>20, bound>>20)
 }
