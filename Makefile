@@ -42,6 +42,8 @@ fuzz:
 	$(GO) test ./internal/validate -run '^$$' -fuzz '^FuzzTapeAgrees$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./internal/parse -run '^$$' -fuzz '^FuzzStrPrefix$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./internal/session -run '^$$' -fuzz '^FuzzReadHeader$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./internal/edit -run '^$$' -fuzz '^FuzzEditRoundTrip$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./internal/fix -run '^$$' -fuzz '^FuzzPlaceholders$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./internal/hostile -run '^$$' -fuzz '^FuzzRepair$$' -fuzztime $(FUZZTIME_CMD) -fuzzminimizetime 5s
 	$(GO) test ./internal/hostile -run '^$$' -fuzz '^FuzzMigrate$$' -fuzztime $(FUZZTIME_CMD) -fuzzminimizetime 5s
 
@@ -100,6 +102,7 @@ BENCH ?= full
 bench:
 	BENCH=$(BENCH) GO=$(GO) bench/run.sh
 	BENCH=$(BENCH) GO=$(GO) bench/du.sh
+	BENCH=$(BENCH) GO=$(GO) bench/huge.sh
 	GO=$(GO) bench/ccusage/run.sh
 
 # pisess audit beside ccusage (npm, pinned) on the real corpus: per-session

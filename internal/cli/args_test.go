@@ -50,7 +50,7 @@ var flagValues = map[string]map[string]string{
 	"scan":           {"format": "json"},
 	"redact":         {"output": "redacted.jsonl"},
 	"unstick":        {"format": "json"},
-	"slim":           {"format": "json", "max-bytes": "64KiB"},
+	"slim":           {"format": "json", "max-bytes": "64KiB", "output": "slim.jsonl", "drop-custom": "todo-state"},
 	"fork":           {"format": "json", "output": "fork.jsonl"},
 	"recover-header": {"format": "json", "id": "s1", "cwd": "/tmp"},
 	"du":             {"format": "json"},

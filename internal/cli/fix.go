@@ -56,9 +56,17 @@ Examples:
 
 func (c *CLI) slimCommand() *cli.Command {
 	flags := append(fixFlags(defaultLeafUsage),
-		sizeFlag("max-bytes", 64<<10, "hide each message whose content is larger than this"))
-	cmd := command("slim", "hide giant tool outputs and images from the model with context_edit entries", "FILE",
-		flags, func(ctx *cli.Context) error { return c.runFix(ctx, fix.SlimFile) })
+		sizeFlag("max-bytes", 64<<10, "hide each message whose content is larger than this (--rewrite: each content block)"),
+		&cli.BoolFlag{Name: "rewrite", Usage: "remove the blocks from the file itself, in every entry of every branch (needs --backup or --output)"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "with --rewrite: write the result to `NEW` and leave FILE as it is"},
+		&cli.StringSliceFlag{Name: "drop-custom", Usage: "with --rewrite: also drop the custom entries of this customType (`TYPE`, repeatable) that a later one supersedes on every branch"})
+	cmd := command("slim", "hide giant tool outputs and images from the model with context_edit entries, or remove them (--rewrite)", "FILE",
+		flags, func(ctx *cli.Context) error {
+			if ctx.Bool("rewrite") {
+				return c.runFix(ctx, fix.SlimRewriteFile)
+			}
+			return c.runFix(ctx, fix.SlimFile)
+		})
 	cmd.Description = `For each message of the leaf's context whose content (tool output, text,
 images as base64) is larger than --max-bytes, appends a context_edit that
 replaces the content with a short placeholder saying what was elided (kind,
@@ -67,11 +75,23 @@ itself stays in the file. An assistant message keeps its tool calls. Prints
 the context's estimated tokens before and after (pi's characters/4 estimate
 of each message). Only whole lines are appended.
 
+With --rewrite, every content block (text, tool output, image as base64) of
+every entry, on every branch, larger than --max-bytes is removed from the
+file: each becomes a short text block saying what was removed (kind, MIME
+type, size, sha256, entry id). Everything else stays byte for byte. The
+file is rewritten with the safe rewrite protocol, so the original must go
+somewhere: --backup keeps it as FILE.bak, --output NEW writes the result
+to NEW instead (FILE untouched). --drop-custom TYPE also drops the custom
+entries of that type that a later one supersedes on every branch through
+them (the last on each branch stays). A second run has nothing to do.
+
 ` + fixHelp + `
 
 Examples:
    pisess slim --dry-run --max-bytes 32KiB f.jsonl
-   pisess slim --backup --max-bytes 100KB f.jsonl`
+   pisess slim --backup --max-bytes 100KB f.jsonl
+   pisess slim --rewrite --backup --max-bytes 64KiB f.jsonl
+   pisess slim --rewrite --output small.jsonl --drop-custom plan-state f.jsonl`
 	return cmd
 }
 
@@ -160,6 +180,9 @@ func (c *CLI) runFix(ctx *cli.Context, op fixOp) error {
 		if opts.MaxBytes < fix.MinSlimBytes {
 			return usageErrorf("--max-bytes must be at least %s (the placeholder must fit)", render.Bytes(fix.MinSlimBytes))
 		}
+		if err := slimRewriteUsage(ctx, &opts); err != nil {
+			return err
+		}
 	}
 	defer opts.Temps.RemoveOnSignal(migrate.OS())() // Ctrl-C removes the temp files and partial copies
 	rep, err := op(migrate.OS(), file, opts)
@@ -184,4 +207,33 @@ func (c *CLI) emitFix(ctx *cli.Context, rep fix.Report, err error) error {
 	render.Fixes{Out: c.Stdout, Err: c.Stderr, Command: ctx.Command.Name, Format: ctx.String("format"),
 		Quiet: globalBool(ctx, "quiet"), Style: c.style(ctx, c.Stdout)}.Result(r)
 	return exitWith(exit)
+}
+
+// slimRewriteUsage checks the flags that belong to slim --rewrite: it needs
+// a place for the original, works on every branch (no --leaf), and
+// --output and --drop-custom mean nothing without it.
+func slimRewriteUsage(ctx *cli.Context, opts *fix.Options) error {
+	opts.DropCustom = ctx.StringSlice("drop-custom")
+	if !ctx.Bool("rewrite") {
+		for _, name := range []string{"output", "drop-custom"} {
+			if ctx.IsSet(name) {
+				return usageErrorf("--%s needs --rewrite", name)
+			}
+		}
+		return nil
+	}
+	switch {
+	case ctx.IsSet("leaf"):
+		return usageErrorf("slim --rewrite works on every entry of every branch: it takes no --leaf")
+	case !opts.Backup && opts.Output == "":
+		return usageErrorf("%v", fix.ErrNoPlaceForOriginal)
+	case opts.Backup && opts.Output != "":
+		return usageErrorf("slim --rewrite takes --backup or --output, not both (with --output the file is left as it is)")
+	}
+	for _, t := range opts.DropCustom {
+		if t == "" {
+			return usageErrorf("--drop-custom needs a customType")
+		}
+	}
+	return nil
 }

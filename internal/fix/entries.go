@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/pisess/pisess/internal/edit"
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/session"
@@ -137,56 +138,28 @@ type member struct {
 	value json.RawMessage
 }
 
-// objectWriter writes a JSON object member by member.
-type objectWriter struct{ buf []byte }
+// objectWriter writes a JSON object member by member (edit.Object).
+type objectWriter struct{ edit.Object }
 
-func (w *objectWriter) raw(key string, value json.RawMessage) {
-	if w.buf == nil {
-		w.buf = append(w.buf, '{')
-	} else {
-		w.buf = append(w.buf, ',')
-	}
-	w.buf = append(append(append(w.buf, jsonString(key)...), ':'), value...)
-}
+func (w *objectWriter) raw(key string, value json.RawMessage) { w.Member(key, value) }
 
-func (w *objectWriter) str(key, value string) { w.raw(key, jsonString(value)) }
+func (w *objectWriter) str(key, value string) { w.String(key, value) }
 
-func (w *objectWriter) bytes() json.RawMessage {
-	if w.buf == nil {
-		return json.RawMessage("{}")
-	}
-	return append(w.buf, '}')
-}
+func (w *objectWriter) bytes() json.RawMessage { return w.Bytes() }
 
-// jsonString encodes s as JSON.stringify does (no HTML escaping).
-func jsonString(s string) json.RawMessage {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
-}
+// jsonString encodes s as JSON.stringify does (edit.Quote).
+func jsonString(s string) json.RawMessage { return edit.Quote(s) }
 
-// setMembers returns the object t holds with the given members' values
-// replaced (in place) or appended at the end, as a JavaScript spread does.
-// Keys are written as JSON.stringify writes them.
+// setMembers returns the object t holds with the given members set as
+// edit.Editor sets them: the member JSON.parse reads (the last of
+// duplicates) gets its value where it stands, an absent one is appended,
+// as a JavaScript spread does; every other byte is kept.
 func setMembers(t *parse.Tape, set ...member) json.RawMessage {
-	var w objectWriter
-	found := make([]bool, len(set))
-	for k, v := range t.Members(0) {
-		key, _ := t.Str(k)
-		value := json.RawMessage(t.Raw(v))
-		for i, s := range set {
-			if s.key == key {
-				value, found[i] = s.value, true
-			}
-		}
-		w.raw(key, value)
+	var e edit.Editor
+	e.Reset(t)
+	for _, m := range set {
+		e.Set(0, m.key, m.value)
 	}
-	for i, s := range set {
-		if !found[i] {
-			w.raw(s.key, s.value)
-		}
-	}
-	return w.bytes()
+	b, _ := e.Bytes() // member edits of node 0, an object, do not overlap
+	return b
 }

@@ -26,9 +26,10 @@ type Options struct {
 	Validate    validate.Options // how the input is checked (limits, schemas)
 	Backup      bool
 	DryRun      bool
-	MaxBytes    int64  // slim
-	Output      string // fork: the new file ("" = pi's name beside the source)
-	ID, Cwd     string // recover-header overrides
+	MaxBytes    int64    // slim
+	DropCustom  []string // slim --rewrite: the customTypes whose superseded entries are dropped
+	Output      string   // fork: the new file ("" = pi's name beside the source)
+	ID, Cwd     string   // recover-header overrides
 	// Temps, when set, records recover-header's temp file, a backup copy
 	// and fork's new file while they are partial, so that a signal handler
 	// can remove them (migrate.Temps.RemoveOnSignal).
@@ -59,6 +60,9 @@ type Report struct {
 	// HeaderLine is the line of the header recover-header left alone (text
 	// output only: the JSON object stays as it was).
 	HeaderLine int `json:"-"`
+	// slim --rewrite: bytesBefore, bytesAfter, blocksRemoved… (nil for
+	// the other commands, and when the file was not read through)
+	*RewriteStats
 }
 
 // LeafError is a --leaf that names no entry, or several (a usage error).

@@ -19,8 +19,8 @@ type rewriteCase struct {
 	backupName string // suffix of the backup --backup makes
 }
 
-// rewriteCases builds the migrate and repair cases of about size bytes and
-// works out their new generations with a clean run.
+// rewriteCases builds the migrate, repair and slim --rewrite cases of about
+// size bytes and works out their new generations with a clean run.
 func rewriteCases(t *testing.T, size int) []*rewriteCase {
 	t.Helper()
 	_, v1 := source(t, "v1-pi-mono-before-compaction.jsonl", "valid/v1-linear.jsonl")
@@ -37,12 +37,13 @@ func rewriteCases(t *testing.T, size int) []*rewriteCase {
 	cases := []*rewriteCase{
 		{cmd: "migrate", old: v1, backupName: ".v1.bak"},
 		{cmd: "repair", old: torn, backupName: ".bak"},
+		{cmd: "slim", flags: slimFlags, old: slimmable(size), backupName: ".bak"}, // slim --rewrite
 	}
 	for _, c := range cases {
 		dir := t.TempDir()
 		file := write(t, dir, "s.jsonl", c.old)
-		r := the.pisess(t, time.Minute, []int{0}, c.cmd, "--format", "json", file)
-		if !bytes.Contains(r.stdout, []byte(`"action":"`+map[string]string{"migrate": "migrated", "repair": "repaired"}[c.cmd]+`"`)) {
+		r := the.pisess(t, time.Minute, []int{0}, append(append([]string{c.cmd, "--backup", "--format", "json"}, c.flags...), file)...)
+		if !bytes.Contains(r.stdout, []byte(`"action":"`+map[string]string{"migrate": "migrated", "repair": "repaired", "slim": "slimmed"}[c.cmd]+`"`)) {
 			t.Fatalf("the %s case is not rewritten by a clean run\n%s", c.cmd, r)
 		}
 		c.new, _ = os.ReadFile(file)

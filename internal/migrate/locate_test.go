@@ -29,19 +29,23 @@ func TestLocateMembers(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b := []byte(tt.in)
 			var tape parse.Tape
-			obj, err := locate(&tape, b, tt.span, nil)
-			if err != nil {
+			if err := locate(&tape, b, tt.span); err != nil {
 				t.Fatal(err)
 			}
+			off := tt.span[0] // the tape's spans are in the object's bytes
 			var got []string
-			for _, m := range obj.members {
-				got = append(got, string(b[m.keyStart:m.keyEnd])+"="+string(b[m.valStart:m.valEnd]))
+			for k, v := range tape.Members(0) {
+				ks, ke := tape.Span(k)
+				vs, ve := tape.Span(v)
+				got = append(got, string(b[off+ks:off+ke])+"="+string(b[off+vs:off+ve]))
 			}
 			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
-			if b[obj.open] != '{' || b[obj.close] != '}' || obj.open != tt.span[0] || obj.close != tt.span[1]-1 {
-				t.Errorf("braces at %d and %d, want %d and %d", obj.open, obj.close, tt.span[0], tt.span[1]-1)
+			open, end := tape.Span(0)
+			open, end = off+open, off+end-1
+			if b[open] != '{' || b[end] != '}' || open != tt.span[0] || end != tt.span[1]-1 {
+				t.Errorf("braces at %d and %d, want %d and %d", open, end, tt.span[0], tt.span[1]-1)
 			}
 		})
 	}
@@ -50,7 +54,7 @@ func TestLocateMembers(t *testing.T) {
 func TestLocateMalformedIsAnErrorNotAPanic(t *testing.T) {
 	for _, in := range []string{``, `[]`, `{`, `{"a"`, `{"a":`, `{"a":1`, `{"a":1,}`, `{a:1}`, `{"a" 1}`, `{"a":"x}`, `{"a":{"b":1}`, `{"a":1 "b":2}`} {
 		var tape parse.Tape
-		if _, err := locate(&tape, []byte(in), [2]int{0, len(in)}, nil); err == nil {
+		if err := locate(&tape, []byte(in), [2]int{0, len(in)}); err == nil {
 			t.Errorf("%q: no error", in)
 		}
 	}
@@ -60,7 +64,7 @@ func TestLocateTooDeepIsAnError(t *testing.T) {
 	const depth = parse.MaxDepth + 1
 	in := `{"a":` + strings.Repeat("[", depth) + strings.Repeat("]", depth) + `,"b":1}`
 	var tape parse.Tape
-	_, err := locate(&tape, []byte(in), [2]int{0, len(in)}, nil)
+	err := locate(&tape, []byte(in), [2]int{0, len(in)})
 	if !errors.Is(err, parse.ErrTooDeep) {
 		t.Fatalf("err %v, want parse.ErrTooDeep", err)
 	}
@@ -73,38 +77,36 @@ func TestLocateTooDeepIsAnError(t *testing.T) {
 func TestIndexDecodesEscapedKeysAndRefusesDuplicates(t *testing.T) {
 	b := []byte(`{"\u0069d":"x","type":"a","type":"b"}`)
 	var tape parse.Tape
-	obj, err := locate(&tape, b, [2]int{0, len(b)}, nil)
-	if err != nil {
+	if err := locate(&tape, b, [2]int{0, len(b)}); err != nil {
 		t.Fatal(err)
 	}
-	if k, err := obj.index(&tape, "id"); k != 0 || err != nil {
-		t.Errorf(`escaped "id": k=%d err=%v`, k, err)
+	if v, err := unique(&tape, 0, "id"); v != 2 || err != nil {
+		t.Errorf(`escaped "id": v=%d err=%v`, v, err)
 	}
-	if _, err := obj.index(&tape, "type"); err == nil {
+	if _, err := unique(&tape, 0, "type"); err == nil {
 		t.Error("duplicate key: no error")
 	}
-	if k, err := obj.index(&tape, "missing"); k != -1 || err != nil {
-		t.Errorf("missing: k=%d err=%v", k, err)
+	if v, err := unique(&tape, 0, "missing"); v != -1 || err != nil {
+		t.Errorf("missing: v=%d err=%v", v, err)
 	}
 }
 
 func TestValuesReadAsJSONParseReadsThem(t *testing.T) {
 	b := []byte(`{"s":"a\"b","n":1e400,"f":-2.5,"z":null,"o":{}}`)
 	var tape parse.Tape
-	obj, err := locate(&tape, b, [2]int{0, len(b)}, nil)
-	if err != nil {
+	if err := locate(&tape, b, [2]int{0, len(b)}); err != nil {
 		t.Fatal(err)
 	}
-	if s, ok := tape.Str(obj.members[0].value); !ok || s != `a"b` {
+	if s, ok := tape.Str(tape.Get(0, "s")); !ok || s != `a"b` {
 		t.Errorf("string: %q %v", s, ok)
 	}
-	if _, ok := numberValue(&tape, obj.members[1]); ok {
+	if _, ok := numberValue(&tape, tape.Get(0, "n")); ok {
 		t.Error("1e400 is a finite number")
 	}
-	if f, ok := numberValue(&tape, obj.members[2]); !ok || f != -2.5 {
+	if f, ok := numberValue(&tape, tape.Get(0, "f")); !ok || f != -2.5 {
 		t.Errorf("number: %v %v", f, ok)
 	}
-	if !isNull(&tape, obj.members[3]) || isNull(&tape, obj.members[4]) {
+	if !isNull(&tape, tape.Get(0, "z")) || isNull(&tape, tape.Get(0, "o")) {
 		t.Error("null")
 	}
 }

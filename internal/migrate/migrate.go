@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/pisess/pisess/internal/edit"
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/session"
@@ -141,11 +142,10 @@ func scanSession(in io.Reader, limits parse.Limits, headerOnly bool) (*scanned, 
 
 // readEntry checks one entry record in the first pass.
 func readEntry(t *parse.Tape, l *parse.Line) error {
-	obj, err := locate(t, l.Raw, l.Objects[0], nil)
-	if err != nil {
+	if err := locate(t, l.Raw, l.Objects[0]); err != nil {
 		return unreadable(l.Num, err)
 	}
-	typ, err := stringMember(t, l, &obj, "type")
+	typ, err := stringMember(t, l, "type")
 	if typ == "session" {
 		return refuse(RefusedCorrupt, finding.Errorf(finding.MisplacedHeader, l.Num, "a session header after line 1"))
 	}
@@ -156,12 +156,11 @@ func readEntry(t *parse.Tape, l *parse.Line) error {
 // (absent or null version is 1; the id shares the line). A duplicated
 // type, version or id is refused: an edit could not be made safely.
 func readHeader(t *parse.Tape, l *parse.Line) (session.Header, error) {
-	obj, err := locate(t, l.Raw, l.Objects[0], nil)
-	if err != nil {
+	if err := locate(t, l.Raw, l.Objects[0]); err != nil {
 		return session.Header{}, unreadable(l.Num, err)
 	}
 	for _, key := range []string{"type", "version", "id"} {
-		if _, err := obj.index(t, key); err != nil {
+		if _, err := unique(t, 0, key); err != nil {
 			return session.Header{}, malformed(l.Num, "/"+key, err)
 		}
 	}
@@ -187,15 +186,12 @@ func readHeader(t *parse.Tape, l *parse.Line) (session.Header, error) {
 
 // stringMember returns the string value of key name ("" when absent or not
 // a string), refusing a duplicated key.
-func stringMember(t *parse.Tape, l *parse.Line, obj *object, name string) (string, error) {
-	k, err := obj.index(t, name)
+func stringMember(t *parse.Tape, l *parse.Line, name string) (string, error) {
+	v, err := unique(t, 0, name)
 	if err != nil {
 		return "", malformed(l.Num, "/"+name, err)
 	}
-	if k < 0 {
-		return "", nil
-	}
-	s, _ := t.Str(obj.members[k].value)
+	s, _ := t.Str(v)
 	return s, nil
 }
 
@@ -219,13 +215,11 @@ func (s *scanned) assignIDs() []string {
 // rewriter is the second pass: it copies every line, editing records.
 type rewriter struct {
 	*scanned
-	ids     []string
-	limits  parse.Limits
-	ed      editor
-	tape    parse.Tape
-	members []member
-	nested  []member
-	notes   []finding.Finding
+	ids    []string
+	limits parse.Limits
+	ed     edit.Editor
+	tape   parse.Tape
+	notes  []finding.Finding
 }
 
 func (w *rewriter) run(in io.Reader, out io.Writer) error {
@@ -234,7 +228,7 @@ func (w *rewriter) run(in io.Reader, out io.Writer) error {
 	rec := 0
 	for rd.Next() {
 		l := rd.Line()
-		w.ed.reset()
+		w.ed.Reset(&w.tape)
 		if l.BOM {
 			return changedBetweenPasses(l.Num) // the first pass refused a BOM
 		}
@@ -272,52 +266,56 @@ func (w *rewriter) run(in io.Reader, out io.Writer) error {
 
 // edit queues the migration edits of record rec on line l.
 func (w *rewriter) edit(l *parse.Line, rec int) error {
-	obj, err := locate(&w.tape, l.Raw, l.Objects[0], w.members)
-	if err != nil {
+	if err := locate(&w.tape, l.Raw, l.Objects[0]); err != nil {
 		return unreadable(l.Num, err)
 	}
-	w.members = obj.members
 	if rec == 0 {
-		w.editHeader(&obj)
+		w.ed.Set(0, "version", []byte("3")) // readHeader refused a duplicated version
 		return nil
 	}
-	return w.editEntry(l, &obj, rec)
+	return w.editEntry(l, rec)
 }
 
 // writeLine writes line l with the queued edits and its own terminator.
 func (w *rewriter) writeLine(bw *bufio.Writer, l *parse.Line) error {
-	if err := w.ed.sort(len(l.Raw)); err != nil {
-		return malformed(l.Num, "", err)
-	}
-	if err := w.ed.writeTo(bw, l.Raw); err != nil {
-		return &Error{Code: WriteFailed, Err: err}
+	if err := w.writeEdited(bw, l); err != nil {
+		return err
 	}
 	return writeRaw(bw, nil, ownTerminator(l))
 }
 
-// editHeader sets the header version to 3, in place or at the end.
-func (w *rewriter) editHeader(obj *object) {
-	if k, _ := obj.index(&w.tape, "version"); k >= 0 {
-		w.ed.replaceValue(obj.members[k], "3")
-		return
+// writeEdited writes line l, its object edited when it has edits.
+func (w *rewriter) writeEdited(bw *bufio.Writer, l *parse.Line) error {
+	if !w.ed.Changed() {
+		return writeRaw(bw, l.Raw, "")
 	}
-	w.ed.appendMembers(obj, -1, `"version":3`)
+	span := l.Objects[0]
+	if _, err := bw.Write(l.Raw[:span[0]]); err != nil {
+		return &Error{Code: WriteFailed, Err: err}
+	}
+	if _, err := w.ed.WriteTo(bw); err != nil {
+		if errors.Is(err, edit.ErrOverlap) || errors.Is(err, edit.ErrNotObject) {
+			return malformed(l.Num, "", err)
+		}
+		return &Error{Code: WriteFailed, Err: err}
+	}
+	return writeRaw(bw, l.Raw[span[1]:], "")
 }
 
 // editEntry applies v1→v2 (ids, parentId, firstKeptEntryId) and v2→v3
 // (hookMessage → custom) to one entry.
-func (w *rewriter) editEntry(l *parse.Line, obj *object, rec int) error {
-	typ, err := stringMember(&w.tape, l, obj, "type")
+func (w *rewriter) editEntry(l *parse.Line, rec int) error {
+	typ, err := stringMember(&w.tape, l, "type")
 	if err != nil {
 		return err
 	}
 	if w.version == 1 {
-		if err := w.addLinks(l, obj, rec, typ); err != nil {
+		if err := w.addLinks(l, rec, typ); err != nil {
 			return err
 		}
 	}
 	if typ == "message" {
-		return w.renameHookMessage(l, obj)
+		return w.renameHookMessage(l)
 	}
 	return nil
 }
@@ -326,53 +324,42 @@ func (w *rewriter) editEntry(l *parse.Line, obj *object, rec int) error {
 // compaction's firstKeptEntryIndex into firstKeptEntryId. Like pi, it
 // assigns existing keys in place and appends new ones in the order id,
 // parentId, firstKeptEntryId.
-func (w *rewriter) addLinks(l *parse.Line, obj *object, rec int, typ string) error {
+func (w *rewriter) addLinks(l *parse.Line, rec int, typ string) error {
 	id := w.ids[rec]
-	parent := "null"
+	parent := []byte("null")
 	if rec > 1 {
 		parent = quote(w.ids[rec-1])
 	}
-	var pairs []string
-	if err := w.set(l, obj, "id", quote(id), &pairs); err != nil {
+	if err := w.set(l, "id", quote(id)); err != nil {
 		return err
 	}
-	if err := w.set(l, obj, "parentId", parent, &pairs); err != nil {
+	if err := w.set(l, "parentId", parent); err != nil {
 		return err
 	}
-	removed := -1
-	if typ == "compaction" {
-		k, err := obj.index(&w.tape, "firstKeptEntryIndex")
-		if err != nil {
-			return malformed(l.Num, "/firstKeptEntryIndex", err)
-		}
-		if k >= 0 {
-			target, err := w.firstKept(l, obj.members[k], rec)
-			if err != nil {
-				return err
-			}
-			w.ed.removeMember(obj, k)
-			removed = k
-			if err := w.set(l, obj, "firstKeptEntryId", quote(target), &pairs); err != nil {
-				return err
-			}
-		}
+	if typ != "compaction" {
+		return nil
 	}
-	w.ed.appendMembers(obj, removed, pairs...)
-	return nil
+	v, err := unique(&w.tape, 0, "firstKeptEntryIndex")
+	if err != nil {
+		return malformed(l.Num, "/firstKeptEntryIndex", err)
+	}
+	if v < 0 {
+		return nil
+	}
+	target, err := w.firstKept(l, v, rec)
+	if err != nil {
+		return err
+	}
+	w.ed.Delete(0, "firstKeptEntryIndex")
+	return w.set(l, "firstKeptEntryId", quote(target))
 }
 
-// set replaces the value of key name when the object has it, or queues the
-// pair for appending.
-func (w *rewriter) set(l *parse.Line, obj *object, name, value string, pairs *[]string) error {
-	k, err := obj.index(&w.tape, name)
-	switch {
-	case err != nil:
+// set sets member name of the record, refusing a duplicated key.
+func (w *rewriter) set(l *parse.Line, name string, value []byte) error {
+	if _, err := unique(&w.tape, 0, name); err != nil {
 		return malformed(l.Num, "/"+name, err)
-	case k >= 0:
-		w.ed.replaceValue(obj.members[k], value)
-	default:
-		*pairs = append(*pairs, quote(name)+":"+value)
 	}
+	w.ed.Set(0, name, value)
 	return nil
 }
 
@@ -381,48 +368,44 @@ func (w *rewriter) set(l *parse.Line, obj *object, name, value string, pairs *[]
 // a later record). An index that names no entry becomes the compaction's
 // own id, which keeps nothing before the compaction, as pi's projection
 // does for an id it cannot find; a note says so.
-func (w *rewriter) firstKept(l *parse.Line, m member, rec int) (string, error) {
-	if w.tape.Kind(m.value) != parse.KindNumber {
+func (w *rewriter) firstKept(l *parse.Line, v, rec int) (string, error) {
+	if w.tape.Kind(v) != parse.KindNumber {
 		return "", refuse(RefusedCorrupt, finding.Errorf(finding.Schema, l.Num,
 			"firstKeptEntryIndex is not a number").WithPointer("/firstKeptEntryIndex"))
 	}
 	// A number too large for a double (JSON.parse: ±Infinity) names no entry.
-	if n, ok := numberValue(&w.tape, m); ok && n == math.Trunc(n) && n >= 1 && n < float64(len(w.recLine)) {
+	if n, ok := numberValue(&w.tape, v); ok && n == math.Trunc(n) && n >= 1 && n < float64(len(w.recLine)) {
 		return w.ids[int(n)], nil
 	}
 	self := w.ids[rec]
 	w.notes = append(w.notes, finding.Warnf(finding.DanglingFirstKept, l.Num,
 		"firstKeptEntryIndex %s names no entry (the header is 0, the last record %d); firstKeptEntryId is set to the compaction's own id, which keeps nothing before it",
-		l.Raw[m.valStart:m.valEnd], len(w.recLine)-1).WithEntry(self).WithPointer("/firstKeptEntryIndex"))
+		w.tape.Raw(v), len(w.recLine)-1).WithEntry(self).WithPointer("/firstKeptEntryIndex"))
 	return self, nil
 }
 
 // renameHookMessage turns message.role "hookMessage" into "custom".
-func (w *rewriter) renameHookMessage(l *parse.Line, obj *object) error {
-	k, err := obj.index(&w.tape, "message")
+func (w *rewriter) renameHookMessage(l *parse.Line) error {
+	msg, err := unique(&w.tape, 0, "message")
 	if err != nil {
 		return malformed(l.Num, "/message", err)
 	}
-	if k < 0 || w.tape.Kind(obj.members[k].value) != parse.KindObject {
+	if w.tape.Kind(msg) != parse.KindObject {
 		return nil
 	}
-	msg := layout(&w.tape, obj.members[k].value, l.Objects[0][0], w.nested)
-	w.nested = msg.members
-	r, err := msg.index(&w.tape, "role")
+	role, err := unique(&w.tape, msg, "role")
 	if err != nil {
 		return malformed(l.Num, "/message/role", err)
 	}
-	if r >= 0 {
-		if role, _ := w.tape.Str(msg.members[r].value); role == "hookMessage" {
-			w.ed.replaceValue(msg.members[r], `"custom"`)
-		}
+	if s, _ := w.tape.Str(role); s == "hookMessage" {
+		w.ed.Replace(role, []byte(`"custom"`))
 	}
 	return nil
 }
 
 // quote encodes s as a JSON string. Ids and key names here are plain
 // ASCII letters, digits and '-', which need no escaping.
-func quote(s string) string { return `"` + s + `"` }
+func quote(s string) []byte { return edit.Quote(s) }
 
 // ownTerminator is the terminator line l had in the input ("" for none).
 func ownTerminator(l *parse.Line) string {

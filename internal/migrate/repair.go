@@ -315,17 +315,16 @@ func readIDs(src io.ReadSeeker, n int64, limits parse.Limits) (map[string]struct
 // later entries that id back: it is torn no more.
 func (t *tornEntries) checkObject(l *parse.Line, k int) error {
 	var tape parse.Tape // only after a torn line: rare
-	obj, err := locate(&tape, l.Raw, l.Objects[k], nil)
-	if err != nil {
+	if err := locate(&tape, l.Raw, l.Objects[k]); err != nil {
 		return nil // not this check's business; validate reports it
 	}
-	defer t.loaded(&tape, &obj)
+	defer t.loaded(&tape)
 	for _, key := range referenceKeys {
-		i, err := obj.index(&tape, key)
-		if err != nil || i < 0 {
+		v, err := unique(&tape, 0, key)
+		if err != nil || v < 0 {
 			continue
 		}
-		id, ok := tape.Str(obj.members[i].value)
+		id, ok := tape.Str(v)
 		line, torn := t.ids[id]
 		if !ok || !torn {
 			continue
@@ -341,10 +340,10 @@ func (t *tornEntries) checkObject(l *parse.Line, k int) error {
 	return nil
 }
 
-// loaded forgets the torn id that obj, a complete entry, carries.
-func (t *tornEntries) loaded(tape *parse.Tape, obj *object) {
-	if i, err := obj.index(tape, "id"); err == nil && i >= 0 {
-		if id, ok := tape.Str(obj.members[i].value); ok {
+// loaded forgets the torn id that the complete entry on tape carries.
+func (t *tornEntries) loaded(tape *parse.Tape) {
+	if v, err := unique(tape, 0, "id"); err == nil {
+		if id, ok := tape.Str(v); ok {
 			delete(t.ids, id)
 		}
 	}

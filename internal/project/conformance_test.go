@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pisess/pisess/internal/edit"
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
@@ -428,7 +429,7 @@ func compareFile(t *testing.T, cf corpusFile, pi *piFile, st *conformanceStats) 
 		}
 		leaf := s.Entries[pc.LeafIndex]
 		name := fmt.Sprintf("pi %s: leaf #%d (line %d)", pc.Pi, pc.LeafIndex, leaf.Line)
-		if s.Header.Version >= 2 && leaf.ID() != "" && !jsonEqual(jsonString(leaf.ID()), pc.LeafID) {
+		if s.Header.Version >= 2 && leaf.ID() != "" && !jsonEqual(edit.Quote(leaf.ID()), pc.LeafID) {
 			t.Errorf("%s: id %q, pi %s", name, leaf.ID(), pc.LeafID)
 		}
 		ctx, ok := contexts[pc.LeafIndex]

@@ -3,6 +3,7 @@ package project
 import (
 	"encoding/json"
 
+	"github.com/pisess/pisess/internal/edit"
 	"github.com/pisess/pisess/internal/parse"
 )
 
@@ -211,24 +212,24 @@ func entryMessages(r *Record) []json.RawMessage {
 		if content == nil || isNull(content) {
 			content = json.RawMessage("[]") // pi: entry.content ?? []
 		}
-		var w objectWriter
-		w.member("role", []byte(`"custom"`))
-		w.member("customType", r.Raw("customType"))
-		w.member("content", content)
-		w.member("display", r.Raw("display"))
-		w.member("details", r.Raw("details"))
-		w.member("timestamp", jsDateJSON(r.Raw("timestamp")))
-		return []json.RawMessage{w.bytes()}
+		var w edit.Object
+		w.Member("role", []byte(`"custom"`))
+		w.Member("customType", r.Raw("customType"))
+		w.Member("content", content)
+		w.Member("display", r.Raw("display"))
+		w.Member("details", r.Raw("details"))
+		w.Member("timestamp", jsDateJSON(r.Raw("timestamp")))
+		return []json.RawMessage{w.Bytes()}
 	case "branch_summary":
 		if !jsTruthy(r.Raw("summary")) {
 			return nil
 		}
-		var w objectWriter
-		w.member("role", []byte(`"branchSummary"`))
-		w.member("summary", r.Raw("summary"))
-		w.member("fromId", r.Raw("fromId"))
-		w.member("timestamp", jsDateJSON(r.Raw("timestamp")))
-		return []json.RawMessage{w.bytes()}
+		var w edit.Object
+		w.Member("role", []byte(`"branchSummary"`))
+		w.Member("summary", r.Raw("summary"))
+		w.Member("fromId", r.Raw("fromId"))
+		w.Member("timestamp", jsDateJSON(r.Raw("timestamp")))
+		return []json.RawMessage{w.Bytes()}
 	case "compaction":
 		var msgs []json.RawMessage
 		if sys := r.Raw("systemMessage"); jsTruthy(sys) {
@@ -253,9 +254,9 @@ func normalizeContent(m json.RawMessage) json.RawMessage {
 	}
 	switch t.StrOf(0, "role") {
 	case "system":
-		return setMember(t, 0, "content", []byte(`""`))
+		return setMember(t, "content", []byte(`""`))
 	case "user", "assistant", "toolResult":
-		return setMember(t, 0, "content", []byte(`[]`))
+		return setMember(t, "content", []byte(`[]`))
 	}
 	return m
 }
@@ -263,12 +264,12 @@ func normalizeContent(m json.RawMessage) json.RawMessage {
 // compactionSummary is the message a leading compaction puts after its
 // systemMessage.
 func compactionSummary(r *Record) json.RawMessage {
-	var w objectWriter
-	w.member("role", []byte(`"compactionSummary"`))
-	w.member("summary", r.Raw("summary"))
-	w.member("tokensBefore", r.Raw("tokensBefore"))
-	w.member("timestamp", jsDateJSON(r.Raw("timestamp")))
-	return w.bytes()
+	var w edit.Object
+	w.Member("role", []byte(`"compactionSummary"`))
+	w.Member("summary", r.Raw("summary"))
+	w.Member("tokensBefore", r.Raw("tokensBefore"))
+	w.Member("timestamp", jsDateJSON(r.Raw("timestamp")))
+	return w.Bytes()
 }
 
 // retainedTail returns a compaction's retainedTail messages (pi 1.6.0 does
@@ -351,15 +352,12 @@ func editContent(m, content json.RawMessage) json.RawMessage {
 	case "user", "custom":
 	case "assistant", "toolResult":
 		if s, ok := rawString(content); ok {
-			content = json.RawMessage(`[{"type":"text","text":` + string(jsonString(s)) + `}]`)
+			content = json.RawMessage(`[{"type":"text","text":` + string(edit.Quote(s)) + `}]`)
 		}
 	default:
 		return m
 	}
-	if content == nil {
-		return deleteMember(t, 0, "content")
-	}
-	return setMember(t, 0, "content", content)
+	return setMember(t, "content", content) // nil deletes it
 }
 
 // jsTruthy is JavaScript truthiness of a raw JSON value (absent =

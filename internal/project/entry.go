@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"slices"
 	"strconv"
 
+	"github.com/pisess/pisess/internal/edit"
 	"github.com/pisess/pisess/internal/parse"
 )
 
@@ -138,114 +138,21 @@ func (r *Record) Str(name string) string {
 // Member returns the node of the top-level member name (-1 when absent).
 func (r *Record) Member(name string) int { return r.Tape.Get(0, name) }
 
-// setMember returns a copy of the object on t at node obj with member key
-// set to val. The other members keep their order and bytes; a key that is
-// not there is appended at the end (where pi's JavaScript would add it).
-// Of duplicate keys the last is the one set, and the earlier ones go, as
-// JSON.parse keeps only the last.
-func setMember(t *parse.Tape, obj int, key string, val []byte) []byte {
-	return editMembers(t, obj, memberEdit{key, val})
-}
-
-// deleteMember returns a copy of the object at node obj without member
-// key (every occurrence); the other members keep their order and bytes.
-func deleteMember(t *parse.Tape, obj int, key string) []byte {
-	return editMembers(t, obj, memberEdit{key: key})
-}
-
-// memberEdit sets member key to val, or deletes it when val is nil.
-type memberEdit struct {
-	key string
-	val []byte
-}
-
-// editMembers returns a copy of the object at node obj with the edits made
-// as setMember and deleteMember make them one after the other, in one
-// pass: a member set takes the place of its last occurrence (the others
-// go), one that was absent comes last, in the order of the edits; a
-// member deleted goes. The copy is sized at once, so a long object is
-// written once, not grown.
-func editMembers(t *parse.Tape, obj int, edits ...memberEdit) []byte {
-	size := len(t.Raw(obj))
-	last := make([]int, len(edits))
-	for i, ed := range edits {
-		last[i] = t.Get(obj, ed.key)
-		size += len(ed.key) + len(ed.val) + 4
-	}
-	w := objectWriter{buf: make([]byte, 0, size)}
-	for k, v := range t.Members(obj) {
-		i := slices.IndexFunc(edits, func(ed memberEdit) bool { return t.KeyIs(k, ed.key) })
-		switch {
-		case i < 0:
-			w.rawMember(t.Raw(k), t.Raw(v))
-		case v == last[i]:
-			w.member(edits[i].key, edits[i].val)
-		}
-	}
-	for i, ed := range edits {
-		if last[i] < 0 {
-			w.member(ed.key, ed.val)
-		}
-	}
-	return w.bytes()
-}
-
-// absent reports whether none of the members the edits name is in the
-// record on t, and every edit sets one.
-func absent(t *parse.Tape, edits []memberEdit) bool {
-	for _, ed := range edits {
-		if ed.val == nil || t.Get(0, ed.key) >= 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// appendMembers appends the members the edits set to the object raw, in
-// its own bytes when it has room after them: raw must be the record's
-// own buffer, which no one else reads past its end.
-func appendMembers(raw []byte, edits []memberEdit) []byte {
-	end := bytes.LastIndexByte(raw, '}')
-	empty := len(bytes.TrimSpace(raw[1:end])) == 0
-	raw = raw[:end]
-	for _, ed := range edits {
-		if !empty {
-			raw = append(raw, ',')
-		}
-		empty = false
-		raw = append(append(append(raw, jsonString(ed.key)...), ':'), ed.val...)
-	}
-	return append(raw, '}')
-}
-
-// objectWriter writes a JSON object member by member, leaving out members
-// whose value is absent (nil), as JSON.stringify leaves out undefined.
-type objectWriter struct {
-	buf []byte
-	n   int
-}
-
-func (w *objectWriter) member(key string, value []byte) {
-	if value != nil {
-		w.rawMember(jsonString(key), value)
-	}
-}
-
-func (w *objectWriter) rawMember(key, value []byte) {
-	if w.n == 0 {
-		w.buf = append(w.buf, '{')
+// setMember returns the object on t with member key set to val, or
+// deleted when val is nil (JSON of undefined), as edit.Editor edits it:
+// the member JSON.parse reads gets the value where it stands, an absent
+// one is appended (where pi's JavaScript would add it), and every other
+// byte is kept.
+func setMember(t *parse.Tape, key string, val []byte) []byte {
+	var e edit.Editor
+	e.Reset(t)
+	if val == nil {
+		e.Delete(0, key)
 	} else {
-		w.buf = append(w.buf, ',')
+		e.Set(0, key, val)
 	}
-	w.n++
-	w.buf = append(append(append(w.buf, key...), ':'), value...)
-}
-
-func (w *objectWriter) bytes() json.RawMessage {
-	if w.n == 0 {
-		return json.RawMessage("{}")
-	}
-	return append(w.buf, '}')
+	b, _ := e.Bytes() // one member edit of an object cannot overlap
+	return b
 }
 
 // tapeOf builds a tape over a raw JSON object; ok is false when raw is
@@ -289,35 +196,6 @@ func firstByte(raw []byte) byte {
 		return c
 	}
 	return 0
-}
-
-// jsonString encodes s as a JSON string as JSON.stringify does (no HTML
-// escaping; \u escapes only for control characters).
-func jsonString(s string) []byte {
-	const hex = "0123456789abcdef"
-	b := make([]byte, 0, len(s)+2)
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c == '\n':
-			b = append(b, '\\', 'n')
-		case c == '\r':
-			b = append(b, '\\', 'r')
-		case c == '\t':
-			b = append(b, '\\', 't')
-		case c == '\b':
-			b = append(b, '\\', 'b')
-		case c == '\f':
-			b = append(b, '\\', 'f')
-		case c < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
-		default:
-			b = append(b, c)
-		}
-	}
-	return append(b, '"')
 }
 
 // jsKey returns a key under which two raw JSON values are equal exactly

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/pisess/pisess/internal/edit"
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/session"
@@ -425,7 +426,7 @@ func (ix *indexer) migrateV1(e *Entry, f *facts) (id, parentID string) {
 		if k := ix.records[i]; k != e.Index {
 			kept = ix.s.Entries[k].ID()
 		}
-		ix.s.firstKept[e.Index] = jsonString(kept)
+		ix.s.firstKept[e.Index] = edit.Quote(kept)
 	}
 	return id, parentID
 }
@@ -562,31 +563,35 @@ const migrateRoom = 64
 // role hookMessage renamed to custom (pi's migrateV2ToV3).
 func (s *Session) migrate(r *Record) {
 	e, t := r.Entry, &r.Tape
-	edit := func(edits ...memberEdit) {
-		_ = t.Build(editMembers(t, 0, edits...)) // editMembers wrote a valid object
-	}
+	var ed edit.Editor
+	ed.Reset(t)
 	if s.Header.Version == 1 {
 		parent := []byte("null")
 		if e.ParentID() != "" {
-			parent = jsonString(e.ParentID())
+			parent = edit.Quote(e.ParentID())
 		}
-		edits := []memberEdit{{"id", jsonString(e.ID())}, {"parentId", parent}}
+		ed.Set(0, "id", edit.Quote(e.ID()))
+		ed.Set(0, "parentId", parent)
 		if e.Type() == "compaction" && t.Get(0, "firstKeptEntryIndex") >= 0 {
-			edits = append(edits, memberEdit{key: "firstKeptEntryIndex"})
+			ed.Delete(0, "firstKeptEntryIndex")
 			if id, ok := s.firstKept[e.Index]; ok {
-				edits = append(edits, memberEdit{"firstKeptEntryId", id})
+				ed.Set(0, "firstKeptEntryId", id)
 			}
-		}
-		if r.own && absent(t, edits) {
-			_ = t.Build(appendMembers(t.Input(), edits)) // in place: a long record is not copied
-		} else {
-			edit(edits...)
 		}
 	}
 	msg := t.Get(0, "message")
 	if e.Type() == "message" && t.Kind(msg) == parse.KindObject && t.StrOf(msg, "role") == "hookMessage" {
-		var mt parse.Tape
-		_ = mt.Build(t.Raw(msg))
-		edit(memberEdit{"message", setMember(&mt, 0, "role", []byte(`"custom"`))})
+		ed.Set(msg, "role", []byte(`"custom"`))
 	}
+	if !ed.Changed() {
+		return
+	}
+	raw, ok := []byte(nil), false
+	if r.own {
+		raw, ok = ed.InPlace() // a long record is not copied
+	}
+	if !ok {
+		raw, _ = ed.Bytes() // member edits of distinct objects, none replaced: no overlap
+	}
+	_ = t.Build(raw) // the edits keep the object valid
 }

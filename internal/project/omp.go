@@ -15,6 +15,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/pisess/pisess/internal/edit"
 	"github.com/pisess/pisess/internal/parse"
 )
 
@@ -139,7 +140,7 @@ func (s *Session) ompSettings(path []*Entry) (Settings, error) {
 		}
 		t, msg := &r.Tape, r.Member("message")
 		inferred := jsTemplate(t.Raw(t.Get(msg, "provider"))) + "/" + jsTemplate(t.Raw(t.Get(msg, "model")))
-		models["default"] = jsonString(inferred)
+		models["default"] = edit.Quote(inferred)
 	}
 	for role, model := range models {
 		st.Models = append(st.Models, RoleModel{Role: role, Model: model})
@@ -170,7 +171,7 @@ func splitModel(raw json.RawMessage) *Model {
 		return &Model{ModelID: raw}
 	}
 	if i := strings.IndexByte(s, '/'); i > 0 {
-		return &Model{Provider: jsonString(s[:i]), ModelID: jsonString(s[i+1:])}
+		return &Model{Provider: edit.Quote(s[:i]), ModelID: edit.Quote(s[i+1:])}
 	}
 	return &Model{ModelID: raw}
 }
@@ -291,12 +292,12 @@ func (b *ompBuilder) append(e *Entry) error {
 		}
 	case "branch_summary":
 		if jsTruthy(r.Raw("summary")) {
-			var w objectWriter
-			w.member("role", []byte(`"branchSummary"`))
-			w.member("summary", r.Raw("summary"))
-			w.member("fromId", r.Raw("fromId"))
-			w.member("timestamp", jsDateJSON(r.Raw("timestamp")))
-			b.push(w.bytes(), e)
+			var w edit.Object
+			w.Member("role", []byte(`"branchSummary"`))
+			w.Member("summary", r.Raw("summary"))
+			w.Member("fromId", r.Raw("fromId"))
+			w.Member("timestamp", jsDateJSON(r.Raw("timestamp")))
+			b.push(w.Bytes(), e)
 		}
 	}
 	return nil
@@ -347,17 +348,17 @@ func indexOfID(entries []*Entry, id string, present bool) int {
 // ompCompactionSummary is omp's createCompactionSummaryMessage for the
 // latest compaction.
 func ompCompactionSummary(r *Record, providerPayload json.RawMessage) json.RawMessage {
-	var w objectWriter
-	w.member("role", []byte(`"compactionSummary"`))
-	w.member("summary", r.Raw("summary"))
-	w.member("shortSummary", r.Raw("shortSummary"))
-	w.member("tokensBefore", r.Raw("tokensBefore"))
-	w.member("tokensAfter", r.Raw("tokensAfter"))
-	w.member("method", r.Raw("method"))
-	w.member("providerPayload", providerPayload)
-	w.member("warning", r.Raw("warning"))
-	w.member("timestamp", jsDateJSON(r.Raw("timestamp")))
-	return w.bytes()
+	var w edit.Object
+	w.Member("role", []byte(`"compactionSummary"`))
+	w.Member("summary", r.Raw("summary"))
+	w.Member("shortSummary", r.Raw("shortSummary"))
+	w.Member("tokensBefore", r.Raw("tokensBefore"))
+	w.Member("tokensAfter", r.Raw("tokensAfter"))
+	w.Member("method", r.Raw("method"))
+	w.Member("providerPayload", providerPayload)
+	w.Member("warning", r.Raw("warning"))
+	w.Member("timestamp", jsDateJSON(r.Raw("timestamp")))
+	return w.Bytes()
 }
 
 // openAIRemotePayload is omp's getOpenAiRemoteCompactionPayload: the
@@ -378,11 +379,11 @@ func openAIRemotePayload(r *Record) json.RawMessage {
 			return nil
 		}
 	}
-	var w objectWriter
-	w.member("type", []byte(`"openaiResponsesHistory"`))
-	w.member("provider", jsonString(provider))
-	w.member("items", copyRaw(t.Raw(history)))
-	return w.bytes()
+	var w edit.Object
+	w.Member("type", []byte(`"openaiResponsesHistory"`))
+	w.Member("provider", edit.Quote(provider))
+	w.Member("items", copyRaw(t.Raw(history)))
+	return w.Bytes()
 }
 
 // ompCustomMessage is omp's customMessageEntryMessage, nil when omp leaves
@@ -399,7 +400,7 @@ func ompCustomMessage(r *Record) json.RawMessage {
 	}
 	customType := r.Raw("customType")
 	if s, ok := rawString(customType); !ok || s == "" {
-		customType = jsonString(defaultCustomType)
+		customType = edit.Quote(defaultCustomType)
 	}
 	display := r.Raw("display")
 	if k := r.Tape.Kind(r.Member("display")); k != parse.KindTrue && k != parse.KindFalse {
@@ -412,15 +413,15 @@ func ompCustomMessage(r *Record) json.RawMessage {
 			attribution = json.RawMessage(`"user"`)
 		}
 	}
-	var w objectWriter
-	w.member("role", []byte(`"custom"`))
-	w.member("customType", customType)
-	w.member("content", content)
-	w.member("display", display)
-	w.member("details", r.Raw("details"))
-	w.member("attribution", attribution)
-	w.member("timestamp", jsDateJSON(r.Raw("timestamp")))
-	return w.bytes()
+	var w edit.Object
+	w.Member("role", []byte(`"custom"`))
+	w.Member("customType", customType)
+	w.Member("content", content)
+	w.Member("display", display)
+	w.Member("details", r.Raw("details"))
+	w.Member("attribution", attribution)
+	w.Member("timestamp", jsDateJSON(r.Raw("timestamp")))
+	return w.Bytes()
 }
 
 // retryRecovery reports whether an assistant message is marked as a retry
@@ -526,7 +527,9 @@ func stripDanglingCalls(msgs []ompMessage) []ompMessage {
 			}
 			block := t.Raw(el)
 			if t.StrOf(el, "type") == "thinking" && jsTruthy(t.Raw(t.Get(el, "thinkingSignature"))) {
-				block = deleteMember(t, el, "thinkingSignature")
+				var bt parse.Tape
+				_ = bt.Build(block) // an element of t: an object
+				block = setMember(&bt, "thinkingSignature", nil)
 			}
 			blocks = append(blocks, block)
 		}
@@ -534,7 +537,7 @@ func stripDanglingCalls(msgs []ompMessage) []ompMessage {
 			continue
 		}
 		arr := append([]byte{'['}, bytes.Join(blocks, []byte{','})...)
-		m.raw = setMember(t, 0, "content", append(arr, ']'))
+		m.raw = setMember(t, "content", append(arr, ']'))
 		out = append(out, m)
 	}
 	return out

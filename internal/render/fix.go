@@ -49,6 +49,8 @@ func (p Fixes) Result(r FixResult) {
 	}
 	var detail []string
 	switch {
+	case r.RewriteStats != nil:
+		detail = append(detail, rewriteDetail(r.RewriteStats)...)
 	case r.Output != "":
 		detail = append(detail, fmt.Sprintf("%s, session %s", Plural(r.Entries, "entry", "entries"), r.Session))
 	case r.Header != nil:
@@ -71,6 +73,9 @@ func (p Fixes) Result(r FixResult) {
 		fmt.Fprintf(p.Out, "  + %s %s%s: %s\n", a.ID, a.Type, addedTarget(a), Safe(a.Why))
 	}
 	p.over(r.Over)
+	if r.RewriteStats != nil {
+		p.removed(r.RewriteStats)
+	}
 	if r.TokensBefore != nil && r.TokensAfter != nil {
 		fmt.Fprintf(p.Out, "  context ≈ %s tokens → ≈ %s tokens\n", Count(int64(*r.TokensBefore)), Count(int64(*r.TokensAfter)))
 	}
@@ -101,6 +106,9 @@ func nothingWhy(command string, r FixResult) string {
 	case "unstick":
 		return "the context of leaf " + Safe(r.Leaf) + " pairs every tool call with its result"
 	case "slim":
+		if r.RewriteStats != nil {
+			return rewriteNothingWhy(r.RewriteStats)
+		}
 		return slimNothingWhy(r)
 	case "recover-header":
 		return fmt.Sprintf("line %d is a session header", max(r.HeaderLine, 1))
@@ -121,4 +129,39 @@ func slimNothingWhy(r FixResult) string {
 		return "1 message" + ctx + " stays over the limit; slim cannot make it smaller"
 	}
 	return Plural(len(r.Over), "message", "messages") + ctx + " stay over the limit; slim cannot make them smaller"
+}
+
+// rewriteDetail is what slim --rewrite did, in the result line: blocks
+// removed, entries dropped, the file's size before and after.
+func rewriteDetail(st *fix.RewriteStats) []string {
+	d := []string{Plural(st.BlocksRemoved, "block", "blocks") + " removed"}
+	if len(st.DropCustom) > 0 {
+		d = append(d, Plural(st.CustomDropped, "custom entry", "custom entries")+" dropped")
+	}
+	return append(d, Bytes(st.BytesBefore)+" → "+Bytes(st.BytesAfter))
+}
+
+// removed writes a line per kind of block slim --rewrite removed.
+func (p Fixes) removed(st *fix.RewriteStats) {
+	for _, r := range st.Removed {
+		kind := string(r.Kind)
+		if r.MIMEType != "" {
+			kind = Safe(r.MIMEType)
+		}
+		fmt.Fprintf(p.Out, "  - %s: %s, %s\n", kind, Plural(r.Blocks, "block", "blocks"), Bytes(r.Bytes))
+	}
+	if st.CustomDropped > 0 {
+		fmt.Fprintf(p.Out, "  - custom entries: %s, %s (%s re-parented)\n", Count(int64(st.CustomDropped)), Bytes(st.CustomBytes), Plural(st.Reparented, "entry", "entries"))
+	}
+}
+
+func rewriteNothingWhy(st *fix.RewriteStats) string {
+	why := "no content block is over the limit"
+	if st.Placeholders > 0 {
+		why += "; " + Plural(st.Placeholders, "block was", "blocks were") + " removed before"
+	}
+	if len(st.DropCustom) > 0 {
+		why += ", no custom entry is superseded"
+	}
+	return why
 }

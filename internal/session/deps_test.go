@@ -18,6 +18,7 @@ func TestDependenciesOneWay(t *testing.T) {
 	}
 	const mod = "github.com/pisess/pisess/internal/"
 	forbidden := map[string][]string{
+		"edit":     {"session", "validate", "project", "migrate", "render", "audit", "fix", "export", "cli"},
 		"parse":    {"session", "validate", "project", "migrate", "render", "audit", "fix", "cli"},
 		"session":  {"validate", "project", "migrate", "render", "audit", "fix", "cli"},
 		"validate": {"project", "migrate", "render", "fix", "cli"},

@@ -1,0 +1,397 @@
+package fix
+
+import (
+	"bufio"
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/pisess/pisess/internal/edit"
+	"github.com/pisess/pisess/internal/finding"
+	"github.com/pisess/pisess/internal/migrate"
+	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/validate"
+)
+
+// Removed is what slim --rewrite removed of one kind of block (images by
+// MIME type).
+type Removed struct {
+	Kind     BlockKind `json:"kind"`
+	MIMEType string    `json:"mimeType,omitempty"`
+	Blocks   int       `json:"blocks"`
+	Bytes    int64     `json:"bytes"` // as written in the file
+	Saved    int64     `json:"saved"` // Bytes less the placeholders' bytes
+}
+
+// RewriteStats is what slim --rewrite did to a file (in the `--format
+// json` object, beside file, action and backup).
+type RewriteStats struct {
+	BytesBefore   int64     `json:"bytesBefore"`
+	BytesAfter    int64     `json:"bytesAfter"`
+	BlocksRemoved int       `json:"blocksRemoved"`
+	Removed       []Removed `json:"removed"`
+	// Placeholders counts the blocks that are already placeholders (an
+	// earlier run's): left as they are.
+	Placeholders  int      `json:"placeholders"`
+	DropCustom    []string `json:"dropCustom,omitempty"`
+	CustomDropped int      `json:"customDropped"`
+	CustomBytes   int64    `json:"customBytes"` // the dropped entries' lines
+	Reparented    int      `json:"reparented"`  // entries whose parentId now names a dropped entry's ancestor
+}
+
+// SlimRewriteFile is `slim --rewrite`: it replaces every content block
+// (Blocks) larger than opts.MaxBytes, in every entry of the file (all
+// branches), by a short text placeholder (PlaceholderText), and with
+// opts.DropCustom drops the superseded custom entries of those types
+// (dropPlan). Every other byte of the file stays as it was: lines without
+// an edit are copied verbatim, an edited line keeps its keys, their order
+// and every value but the replaced ones.
+//
+// The original must be kept: opts.Backup (FILE.bak) rewrites the file in
+// place with the safe rewrite protocol (migrate.Rewrite); opts.Output
+// writes a new file and leaves the source alone. A file with errors, a
+// torn or corrupt line, before version 3 or of oh-my-pi is refused and left
+// as it is; the result is validated before it replaces anything. Memory is
+// the current line: a block's placeholder is computed from its span in the
+// line.
+func SlimRewriteFile(fsys migrate.FS, path string, opts Options) (Report, error) {
+	if !opts.Backup && opts.Output == "" {
+		return Report{File: path, Action: "refused"}, ErrNoPlaceForOriginal
+	}
+	g := &slimRewriter{opts: opts, name: path}
+	var (
+		out migrate.Outcome
+		err error
+	)
+	if opts.Output != "" {
+		out, err = g.toNewFile(fsys, path)
+	} else {
+		out, err = migrate.Rewrite(fsys, path, migrate.RewriteOptions{BackupSuffix: BackupSuffix, DryRun: opts.DryRun,
+			Verify: g.verifier(), Temps: opts.Temps}, g.generate)
+	}
+	done := out.Written || opts.DryRun && out.Changed // a failed rename replaced nothing
+	r := Report{File: cmp.Or(out.Path, path), Action: action("slim", done, opts.DryRun)}
+	if done {
+		r.Output = opts.Output
+	}
+	if g.done {
+		r.RewriteStats = &g.stats
+	}
+	if out.Backup != "" && (out.Written || opts.DryRun) {
+		r.Backup = &out.Backup
+	}
+	return r, err
+}
+
+// ErrNoPlaceForOriginal is slim --rewrite without --backup or --output: the
+// removed content would be lost (a usage error).
+var ErrNoPlaceForOriginal = errors.New("slim --rewrite removes content from the file: keep the original with --backup (FILE.bak) or write the result elsewhere with --output NEW")
+
+// slimRewriter is one slim --rewrite: the generator of the new file and
+// what it did.
+type slimRewriter struct {
+	opts  Options
+	name  string
+	drop  *dropPlan
+	stats RewriteStats
+	done  bool // stats describe a complete generation
+	t     parse.Tape
+	ed    edit.Editor
+}
+
+func (g *slimRewriter) verifier() migrate.VerifyFunc {
+	return verifier(g.opts.Validate, func(f finding.Finding) bool {
+		return f.Severity == finding.Error || f.Code == finding.PartialTail
+	})
+}
+
+// toNewFile writes the result to opts.Output, created exclusively (the
+// source is only read); nothing is created when nothing would change. A
+// dry run produces it in a spool, as Rewrite's does.
+func (g *slimRewriter) toNewFile(fsys migrate.FS, path string) (migrate.Outcome, error) {
+	if _, err := fsys.Lstat(g.opts.Output); err == nil {
+		return migrate.Outcome{}, &migrate.Error{Code: migrate.CreateFailed, Path: g.opts.Output, Err: errAlreadyExists}
+	}
+	if g.opts.DryRun {
+		return migrate.Rewrite(fsys, path, migrate.RewriteOptions{DryRun: true, Verify: g.verifier()}, g.generate)
+	}
+	src, err := fsys.Open(path)
+	if err != nil {
+		return migrate.Outcome{}, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
+	}
+	defer src.Close()
+	info, err := src.Stat()
+	if err != nil {
+		return migrate.Outcome{}, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
+	}
+	var in io.ReadSeeker = src
+	if at, ok := src.(io.ReaderAt); ok {
+		in = io.NewSectionReader(at, 0, info.Size()) // the file as it was opened: lines pi appends meanwhile are not half read
+	}
+	out := migrate.Outcome{Path: path}
+	err = createFile(fsys, g.opts.Output, info.Mode().Perm(), g.opts.Temps, func(w io.Writer, name string) error {
+		if err := g.generate(in, w); err != nil {
+			return err
+		}
+		if g.stats.BlocksRemoved+g.stats.CustomDropped == 0 {
+			return errNothingToDo
+		}
+		f := w.(migrate.File)
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return &migrate.Error{Code: migrate.ReadFailed, Path: g.opts.Output, Err: err}
+		}
+		if err := g.verifier()(g.name, bufio.NewReaderSize(f, 1<<20)); err != nil {
+			return &migrate.Error{Code: migrate.VerifyFailed, Err: err}
+		}
+		return nil
+	})
+	var e *migrate.Error
+	if errors.As(err, &e) && errors.Is(e.Err, errNothingToDo) {
+		return out, nil
+	}
+	out.Changed, out.Written = err == nil, err == nil
+	return out, err
+}
+
+var errNothingToDo = errors.New("nothing to do")
+
+// generate is the migrate.Generator: it checks the header, plans the
+// drops, then copies the file line by line with the blocks replaced. The
+// file is checked through what is written, not by a pass of its own: the
+// new lines are validated as they are written (the lines copied are the
+// file's, and no edit touches what a check looks at but the blocks it
+// replaces), and only when they fail is the file itself validated, to
+// say why (a file with errors is refused as every repair refuses it).
+func (g *slimRewriter) generate(in io.ReadSeeker, out io.Writer) error {
+	g.stats, g.done = RewriteStats{DropCustom: g.opts.DropCustom, Removed: []Removed{}}, false
+	if err := g.checkHeader(in); err != nil {
+		return err
+	}
+	pr, pw := io.Pipe()
+	verdict := make(chan error, 1)
+	go func() {
+		err := g.verifier()(g.name, pr)
+		io.Copy(io.Discard, pr) // whatever the check left unread: the writer never blocks
+		verdict <- err
+	}()
+	err := g.write(in, io.MultiWriter(out, pw))
+	pw.Close()
+	bad := <-verdict
+	switch {
+	case err != nil:
+		return err
+	case bad != nil:
+		if refusal := g.checkFile(in); refusal != nil {
+			return refusal
+		}
+		return &migrate.Error{Code: migrate.VerifyFailed, Err: bad}
+	}
+	g.done = true
+	return nil
+}
+
+// checkHeader refuses a file before version 3 or of oh-my-pi (what
+// PeekVersion refuses about a header, too) and rewinds in.
+func (g *slimRewriter) checkHeader(in io.ReadSeeker) error {
+	if _, err := in.Seek(0, io.SeekStart); err != nil { // a second generation (createFile without hard links) starts over
+		return &migrate.Error{Code: migrate.ReadFailed, Err: err}
+	}
+	version, err := migrate.PeekVersion(in, g.opts.Validate.Limits)
+	if err != nil {
+		return err
+	}
+	if version < project.CurrentVersion {
+		return &migrate.Error{Code: migrate.Unsupported, Err: fmt.Errorf("version %d: bring it to version 3 first (pisess migrate --backup)", version)}
+	}
+	prefix := make([]byte, 64<<10)
+	if _, err := in.Seek(0, io.SeekStart); err != nil {
+		return &migrate.Error{Code: migrate.ReadFailed, Err: err}
+	}
+	n, err := io.ReadFull(in, prefix)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return &migrate.Error{Code: migrate.ReadFailed, Err: err}
+	}
+	if parse.SniffDialect(prefix[:n]) == parse.Omp {
+		return &migrate.Error{Code: migrate.Unsupported, Err: errors.New("an oh-my-pi session: slim --rewrite is checked against pi 1.6.0's loader only; left untouched")}
+	}
+	return nil
+}
+
+// checkFile validates the file as every repair does (no error finding, no
+// torn line) and returns why it is refused, if it is.
+func (g *slimRewriter) checkFile(in io.ReadSeeker) error {
+	if _, err := in.Seek(0, io.SeekStart); err != nil {
+		return &migrate.Error{Code: migrate.ReadFailed, Err: err}
+	}
+	rep, err := validate.Stream(g.name, in, g.opts.Validate)
+	if err != nil {
+		return err
+	}
+	return usable(rep)
+}
+
+// write plans the drops and writes the new file from in.
+func (g *slimRewriter) write(in io.ReadSeeker, out io.Writer) error {
+	if len(g.opts.DropCustom) > 0 {
+		if _, err := in.Seek(0, io.SeekStart); err != nil {
+			return &migrate.Error{Code: migrate.ReadFailed, Err: err}
+		}
+		var err error
+		if g.drop, err = planDrops(in, g.opts.Validate.Limits, g.opts.DropCustom); err != nil {
+			return &migrate.Error{Code: migrate.ReadFailed, Err: err}
+		}
+	}
+	if _, err := in.Seek(0, io.SeekStart); err != nil {
+		return &migrate.Error{Code: migrate.ReadFailed, Err: err}
+	}
+	cw := &countingWriter{w: out}
+	bw := bufio.NewWriterSize(cw, 1<<20)
+	rd := parse.NewReader(in, g.opts.Validate.Limits)
+	rd.DeferClassify()
+	var cls parse.Classifier
+	entry := -1 // the header is record -1
+	for rd.Next() {
+		l := rd.Line()
+		span, ok := objectLine(&g.t, &cls, l)
+		if !ok {
+			if err := copyBlank(bw, l); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := g.line(bw, l, span, entry); err != nil {
+			return err
+		}
+		entry++
+	}
+	if err := rd.Err(); err != nil {
+		return &migrate.Error{Code: migrate.ReadFailed, Err: err}
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	g.stats.BytesBefore, g.stats.BytesAfter = rd.BytesRead(), cw.n
+	slices.SortStableFunc(g.stats.Removed, func(a, b Removed) int { return cmp.Compare(b.Bytes, a.Bytes) })
+	return nil
+}
+
+// line writes one object line: the header and lines without an edit as
+// they are, a dropped entry not at all, an edited one with its edits.
+func (g *slimRewriter) line(w *bufio.Writer, l *parse.Line, span [2]int, entry int) error {
+	if entry < 0 {
+		return copyLine(w, l)
+	}
+	if g.drop.drops(entry) {
+		g.stats.CustomDropped++
+		g.stats.CustomBytes += l.Size
+		return nil
+	}
+	g.ed.Reset(&g.t)
+	if parent, ok := g.drop.newParent(entry); ok {
+		g.ed.Set(0, "parentId", parent)
+		g.stats.Reparented++
+	}
+	id := ""
+	for b := range Blocks(&g.t) {
+		if b.Placeholder {
+			g.stats.Placeholders++
+			continue
+		}
+		if b.Bytes <= g.opts.MaxBytes {
+			continue
+		}
+		if id == "" {
+			id = g.t.StrOf(0, "id")
+		}
+		value := placeholderValue(b, PlaceholderText(b, DigestOf(&g.t, b), id))
+		g.ed.Replace(b.Node, value)
+		g.stats.count(b, int64(len(value)))
+	}
+	if !g.ed.Changed() {
+		return copyLine(w, l)
+	}
+	w.Write(l.Raw[:span[0]])
+	if _, err := g.ed.WriteTo(w); err != nil {
+		return err
+	}
+	w.Write(l.Raw[span[1]:])
+	_, err := w.Write(terminator(l))
+	return err
+}
+
+// objectLine lays the object of line l (read with DeferClassify) on t and
+// returns its span; false when the line holds no single object (it is
+// copied as it is: blank lines are all a checked file can have).
+func objectLine(t *parse.Tape, cls *parse.Classifier, l *parse.Line) ([2]int, bool) {
+	if span, ok := t.Line(l.Raw); ok {
+		return span, true // the fast path: one object, built
+	}
+	l.Classify(cls)
+	if l.Class != parse.Object || t.Build(l.Object(0)) != nil {
+		return [2]int{}, false
+	}
+	return l.Objects[0], true
+}
+
+// count adds a removed block to the figures of its kind.
+func (s *RewriteStats) count(b Block, placeholder int64) {
+	s.BlocksRemoved++
+	i := slices.IndexFunc(s.Removed, func(r Removed) bool { return r.Kind == b.Kind && r.MIMEType == b.MIME })
+	if i < 0 {
+		i = len(s.Removed)
+		s.Removed = append(s.Removed, Removed{Kind: b.Kind, MIMEType: b.MIME})
+	}
+	r := &s.Removed[i]
+	r.Blocks++
+	r.Bytes += b.Bytes
+	r.Saved += b.Bytes - placeholder
+}
+
+// copyBlank copies a blank line (pi skips it), and refuses any other line
+// that holds no object: the file is damaged (a torn or corrupt line, one
+// too long to read), and the rewrite would lose it.
+func copyBlank(w *bufio.Writer, l *parse.Line) error {
+	if l.Class == parse.Blank {
+		return copyLine(w, l)
+	}
+	f, ok := l.Finding()
+	if !ok {
+		f = finding.Errorf(finding.InvalidJSON, l.Num, "the line holds no JSON object")
+	}
+	return &migrate.Error{Code: migrate.RefusedCorrupt, Line: l.Num, Finding: &f, Err: errors.New("run pisess repair --backup first")}
+}
+
+// copyLine writes line l exactly as it is in the file.
+func copyLine(w *bufio.Writer, l *parse.Line) error {
+	if l.BOM {
+		w.WriteString("\ufeff")
+	}
+	w.Write(l.Raw)
+	_, err := w.Write(terminator(l))
+	return err
+}
+
+func terminator(l *parse.Line) []byte {
+	switch {
+	case l.CRLF:
+		return []byte("\r\n")
+	case l.Newline:
+		return []byte("\n")
+	}
+	return nil
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
