@@ -53,7 +53,7 @@ var flagValues = map[string]map[string]string{
 	"slim":           {"format": "json", "max-bytes": "64KiB", "output": "slim.jsonl", "drop-custom": "todo-state"},
 	"fork":           {"format": "json", "output": "fork.jsonl"},
 	"recover-header": {"format": "json", "id": "s1", "cwd": "/tmp"},
-	"du":             {"format": "json"},
+	"du":             {"format": "json", "max-bytes": "64KiB"},
 	"audit":          {"format": "json", "by": "model", "sort": "size", "order": "desc", "since": "2026-01-01", "until": "2026-12-31", "tz": "UTC"},
 }
 

@@ -18,6 +18,7 @@ func (c *CLI) duCommand() *cli.Command {
 		append(limitFlags(),
 			formatFlag("table or json (one object per row: file, kind, name, entries, bytes)", "table", "json"),
 			&cli.BoolFlag{Name: "summary", Usage: "the totals of all files only"},
+			sizeFlag("max-bytes", 0, "also say what `slim --rewrite --max-bytes` this size would take off each row (0: not)"),
 			&cli.IntFlag{Name: "width", Usage: "cut names to fit `N` columns; 0 never cuts", DefaultText: "the terminal's width; never cut when stdout is not a terminal"},
 			jobsFlag(),
 		), c.runDU)
@@ -25,13 +26,15 @@ func (c *CLI) duCommand() *cli.Command {
 kinds type, blank, torn and invalid charge whole lines and add up to the
 file; role, customType and tool charge the lines of those entries again,
 toolCall the arguments of tool calls and image the base64 data of image
-blocks (docs/cli.md says exactly what each row counts). Files come largest
+blocks (docs/cli.md says exactly what each row counts). --max-bytes N adds
+what slim --rewrite --max-bytes N would take off each row. Files come largest
 first, rows largest first within their kind; with more than one file the
 totals follow. Exit 0, or 2 when a file cannot be read.
 
 Examples:
    pisess du                                     # every session pi keeps
    pisess du f.jsonl
+   pisess du --max-bytes 64KiB f.jsonl             # what slim --rewrite would leave
    pisess du --format json DIR | jq -r 'select(.kind=="image") | "\(.bytes) \(.file)"'`
 	return cmd
 }
@@ -41,12 +44,16 @@ func (c *CLI) runDU(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	opt := render.DUOptions{Format: ctx.String("format"), Summary: ctx.Bool("summary")}
+	maxBytes := sizeOf(ctx, "max-bytes")
+	if maxBytes < 0 {
+		return usageErrorf("--max-bytes must be 0 or more")
+	}
+	opt := render.DUOptions{Format: ctx.String("format"), Summary: ctx.Bool("summary"), Shrink: maxBytes > 0}
 	if opt.Width, err = c.duWidth(ctx); err != nil {
 		return err
 	}
 	targets := c.targets
-	opts := du.Options{Limits: lim, Workers: workersPerFile(jobs(ctx), len(targets))}
+	opts := du.Options{Limits: lim, Workers: workersPerFile(jobs(ctx), len(targets)), MaxBytes: maxBytes}
 	var files []*du.Usage
 	unreadable := 0
 	ordered(len(targets), jobs(ctx), func(i int) duOutcome {

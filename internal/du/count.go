@@ -7,12 +7,14 @@ import (
 
 // counter counts the lines of batches into its tally, one worker's.
 type counter struct {
-	tally tally
-	tape  parse.Tape
-	cls   parse.Classifier
+	tally    tally
+	tape     parse.Tape
+	cls      parse.Classifier
+	maxBytes int64  // > 0: count what slim --rewrite would remove
+	rows     rowsOf // the rows the entry being counted was charged to
 }
 
-func newCounter() *counter { return &counter{tally: tally{}} }
+func newCounter(maxBytes int64) *counter { return &counter{tally: tally{}, maxBytes: maxBytes} }
 
 func (c *counter) count(b *batch) {
 	for i := range b.items {
@@ -84,15 +86,20 @@ func (c *counter) entry(size int64) {
 	}
 	name := c.name(typ)
 	c.tally.add(KindType, name, size, 1)
+	c.rows = rowsOf{typ: name}
 	switch name {
 	case "message":
 		if t.Kind(msg) == parse.KindObject {
 			c.message(msg, size)
 		}
 	case "custom", "custom_message":
-		c.tally.add(KindCustomType, c.name(custom), size, 1)
+		c.rows.custom, c.rows.hasCustom = c.name(custom), true
+		c.tally.add(KindCustomType, c.rows.custom, size, 1)
 	}
 	c.images()
+	if c.maxBytes > 0 {
+		c.shrink()
+	}
 }
 
 // message counts message object msg of a line of size bytes: its role,
@@ -114,9 +121,11 @@ func (c *counter) message(msg int, size int64) {
 	}
 	name := c.name(role)
 	c.tally.add(KindRole, name, size, 1)
+	c.rows.role, c.rows.hasRole = name, true
 	switch name {
 	case "toolResult":
-		c.tally.add(KindTool, c.name(tool), c.bytes(content)+c.bytes(details), 1)
+		c.rows.tool, c.rows.hasTool = c.name(tool), true
+		c.tally.add(KindTool, c.rows.tool, c.bytes(content)+c.bytes(details), 1)
 	case "assistant":
 		c.toolCalls(content)
 	}

@@ -60,6 +60,10 @@ type Row struct {
 	Name    string
 	Entries int64
 	Bytes   int64
+	// Shrink is what slim --rewrite --max-bytes would take off these
+	// bytes (Options.MaxBytes; 0 without it): the blocks it would replace,
+	// less their placeholders.
+	Shrink int64
 }
 
 // Usage is where one file's bytes are (or, from Sum, many files').
@@ -74,6 +78,9 @@ type Usage struct {
 type Options struct {
 	Limits  parse.Limits
 	Workers int // goroutines counting the lines of one file (0 or 1: inline)
+	// MaxBytes > 0 also counts what `slim --rewrite --max-bytes MaxBytes`
+	// would remove (Row.Shrink).
+	MaxBytes int64
 }
 
 // IOError is a file that could not be read.
@@ -119,7 +126,7 @@ func File(path string, opts Options) (*Usage, error) {
 func Stream(name string, r io.Reader, opts Options) (*Usage, error) {
 	rd := parse.NewReader(r, opts.Limits)
 	rd.DeferClassify()
-	p := newPipeline(max(opts.Workers, 1))
+	p := newPipeline(max(opts.Workers, 1), opts.MaxBytes)
 	for rd.Next() {
 		p.submit(rd)
 	}
@@ -142,6 +149,7 @@ func Sum(name string, us []*Usage) *Usage {
 		s.Files += u.Files
 		for _, r := range u.Rows {
 			t.add(r.Kind, r.Name, r.Bytes, r.Entries)
+			t.shrink(r.Kind, r.Name, r.Shrink)
 		}
 	}
 	s.Rows = t.rows()
@@ -155,7 +163,7 @@ type key struct {
 	name string
 }
 
-type count struct{ entries, bytes int64 }
+type count struct{ entries, bytes, shrink int64 }
 
 // tally is the rows of one worker, or of a file.
 type tally map[key]*count
@@ -174,9 +182,20 @@ func (t tally) add(kind Kind, name string, bytes, n int64) {
 	c.bytes += bytes
 }
 
+// shrink charges what slim --rewrite would remove to the row (kind,
+// name), which the line's counting made already.
+func (t tally) shrink(kind Kind, name string, bytes int64) {
+	if bytes == 0 {
+		return
+	}
+	t.add(kind, name, 0, 0)
+	t[key{kind, name}].shrink += bytes
+}
+
 func (t tally) merge(o tally) {
 	for k, c := range o {
 		t.add(k.kind, k.name, c.bytes, c.entries)
+		t.shrink(k.kind, k.name, c.shrink)
 	}
 }
 
@@ -189,7 +208,7 @@ func (t tally) rows() []Row {
 	}
 	rows := make([]Row, 0, len(t))
 	for k, c := range t {
-		rows = append(rows, Row{Kind: k.kind, Name: k.name, Entries: c.entries, Bytes: c.bytes})
+		rows = append(rows, Row{Kind: k.kind, Name: k.name, Entries: c.entries, Bytes: c.bytes, Shrink: c.shrink})
 	}
 	slices.SortFunc(rows, func(a, b Row) int {
 		return cmp.Or(cmp.Compare(rank[a.Kind], rank[b.Kind]), cmp.Compare(b.Bytes, a.Bytes), cmp.Compare(a.Name, b.Name))
@@ -234,17 +253,17 @@ type pipeline struct {
 	lines   int64
 }
 
-func newPipeline(workers int) *pipeline {
+func newPipeline(workers int, maxBytes int64) *pipeline {
 	p := &pipeline{cur: &batch{arena: make([]byte, 0, batchBytes)}}
 	if workers == 1 {
-		p.inline = newCounter()
+		p.inline = newCounter(maxBytes)
 		return p
 	}
 	p.work = make(chan *batch, 2*workers)
 	p.free = make(chan *batch, 3*workers+1)
 	p.tallies = make([]tally, workers)
 	for i := range workers {
-		c := newCounter()
+		c := newCounter(maxBytes)
 		p.tallies[i] = c.tally
 		p.wg.Go(func() {
 			for b := range p.work {

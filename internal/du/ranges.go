@@ -53,7 +53,7 @@ func countRanges(f *os.File, size int64, opts Options) (*rangeResult, error) {
 	for w := range opts.Workers {
 		wg.Go(func() {
 			r := &results[w]
-			c := newCounter()
+			c := newCounter(opts.MaxBytes)
 			for i := range next {
 				if errs[w] == nil {
 					errs[w] = r.count(c, f, bounds[i], bounds[i+1], bounds[i+1] == size, opts.Limits)
@@ -78,7 +78,7 @@ func countRanges(f *os.File, size int64, opts Options) (*rangeResult, error) {
 		all.long = append(all.long, r.long...)
 	}
 	slices.SortFunc(all.long, func(a, b longLine) int { return cmp.Compare(a.offset, b.offset) })
-	return all, countLong(all.tally, f, all.long, opts.Limits)
+	return all, countLong(all.tally, f, all.long, opts)
 }
 
 // count counts the lines of f in [start, end) into c; last says the range
@@ -107,8 +107,9 @@ func (r *rangeResult) count(c *counter, f *os.File, start, end int64, last bool,
 }
 
 // countLong counts the long lines, one at a time, into t.
-func countLong(t tally, f *os.File, long []longLine, lim parse.Limits) error {
-	c := &counter{tally: t}
+func countLong(t tally, f *os.File, long []longLine, opts Options) error {
+	c := &counter{tally: t, maxBytes: opts.MaxBytes}
+	lim := opts.Limits
 	lim.MaxFileBytes = 0
 	for _, l := range long {
 		rd := parse.NewReader(section(f, l.offset, l.offset+l.size), lim)

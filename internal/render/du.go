@@ -18,6 +18,7 @@ type DUOptions struct {
 	Format  string // table or json
 	Summary bool   // totals only
 	Width   int    // of the tables; 0: no limit (names are never cut)
+	Shrink  bool   // --max-bytes: what slim --rewrite would take off each row
 }
 
 // DU writes the usage of each file (in the order given) and, when there
@@ -42,13 +43,13 @@ func DU(w io.Writer, files []*du.Usage, total *du.Usage, opt DUOptions) error {
 func duUsage(w *bufio.Writer, u *du.Usage, total bool, opt DUOptions) error {
 	if opt.Format == "json" {
 		for _, r := range u.Rows {
-			if err := duJSON(w, u, r, total); err != nil {
+			if err := duJSON(w, u, r, total, opt.Shrink); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	return duTable(w, u, total, opt.Width)
+	return duTable(w, u, total, opt)
 }
 
 // duRow is one row as a JSON line. The rows of the total have
@@ -62,33 +63,45 @@ type duRow struct {
 	Name      string  `json:"name"`
 	Entries   int64   `json:"entries"`
 	Bytes     int64   `json:"bytes"`
+	Shrink    *int64  `json:"shrink,omitempty"` // with --max-bytes
 }
 
-func duJSON(w io.Writer, u *du.Usage, r du.Row, total bool) error {
+func duJSON(w io.Writer, u *du.Usage, r du.Row, total, shrink bool) error {
 	row := duRow{File: u.File, FileBytes: finding.NameBytes(u.File), Kind: r.Kind, Name: r.Name, Entries: r.Entries, Bytes: r.Bytes}
 	if total {
 		row = duRow{Total: true, Files: u.Files, Kind: r.Kind, Name: r.Name, Entries: r.Entries, Bytes: r.Bytes}
+	}
+	if shrink {
+		row.Shrink = &r.Shrink
 	}
 	return JSONLine(w, row)
 }
 
 // duTable writes a heading line (the file, its size and lines) and a
 // table of its rows, the file row left out.
-func duTable(w *bufio.Writer, u *du.Usage, total bool, width int) error {
-	var lines int64
+func duTable(w *bufio.Writer, u *du.Usage, total bool, opt DUOptions) error {
+	var lines, shrink int64
 	var rows [][]string
 	for _, r := range u.Rows {
 		if r.Kind == du.KindFile {
-			lines = r.Entries
+			lines, shrink = r.Entries, r.Shrink
 			continue
 		}
-		rows = append(rows, []string{string(r.Kind), Safe(r.Name), Count(r.Entries), Bytes(r.Bytes), share(r.Bytes, u.Bytes)})
+		row := []string{string(r.Kind), Safe(r.Name), Count(r.Entries), Bytes(r.Bytes), share(r.Bytes, u.Bytes)}
+		if opt.Shrink {
+			row = append(row, shrinkCell(r.Shrink))
+		}
+		rows = append(rows, row)
 	}
 	name := Safe(u.File)
 	if total {
 		name = "total of " + Plural(u.Files, "file", "files")
 	}
-	fmt.Fprintf(w, "%s: %s (%s), %s\n", name, Bytes(u.Bytes), Plural(int(u.Bytes), "byte", "bytes"), Plural(int(lines), "line", "lines"))
+	fmt.Fprintf(w, "%s: %s (%s), %s", name, Bytes(u.Bytes), Plural(int(u.Bytes), "byte", "bytes"), Plural(int(lines), "line", "lines"))
+	if opt.Shrink {
+		fmt.Fprintf(w, "; slim --rewrite would take off %s (%s), leaving %s", Bytes(shrink), share(shrink, u.Bytes), Bytes(u.Bytes-shrink))
+	}
+	w.WriteByte('\n')
 	cols := []Column{
 		{Title: "KIND"},
 		{Title: "NAME", Min: 12},
@@ -96,10 +109,21 @@ func duTable(w *bufio.Writer, u *du.Usage, total bool, width int) error {
 		{Title: "BYTES", Right: true},
 		{Title: "SHARE", Right: true},
 	}
-	if err := Table(w, cols, rows, nil, width); err != nil {
+	if opt.Shrink {
+		cols = append(cols, Column{Title: "SLIM TAKES", Right: true})
+	}
+	if err := Table(w, cols, rows, nil, opt.Width); err != nil {
 		return err
 	}
 	return w.WriteByte('\n')
+}
+
+// shrinkCell is what slim --rewrite would take off a row ("-" for nothing).
+func shrinkCell(n int64) string {
+	if n == 0 {
+		return "-"
+	}
+	return Bytes(n)
 }
 
 // share is part of all as a percentage with one decimal.
