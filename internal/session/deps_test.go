@@ -27,6 +27,7 @@ func TestDependenciesOneWay(t *testing.T) {
 		"migrate":  {"validate", "project", "render", "audit", "fix", "cli"},
 		"secrets":  {"session", "validate", "project", "migrate", "render", "audit", "fix", "export", "cli"},
 		"fix":      {"render", "audit", "export", "cli"},
+		"du":       {"render", "audit", "export", "cli"},
 		"render":   {"export", "cli"},
 		"export":   {"cli"},
 	}
