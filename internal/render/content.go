@@ -1,6 +1,7 @@
 package render
 
 import (
+	"io"
 	"strings"
 	"unicode/utf8"
 
@@ -44,8 +45,10 @@ func (s *textStats) add(piece string) {
 
 // contentText returns the words of a string or block content (text
 // blocks joined by a space, an image as [image]), cut after limit runes
-// as wordsUpTo cuts them (0: all), and the size of the whole text.
-func contentText(t *parse.Tape, content, limit int) (string, textStats) {
+// as wordsUpTo cuts them, and the size of the whole text. With limit 0
+// (all of it) a text that is not shared with the line comes back lazy,
+// to be written with its line, when it has any words.
+func contentText(t *parse.Tape, content, limit int) (string, *lazyWords, textStats) {
 	var parts []int // string nodes; -1 for an image
 	if t.Kind(content) == parse.KindString {
 		parts = append(parts, content)
@@ -65,15 +68,10 @@ func contentText(t *parse.Tape, content, limit int) (string, textStats) {
 	// One string without escapes shares the line: its words are taken
 	// from it without a copy.
 	shared := len(parts) == 1 && parts[0] >= 0 && !t.Escaped(parts[0])
+	lazy := limit <= 0 && !shared
 	var st textStats
 	w := wordsWriter{limit: limit}
-	if limit <= 0 && !shared { // the words of the whole text: at most its bytes as written, in one allocation
-		room := 0
-		for _, n := range parts {
-			room += len(t.Raw(n)) + len(" [image]")
-		}
-		w.b.Grow(room)
-	}
+	words := false // the text has a character that is not white space
 	for i, n := range parts {
 		if i > 0 {
 			st.add(" ")
@@ -82,18 +80,56 @@ func contentText(t *parse.Tape, content, limit int) (string, textStats) {
 		if n == -1 {
 			st.add("[image]")
 			w.add("[image]")
+			words = true
 			continue
 		}
 		for piece := range t.StrChunks(n) {
 			st.add(piece)
 			st.chars += utf8.RuneCountInString(piece)
 			if shared {
-				return wordsUpTo(piece, limit), st
+				return wordsUpTo(piece, limit), nil, st
+			}
+			if lazy {
+				words = words || strings.IndexFunc(piece, func(r rune) bool { return !isSpace(r) }) >= 0
+				continue
 			}
 			w.add(piece)
 		}
 	}
-	return w.String(), st
+	if lazy {
+		if !words {
+			return "", nil, st
+		}
+		return "", &lazyWords{t: t, parts: parts}, st
+	}
+	return w.String(), nil, st
+}
+
+// lazyWords are the words of a whole text, written when its line is (at
+// --width 0, where nothing is cut): a text of hundreds of megabytes with
+// escapes is decoded a piece at a time into the output instead of held
+// decoded beside its line. The tape must live until then.
+type lazyWords struct {
+	t     *parse.Tape
+	parts []int // as contentText lists them
+}
+
+// writeTo writes the words to out, made safe for the terminal when safe.
+func (l *lazyWords) writeTo(out io.StringWriter, safe bool) {
+	w := wordsWriter{out: out, safe: safe}
+	for i, n := range l.parts {
+		if i > 0 {
+			w.add(" ")
+		}
+		if n == -1 {
+			w.add("[image]")
+			continue
+		}
+		for piece := range l.t.StrChunks(n) {
+			w.add(piece)
+		}
+	}
+	w.flush()
 }
 
 // wordsWriter collapses white space as wordsUpTo does, over a text given
@@ -104,7 +140,13 @@ type wordsWriter struct {
 	limit int
 	n     int
 	space bool
+	wrote bool            // a word was written (to b, or out)
+	out   io.StringWriter // when set, b is written to it as it fills
+	safe  bool            // what goes to out is made safe (Safe)
 }
+
+// streamBuffer is how much of the words a streaming wordsWriter holds.
+const streamBuffer = 64 << 10
 
 // add takes the next piece of the text, while there is room.
 func (w *wordsWriter) add(piece string) {
@@ -116,7 +158,7 @@ func (w *wordsWriter) add(piece string) {
 			return
 		}
 		if isSpace(r) {
-			w.space = w.b.Len() > 0
+			w.space = w.wrote
 			continue
 		}
 		if w.space {
@@ -126,7 +168,31 @@ func (w *wordsWriter) add(piece string) {
 		}
 		w.b.WriteRune(r)
 		w.n++
+		w.wrote = true
 	}
+	if w.out != nil && w.b.Len() >= streamBuffer {
+		w.flush()
+	}
+}
+
+// flush writes what b holds to out (streaming).
+func (w *wordsWriter) flush() {
+	if w.safe {
+		w.out.WriteString(Safe(w.b.String()))
+	} else {
+		w.out.WriteString(w.b.String())
+	}
+	w.b.Reset()
+}
+
+// words is the text of d, a lazy one written out.
+func (d entryView) words() string {
+	if d.lazy == nil {
+		return d.text
+	}
+	var b strings.Builder
+	d.lazy.writeTo(&b, false)
+	return b.String()
 }
 
 func (w *wordsWriter) String() string { return w.b.String() }
@@ -135,20 +201,27 @@ func (w *wordsWriter) String() string { return w.b.String() }
 // for the terminal, as one flexible cell, which fit shrinks first. At
 // width 0 nothing is cut, so they go as two cells: a text of hundreds of
 // megabytes is written as it is instead of copied after its prefix.
-func textCells(width int, prefix, text string) []cell {
+// A lazy text (width 0 only) is a cell of its own, written as the line is.
+func textCells(width int, prefix, text string, lazy *lazyWords) []cell {
+	if lazy != nil {
+		return []cell{{text: Safe(prefix)}, {lazy: lazy}}
+	}
 	if width > 0 || prefix == "" || text == "" {
 		return []cell{{text: Safe(prefix + text), flex: true}} // nothing copied when one is ""
 	}
 	return []cell{{text: Safe(prefix)}, {text: Safe(text), flex: true}}
 }
 
-// joinPrefix is what join(a, sep, b) puts before b.
-func joinPrefix(a, sep, b string) string {
-	if a == "" || b == "" {
+// joinPrefix is what join(a, sep, b) puts before b; hasB says b is not "".
+func joinPrefix(a, sep string, hasB bool) string {
+	if a == "" || !hasB {
 		return a
 	}
 	return a + sep
 }
+
+// hasText says the entry shows a text (maybe lazy).
+func (d entryView) hasText() bool { return d.text != "" || d.lazy != nil }
 
 // restPrefix is what entryView.rest puts before the text.
 func (d entryView) restPrefix() string {
@@ -156,7 +229,7 @@ func (d entryView) restPrefix() string {
 	if d.detail != "" {
 		s = " " + d.detail
 	}
-	if d.text != "" {
+	if d.hasText() {
 		s += ": "
 	}
 	return s

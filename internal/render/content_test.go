@@ -44,6 +44,7 @@ func TestContentTextAsWhole(t *testing.T) {
 		`[{"type":"text","text":"one"},{"type":"image","data":"QUJD"},{"type":"text","text":" two\n"}]`,
 		`[{"type":"text","text":"` + big + `"},{"type":"text"},{"type":"text","text":7},{"type":"image"}]`,
 		`[]`, `[1,"x",{"type":"thinking","thinking":"no"}]`, `{"type":"text"}`, `12`,
+		`"` + strings.Repeat(`bell\u0007 \u009b[31m esc\u001b]0; `, 20000) + `"`, `"\n \t "`,
 	}
 	for _, c := range contents {
 		var tape parse.Tape
@@ -52,7 +53,15 @@ func TestContentTextAsWhole(t *testing.T) {
 		}
 		n := tape.Get(0, "content")
 		for _, limit := range []int{0, 1, 5, 61, 101, 65536} {
-			words, size := contentText(&tape, n, limit)
+			words, lazy, size := contentText(&tape, n, limit)
+			if lazy != nil {
+				var b, safe strings.Builder
+				lazy.writeTo(&b, false)
+				words = b.String()
+				if lazy.writeTo(&safe, true); safe.String() != Safe(words) {
+					t.Errorf("content of %d bytes: the lazy words made safe piece by piece differ from Safe of them", len(c))
+				}
+			}
 			wantWords, wantSize, wantChars := referenceText(&tape, n, limit)
 			if words != wantWords || size.String() != wantSize || size.chars != wantChars {
 				t.Errorf("content of %d bytes, limit %d: got %d-byte words, %q, %d chars; want %d-byte words, %q, %d chars",

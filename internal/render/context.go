@@ -311,7 +311,7 @@ func (tw *textWriter) messageLines(c *project.Context, msgs []messageView) {
 			{text: pad(shortID(src.ID()), idW), paint: Style.Accent}, {text: "  "},
 			{text: lpad(Count(int64(m.chars)), charW) + "  " + lpad(Count(int64(m.tokens)), tokW), paint: Style.Dim}, {text: "  "},
 		}
-		cells = append(cells, textCells(tw.opt.Width, joinPrefix(m.detail, ": ", m.text), m.text)...)
+		cells = append(cells, textCells(tw.opt.Width, joinPrefix(m.detail, ": ", m.text != "" || m.lazy != nil), m.text, m.lazy)...)
 		if editedMessage(edits, src, m) {
 			cells = append(cells, cell{text: "  ✎ edited by " + shortID(edits[src.ID()].by), paint: Style.Label})
 		}

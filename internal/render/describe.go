@@ -22,7 +22,8 @@ const summaryRunes = 60
 // model, a customType…) and the first words of its text.
 type entryView struct {
 	kind, detail, text string
-	failed             bool // an errored tool result or turn, a failed command
+	lazy               *lazyWords // the text, at --width 0, when it is written with the line
+	failed             bool       // an errored tool result or turn, a failed command
 }
 
 // line is the tree's form: "kind detail: text".
@@ -34,8 +35,8 @@ func (d entryView) rest() string {
 	if d.detail != "" {
 		s = " " + d.detail
 	}
-	if d.text != "" {
-		s += ": " + d.text
+	if text := d.words(); text != "" {
+		s += ": " + text
 	}
 	return s
 }
@@ -93,7 +94,7 @@ func describe(r *project.Record, limit int) entryView {
 		if m.role == "custom" {
 			m.detail = join(m.customType, " ", m.detail)
 		}
-		d.detail, d.text, d.failed = m.detail, m.text, m.failed
+		d.detail, d.text, d.lazy, d.failed = m.detail, m.text, m.lazy, m.failed
 	case "model_change":
 		if model, ok := ompModel(r); ok {
 			d.detail = model
@@ -107,8 +108,8 @@ func describe(r *project.Record, limit int) entryView {
 	case "branch_summary":
 		d.detail, d.text = "(from "+shortID(str("fromId"))+")", words(str("summary"))
 	case "custom_message":
-		text, _ := contentText(t, r.Member("content"), limit)
-		d.detail, d.text = str("customType"), text
+		text, lazy, _ := contentText(t, r.Member("content"), limit)
+		d.detail, d.text, d.lazy = str("customType"), text, lazy
 		if t.Kind(r.Member("display")) == parse.KindFalse {
 			d.detail = join(d.detail, " ", "(hidden)")
 		}
@@ -235,6 +236,7 @@ type messageView struct {
 	// detail is what to know before the text: tools called, a tool result's
 	// name and size, an error, an exit code; text is the first words.
 	detail, text string
+	lazy         *lazyWords // the text, at --width 0, when it is written with the line
 }
 
 // viewMessage reads the message at node m of t for the views, its text cut
@@ -254,7 +256,7 @@ func viewMessage(t *parse.Tape, m int, limit int, tokens bool) messageView {
 		v.assistant(t, m, stop)
 	case "toolResult":
 		var size textStats
-		v.text, size = contentText(t, content, limit)
+		v.text, v.lazy, size = contentText(t, content, limit)
 		v.chars, worded = size.chars, true
 		v.detail = str("toolName") + " (" + size.String() + ")"
 		if t.Kind(t.Get(m, "isError")) == parse.KindTrue {
@@ -280,7 +282,7 @@ func viewMessage(t *parse.Tape, m int, limit int, tokens bool) messageView {
 		}
 	default:
 		var size textStats
-		v.text, size = contentText(t, content, limit)
+		v.text, v.lazy, size = contentText(t, content, limit)
 		v.chars, worded = size.chars, true
 	}
 	if !worded {
