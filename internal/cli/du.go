@@ -18,7 +18,7 @@ func (c *CLI) duCommand() *cli.Command {
 		append(limitFlags(),
 			formatFlag("table or json (one object per row: file, kind, name, entries, bytes)", "table", "json"),
 			&cli.BoolFlag{Name: "summary", Usage: "the totals of all files only"},
-			sizeFlag("max-bytes", 0, "also say what `slim --rewrite --max-bytes` this size would take off each row (0: not)"),
+			sizeFlag("max-bytes", 0, "also say what slim --rewrite --max-bytes `N` would take off each row (0: not)"),
 			&cli.IntFlag{Name: "width", Usage: "cut names to fit `N` columns; 0 never cuts", DefaultText: "the terminal's width; never cut when stdout is not a terminal"},
 			jobsFlag(),
 		), c.runDU)
@@ -34,7 +34,7 @@ totals follow. Exit 0, or 2 when a file cannot be read.
 Examples:
    pisess du                                     # every session pi keeps
    pisess du f.jsonl
-   pisess du --max-bytes 64KiB f.jsonl             # what slim --rewrite would leave
+   pisess du --max-bytes 64KiB f.jsonl           # what slim --rewrite would leave
    pisess du --format json DIR | jq -r 'select(.kind=="image") | "\(.bytes) \(.file)"'`
 	return cmd
 }
