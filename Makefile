@@ -102,6 +102,7 @@ demo: build
 BENCH ?= full
 bench:
 	BENCH=$(BENCH) GO=$(GO) bench/run.sh
+	BENCH=$(BENCH) GO=$(GO) bench/du.sh
 	BENCH=$(BENCH) GO=$(GO) bench/huge.sh
 	GO=$(GO) bench/ccusage/run.sh
 

@@ -56,6 +56,7 @@ var flagValues = map[string]map[string]string{
 	"move":           {"format": "json", "from": "/a", "to": "/b"},
 	"prune":          {"format": "json", "older-than": "30d", "larger-than": "1KB", "project": "/p"},
 	"grep":           {"format": "json", "role": "user", "since": "2026-01-01", "until": "2026-12-31"},
+	"du":             {"format": "json", "max-bytes": "64KiB"},
 	"audit":          {"format": "json", "by": "model", "sort": "size", "order": "desc", "since": "2026-01-01", "until": "2026-12-31", "tz": "UTC"},
 }
 

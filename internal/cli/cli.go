@@ -217,6 +217,7 @@ func (c *CLI) app() *cli.App {
 			c.pathCommand(),
 			c.contextCommand(),
 			c.auditCommand(),
+			c.duCommand(),
 			c.schemaCommand(),
 			c.helpCommand(),
 			c.versionCommand(),

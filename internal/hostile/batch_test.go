@@ -79,6 +79,7 @@ func (s *suite) checkBatch(t *testing.T, b *batch, d depth) {
 	s.checkRewrite(t, b, "migrate")
 	s.checkRewrite(t, b, "repair")
 	s.checkViews(t, b, d.viewStride)
+	s.checkDu(t, b)
 }
 
 // timeoutFor bounds a run over n files.

@@ -38,13 +38,13 @@ func EstimateTokens(msg json.RawMessage) int {
 	case "user", "custom", "toolResult":
 		chars = contentChars(t, content)
 	case "assistant":
-		for _, b := range blocksOf(t, content) {
-			chars += assistantBlockChars(b)
+		for b := range t.Elements(content) {
+			chars += assistantBlockChars(t, b)
 		}
 	case "bashExecution":
-		chars = utf16Len(t.StrOf(0, "command")) + utf16Len(t.StrOf(0, "output"))
+		chars = strUTF16Len(t, t.Get(0, "command")) + strUTF16Len(t, t.Get(0, "output"))
 	case "branchSummary", "compactionSummary":
-		chars = utf16Len(t.StrOf(0, "summary"))
+		chars = strUTF16Len(t, t.Get(0, "summary"))
 	}
 	return (chars + 3) / 4
 }
@@ -59,9 +59,7 @@ func sectionChars(t *parse.Tape, sections int) int {
 		if t.Get(sections, key) != v {
 			continue // a later duplicate replaces it
 		}
-		if s, ok := t.Str(v); ok {
-			chars += utf16Len(s)
-		}
+		chars += strUTF16Len(t, v)
 	}
 	return chars
 }
@@ -69,39 +67,43 @@ func sectionChars(t *parse.Tape, sections int) int {
 // contentChars counts a string content, or the text and image blocks of an
 // array content (pi's estimateTextAndImageContentChars).
 func contentChars(t *parse.Tape, content int) int {
-	if s, ok := t.Str(content); ok {
-		return utf16Len(s)
+	if t.Kind(content) == parse.KindString {
+		return strUTF16Len(t, content)
 	}
 	chars := 0
-	for _, b := range blocksOf(t, content) {
-		if b.Type == "text" && b.Text != nil {
-			chars += utf16Len(*b.Text)
-		}
-		if b.Type == "image" {
+	for b := range t.Elements(content) {
+		switch t.StrOf(b, "type") {
+		case "text":
+			chars += strUTF16Len(t, t.Get(b, "text"))
+		case "image":
 			chars += imageChars
 		}
 	}
 	return chars
 }
 
-func assistantBlockChars(b contentBlock) int {
-	switch b.Type {
+// assistantBlockChars counts one block of an assistant's content.
+func assistantBlockChars(t *parse.Tape, b int) int {
+	switch t.StrOf(b, "type") {
 	case "text":
-		if b.Text != nil {
-			return utf16Len(*b.Text)
-		}
+		return strUTF16Len(t, t.Get(b, "text"))
 	case "thinking":
-		if b.Thinking != nil {
-			return utf16Len(*b.Thinking)
-		}
+		return strUTF16Len(t, t.Get(b, "thinking"))
 	case "toolCall":
-		n := jsStringifyLen(b.Arguments)
-		if b.Name != nil {
-			n += utf16Len(*b.Name)
-		}
-		return n
+		return stringifyLen(t, t.Get(b, "arguments")) + strUTF16Len(t, t.Get(b, "name"))
 	}
 	return 0
+}
+
+// strUTF16Len is the JavaScript length of string node n (0 when n is no
+// string), decoded a piece at a time: a text of hundreds of megabytes is
+// measured without a decoded copy of it.
+func strUTF16Len(t *parse.Tape, n int) int {
+	chars := 0
+	for piece := range t.StrChunks(n) {
+		chars += utf16Len(piece)
+	}
+	return chars
 }
 
 // ContextTokens is pi 1.6.0's estimateContextTokens: the usage of the last
@@ -178,20 +180,6 @@ func utf16Len(s string) int {
 	return n
 }
 
-// jsStringifyLen is JSON.stringify(v).length for a raw JSON value; an absent
-// value (undefined) counts 0.
-func jsStringifyLen(raw []byte) int {
-	if len(raw) == 0 {
-		return 0
-	}
-	var t parse.Tape
-	wrapped := append(append([]byte(`{"v":`), raw...), '}')
-	if t.Build(wrapped) != nil {
-		return 0
-	}
-	return stringifyLen(&t, t.Get(0, "v"))
-}
-
 // stringifyLen walks the value at node root iteratively (arguments can
 // nest deeply) and adds up the length of its JSON.stringify text. Of
 // duplicate keys only the last is written, as JSON.parse keeps it.
@@ -209,8 +197,10 @@ func stringifyLen(t *parse.Tape, root int) int {
 		case parse.KindNumber:
 			n += len(jsNumber(string(t.Text(v))))
 		case parse.KindString:
-			s, _ := t.Str(v)
-			n += jsQuotedLen(s)
+			n += 2 // the quotes
+			for piece := range t.StrChunks(v) {
+				n += jsQuotedLen(piece) - 2
+			}
 		case parse.KindArray:
 			count := 0
 			for el := range t.Elements(v) {

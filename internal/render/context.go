@@ -14,13 +14,15 @@ import (
 	"github.com/pisess/pisess/internal/text"
 )
 
-// viewRaw reads a projected message for the views.
-func viewRaw(raw []byte) messageView {
+// viewRaw reads a projected message for the views, its text cut after
+// limit runes (0: whole): every message is read before the first line is
+// written, so only what a line can show is kept of each.
+func viewRaw(raw []byte, limit int) messageView {
 	var t parse.Tape
 	if t.Build(raw) != nil {
 		return messageView{role: "?", text: "(unreadable message)", tokens: project.EstimateTokens(raw)}
 	}
-	return viewMessage(&t, 0, 0, true)
+	return viewMessage(&t, 0, limit, true)
 }
 
 // Context writes the text view of `pisess context`: a header with the model,
@@ -35,7 +37,7 @@ func Context(w io.Writer, c *project.Context, opt ViewOptions) error {
 	tw := newTextWriter(w, opt)
 	msgs := make([]messageView, len(c.Messages))
 	for i, raw := range c.Messages {
-		msgs[i] = viewRaw(raw)
+		msgs[i] = viewRaw(raw, textLimit(opt))
 	}
 	if !opt.Quiet {
 		tw.contextHeader(c, msgs)
@@ -310,8 +312,8 @@ func (tw *textWriter) messageLines(c *project.Context, msgs []messageView) {
 			{text: pad(kinds[i], kindW), paint: m.kindPaint()}, {text: "  "},
 			{text: pad(shortID(src.ID()), idW), paint: Style.Accent}, {text: "  "},
 			{text: lpad(text.Count(int64(m.chars)), charW) + "  " + lpad(text.Count(int64(m.tokens)), tokW), paint: Style.Dim}, {text: "  "},
-			{text: Safe(join(m.detail, ": ", m.text)), flex: true},
 		}
+		cells = append(cells, textCells(tw.opt.Width, joinPrefix(m.detail, ": ", m.text != "" || m.lazy != nil), m.text, m.lazy)...)
 		if editedMessage(edits, src, m) {
 			cells = append(cells, cell{text: "  ✎ edited by " + shortID(edits[src.ID()].by), paint: Style.Label})
 		}

@@ -24,7 +24,8 @@ const summaryRunes = 60
 // model, a customType…) and the first words of its text.
 type entryView struct {
 	kind, detail, text string
-	failed             bool // an errored tool result or turn, a failed command
+	lazy               *lazyWords // the text, at --width 0, when it is written with the line
+	failed             bool       // an errored tool result or turn, a failed command
 }
 
 // line is the tree's form: "kind detail: text".
@@ -36,8 +37,8 @@ func (d entryView) rest() string {
 	if d.detail != "" {
 		s = " " + d.detail
 	}
-	if d.text != "" {
-		s += ": " + d.text
+	if text := d.words(); text != "" {
+		s += ": " + text
 	}
 	return s
 }
@@ -95,7 +96,7 @@ func describe(r *project.Record, limit int) entryView {
 		if m.role == "custom" {
 			m.detail = join(m.customType, " ", m.detail)
 		}
-		d.detail, d.text, d.failed = m.detail, m.text, m.failed
+		d.detail, d.text, d.lazy, d.failed = m.detail, m.text, m.lazy, m.failed
 	case "model_change":
 		if model, ok := ompModel(r); ok {
 			d.detail = model
@@ -109,8 +110,8 @@ func describe(r *project.Record, limit int) entryView {
 	case "branch_summary":
 		d.detail, d.text = "(from "+shortID(str("fromId"))+")", words(str("summary"))
 	case "custom_message":
-		text, _ := contentText(t, r.Member("content"))
-		d.detail, d.text = str("customType"), words(text)
+		text, lazy, _ := contentText(t, r.Member("content"), limit)
+		d.detail, d.text, d.lazy = str("customType"), text, lazy
 		if t.Kind(r.Member("display")) == parse.KindFalse {
 			d.detail = join(d.detail, " ", "(hidden)")
 		}
@@ -237,6 +238,7 @@ type messageView struct {
 	// detail is what to know before the text: tools called, a tool result's
 	// name and size, an error, an exit code; text is the first words.
 	detail, text string
+	lazy         *lazyWords // the text, at --width 0, when it is written with the line
 }
 
 // viewMessage reads the message at node m of t for the views, its text cut
@@ -248,14 +250,17 @@ func viewMessage(t *parse.Tape, m int, limit int, tokens bool) messageView {
 		v.tokens = project.EstimateTokens(t.Raw(m))
 	}
 	content := t.Get(m, "content")
+	worded := false // v.text is words already (contentText)
 	switch v.role {
 	case "assistant":
 		stop := str("stopReason")
 		v.usage = stop != "aborted" && stop != "error" && session.JSTruthy(t.Raw(t.Get(m, "usage")))
 		v.assistant(t, m, stop)
 	case "toolResult":
-		v.text, v.chars = contentText(t, content)
-		v.detail = str("toolName") + " (" + textSize(v.text) + ")"
+		var size textStats
+		v.text, v.lazy, size = contentText(t, content, limit)
+		v.chars, worded = size.chars, true
+		v.detail = str("toolName") + " (" + size.String() + ")"
 		if t.Kind(t.Get(m, "isError")) == parse.KindTrue {
 			v.detail += " ✗ error"
 			v.failed = true
@@ -278,9 +283,13 @@ func viewMessage(t *parse.Tape, m int, limit int, tokens bool) messageView {
 			v.detail = "(from " + shortID(from) + ")"
 		}
 	default:
-		v.text, v.chars = contentText(t, content)
+		var size textStats
+		v.text, v.lazy, size = contentText(t, content, limit)
+		v.chars, worded = size.chars, true
 	}
-	v.text = wordsUpTo(v.text, limit)
+	if !worded {
+		v.text = wordsUpTo(v.text, limit)
+	}
 	return v
 }
 
@@ -323,37 +332,6 @@ func (v *messageView) assistant(t *parse.Tape, m int, stop string) {
 		detail = append(detail, "("+stop+")")
 	}
 	v.detail = strings.Join(detail, " ")
-}
-
-// textSize is the size of a tool result for people: bytes, and lines when
-// there are several.
-func textSize(body string) string {
-	size := text.Bytes(int64(len(body)))
-	if n := strings.Count(strings.TrimRight(body, "\n"), "\n") + 1; n > 1 {
-		size += ", " + text.Count(int64(n)) + " lines"
-	}
-	return size
-}
-
-// contentText returns the text of a string or block content (images as
-// [image]) and its length in characters.
-func contentText(t *parse.Tape, content int) (string, int) {
-	if s, ok := t.Str(content); ok {
-		return s, utf8.RuneCountInString(s)
-	}
-	var parts []string
-	chars := 0
-	for b := range t.Elements(content) {
-		switch t.StrOf(b, "type") {
-		case "text":
-			s := t.StrOf(b, "text")
-			parts = append(parts, s)
-			chars += utf8.RuneCountInString(s)
-		case "image":
-			parts = append(parts, "[image]")
-		}
-	}
-	return strings.Join(parts, " "), chars
 }
 
 // firstRunes returns the first n runes of s (all of it when it is shorter).

@@ -337,7 +337,8 @@ func (tr *treeRun) line(it treeItem) error {
 	var buf [8]cell
 	cells := append(buf[:0], pathMarkCell(onPath), indent,
 		cell{text: shortID(e.ID()), paint: idPaint}, cell{text: " ", cols: 1},
-		cell{text: Safe(d.kind), paint: d.paint()}, cell{text: Safe(d.rest()), flex: true})
+		cell{text: Safe(d.kind), paint: d.paint()})
+	cells = append(cells, textCells(tr.tw.opt.Width, d.restPrefix(), d.text, d.lazy)...)
 	tr.tw.line(endMarks(cells, tr.s, e, len(tr.t.Children(e.Index)), e == tr.leaf)...)
 	return nil
 }
@@ -489,8 +490,8 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 				cell{text: id, cols: idCols, paint: Style.Accent}, cell{text: blanks(idWidth - idCols + 2), cols: idWidth - idCols + 2},
 				cell{text: clock + blanks(8-clockCols), cols: max(8, clockCols), paint: Style.Dim}, cell{text: "  ", cols: 2},
 				cell{text: kind + blanks(kindWidth-kindCols), cols: kindWidth, paint: d.paint()}, cell{text: "  ", cols: 2},
-				cell{text: Safe(join(d.detail, ": ", d.text)), flex: true},
 			)
+			cells = append(cells, textCells(opt.Width, joinPrefix(d.detail, ": ", d.hasText()), d.text, d.lazy)...)
 			tw.line(endMarks(cells, s, e, children[e.Index], i == len(path)-1)...)
 		}
 		return tw.flush()
@@ -556,11 +557,12 @@ func isUTCStamp(ts string) bool {
 
 // cell is a piece of a line with its paint.
 type cell struct {
-	text  string    // already escaped with Safe
-	paint paintFunc // nil: plain
-	cols  int       // columns of text when the caller knows them (0: measure)
-	flex  bool      // the part cut first when the line is too long
-	left  bool      // a flexible cell cut at its start (file names)
+	lazy  *lazyWords // written as the line is, in place of text (--width 0 only)
+	text  string     // already escaped with Safe
+	paint paintFunc  // nil: plain
+	cols  int        // columns of text when the caller knows them (0: measure)
+	flex  bool       // the part cut first when the line is too long
+	left  bool       // a flexible cell cut at its start (file names)
 	// optional cells are left out, last first, before anything is cut.
 	optional bool
 }
@@ -632,6 +634,8 @@ func (tw *textWriter) line(cells ...cell) {
 	tw.fit(cells)
 	for _, c := range cells {
 		switch {
+		case c.lazy != nil:
+			c.lazy.writeTo(tw.out, true)
 		case c.text == "":
 		case c.paint != nil:
 			tw.out.WriteString(c.paint(tw.opt.Style, c.text))

@@ -38,6 +38,7 @@ func TestDependenciesOneWay(t *testing.T) {
 		"migrate":  {"validate", "project", "render", "audit", "fix", "cli"},
 		"secrets":  {"session", "validate", "project", "migrate", "render", "audit", "fix", "export", "cli"},
 		"fix":      {"render", "audit", "export", "cli"},
+		"du":       {"render", "audit", "export", "cli"},
 		"render":   {"export", "cli"},
 		"grep":     {"session", "validate", "project", "migrate", "render", "audit", "fix", "export", "cli"},
 		"sessdir":  {"validate", "project", "render", "audit", "fix", "export", "cli"},

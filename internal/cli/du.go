@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/pisess/pisess/internal/du"
+	"github.com/pisess/pisess/internal/render"
+)
+
+func (c *CLI) duCommand() *cli.Command {
+	cmd := command("du", "where the bytes of sessions are: by entry type, role, customType, tool, tool call and image", "[PATH...]",
+		append(limitFlags(),
+			formatFlag("table or json (one object per row: file, kind, name, entries, bytes)", "table", "json"),
+			&cli.BoolFlag{Name: "summary", Usage: "the totals of all files only"},
+			sizeFlag("max-bytes", 0, "also say what slim --rewrite --max-bytes `N` would take off each row (0: not)"),
+			&cli.IntFlag{Name: "width", Usage: "cut names to fit `N` columns; 0 never cuts", DefaultText: "the terminal's width; never cut when stdout is not a terminal"},
+			jobsFlag(),
+		), c.runDU)
+	cmd.Description = `Reads each file once and charges every line to what it holds. The rows of
+kinds type, blank, torn and invalid charge whole lines and add up to the
+file; role, customType and tool charge the lines of those entries again,
+toolCall the arguments of tool calls and image the base64 data of image
+blocks (docs/cli.md says exactly what each row counts). --max-bytes N adds
+what slim --rewrite --max-bytes N would take off each row. Files come largest
+first, rows largest first within their kind; with more than one file the
+totals follow. Exit 0, or 2 when a file cannot be read.
+
+Examples:
+   pisess du                                     # every session pi keeps
+   pisess du f.jsonl
+   pisess du --max-bytes 64KiB f.jsonl           # what slim --rewrite would leave
+   pisess du --format json DIR | jq -r 'select(.kind=="image") | "\(.bytes) \(.file)"'`
+	return cmd
+}
+
+func (c *CLI) runDU(ctx *cli.Context) error {
+	lim, err := limits(ctx)
+	if err != nil {
+		return err
+	}
+	maxBytes := sizeOf(ctx, "max-bytes")
+	if maxBytes < 0 {
+		return usageErrorf("--max-bytes must be 0 or more")
+	}
+	opt := render.DUOptions{Format: ctx.String("format"), Summary: ctx.Bool("summary"), Shrink: maxBytes > 0}
+	if opt.Width, err = c.duWidth(ctx); err != nil {
+		return err
+	}
+	targets := c.targets
+	opts := du.Options{Limits: lim, Workers: workersPerFile(jobs(ctx), len(targets)), MaxBytes: maxBytes}
+	var files []*du.Usage
+	unreadable := 0
+	ordered(len(targets), jobs(ctx), func(i int) duOutcome {
+		t := targets[i]
+		if t.Err != nil {
+			return duOutcome{err: t.Err}
+		}
+		u, err := du.File(t.Path, opts)
+		return duOutcome{u, err}
+	}, func(_ int, o duOutcome) {
+		if o.err != nil {
+			unreadable++
+			c.printError(o.err)
+			return
+		}
+		files = append(files, o.u)
+	})
+	slices.SortStableFunc(files, func(a, b *du.Usage) int { return cmp.Compare(b.Bytes, a.Bytes) })
+	var total *du.Usage
+	if len(files) > 1 {
+		total = du.Sum("", files)
+	}
+	if err := render.DU(c.Stdout, files, total, opt); err != nil {
+		return err
+	}
+	return filesExit(unreadable, false)
+}
+
+type duOutcome struct {
+	u   *du.Usage
+	err error
+}
+
+// duWidth is the width the tables fit: --width, else COLUMNS or the
+// terminal's width when stdout is a terminal; piped output is never cut.
+func (c *CLI) duWidth(ctx *cli.Context) (int, error) {
+	if ctx.IsSet("width") {
+		if w := ctx.Int("width"); w >= 0 {
+			return w, nil
+		}
+		return 0, usageErrorf("--width must be 0 (never cut) or more, not %d", ctx.Int("width"))
+	}
+	if !c.IsTerminal(c.Stdout) {
+		return 0, nil
+	}
+	if cols, err := strconv.Atoi(strings.TrimSpace(c.Getenv("COLUMNS"))); err == nil && cols > 0 {
+		return cols, nil
+	}
+	if f, ok := c.Stdout.(interface{ Fd() uintptr }); ok {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w, nil
+		}
+	}
+	return 0, nil
+}
