@@ -3,7 +3,6 @@ package export
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"html"
 	"image/png"
 	"os"
@@ -99,7 +98,7 @@ func lastMessageText(t *testing.T, s *project.Session) string {
 	}
 	md := newMarkdown()
 	for i := len(path) - 1; i >= 0; i-- {
-		for _, b := range blocks(messageContent(path[i])) {
+		for _, b := range entryBlocks(s, path[i]) {
 			if b.Type != "text" {
 				continue
 			}
@@ -113,12 +112,9 @@ func lastMessageText(t *testing.T, s *project.Session) string {
 	return ""
 }
 
-func messageContent(e *project.Entry) []byte {
-	var m message
-	if raw := e.Message(); raw != nil {
-		_ = json.Unmarshal(raw, &m)
-	}
-	return m.Content
+// entryBlocks are the content blocks of entry e, as the page reads them.
+func entryBlocks(s *project.Session, e *project.Entry) []block {
+	return (&session{s: s}).turn(e).content()
 }
 
 // sectionsRE finds the conversation's sections in a dumped DOM.

@@ -24,14 +24,15 @@ func Markdown(w io.Writer, s *project.Session, leaf *project.Entry, opts Options
 		opts.MaxBlock = DefaultMaxBlock
 	}
 	return write(w, s, leaf, opts, func(d *session) {
-		(&transcript{d, blockParser()}).write()
+		(&transcript{session: d, blocks: blockParser(), entryHeading: "##"}).write()
 	})
 }
 
 // transcript writes one Markdown transcript.
 type transcript struct {
 	*session
-	blocks parser.Parser // CommonMark's block structure, to close what a message leaves open
+	blocks       parser.Parser // CommonMark's block structure, to close what a message leaves open
+	entryHeading string        // the heading of an entry: "##", or "###" under a branch
 }
 
 func (t *transcript) printf(format string, args ...any) { fmt.Fprintf(t.w, format, args...) }
@@ -53,17 +54,18 @@ func (t *transcript) write() {
 		t.printf("- leaf: `%s` (%d entries on the path of %d)\n", t.line(shortID(t.leaf.ID())), len(t.path), len(t.s.Entries))
 	}
 	t.printf("- tokens: %s (%s)\n\n", count(t.total.TotalTokens), usageLine(&t.total))
-	for i := range t.turns {
-		t.turn(i+1, &t.turns[i])
+	for i, e := range t.path {
+		t.entry(i+1, t.turn(e))
 	}
 }
 
-func (t *transcript) turn(n int, tr *turn) {
+// entry writes the nth entry of a path.
+func (t *transcript) entry(n int, tr *turn) {
 	head := fmt.Sprintf("%d. %s", n, roleName(tr))
 	if m := tr.model(); tr.kind == "assistant" && m != "" {
 		head += " (" + m + ")"
 	}
-	t.printf("## %s\n\n", t.line(head))
+	t.printf("%s %s\n\n", t.entryHeading, t.line(head))
 	meta := []string{t.line(when(tr.entry.Timestamp())), "`" + t.line(shortID(tr.entry.ID())) + "`"}
 	if l, ok := t.s.Label(tr.entry.ID()); ok && l != "" {
 		meta = append(meta, "label "+t.line(fmt.Sprintf("%q", l)))
@@ -82,7 +84,7 @@ func (t *transcript) body(tr *turn) {
 	m := &tr.msg
 	switch tr.kind {
 	case "user", "system", "custom", "custom_message", "assistant":
-		t.content(blocks(m.Content))
+		t.content(tr.content())
 		if m.ErrorMessage != "" {
 			t.printf("**Error:** %s\n\n", t.line(m.ErrorMessage))
 		}
@@ -91,7 +93,7 @@ func (t *transcript) body(tr *turn) {
 		if m.IsError {
 			label += " (error)"
 		}
-		bs := blocks(m.Content)
+		bs := tr.content()
 		t.fenced(label, "", resultText(bs))
 		for _, b := range bs {
 			if b.Type == "image" {
@@ -110,7 +112,7 @@ func (t *transcript) body(tr *turn) {
 		}
 		t.printf("%s\n\n", t.closed(t.clean(m.Summary)))
 	default:
-		t.printf("%s\n\n", t.line(t.summary(tr.entry)))
+		t.printf("%s\n\n", t.line(t.summaryOf(tr.rec)))
 	}
 }
 

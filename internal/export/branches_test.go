@@ -1,0 +1,162 @@
+package export
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"html"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/project"
+)
+
+// branched is a session with two branches below a1: the leaf's (u2, a2)
+// and an older one (u3, a3) whose text is long enough that a tree line
+// would cut it.
+const branched = `{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}
+{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"the common question"}}
+{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"the common answer"}],"provider":"p","model":"m"}}
+{"type":"message","id":"u3","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"user","content":"the other branch asks at length: ` + longWords + ` and ends OTHER-END"}}
+{"type":"message","id":"a3","parentId":"u3","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"assistant","content":[{"type":"text","text":"OTHER-ANSWER"}],"provider":"p","model":"m"}}
+{"type":"message","id":"u2","parentId":"a1","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"LEAF-QUESTION"}}
+{"type":"message","id":"a2","parentId":"u2","timestamp":"2026-01-01T00:00:06.000Z","message":{"role":"assistant","content":[{"type":"text","text":"LEAF-ANSWER"}],"provider":"p","model":"m"}}
+`
+
+const longWords = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty"
+
+var (
+	sectionTagRE = regexp.MustCompile(`<section class="[^"]*" id="(e-[0-9]+)"((?: data-parent="e-[0-9]+")?)((?: hidden)?)>`)
+	treeLinkRE   = regexp.MustCompile(`<li class="node[^"]*"><a href="#(e-[0-9]+)" data-leaf="(e-[0-9]+)">`)
+)
+
+func pageOf(t *testing.T, s *project.Session, leaf *project.Entry) string {
+	t.Helper()
+	var out bytes.Buffer
+	if err := HTML(&out, s, leaf, Options{Name: "f.jsonl"}); err != nil {
+		t.Fatal(err)
+	}
+	checkPage(t, out.String())
+	return out.String()
+}
+
+// Every entry is on the page once, as a card naming its parent's card;
+// the cards off the leaf's path are hidden; every tree entry links to its
+// card and names the newest leaf below it.
+func TestPageHoldsEveryBranch(t *testing.T) {
+	s := load(t, branched)
+	for _, tc := range []struct {
+		leaf    string
+		visible []string // ids of the cards shown at first
+		newest  map[string]string
+	}{
+		{"", []string{"u1", "a1", "u2", "a2"}, map[string]string{"u1": "a2", "a1": "a2", "u3": "a3", "a3": "a3", "u2": "a2", "a2": "a2"}},
+		{"a3", []string{"u1", "a1", "u3", "a3"}, nil},
+		{"a1", []string{"u1", "a1"}, nil},
+	} {
+		leaf := s.DefaultLeaf()
+		if tc.leaf != "" {
+			leaf, _ = s.Lookup(tc.leaf)
+		}
+		p := pageOf(t, s, leaf)
+		cards := sectionTagRE.FindAllStringSubmatch(p, -1)
+		if len(cards) != len(s.Entries) {
+			t.Fatalf("leaf %q: %d cards, want one per entry (%d)", tc.leaf, len(cards), len(s.Entries))
+		}
+		seen := map[string]bool{}
+		var shown []string
+		for _, c := range cards {
+			e := s.Entries[index(t, c[1])]
+			if seen[c[1]] {
+				t.Errorf("card %s twice", c[1])
+			}
+			seen[c[1]] = true
+			wantParent := ""
+			if pe := s.Parent(e); pe != nil {
+				wantParent = ` data-parent="` + anchor(pe) + `"`
+			}
+			if c[2] != wantParent {
+				t.Errorf("card of %s: parent %q, want %q", e.ID(), c[2], wantParent)
+			}
+			if c[3] == "" {
+				shown = append(shown, e.ID())
+			}
+		}
+		if strings.Join(shown, " ") != strings.Join(tc.visible, " ") {
+			t.Errorf("leaf %q: cards shown %v, want %v", tc.leaf, shown, tc.visible)
+		}
+		links := treeLinkRE.FindAllStringSubmatch(p, -1)
+		if len(links) != len(s.Entries) {
+			t.Errorf("leaf %q: %d tree links, want %d", tc.leaf, len(links), len(s.Entries))
+		}
+		for _, l := range links {
+			id, newest := s.Entries[index(t, l[1])].ID(), s.Entries[index(t, l[2])].ID()
+			if want, ok := tc.newest[id]; ok && newest != want {
+				t.Errorf("the tree link of %s goes to leaf %s, want %s", id, newest, want)
+			}
+		}
+	}
+	// The other branch's text is there in full, not only as a tree line.
+	if p := pageOf(t, s, s.DefaultLeaf()); !strings.Contains(p, longWords+" and ends OTHER-END") || !strings.Contains(p, "OTHER-ANSWER") {
+		t.Error("the other branch's text is not on the page in full")
+	}
+}
+
+func index(t *testing.T, anchor string) int {
+	t.Helper()
+	var n int
+	for _, c := range strings.TrimPrefix(anchor, "e-") {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+// The page's policy names its script by the SHA-256 of the script as the
+// page holds it, so the browser runs it and nothing else.
+func TestPolicyHashIsTheScripts(t *testing.T) {
+	p := pageOf(t, load(t, branched), nil)
+	script := regexp.MustCompile(`(?s)<script>(.*?)</script>`).FindStringSubmatch(p)
+	policy := regexp.MustCompile(`<meta http-equiv="Content-Security-Policy" content="([^"]*)">`).FindStringSubmatch(p)
+	if script == nil || policy == nil {
+		t.Fatal("the page has no script or no policy")
+	}
+	sum := sha256.Sum256([]byte(script[1]))
+	want := "script-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+	if got := html.UnescapeString(policy[1]); !strings.Contains(got, want) {
+		t.Errorf("the policy %q does not allow the page's script (%s)", got, want)
+	}
+	if strings.Count(html.UnescapeString(policy[1]), "sha256-") != 1 {
+		t.Error("the policy allows more than one script")
+	}
+}
+
+// A session whose entries are read back from a file that changed under
+// the export fails, instead of writing a page without them.
+func TestChangedFileFails(t *testing.T) {
+	dir := t.TempDir()
+	file := dir + "/s.jsonl"
+	writeFile(t, file, branched)
+	s, err := project.Open(file, parse.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	writeFile(t, file, strings.Repeat(" ", 10))
+	var out bytes.Buffer
+	if err := HTML(&out, s, s.DefaultLeaf(), Options{}); err == nil {
+		t.Error("HTML of a file that changed under it succeeded")
+	}
+	if err := Markdown(&out, s, s.DefaultLeaf(), Options{}); err == nil {
+		t.Error("Markdown of a file that changed under it succeeded")
+	}
+}
+
+func writeFile(t *testing.T, name, data string) {
+	t.Helper()
+	if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
