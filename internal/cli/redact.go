@@ -263,21 +263,27 @@ func readOnce(open func() (io.ReadCloser, error)) ([]byte, error) {
 // deliver writes data to output, a new file (never over an existing
 // one), or to standard output when output is "" or "-".
 func (c *CLI) deliver(output string, data []byte) error {
+	return c.deliverFrom(output, bytes.NewReader(data))
+}
+
+// deliverFrom is deliver of what src reads.
+func (c *CLI) deliverFrom(output string, src io.Reader) error {
 	if output != "" && output != "-" {
-		if err := writeNewFile(output, data); err != nil {
+		if err := writeNewFile(output, src); err != nil {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
 		return nil
 	}
-	if _, err := c.Stdout.Write(data); err != nil {
+	if _, err := io.Copy(c.Stdout, src); err != nil {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the output: %w", err)}
 	}
 	return nil
 }
 
-// writeNewFile creates name (never overwriting a file), writes data and
-// fsyncs it and its directory. On failure the partial file is removed.
-func writeNewFile(name string, data []byte) error {
+// writeNewFile creates name (never overwriting a file), writes what src
+// reads and fsyncs it and its directory. On failure the partial file is
+// removed.
+func writeNewFile(name string, src io.Reader) error {
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
@@ -285,7 +291,7 @@ func writeNewFile(name string, data []byte) error {
 		}
 		return err
 	}
-	_, err = f.Write(data)
+	_, err = io.Copy(f, src)
 	if err == nil {
 		err = f.Sync()
 	}

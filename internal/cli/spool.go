@@ -104,3 +104,14 @@ func (s *spool) discard() {
 		s.file.Close()
 	}
 }
+
+// reader reads the output back as it was written.
+func (s *spool) reader() (io.Reader, error) {
+	if s.file == nil {
+		return bytes.NewReader(s.mem.Bytes()), nil
+	}
+	if _, err := s.file.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return s.file, nil
+}

@@ -160,3 +160,47 @@ func writeFile(t *testing.T, name, data string) {
 		t.Fatal(err)
 	}
 }
+
+// Every entry a root reaches is written once, under the first branch
+// whose path holds it, numbered by its place on that path.
+func TestMarkdownBranchesWritesEachEntryOnce(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}` + "\n")
+	// A binary tree of depth 4: entry n's children are 2n and 2n+1.
+	for n := 1; n < 32; n++ {
+		parent := "null"
+		if n > 1 {
+			parent = jsonString("n" + itoa(n/2))
+		}
+		b.WriteString(`{"type":"message","id":` + jsonString("n"+itoa(n)) + `,"parentId":` + parent +
+			`,"timestamp":"2026-01-01T00:00:0` + itoa(n%10) + `.000Z","message":{"role":"user","content":"text of n` + itoa(n) + ` end"}}` + "\n")
+	}
+	s := load(t, b.String())
+	var out bytes.Buffer
+	if err := MarkdownBranches(&out, s, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	md := out.String()
+	for n := 1; n < 32; n++ {
+		if got := strings.Count(md, "\ntext of n"+itoa(n)+" end\n"); got != 1 {
+			t.Errorf("n%d written %d times, want once", n, got)
+		}
+	}
+	if got := strings.Count(md, "\n## Branch "); got != 16 {
+		t.Errorf("%d branches, want 16 (one per leaf)", got)
+	}
+	if got := strings.Count(md, "\n_Continues from entry "); got != 15 {
+		t.Errorf("%d sections continue an earlier one, want 15", got)
+	}
+	// Each section's first entry is numbered one past the entry it continues from.
+	re := regexp.MustCompile("_Continues from entry ([0-9]+) \\(`n([0-9]+)`\\) of branch [0-9]+\\._\n\n### ([0-9]+)\\. User\n\n_[^\n]*`n([0-9]+)`")
+	for _, m := range re.FindAllStringSubmatch(md, -1) {
+		from, parent, n, child := index(t, m[1]), index(t, m[2]), index(t, m[3]), index(t, m[4])
+		if n != from+1 || child/2 != parent {
+			t.Errorf("section continues from entry %d (n%d) with entry %d (n%d)", from, parent, n, child)
+		}
+	}
+	if got := len(re.FindAllString(md, -1)); got != 15 {
+		t.Errorf("%d continuations read, want 15", got)
+	}
+}

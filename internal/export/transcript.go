@@ -28,6 +28,29 @@ func Markdown(w io.Writer, s *project.Session, leaf *project.Entry, opts Options
 	})
 }
 
+// MarkdownBranches writes every branch of the session as a transcript:
+// after the session's facts, a section for the path to each leaf, in the
+// tree's depth-first order. An entry is written once: a section starts
+// where its path leaves those of the sections before it and says which
+// entry, of which section, it continues from. The file's leaf (the one
+// pi resumes) is marked as in Markdown. Entries on a parentId cycle reach
+// no root and have no path: they are counted, not written. The error is
+// a record that could not be read back, or a write error.
+func MarkdownBranches(w io.Writer, s *project.Session, opts Options) error {
+	if opts.MaxBlock <= 0 {
+		opts.MaxBlock = DefaultMaxBlock
+	}
+	leaf := s.DefaultLeaf()
+	if leaf != nil {
+		if _, err := s.Path(leaf); err != nil {
+			leaf = nil // on a cycle: no path, so no leaf to mark
+		}
+	}
+	return write(w, s, leaf, opts, func(d *session) {
+		(&transcript{session: d, blocks: blockParser(), entryHeading: "###"}).writeBranches()
+	})
+}
+
 // transcript writes one Markdown transcript.
 type transcript struct {
 	*session
@@ -56,6 +79,72 @@ func (t *transcript) write() {
 	t.printf("- tokens: %s (%s)\n\n", count(t.total.TotalTokens), usageLine(&t.total))
 	for i, e := range t.path {
 		t.entry(i+1, t.turn(e))
+	}
+}
+
+// writeBranches writes the facts of the session and every branch.
+func (t *transcript) writeBranches() {
+	tree := t.s.Tree()
+	var order, leaves []int32
+	tree.Walk(func(i, _ int) {
+		order = append(order, int32(i))
+		if len(tree.Children(i)) == 0 {
+			leaves = append(leaves, int32(i))
+		}
+	})
+	var total usage
+	for _, i := range order {
+		if e := t.s.Entries[i]; e.Role() == "assistant" {
+			if tr := t.turn(e); tr.msg.Usage != nil {
+				total.add(tr.msg.Usage)
+			}
+		}
+	}
+	h := t.s.Header
+	t.printf("# %s\n\n", t.line(t.heading()))
+	t.printf("- session: `%s`\n", t.line(h.ID))
+	if h.Cwd != "" {
+		t.printf("- cwd: `%s`\n", t.line(h.Cwd))
+	}
+	t.printf("- started: %s\n", t.line(when(h.Timestamp)))
+	if t.leaf != nil {
+		t.printf("- leaf: `%s` (%d entries on the path of %d)\n", t.line(shortID(t.leaf.ID())), len(t.path), len(t.s.Entries))
+	}
+	t.printf("- branches: %d (the path to every leaf, each entry written once)\n", len(leaves))
+	if n := len(tree.Detached); n > 0 {
+		t.printf("- not shown: %d entries on a parentId cycle (no path reaches them)\n", n)
+	}
+	t.printf("- tokens, all branches: %s (%s)\n\n", count(total.TotalTokens), usageLine(&total))
+	writtenIn := make([]int32, len(t.s.Entries)) // the branch (from 1) that wrote an entry; 0: none yet
+	for b, leaf := range leaves {
+		path, err := t.s.Path(t.s.Entries[leaf])
+		if err != nil { // a root reaches it: no cycle
+			continue
+		}
+		t.branch(b+1, len(leaves), path, writtenIn)
+	}
+}
+
+// branch writes the bth of n branches, from where path leaves the
+// branches written before it.
+func (t *transcript) branch(b, n int, path []*project.Entry, writtenIn []int32) {
+	leaf := path[len(path)-1]
+	entries := "entries"
+	if len(path) == 1 {
+		entries = "entry"
+	}
+	t.printf("## Branch %d of %d: to `%s` (%d %s)\n\n", b, n, t.line(shortID(leaf.ID())), len(path), entries)
+	from := 0
+	for from < len(path) && writtenIn[path[from].Index] > 0 {
+		from++
+	}
+	if from > 0 {
+		prev := path[from-1]
+		t.printf("_Continues from entry %d (`%s`) of branch %d._\n\n", from, t.line(shortID(prev.ID())), writtenIn[prev.Index])
+	}
+	for i := from; i < len(path); i++ {
+		writtenIn[path[i].Index] = int32(b)
+		t.entry(i+1, t.turn(path[i]))
 	}
 }
 
