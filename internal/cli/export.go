@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
 
@@ -77,6 +79,7 @@ func (c *CLI) runExport(ctx *cli.Context) error {
 			return err
 		}
 	}
+	debug.SetGCPercent(indexGCPercent) // as the views: the index is most of the heap
 	switch {
 	case v.file == "-":
 		v.file, opts.Name = stdinName, ""
@@ -90,6 +93,7 @@ func (c *CLI) runExport(ctx *cli.Context) error {
 		return v.loadError(err)
 	}
 	defer v.session.Close()
+	limitExportMemory(v.session)
 	if v.leaf, err = resolveLeaf(v.session, ctx.String("leaf")); err != nil {
 		return usageErrorf("%s: %v", v.file, err)
 	}
@@ -133,3 +137,23 @@ func exportUsage(ctx *cli.Context) error {
 	}
 	return nil
 }
+
+// limitExportMemory sets the collector for writing the page: the index is
+// most of the heap and lives to the end, and the page adds one record at a
+// time and the garbage of rendering it (goldmark's, mostly). A soft memory
+// limit of the index (after a collection) plus a margin and 1.5 times the
+// largest entry keeps the peak there, and the collector runs as often as
+// that needs, not all the time: the views' low GOGC (viewGCPercent) made
+// the page of a 300 MB session take 3.6 times as long.
+func limitExportMemory(s *project.Session) {
+	debug.SetGCPercent(100)
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	live := int64(ms.HeapAlloc)
+	debug.SetMemoryLimit(max(exportMargin, live+live/4) + int64(s.Largest())*3/2)
+}
+
+// exportMargin is the least memory limit for writing the page, beyond
+// 1.5 times the largest entry.
+const exportMargin = 56 << 20

@@ -4,11 +4,17 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"html"
+	"io"
 	"os"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/yuin/goldmark/ast"
+	gmtext "github.com/yuin/goldmark/text"
 
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
@@ -202,5 +208,84 @@ func TestMarkdownBranchesWritesEachEntryOnce(t *testing.T) {
 	}
 	if got := len(re.FindAllString(md, -1)); got != 15 {
 		t.Errorf("%d continuations read, want 15", got)
+	}
+}
+
+// A long message costs the page its record and one decoded copy of its
+// text each time it is read (for its tree line and its card on the page,
+// for its section in the transcript), whatever it holds: it is not decoded
+// as a whole message, copied into a page in memory, or escaped into
+// another copy. (Before, a 60 MB message took 471 MB.)
+func TestLongEntryIsNotCopied(t *testing.T) {
+	const size = 8 << 20
+	text := strings.Repeat("a <b> & c\n", size/10)
+	result := strings.Repeat("output line & <tag>\n", size/20)
+	session := `{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}
+{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":` + rawJSONString(text) + `}}
+{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"x"}}],"provider":"p","model":"m"}}
+{"type":"message","id":"t1","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{"type":"text","text":` + rawJSONString(result) + `}]}}
+`
+	file := t.TempDir() + "/s.jsonl"
+	writeFile(t, file, session)
+	s, err := project.Open(file, parse.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	once := uint64(len(session) + len(text) + len(result)) // every record read and its text decoded
+	for _, tc := range []struct {
+		name   string
+		export func(io.Writer) error
+		reads  uint64
+	}{
+		{"html", func(w io.Writer) error { return HTML(w, s, s.DefaultLeaf(), Options{}) }, 2},
+		{"md", func(w io.Writer) error { return Markdown(w, s, s.DefaultLeaf(), Options{}) }, 1},
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if err := tc.export(io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		if n, limit := after.TotalAlloc-before.TotalAlloc, tc.reads*once+4<<20; n > limit {
+			t.Errorf("%s: a page of %d MiB of text allocated %d MiB, want under %d MiB", tc.name, (len(text)+len(result))>>20, n>>20, limit>>20)
+		}
+	}
+}
+
+// rawJSONString is s as a JSON string, with <, > and & as they are.
+func rawJSONString(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// A message text over maxMarkdown bytes goes into the transcript in a
+// fenced block (longer than any backtick run inside), said so, instead of
+// through the block parser: an open fence or HTML block in it cannot
+// swallow the rest.
+func TestLongTextIsFencedInTranscript(t *testing.T) {
+	text := "```go\n<pre>\n" + strings.Repeat("x ``` y\n", maxMarkdown/8+1)
+	s := load(t, `{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}
+{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":`+jsonString(text)+`}}
+{"type":"message","id":"u2","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"AFTER"}}
+`)
+	var out bytes.Buffer
+	if err := Markdown(&out, s, s.DefaultLeaf(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	want := "_[" + size(len(strings.TrimRight(text, "\n"))) + " of text, as it is: too long to be read as Markdown]_\n\n````\n" + strings.TrimRight(text, "\n") + "\n````\n\n## 2. User"
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("the long text is not fenced whole, followed by the next entry:\n%.300s", out.String()[strings.Index(out.String(), "## 1."):])
+	}
+	src := out.Bytes()
+	last := blockParser().Parse(gmtext.NewReader(src)).LastChild()
+	if _, ok := last.(*ast.Paragraph); !ok || last.Lines().Len() != 1 {
+		t.Fatalf("the transcript's last block is a %T, not the next entry's text", last)
+	}
+	if seg := last.Lines().At(0); string(seg.Value(src)) != "AFTER" {
+		t.Errorf("the transcript's last block is %q, not the next entry's text", seg.Value(src))
 	}
 }

@@ -59,6 +59,9 @@ type session struct {
 	name   string
 	opts   Options
 	err    error // the first record that could not be read back
+	// records reads the entries back; a record it returns (and the
+	// strings of a turn decoded from it) lasts until the next read.
+	records *project.RecordReader
 	// lastRead is the size of the record read last.
 	lastRead int
 }
@@ -185,14 +188,8 @@ func (u *usage) tokens() float64 {
 
 // block is one content block.
 type block struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	Thinking  string          `json:"thinking"`
-	Data      string          `json:"data"`
-	MimeType  string          `json:"mimeType"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
+	Type, Text, Thinking, Data, MimeType, ID, Name string
+	Arguments                                      json.RawMessage
 }
 
 // write decodes the path to leaf and has render write it to w, buffered.
@@ -218,7 +215,7 @@ func newSession(s *project.Session, leaf *project.Entry, opts Options) (*session
 	if err != nil {
 		return nil, err
 	}
-	d := &session{s: s, leaf: leaf, path: path, onPath: make([]bool, len(s.Entries)), opts: opts, name: opts.Name}
+	d := &session{s: s, leaf: leaf, path: path, onPath: make([]bool, len(s.Entries)), opts: opts, name: opts.Name, records: s.Records()}
 	for _, e := range s.Entries {
 		if e.Type() == "session_info" { // the latest, trimmed; a blank name clears it (pi's getSessionName)
 			d.name = cmp.Or(jsTrim(e.StringField("name")), opts.Name)
@@ -289,13 +286,14 @@ func (t *turn) content() []block {
 
 // blocks decodes content (node n of t, -1: none): a string is one text
 // block; anything else that is not an array of blocks is shown as its JSON.
+// The texts are read off the tape: one without escapes shares the record's
+// memory, one with escapes is decoded once (a message may be many
+// megabytes).
 func blocks(t *parse.Tape, n int) []block {
 	if n < 0 || t.Kind(n) == parse.KindNull {
 		return nil
 	}
-	if t.Kind(n) == parse.KindString {
-		var s string
-		json.Unmarshal(t.Raw(n), &s)
+	if s, ok := t.Str(n); ok {
 		return []block{{Type: "text", Text: s}}
 	}
 	if t.Kind(n) != parse.KindArray {
@@ -303,18 +301,39 @@ func blocks(t *parse.Tape, n int) []block {
 	}
 	var out []block
 	for el := range t.Elements(n) {
-		out = append(out, decodeBlock(t.Raw(el)))
+		out = append(out, decodeBlock(t, el))
 	}
 	return out
 }
 
-// decodeBlock decodes one content block; one that is not an object of
-// the expected fields, or has no type, is shown as its JSON.
-func decodeBlock(raw []byte) block {
-	var b block
-	if json.Unmarshal(raw, &b) != nil || b.Type == "" {
-		return block{Type: "json", Text: string(raw)}
+// decodeBlock decodes the content block at node n; one that is not an
+// object, has no type, or has a member of another type than a block's
+// (text, thinking, data, mimeType, id and name are strings or null), is
+// shown as its JSON.
+func decodeBlock(t *parse.Tape, n int) block {
+	asJSON := func() block { return block{Type: "json", Text: string(t.Raw(n))} }
+	if t.Kind(n) != parse.KindObject {
+		return asJSON()
 	}
+	var b block
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"type", &b.Type}, {"text", &b.Text}, {"thinking", &b.Thinking}, {"data", &b.Data}, {"mimeType", &b.MimeType}, {"id", &b.ID}, {"name", &b.Name}} {
+		v := t.Get(n, f.name)
+		if v < 0 || t.Kind(v) == parse.KindNull {
+			continue
+		}
+		s, ok := t.Str(v)
+		if !ok {
+			return asJSON()
+		}
+		*f.dst = s
+	}
+	if b.Type == "" {
+		return asJSON()
+	}
+	b.Arguments = t.Raw(t.Get(n, "arguments"))
 	return b
 }
 
@@ -353,13 +372,13 @@ func (d *session) clean(s string) string {
 	return b.String()
 }
 
-// read reads e back; after a long record it lets the collector free it
-// first, so that its memory holds the next.
+// read reads e back, valid until the next read; after a long record it
+// lets the collector free it first, so that its memory holds the next.
 func (d *session) read(e *project.Entry) (*project.Record, error) {
 	if d.lastRead >= collectBefore {
 		runtime.GC()
 	}
-	rec, err := e.Record()
+	rec, err := d.records.Read(e)
 	if err != nil {
 		d.err = cmp.Or(d.err, err)
 		return nil, err
@@ -375,7 +394,7 @@ func (d *session) summary(e *project.Entry) string {
 	if err != nil {
 		return "(unreadable)"
 	}
-	return d.summaryOf(rec)
+	return strings.Clone(d.summaryOf(rec)) // it may share the record's bytes, which the next read reuses
 }
 
 // summaryOf is render.Summary of a record, redacted if asked. A summary

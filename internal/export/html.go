@@ -56,7 +56,7 @@ func escape(s string) string {
 }
 
 // text writes file content, redacted if asked, escaped.
-func (p *page) text(s string) { p.w.WriteString(escape(p.clean(s))) }
+func (p *page) text(s string) { writeEscaped(p.w, p.clean(s)) }
 
 // markdown writes message text rendered from Markdown.
 func (p *page) markdown(s string) {
@@ -84,13 +84,9 @@ func (p *page) wrapped(start, s, end string) {
 // the page's own. An HTML parser drops a newline right after <pre>: a text
 // that starts with one gets one more, so that it keeps its blank line.
 func (p *page) pre(start, s, end string) {
-	t := escape(p.clean(s))
-	if strings.HasPrefix(t, "\n") {
-		start += "<pre>\n"
-	} else {
-		start += "<pre>"
-	}
-	p.raw(start, t, "</pre>", end)
+	p.raw(start)
+	writePre(p.w, p.clean(s))
+	p.raw(end)
 }
 
 func (p *page) write() {

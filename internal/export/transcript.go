@@ -60,6 +60,13 @@ type transcript struct {
 
 func (t *transcript) printf(format string, args ...any) { fmt.Fprintf(t.w, format, args...) }
 
+// para writes s and a blank line, without a copy of s (fmt would make
+// one: a message may be many megabytes).
+func (t *transcript) para(s string) {
+	t.w.WriteString(s)
+	t.w.WriteString("\n\n")
+}
+
 // line writes file content on one line: redacted, newlines folded.
 func (t *transcript) line(s string) string {
 	return strings.Join(strings.Fields(t.clean(s)), " ")
@@ -199,9 +206,9 @@ func (t *transcript) body(tr *turn) {
 		if m.TokensBefore > 0 {
 			t.printf("%s tokens before.\n\n", count(m.TokensBefore))
 		}
-		t.printf("%s\n\n", t.closed(t.clean(m.Summary)))
+		t.markdown(t.clean(m.Summary))
 	default:
-		t.printf("%s\n\n", t.line(t.summaryOf(tr.rec)))
+		t.para(t.line(t.summaryOf(tr.rec)))
 	}
 }
 
@@ -209,7 +216,7 @@ func (t *transcript) content(bs []block) {
 	for _, b := range bs {
 		switch b.Type {
 		case "text":
-			t.printf("%s\n\n", t.closed(strings.TrimRight(t.clean(b.Text), "\n")))
+			t.markdown(strings.TrimRight(t.clean(b.Text), "\n"))
 		case "thinking":
 			if strings.TrimSpace(b.Thinking) != "" {
 				t.fenced("Thinking", "", b.Thinking)
@@ -222,6 +229,22 @@ func (t *transcript) content(bs []block) {
 			t.fenced("Content", "", b.Text)
 		}
 	}
+}
+
+// markdown writes message text as it is (it is Markdown), followed by the
+// line that closes a block its end leaves open (see closed). A text over
+// maxMarkdown bytes, which CommonMark's block parser would hold many
+// times over to tell, is written in a fenced block instead, as the page
+// shows it preformatted.
+func (t *transcript) markdown(md string) {
+	if len(md) <= maxMarkdown {
+		t.para(t.closed(md))
+		return
+	}
+	fence := strings.Repeat("`", max(3, longestRun(md, '`')+1))
+	t.printf("_[%s of text, as it is: too long to be read as Markdown]_\n\n%s\n", size(len(md)), fence)
+	t.w.WriteString(md)
+	t.printf("\n%s\n\n", fence)
 }
 
 // image names an image block with its type and size.
