@@ -79,7 +79,7 @@ func (c *CLI) runExport(ctx *cli.Context) error {
 			return err
 		}
 	}
-	debug.SetGCPercent(indexGCPercent) // as the views: the index is most of the heap
+	defer debug.SetGCPercent(debug.SetGCPercent(indexGCPercent)) // as the views: the index is most of the heap
 	switch {
 	case v.file == "-":
 		v.file, opts.Name = stdinName, ""
@@ -93,7 +93,7 @@ func (c *CLI) runExport(ctx *cli.Context) error {
 		return v.loadError(err)
 	}
 	defer v.session.Close()
-	limitExportMemory(v.session)
+	defer limitExportMemory(v.session)()
 	if v.leaf, err = resolveLeaf(v.session, ctx.String("leaf")); err != nil {
 		return usageErrorf("%s: %v", v.file, err)
 	}
@@ -144,14 +144,20 @@ func exportUsage(ctx *cli.Context) error {
 // limit of the index (after a collection) plus a margin and 1.5 times the
 // largest entry keeps the peak there, and the collector runs as often as
 // that needs, not all the time: the views' low GOGC (viewGCPercent) made
-// the page of a 300 MB session take 3.6 times as long.
-func limitExportMemory(s *project.Session) {
-	debug.SetGCPercent(100)
+// the page of a 300 MB session take 3.6 times as long. It returns the
+// function that restores the collector's settings (the tests run many
+// commands in one process).
+func limitExportMemory(s *project.Session) (restore func()) {
+	percent := debug.SetGCPercent(100)
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	live := int64(ms.HeapAlloc)
-	debug.SetMemoryLimit(max(exportMargin, live+live/4) + int64(s.Largest())*3/2)
+	limit := debug.SetMemoryLimit(max(exportMargin, live+live/4) + int64(s.Largest())*3/2)
+	return func() {
+		debug.SetMemoryLimit(limit)
+		debug.SetGCPercent(percent)
+	}
 }
 
 // exportMargin is the least memory limit for writing the page, beyond
