@@ -123,7 +123,7 @@ func pathText(t *testing.T, s *project.Session, path []*project.Entry) string {
 
 // entryBlocks are the content blocks of entry e, as the page reads them.
 func entryBlocks(s *project.Session, e *project.Entry) []block {
-	return (&session{s: s}).turn(e).content()
+	return (&session{s: s, records: s.Records()}).turn(e).content()
 }
 
 // sectionsRE finds the conversation's sections shown in a dumped DOM
