@@ -1,6 +1,11 @@
 // Package export renders a session as a page to read or share: one
-// self-contained HTML file (the whole tree, and the conversation along the
-// path to a leaf) or a Markdown transcript of that path.
+// self-contained HTML file (the whole tree, and the conversation of every
+// branch, the path to a leaf shown and any other a click away) or a
+// Markdown transcript of that path (or of every branch, each entry once).
+//
+// Both are written as they are made: the entries are read back from the
+// session's file one at a time and let go, so that a page costs about the
+// index and the largest entry, not the file.
 //
 // Everything that comes from the file is data: HTML escapes every string,
 // and Markdown in messages goes through goldmark with raw HTML off and every

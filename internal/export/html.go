@@ -14,9 +14,11 @@ import (
 )
 
 // HTML writes the session as one self-contained page: the whole tree
-// (branches collapsible, the path to leaf marked) and the conversation along
-// that path. The error is a *project.CycleError (a parentId cycle on the
-// leaf's path) or a write error.
+// (branches collapsible, the path to leaf marked) and the card of every
+// entry, those on the path to leaf shown and the others hidden until the
+// reader picks one of their entries in the tree (pageJS). The error is a
+// *project.CycleError (a parentId cycle on the leaf's path), a record that
+// could not be read back, or a write error.
 func HTML(w io.Writer, s *project.Session, leaf *project.Entry, opts Options) error {
 	return write(w, s, leaf, opts, func(d *session) { newPage(d).write() })
 }
