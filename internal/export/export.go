@@ -147,15 +147,24 @@ func (m *message) field(name string) any {
 	return &m.TokensBefore
 }
 
-// decodeMessage reads the members names of the object at node obj of t.
+// decodeMessage reads the members names of the object at node obj of t
+// (the strings may share the record's memory). A member of another type
+// than its field's is left empty.
 func decodeMessage(t *parse.Tape, obj int, names []string) message {
 	m := message{content: -1}
 	if t.Kind(obj) != parse.KindObject {
 		return m
 	}
 	for _, name := range names {
-		if raw := t.Raw(t.Get(obj, name)); raw != nil {
-			json.Unmarshal(raw, m.field(name)) // a value of another type leaves the field empty
+		n := t.Get(obj, name)
+		if n < 0 {
+			continue
+		}
+		switch dst := m.field(name).(type) {
+		case *string: // off the tape: a long output or summary is decoded once, or shared
+			*dst, _ = t.Str(n)
+		default:
+			json.Unmarshal(t.Raw(n), dst) // a value of another type leaves the field empty
 		}
 	}
 	m.content = t.Get(obj, "content")
