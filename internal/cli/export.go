@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
 
@@ -17,6 +19,7 @@ func (c *CLI) exportCommand() *cli.Command {
 		append(limitFlags(),
 			formatFlag("html (the tree and the conversation, one offline file) or md (a transcript of the path)", "html", "md"),
 			&cli.StringFlag{Name: "leaf", Usage: "show the conversation up to the entry with this `ID` (or unique id prefix); default: the last entry"},
+			&cli.BoolFlag{Name: "all-branches", Usage: "md: the path to every leaf, each as its own section, each entry written once"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of standard output (FILE must not exist; - is standard output)"},
 			&cli.BoolFlag{Name: "redact", Usage: "replace every secret `pisess scan` would find with [REDACTED:<kind>]"},
 			rulesFlag(),
@@ -31,9 +34,18 @@ links shown as text), thinking, tool calls and their results collapsed with
 their sizes, images inline, model changes, tokens and cost per turn and in
 total. Everything from the file is escaped: it cannot add markup or script.
 
+The page holds every entry once: pick one in the tree (click, or Enter) and
+the conversation along its path shows, the other branches hidden; at first
+it shows the path to the leaf (or --leaf).
+
 md: the path as a transcript to paste into an issue: a heading per entry,
 tool calls and results in fenced blocks, long ones cut to --max-block bytes
-and marked.
+and marked. With --all-branches, the path to every leaf as its own section,
+in the tree's order; a section starts where its path leaves the sections
+before it and names the entry it continues from.
+
+The page or transcript is written as it is made (the file's entries are
+read back one at a time), so its memory is about the largest entry's.
 
 --redact applies the rules of ` + "`pisess scan`" + ` (and --rules) to everything
 rendered. The file is never changed. --output never overwrites a file.
@@ -44,7 +56,8 @@ on the leaf's path; 2 usage error, or a file could not be read or written.
 Examples:
    pisess export f.jsonl > session.html                # the page, to open or attach
    pisess export --redact --output s.html f.jsonl      # to share: no secrets, never overwrites
-   pisess export --format md --leaf 3fc31a98 f.jsonl   # a transcript up to that entry, for an issue`
+   pisess export --format md --leaf 3fc31a98 f.jsonl   # a transcript up to that entry, for an issue
+   pisess export --format md --all-branches f.jsonl    # every branch, shared turns once`
 	return cmd
 }
 
@@ -53,11 +66,8 @@ func (c *CLI) runExport(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if ctx.IsSet("rules") && !ctx.Bool("redact") {
-		return usageErrorf("--rules goes with --redact")
-	}
-	if n := ctx.Int("max-block"); n < 0 {
-		return usageErrorf("--max-block must be 0 (the default, %d) or more, not %d", export.DefaultMaxBlock, n)
+	if err := exportUsage(ctx); err != nil {
+		return err
 	}
 	lim, err := limits(ctx)
 	if err != nil {
@@ -70,15 +80,21 @@ func (c *CLI) runExport(ctx *cli.Context) error {
 			return err
 		}
 	}
-	if v.file == "-" {
+	defer debug.SetGCPercent(debug.SetGCPercent(indexGCPercent)) // as the views: the index is most of the heap
+	switch {
+	case v.file == "-":
 		v.file, opts.Name = stdinName, ""
-		v.session, err = project.Load(c.Stdin, lim)
-	} else {
-		v.session, err = project.LoadFile(v.file, lim)
+		v.session, err = openSpooled(c.Stdin, lim, nil)
+	case isPipe(v.file):
+		v.session, err = openPipe(v.file, lim, nil)
+	default:
+		v.session, err = project.Open(v.file, lim)
 	}
 	if v.session, err = project.RefuseAsPi(v.session, err); err != nil {
 		return v.loadError(err)
 	}
+	defer v.session.Close()
+	defer limitExportMemory(v.session)()
 	if v.leaf, err = resolveLeaf(v.session, ctx.String("leaf")); err != nil {
 		return usageErrorf("%s: %v", v.file, err)
 	}
@@ -86,11 +102,14 @@ func (c *CLI) runExport(ctx *cli.Context) error {
 		fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s no entry (blank, torn or corrupt: `pisess validate %s` explains)\n",
 			render.Safe(v.file), skippedLines(v.session.Skipped), render.Safe(v.file))
 	}
-	var out migrate.Spool // a page of a huge session costs no memory
+	var out migrate.Spool // a page of a huge session costs no memory; a failure half-way writes nothing
 	defer out.Close()
-	if ctx.String("format") == "html" {
+	switch {
+	case ctx.String("format") == "html":
 		err = export.HTML(&out, v.session, v.leaf, opts)
-	} else {
+	case ctx.Bool("all-branches"):
+		err = export.MarkdownBranches(&out, v.session, opts)
+	default:
 		err = export.Markdown(&out, v.session, v.leaf, opts)
 	}
 	if err != nil {
@@ -98,3 +117,44 @@ func (c *CLI) runExport(ctx *cli.Context) error {
 	}
 	return c.deliver(migrate.OS(), ctx.String("output"), &out)
 }
+
+// exportUsage checks the flags that go together.
+func exportUsage(ctx *cli.Context) error {
+	switch {
+	case ctx.IsSet("rules") && !ctx.Bool("redact"):
+		return usageErrorf("--rules goes with --redact")
+	case ctx.Int("max-block") < 0:
+		return usageErrorf("--max-block must be 0 (the default, %d) or more, not %d", export.DefaultMaxBlock, ctx.Int("max-block"))
+	case ctx.Bool("all-branches") && ctx.String("format") != "md":
+		return usageErrorf("--all-branches goes with --format md (the page holds every branch already)")
+	case ctx.Bool("all-branches") && ctx.IsSet("leaf"):
+		return usageErrorf("--all-branches writes every leaf's path: it takes no --leaf")
+	}
+	return nil
+}
+
+// limitExportMemory sets the collector for writing the page: the index is
+// most of the heap and lives to the end, and the page adds one record at a
+// time and the garbage of rendering it (goldmark's, mostly). A soft memory
+// limit of the index (after a collection) plus a margin and 1.5 times the
+// largest entry keeps the peak there, and the collector runs as often as
+// that needs, not all the time: the views' low GOGC (viewGCPercent) made
+// the page of a 300 MB session take 3.6 times as long. It returns the
+// function that restores the collector's settings (the tests run many
+// commands in one process).
+func limitExportMemory(s *project.Session) (restore func()) {
+	percent := debug.SetGCPercent(100)
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	live := int64(ms.HeapAlloc)
+	limit := debug.SetMemoryLimit(max(exportMargin, live+live/4) + int64(s.Largest())*3/2)
+	return func() {
+		debug.SetMemoryLimit(limit)
+		debug.SetGCPercent(percent)
+	}
+}
+
+// exportMargin is the least memory limit for writing the page, beyond
+// 1.5 times the largest entry.
+const exportMargin = 56 << 20

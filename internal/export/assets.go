@@ -28,6 +28,8 @@ ul.branches{padding-left:12px;border-left:1px dashed var(--line);margin-left:4px
 li.branch+li.branch{border-top:1px dotted var(--line);margin-top:2px;padding-top:2px}
 li.node{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;color:var(--dim)}
 li.node a{color:inherit;text-decoration:none}
+li.node a:hover{text-decoration:underline}
+a:focus-visible,button:focus-visible,summary:focus-visible{outline:2px solid var(--accent);outline-offset:-2px;border-radius:3px}
 li.on-path{color:var(--fg)}li.on-path::before{content:"● ";color:var(--path)}
 li.leaf{font-weight:700}
 .badge{display:inline-block;font-size:11px;padding:0 6px;border-radius:10px;border:1px solid var(--line);color:var(--dim);margin-left:4px;font-weight:400}
@@ -52,9 +54,30 @@ details.tool>summary,details.result>summary{font-family:ui-monospace,SFMono-Regu
 img.inline{max-width:100%;height:auto;border:1px solid var(--line);border-radius:6px;display:block;margin:4px 0}
 `
 
-// pageJS is the page's only script: expand or collapse every section. It
-// holds no "<", so every "<" of the page starts a tag (the tests rely on it).
-const pageJS = `document.addEventListener("click",function(e){var a=e.target&&e.target.getAttribute&&e.target.getAttribute("data-act");if(!a)return;var d=document.querySelectorAll("main details");for(var i=d.length;i--;)d[i].open=(a==="open");});`
+// pageJS is the page's only script. It expands or collapses every block
+// (the buttons with data-act), and it shows the path through the entry a
+// reader picks in the tree: every card names its parent's card
+// (data-parent), every link of the tree the card of the leaf its path
+// goes to (data-leaf); the cards on that leaf's path are shown, the others
+// hidden. A link whose card is on the path shown only scrolls to it; the
+// link is followed either way, so the browser scrolls to the card and
+// focus and history work as for any link. A page opened at #e-N shows
+// that entry's path. Without the script the path to the file's leaf is
+// shown. It holds no "<", so every "<" of the page starts a tag (the tests
+// rely on it).
+const pageJS = `(function(){var d=document;` +
+	`function path(id){var on={},n=d.getElementById(id);while(n&&!on[n.id]){on[n.id]=1;n=d.getElementById(n.getAttribute("data-parent")||"")}return on}` +
+	`function show(leaf){var on=path(leaf),s=d.querySelectorAll("main section.turn"),a=d.querySelectorAll("nav a[data-leaf]"),i;` +
+	`for(i=s.length;i--;){s[i].hidden=!on[s[i].id];s[i].classList.toggle("leaf",s[i].id===leaf)}` +
+	`for(i=a.length;i--;){var id=a[i].getAttribute("href").slice(1),li=a[i].parentNode;li.classList.toggle("on-path",!!on[id]);li.classList.toggle("leaf",id===leaf);` +
+	`if(on[id])for(var f=li.parentNode;f&&f.tagName!=="NAV";f=f.parentNode)if(f.tagName==="DETAILS")f.open=true}}` +
+	`function pick(id){var c=d.getElementById(id),a=d.querySelector('nav a[href="#'+id+'"]');if(c&&c.hidden&&a)show(a.getAttribute("data-leaf"))}` +
+	`d.addEventListener("click",function(e){var t=e.target,act=t&&t.getAttribute&&t.getAttribute("data-act");` +
+	`if(act){var b=d.querySelectorAll("main details");for(var i=b.length;i--;)b[i].open=(act==="open");return}` +
+	`var a=t&&t.closest&&t.closest("a[href]"),h=a&&a.getAttribute("href");` +
+	`if(h==="#leaf"){var l=d.getElementById("leaf");if(l&&l.nextElementSibling)show(l.nextElementSibling.id)}` +
+	`else if(/^#e-[0-9]+$/.test(h))pick(h.slice(1))});` +
+	`if(/^#e-[0-9]+$/.test(location.hash))pick(location.hash.slice(1))})();`
 
 // contentPolicy allows nothing but the page's own style, its one script
 // (by hash) and data: images: even markup that got into the page could not

@@ -3,7 +3,8 @@ package export
 import (
 	"bytes"
 	"context"
-	"encoding/json"
+	"crypto/sha256"
+	"encoding/base64"
 	"html"
 	"image/png"
 	"os"
@@ -97,9 +98,16 @@ func lastMessageText(t *testing.T, s *project.Session) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return pathText(t, s, path)
+}
+
+// pathText is the start (three words) of the text of the last message on
+// path, as the page renders it.
+func pathText(t *testing.T, s *project.Session, path []*project.Entry) string {
+	t.Helper()
 	md := newMarkdown()
 	for i := len(path) - 1; i >= 0; i-- {
-		for _, b := range blocks(messageContent(path[i])) {
+		for _, b := range entryBlocks(s, path[i]) {
 			if b.Type != "text" {
 				continue
 			}
@@ -113,16 +121,17 @@ func lastMessageText(t *testing.T, s *project.Session) string {
 	return ""
 }
 
-func messageContent(e *project.Entry) []byte {
-	var m message
-	if raw := e.Message(); raw != nil {
-		_ = json.Unmarshal(raw, &m)
-	}
-	return m.Content
+// entryBlocks are the content blocks of entry e, as the page reads them.
+func entryBlocks(s *project.Session, e *project.Entry) []block {
+	return (&session{s: s, records: s.Records()}).turn(e).content()
 }
 
-// sectionsRE finds the conversation's sections in a dumped DOM.
-var sectionsRE = regexp.MustCompile(`(?s)<section class="turn [^"]*" id="[^"]*">.*?</section>`)
+// sectionsRE finds the conversation's sections shown in a dumped DOM
+// (hidden ones carry hidden=""), cardRE every section's opening tag.
+var (
+	sectionsRE = regexp.MustCompile(`(?s)<section class="turn [^"]*" id="[^"]*"(?: data-parent="[^"]*")?>.*?</section>`)
+	cardRE     = regexp.MustCompile(`<section class="turn [^"]*" id="(e-[0-9]+)"(?: data-parent="[^"]*")?( hidden="")?>`)
+)
 
 // visibleText removes the collapsed <details> elements (and the markup) of
 // a dumped DOM section, leaving the text a reader sees at once.
@@ -171,6 +180,91 @@ func TestBrowserRendersPage(t *testing.T) {
 			shot := filepath.Join(dir, "page.png")
 			browse(t, browser, "file://"+file, "--window-size=1000,800", "--screenshot="+shot)
 			checkScreenshot(t, shot)
+		})
+	}
+}
+
+// TestBrowserSwitchesBranch opens a page, clicks in the tree the first
+// entry of another branch (a link, focused first as the keyboard would),
+// and checks that the conversation then shows exactly that branch's path:
+// its last text visible, the leaf's branch's own last text hidden. The
+// click is a script the test adds to a copy of the page, its hash added to
+// the page's policy.
+func TestBrowserSwitchesBranch(t *testing.T) {
+	browser := chromium(t)
+	for _, src := range []string{"../../testdata/corpus/valid/v3-branched.jsonl", "../../testdata/corpus/valid/v3-everything.jsonl"} {
+		t.Run(filepath.Base(src), func(t *testing.T) {
+			dir := t.TempDir()
+			file, s := writePage(t, src, dir)
+			defaultPath, err := s.Path(s.DefaultLeaf())
+			if err != nil {
+				t.Fatal(err)
+			}
+			onDefault := map[*project.Entry]bool{}
+			for _, e := range defaultPath {
+				onDefault[e] = true
+			}
+			var other []*project.Entry // the path to a leaf off the default path
+			for _, leaf := range s.Leaves() {
+				if !onDefault[leaf] {
+					other, _ = s.Path(leaf)
+					break
+				}
+			}
+			if other == nil {
+				t.Skip("the session has one branch")
+			}
+			target := other[0]
+			for _, e := range other {
+				if !onDefault[e] {
+					target = e // where the branch leaves the default path
+					break
+				}
+			}
+			page, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			click := `var a=document.querySelector('nav a[href="#` + anchor(target) + `"]');a.focus();` +
+				`document.body.setAttribute("data-focused",String(document.activeElement===a));a.click();`
+			sum := sha256.Sum256([]byte(click))
+			hash := "&#39;sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "&#39;"
+			clicked := strings.Replace(string(page), "script-src ", "script-src "+hash+" ", 1)
+			clicked = strings.Replace(clicked, "</body>", "<script>"+click+"</script></body>", 1)
+			if clicked == string(page) {
+				t.Fatal("the test's script was not added")
+			}
+			file = filepath.Join(dir, "clicked.html")
+			if err := os.WriteFile(file, []byte(clicked), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			dom, log := browse(t, browser, "file://"+file, "--dump-dom")
+			if bad := consoleErrors(log); len(bad) > 0 {
+				t.Errorf("console errors:\n%s", strings.Join(bad, "\n"))
+			}
+			if !strings.Contains(dom, `data-focused="true"`) {
+				t.Error("the tree's link took no focus")
+			}
+			want := map[string]bool{}
+			for _, e := range other {
+				want[anchor(e)] = true
+			}
+			cards := cardRE.FindAllStringSubmatch(dom, -1)
+			if len(cards) != len(s.Entries) {
+				t.Fatalf("%d cards in the page Chromium built, want %d", len(cards), len(s.Entries))
+			}
+			for _, c := range cards {
+				if shown := c[2] == ""; shown != want[c[1]] {
+					t.Errorf("card %s: shown %v, want %v", c[1], shown, want[c[1]])
+				}
+			}
+			shown := strings.Join(sectionsRE.FindAllString(dom, -1), "")
+			if text := pathText(t, s, other); !strings.Contains(visibleText(shown), text) {
+				t.Errorf("the other branch's last text %q is not shown after the click", text)
+			}
+			if text := lastMessageText(t, s); strings.Contains(visibleText(shown), text) {
+				t.Errorf("the leaf's branch's last text %q is still shown after the click", text)
+			}
 		})
 	}
 }

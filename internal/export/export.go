@@ -1,6 +1,11 @@
 // Package export renders a session as a page to read or share: one
-// self-contained HTML file (the whole tree, and the conversation along the
-// path to a leaf) or a Markdown transcript of that path.
+// self-contained HTML file (the whole tree, and the conversation of every
+// branch, the path to a leaf shown and any other a click away) or a
+// Markdown transcript of that path (or of every branch, each entry once).
+//
+// Both are written as they are made: the entries are read back from the
+// session's file one at a time and let go, so that a page costs about the
+// index and the largest entry, not the file.
 //
 // Everything that comes from the file is data: HTML escapes every string,
 // and Markdown in messages goes through goldmark with raw HTML off and every
@@ -16,11 +21,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/render"
 	"github.com/pisess/pisess/internal/secrets"
@@ -44,48 +51,126 @@ type Options struct {
 // DefaultMaxBlock is how much of a tool block the Markdown transcript keeps.
 const DefaultMaxBlock = 2000
 
-// session is what both renderers need: the path to the leaf, decoded, and
-// the writer of the output.
+// session is what both renderers need: the path to the leaf, the totals
+// of that path, and the writer of the output. Entries are read back and
+// decoded one at a time, as they are written, so the page costs the
+// largest entry, not the file.
 type session struct {
 	w      *bufio.Writer
 	s      *project.Session
 	leaf   *project.Entry
 	path   []*project.Entry
-	onPath map[*project.Entry]bool
-	turns  []turn
+	onPath []bool // by entry index
 	total  usage
+	models []string // along the path, in order of first use
 	name   string
 	opts   Options
+	err    error // the first record that could not be read back
+	// records reads the entries back; a record it returns (and the
+	// strings of a turn decoded from it) lasts until the next read.
+	records *project.RecordReader
+	// lastRead is the size of the record read last.
+	lastRead int
 }
 
-// turn is one entry of the path, decoded for display.
+// turn is one entry, decoded for display.
 type turn struct {
 	entry *project.Entry
-	kind  string // "user", "assistant", "toolResult", … or the entry type
+	rec   *project.Record // nil when it could not be read
+	kind  string          // "user", "assistant", "toolResult", … or the entry type
 	msg   message
 	leaf  bool
 }
 
 // message is an AgentMessage, or the fields of a non-message entry that
 // are shown, read leniently: a field of an unexpected type is left empty
-// and the raw JSON is shown instead where it matters.
+// and the raw JSON is shown instead where it matters. Each field is
+// decoded from the record's tape on its own; the content stays there
+// (content: its node, -1 when absent) until it is written.
 type message struct {
-	Role         string          `json:"role"`
-	Content      json.RawMessage `json:"content"`
-	Provider     string          `json:"provider"`
-	Model        string          `json:"model"`
-	Usage        *usage          `json:"usage"`
-	StopReason   string          `json:"stopReason"`
-	ErrorMessage string          `json:"errorMessage"`
-	ToolName     string          `json:"toolName"`
-	IsError      bool            `json:"isError"`
-	Command      string          `json:"command"`
-	Output       string          `json:"output"`
-	ExitCode     *float64        `json:"exitCode"`
-	CustomType   string          `json:"customType"`
-	Summary      string          `json:"summary"`
-	FromID       string          `json:"fromId"`
-	TokensBefore float64         `json:"tokensBefore"`
+	Role         string
+	content      int
+	Provider     string
+	Model        string
+	Usage        *usage
+	StopReason   string
+	ErrorMessage string
+	ToolName     string
+	IsError      bool
+	Command      string
+	Output       string
+	ExitCode     *float64
+	CustomType   string
+	Summary      string
+	FromID       string
+	TokensBefore float64
+}
+
+// messageFields are the members of a message entry's message that are
+// shown; entryFields those of other entries.
+var (
+	messageFields = []string{"role", "provider", "model", "usage", "stopReason", "errorMessage", "toolName", "isError",
+		"command", "output", "exitCode", "customType", "summary", "fromId", "tokensBefore"}
+	entryFields = []string{"customType", "summary", "fromId", "tokensBefore", "usage", "provider"}
+)
+
+// field is where member name of a message is decoded to.
+func (m *message) field(name string) any {
+	switch name {
+	case "role":
+		return &m.Role
+	case "provider":
+		return &m.Provider
+	case "model":
+		return &m.Model
+	case "usage":
+		return &m.Usage
+	case "stopReason":
+		return &m.StopReason
+	case "errorMessage":
+		return &m.ErrorMessage
+	case "toolName":
+		return &m.ToolName
+	case "isError":
+		return &m.IsError
+	case "command":
+		return &m.Command
+	case "output":
+		return &m.Output
+	case "exitCode":
+		return &m.ExitCode
+	case "customType":
+		return &m.CustomType
+	case "summary":
+		return &m.Summary
+	case "fromId":
+		return &m.FromID
+	}
+	return &m.TokensBefore
+}
+
+// decodeMessage reads the members names of the object at node obj of t
+// (the strings may share the record's memory). A member of another type
+// than its field's is left empty.
+func decodeMessage(t *parse.Tape, obj int, names []string) message {
+	m := message{content: -1}
+	if t.Kind(obj) != parse.KindObject {
+		return m
+	}
+	for _, name := range names {
+		n := t.Get(obj, name)
+		if n < 0 {
+			continue
+		}
+		switch dst := m.field(name).(type) {
+		case *string: // off the tape: a long output or summary is decoded once, or shared
+			*dst, _ = t.Str(n)
+		default:
+			json.Unmarshal(t.Raw(n), dst) // a value of another type leaves the field empty
+		}
+	}
+	m.content = t.Get(obj, "content")
+	return m
 }
 
 // usage is a provider's token and cost report.
@@ -119,18 +204,13 @@ func (u *usage) tokens() float64 {
 
 // block is one content block.
 type block struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	Thinking  string          `json:"thinking"`
-	Data      string          `json:"data"`
-	MimeType  string          `json:"mimeType"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
+	Type, Text, Thinking, Data, MimeType, ID, Name string
+	Arguments                                      json.RawMessage
 }
 
 // write decodes the path to leaf and has render write it to w, buffered.
-// The error is a *project.CycleError or a write error.
+// The error is a *project.CycleError, a record that could not be read
+// back, or a write error.
 func write(w io.Writer, s *project.Session, leaf *project.Entry, opts Options, render func(*session)) error {
 	d, err := newSession(s, leaf, opts)
 	if err != nil {
@@ -138,74 +218,139 @@ func write(w io.Writer, s *project.Session, leaf *project.Entry, opts Options, r
 	}
 	d.w = bufio.NewWriterSize(w, 64<<10)
 	render(d)
-	return d.w.Flush()
+	if err := d.w.Flush(); err != nil {
+		return err
+	}
+	return d.err
 }
 
-// newSession decodes the path to leaf. The error is a *project.CycleError.
+// newSession finds the path to leaf and adds up its usage. The error is
+// a *project.CycleError or a record that could not be read back.
 func newSession(s *project.Session, leaf *project.Entry, opts Options) (*session, error) {
 	path, err := s.Path(leaf)
 	if err != nil {
 		return nil, err
 	}
-	d := &session{s: s, leaf: leaf, path: path, onPath: map[*project.Entry]bool{}, opts: opts, name: opts.Name}
+	d := &session{s: s, leaf: leaf, path: path, onPath: make([]bool, len(s.Entries)), opts: opts, name: opts.Name, records: s.Records()}
 	for _, e := range s.Entries {
 		if e.Type() == "session_info" { // the latest, trimmed; a blank name clears it (pi's getSessionName)
 			d.name = cmp.Or(vocab.JSTrim(e.StringField("name")), opts.Name)
 		}
 	}
 	for _, e := range path {
-		d.onPath[e] = true
-		t := turn{entry: e, kind: e.Type(), leaf: e == leaf}
-		if e.Type() == "message" {
-			json.Unmarshal(e.Message(), &t.msg)
-			t.kind = cmp.Or(t.msg.Role, "message")
-		} else if raw, ok := entryJSON(e); ok {
-			json.Unmarshal(raw, &t.msg)
+		d.onPath[e.Index] = true
+		if e.Role() != "assistant" && e.Type() != "model_change" {
+			continue
+		}
+		t := d.turn(e)
+		if m := t.model(); m != "" && !slices.Contains(d.models, m) {
+			d.models = append(d.models, m)
 		}
 		if t.kind == "assistant" && t.msg.Usage != nil {
 			d.total.add(t.msg.Usage)
 		}
-		d.turns = append(d.turns, t)
 	}
-	return d, nil
+	return d, d.err
 }
 
-// entryJSON rebuilds the JSON of the fields a non-message entry shows.
-func entryJSON(e *project.Entry) (json.RawMessage, bool) {
-	fields := map[string]json.RawMessage{}
-	for _, name := range []string{"content", "customType", "summary", "fromId", "tokensBefore", "usage", "provider"} {
-		if v, ok := e.Field(name); ok {
-			fields[name] = v
-		}
+// turn reads e back and decodes it. A record that cannot be read is
+// shown as unreadable, and the export fails at its end (d.err).
+func (d *session) turn(e *project.Entry) *turn {
+	t := &turn{entry: e, kind: e.Type(), leaf: e == d.leaf, msg: message{content: -1}}
+	rec, err := d.read(e)
+	if err != nil {
+		return t
 	}
-	raw, err := json.Marshal(fields)
-	return raw, err == nil
+	t.rec = rec
+	if t.kind == "message" {
+		t.msg = decodeMessage(&rec.Tape, rec.Member("message"), messageFields)
+		t.kind = cmp.Or(t.msg.Role, "message")
+	} else {
+		t.msg = decodeMessage(&rec.Tape, 0, entryFields)
+	}
+	return t
 }
 
-// blocks decodes content: a string is one text block; anything else that is
-// not an array of blocks is shown as its JSON.
-func blocks(content json.RawMessage) []block {
-	content = bytes.TrimSpace(content)
-	if len(content) == 0 || string(content) == "null" {
+// collectBefore is the size of a record after whose reading the
+// collector runs before the next: a long record's memory is reused, not
+// added to.
+const collectBefore = 16 << 20
+
+// str is the top-level member name of the entry when it is a string.
+func (t *turn) str(name string) string {
+	if t.rec == nil {
+		return ""
+	}
+	return t.rec.Str(name)
+}
+
+// raw is the top-level member name of the entry, nil when absent.
+func (t *turn) raw(name string) []byte {
+	if t.rec == nil {
 		return nil
 	}
-	var s string
-	if json.Unmarshal(content, &s) == nil {
+	return t.rec.Raw(name)
+}
+
+// content is the turn's content blocks.
+func (t *turn) content() []block {
+	if t.rec == nil {
+		return nil
+	}
+	return blocks(&t.rec.Tape, t.msg.content)
+}
+
+// blocks decodes content (node n of t, -1: none): a string is one text
+// block; anything else that is not an array of blocks is shown as its JSON.
+// The texts are read off the tape: one without escapes shares the record's
+// memory, one with escapes is decoded once (a message may be many
+// megabytes).
+func blocks(t *parse.Tape, n int) []block {
+	if n < 0 || t.Kind(n) == parse.KindNull {
+		return nil
+	}
+	if s, ok := t.Str(n); ok {
 		return []block{{Type: "text", Text: s}}
 	}
-	var raws []json.RawMessage
-	if json.Unmarshal(content, &raws) != nil {
-		return []block{{Type: "json", Text: string(content)}}
+	if t.Kind(n) != parse.KindArray {
+		return []block{{Type: "json", Text: string(t.Raw(n))}}
 	}
-	out := make([]block, 0, len(raws))
-	for _, r := range raws {
-		var b block
-		if json.Unmarshal(r, &b) != nil || b.Type == "" {
-			b = block{Type: "json", Text: string(r)}
-		}
-		out = append(out, b)
+	var out []block
+	for el := range t.Elements(n) {
+		out = append(out, decodeBlock(t, el))
 	}
 	return out
+}
+
+// decodeBlock decodes the content block at node n; one that is not an
+// object, has no type, or has a member of another type than a block's
+// (text, thinking, data, mimeType, id and name are strings or null), is
+// shown as its JSON.
+func decodeBlock(t *parse.Tape, n int) block {
+	asJSON := func() block { return block{Type: "json", Text: string(t.Raw(n))} }
+	if t.Kind(n) != parse.KindObject {
+		return asJSON()
+	}
+	var b block
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"type", &b.Type}, {"text", &b.Text}, {"thinking", &b.Thinking}, {"data", &b.Data}, {"mimeType", &b.MimeType}, {"id", &b.ID}, {"name", &b.Name}} {
+		v := t.Get(n, f.name)
+		if v < 0 || t.Kind(v) == parse.KindNull {
+			continue
+		}
+		s, ok := t.Str(v)
+		if !ok {
+			return asJSON()
+		}
+		*f.dst = s
+	}
+	if b.Type == "" {
+		return asJSON()
+	}
+	b.Arguments = t.Raw(t.Get(n, "arguments"))
+	return b
 }
 
 // heading is the session's name, or "pi session <id>" when it has none.
@@ -232,26 +377,50 @@ func (d *session) clean(s string) string {
 	return b.String()
 }
 
-// summary is render.Summary of e (the line the views give it), redacted
-// if asked. A summary is cut
-// short, so it may hold only the start of a secret, which the rules no
-// longer recognise: every start (4 bytes or more) of a secret the entry
-// holds is taken out too.
-func (d *session) summary(e *project.Entry) string {
-	rec, err := e.Record()
+// read reads e back, valid until the next read; after a long record it
+// lets the collector free it first, so that its memory holds the next.
+func (d *session) read(e *project.Entry) (*project.Record, error) {
+	if d.lastRead >= collectBefore {
+		runtime.GC()
+	}
+	rec, err := d.records.Read(e)
 	if err != nil {
+		d.err = cmp.Or(d.err, err)
+		return nil, err
+	}
+	d.lastRead = len(rec.Tape.Input())
+	return rec, nil
+}
+
+// summary is render.Summary of e (the line the views give it), redacted
+// if asked (see summaryOf).
+func (d *session) summary(e *project.Entry) string {
+	rec, err := d.read(e)
+	if err != nil {
+		return "(unreadable)"
+	}
+	return strings.Clone(d.summaryOf(rec)) // it may share the record's bytes, which the next read reuses
+}
+
+// summaryOf is render.Summary of a record, redacted if asked. A summary
+// is cut short, so it may hold only the start of a secret, which the
+// rules no longer recognise: every start (4 bytes or more) of a secret
+// the entry holds is taken out too.
+func (d *session) summaryOf(rec *project.Record) string {
+	if rec == nil {
 		return "(unreadable)"
 	}
 	s := render.Summary(rec)
 	if d.opts.Redact == nil {
 		return s
 	}
-	raw := e.Message()
+	var raw []byte
+	if rec.Entry.Type() == "message" {
+		raw = rec.Raw("message")
+	}
 	if raw == nil {
-		raw, _ = json.Marshal(e.StringField("summary") + " " + e.StringField("name") + " " + e.StringField("label"))
-		if c, ok := e.Field("content"); ok {
-			raw = append(raw, c...)
-		}
+		raw, _ = json.Marshal(rec.Str("summary") + " " + rec.Str("name") + " " + rec.Str("label"))
+		raw = append(raw, rec.Raw("content")...)
 	}
 	text := string(raw)
 	for _, m := range d.opts.Redact.Find(text) {

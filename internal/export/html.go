@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -16,17 +15,42 @@ import (
 )
 
 // HTML writes the session as one self-contained page: the whole tree
-// (branches collapsible, the path to leaf marked) and the conversation along
-// that path. The error is a *project.CycleError (a parentId cycle on the
-// leaf's path) or a write error.
+// (branches collapsible, the path to leaf marked) and the card of every
+// entry, those on the path to leaf shown and the others hidden until the
+// reader picks one of their entries in the tree (pageJS). The error is a
+// *project.CycleError (a parentId cycle on the leaf's path), a record that
+// could not be read back, or a write error.
 func HTML(w io.Writer, s *project.Session, leaf *project.Entry, opts Options) error {
-	return write(w, s, leaf, opts, func(d *session) { (&page{session: d, md: newMarkdown()}).write() })
+	return write(w, s, leaf, opts, func(d *session) { newPage(d).write() })
 }
 
 // page writes one HTML page.
 type page struct {
 	*session
-	md goldmark.Markdown
+	md   goldmark.Markdown
+	tree *project.Tree
+	// order is every entry a root reaches, in the tree's depth-first
+	// order: along any path, root to leaf. newest is, by entry, the leaf
+	// below it that following the newest child reaches, as pi's page
+	// picks it (findNewestLeaf).
+	order  []int32
+	newest []int32
+}
+
+func newPage(d *session) *page {
+	p := &page{session: d, md: newMarkdown(), tree: d.s.Tree(), newest: make([]int32, len(d.s.Entries))}
+	p.tree.Walk(func(i, _ int) { p.order = append(p.order, int32(i)) })
+	for k := len(p.order) - 1; k >= 0; k-- { // children before their parent
+		i := p.order[k]
+		p.newest[i] = i
+		if kids := p.tree.Children(int(i)); len(kids) > 0 {
+			p.newest[i] = p.newest[kids[len(kids)-1]]
+		}
+	}
+	for _, e := range p.tree.Detached {
+		p.newest[e.Index] = int32(e.Index)
+	}
+	return p
 }
 
 // escape escapes text for HTML (also inside attribute values).
@@ -35,7 +59,7 @@ func escape(s string) string {
 }
 
 // text writes file content, redacted if asked, escaped.
-func (p *page) text(s string) { p.w.WriteString(escape(p.clean(s))) }
+func (p *page) text(s string) { writeEscaped(p.w, p.clean(s)) }
 
 // markdown writes message text rendered from Markdown.
 func (p *page) markdown(s string) {
@@ -63,13 +87,9 @@ func (p *page) wrapped(start, s, end string) {
 // the page's own. An HTML parser drops a newline right after <pre>: a text
 // that starts with one gets one more, so that it keeps its blank line.
 func (p *page) pre(start, s, end string) {
-	t := escape(p.clean(s))
-	if strings.HasPrefix(t, "\n") {
-		start += "<pre>\n"
-	} else {
-		start += "<pre>"
-	}
-	p.raw(start, t, "</pre>", end)
+	p.raw(start)
+	writePre(p.w, p.clean(s))
+	p.raw(end)
 }
 
 func (p *page) write() {
@@ -88,14 +108,17 @@ func (p *page) write() {
 	p.raw(`<div class="layout">
 <nav class="tree" aria-label="session tree"><h2>Tree</h2>
 `)
-	p.tree()
+	p.writeTree()
 	p.raw(`</nav>
 <main><h2>Conversation: the path to the leaf</h2>
 `)
-	for i := range p.turns {
-		p.turn(&p.turns[i])
+	for _, i := range p.order {
+		p.card(p.turn(p.s.Entries[i]))
 	}
-	if len(p.turns) == 0 {
+	for _, e := range p.tree.Detached {
+		p.card(p.turn(e))
+	}
+	if len(p.s.Entries) == 0 {
 		p.raw(`<p>This session has no entries.</p>`)
 	}
 	p.raw(`</main></div>
@@ -134,15 +157,7 @@ func (p *page) meta(name, value string) {
 }
 
 // models lists the models used along the path, in order of first use.
-func (p *page) models() string {
-	var names []string
-	for _, t := range p.turns {
-		if m := t.model(); m != "" && !slices.Contains(names, m) {
-			names = append(names, m)
-		}
-	}
-	return strings.Join(names, ", ")
-}
+func (p *page) models() string { return strings.Join(p.session.models, ", ") }
 
 // model is the provider/model an entry names: an assistant message's, or
 // a model change's (an oh-my-pi one names it in "model", with its role
@@ -154,23 +169,26 @@ func (t *turn) model() string {
 	case t.kind != "model_change":
 		return ""
 	}
-	if _, pi := t.entry.Field("modelId"); !pi && t.entry.StringField("model") != "" {
-		if role := t.entry.StringField("role"); role != "" && role != "default" {
-			return t.entry.StringField("model") + " (" + role + ")"
+	if t.raw("modelId") == nil && t.str("model") != "" {
+		if role := t.str("role"); role != "" && role != "default" {
+			return t.str("model") + " (" + role + ")"
 		}
-		return t.entry.StringField("model")
+		return t.str("model")
 	}
-	return t.entry.StringField("provider") + "/" + t.entry.StringField("modelId")
+	return t.str("provider") + "/" + t.str("modelId")
 }
 
 // anchor is the element id of an entry's section.
-func anchor(e *project.Entry) string { return "e-" + strconv.Itoa(e.Index) }
+func anchor(e *project.Entry) string { return anchorOf(e.Index) }
+
+// anchorOf is the element id of the section of the entry at index i.
+func anchorOf(i int) string { return "e-" + strconv.Itoa(i) }
 
 // tree writes the tree as nested lists: a linear run of entries stays in
 // one list, each branch point opens a list of branches (open when the path
 // goes through it). It is iterative: a deep or wide tree costs no stack.
-func (p *page) tree() {
-	t := p.s.Tree()
+func (p *page) writeTree() {
+	t := p.tree
 	type item struct {
 		entry  int32 // -1: markup only
 		markup string
@@ -200,7 +218,7 @@ func (p *page) tree() {
 		}
 		open := ""
 		for _, c := range kids {
-			if p.onPath[p.s.Entries[c]] {
+			if p.onPath[c] {
 				open = " open"
 			}
 		}
@@ -219,22 +237,20 @@ func (p *page) tree() {
 	}
 }
 
+// treeNode writes an entry of the tree: a link to its card, which the
+// page's script shows with the path through it (the newest leaf below
+// it, unless the path shown goes through it already).
 func (p *page) treeNode(e *project.Entry) {
 	class := "node"
-	if p.onPath[e] {
+	if p.onPath[e.Index] {
 		class += " on-path"
 	}
 	if e == p.leaf {
 		class += " leaf"
 	}
-	p.raw(`<li class="`, class, `">`)
-	if p.onPath[e] {
-		p.raw(`<a href="#`, anchor(e), `">`)
-	}
+	p.raw(`<li class="`, class, `"><a href="#`, anchor(e), `" data-leaf="`, anchorOf(int(p.newest[e.Index])), `">`)
 	p.text(shortID(e.ID()) + " " + p.summary(e))
-	if p.onPath[e] {
-		p.raw(`</a>`)
-	}
+	p.raw(`</a>`)
 	p.badges(e)
 	p.raw("</li>\n")
 }
@@ -249,8 +265,9 @@ func (p *page) badges(e *project.Entry) {
 	}
 }
 
-// turn writes one entry of the path.
-func (p *page) turn(t *turn) {
+// card writes one entry: visible when it is on the path to the leaf,
+// hidden (until the script shows its path) otherwise.
+func (p *page) card(t *turn) {
 	class := "turn " + cssClass(t.kind)
 	switch t.kind {
 	case "model_change", "thinking_level_change", "label", "session_info", "custom", "usage", "context_edit":
@@ -262,7 +279,14 @@ func (p *page) turn(t *turn) {
 		class += " leaf"
 		p.raw(`<a id="leaf"></a>`)
 	}
-	p.wrapped(`<section class="`+class+`" id="`+anchor(t.entry)+`"><div class="head"><span class="role">`, roleName(t), `</span>`)
+	p.raw(`<section class="`, class, `" id="`, anchor(t.entry), `"`)
+	if parent := p.s.Parent(t.entry); parent != nil && parent != t.entry {
+		p.raw(` data-parent="`, anchor(parent), `"`)
+	}
+	if !p.onPath[t.entry.Index] {
+		p.raw(` hidden`)
+	}
+	p.wrapped(`><div class="head"><span class="role">`, roleName(t), `</span>`)
 	p.headExtras(t)
 	p.wrapped(`<span class="when">`, when(t.entry.Timestamp()), `</span><a class="id" href="#`+anchor(t.entry)+`">`)
 	p.text(shortID(t.entry.ID()))
@@ -324,12 +348,12 @@ func (p *page) headExtras(t *turn) {
 
 // body writes what an entry holds.
 func (p *page) body(t *turn) {
-	e, m := t.entry, &t.msg
+	m := &t.msg
 	switch t.kind {
 	case "user", "system", "custom", "custom_message":
-		p.content(blocks(m.Content))
+		p.content(t.content())
 	case "assistant":
-		p.content(blocks(m.Content))
+		p.content(t.content())
 		if m.ErrorMessage != "" {
 			p.wrapped(`<p class="error">`, m.ErrorMessage, `</p>`)
 		}
@@ -352,18 +376,18 @@ func (p *page) body(t *turn) {
 		p.wrapped(`<p class="usage">`, "from "+shortID(m.FromID), `</p>`)
 		p.markdown(m.Summary)
 	default:
-		p.wrapped(`<div>`, p.summary(e), `</div>`)
+		p.wrapped(`<div>`, p.summaryOf(t.rec), `</div>`)
 		if t.kind == "custom" || t.kind == "context_edit" {
-			p.data(e)
+			p.data(t)
 		}
 	}
 }
 
 // data writes the data (custom) or replacement (context_edit) of an entry,
 // collapsed, as JSON.
-func (p *page) data(e *project.Entry) {
+func (p *page) data(t *turn) {
 	for _, name := range []string{"data", "replacement"} {
-		if raw, ok := e.Field(name); ok {
+		if raw := t.raw(name); raw != nil {
 			pretty := prettyJSON(raw)
 			p.wrapped(`<details><summary>`, name+" · "+text.Bytes(int64(len(pretty))), `</summary><pre>`)
 			p.text(pretty)
@@ -409,7 +433,7 @@ func (p *page) image(b block) {
 
 // result writes a tool result, collapsed.
 func (p *page) result(t *turn) {
-	bs := blocks(t.msg.Content)
+	bs := t.content()
 	txt := resultText(bs)
 	class, label := "result", t.msg.ToolName+" · "+text.Bytes(int64(len(txt)))
 	if t.msg.IsError {

@@ -86,20 +86,17 @@ func renderMarkdown(md goldmark.Markdown, src string) string {
 }
 
 // writeMarkdown writes message text rendered as HTML; text over
-// maxMarkdown bytes, text whose Markdown would cost more than its budget
-// (see markdownCost), or on a renderer failure (none is known), is written
-// escaped in a <pre>.
+// maxMarkdown bytes, or text whose Markdown would cost more than its
+// budget (see markdownCost), is written escaped in a <pre>. goldmark
+// writes straight to w (a bufio.Writer is the buffered writer its
+// renderer would otherwise make for every text); its only errors are w's,
+// which w keeps and its Flush returns.
 func writeMarkdown(w *bufio.Writer, md goldmark.Markdown, src string) {
 	if len(src) > maxMarkdown || markdownCost(src) > markdownBudget(src) {
 		writePre(w, src)
 		return
 	}
-	var b bytes.Buffer
-	if err := md.Convert([]byte(src), &b); err != nil {
-		writePre(w, src)
-		return
-	}
-	w.Write(b.Bytes())
+	md.Convert([]byte(src), w)
 }
 
 // writePre writes text escaped in a <pre> as escape does, without a copy of
@@ -112,6 +109,13 @@ func writePre(w *bufio.Writer, src string) {
 	} else {
 		w.WriteString("<pre>")
 	}
+	writeEscaped(w, src)
+	w.WriteString("</pre>")
+}
+
+// writeEscaped writes src (made visible already) escaped as
+// html.EscapeString escapes it, without a copy of it.
+func writeEscaped(w *bufio.Writer, src string) {
 	last := 0
 	for i := 0; i < len(src); i++ {
 		var entity string
@@ -134,7 +138,6 @@ func writePre(w *bufio.Writer, src string) {
 		last = i + 1
 	}
 	w.WriteString(src[last:])
-	w.WriteString("</pre>")
 }
 
 // markdownBudget is how much work (as markdownCost counts it) goldmark may

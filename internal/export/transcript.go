@@ -25,17 +25,48 @@ func Markdown(w io.Writer, s *project.Session, leaf *project.Entry, opts Options
 		opts.MaxBlock = DefaultMaxBlock
 	}
 	return write(w, s, leaf, opts, func(d *session) {
-		(&transcript{d, blockParser()}).write()
+		(&transcript{session: d, blocks: blockParser(), entryHeading: "##"}).write()
+	})
+}
+
+// MarkdownBranches writes every branch of the session as a transcript:
+// after the session's facts, a section for the path to each leaf, in the
+// tree's depth-first order. An entry is written once: a section starts
+// where its path leaves those of the sections before it and says which
+// entry, of which section, it continues from. The file's leaf (the one
+// pi resumes) is marked as in Markdown. Entries on a parentId cycle reach
+// no root and have no path: they are counted, not written. The error is
+// a record that could not be read back, or a write error.
+func MarkdownBranches(w io.Writer, s *project.Session, opts Options) error {
+	if opts.MaxBlock <= 0 {
+		opts.MaxBlock = DefaultMaxBlock
+	}
+	leaf := s.DefaultLeaf()
+	if leaf != nil {
+		if _, err := s.Path(leaf); err != nil {
+			leaf = nil // on a cycle: no path, so no leaf to mark
+		}
+	}
+	return write(w, s, leaf, opts, func(d *session) {
+		(&transcript{session: d, blocks: blockParser(), entryHeading: "###"}).writeBranches()
 	})
 }
 
 // transcript writes one Markdown transcript.
 type transcript struct {
 	*session
-	blocks parser.Parser // CommonMark's block structure, to close what a message leaves open
+	blocks       parser.Parser // CommonMark's block structure, to close what a message leaves open
+	entryHeading string        // the heading of an entry: "##", or "###" under a branch
 }
 
 func (t *transcript) printf(format string, args ...any) { fmt.Fprintf(t.w, format, args...) }
+
+// para writes s and a blank line, without a copy of s (fmt would make
+// one: a message may be many megabytes).
+func (t *transcript) para(s string) {
+	t.w.WriteString(s)
+	t.w.WriteString("\n\n")
+}
 
 // line writes file content on one line: redacted, newlines folded.
 func (t *transcript) line(s string) string {
@@ -54,17 +85,84 @@ func (t *transcript) write() {
 		t.printf("- leaf: `%s` (%d entries on the path of %d)\n", t.line(shortID(t.leaf.ID())), len(t.path), len(t.s.Entries))
 	}
 	t.printf("- tokens: %s (%s)\n\n", count(t.total.TotalTokens), usageLine(&t.total))
-	for i := range t.turns {
-		t.turn(i+1, &t.turns[i])
+	for i, e := range t.path {
+		t.entry(i+1, t.turn(e))
 	}
 }
 
-func (t *transcript) turn(n int, tr *turn) {
+// writeBranches writes the facts of the session and every branch.
+func (t *transcript) writeBranches() {
+	tree := t.s.Tree()
+	var order, leaves []int32
+	tree.Walk(func(i, _ int) {
+		order = append(order, int32(i))
+		if len(tree.Children(i)) == 0 {
+			leaves = append(leaves, int32(i))
+		}
+	})
+	var total usage
+	for _, i := range order {
+		if e := t.s.Entries[i]; e.Role() == "assistant" {
+			if tr := t.turn(e); tr.msg.Usage != nil {
+				total.add(tr.msg.Usage)
+			}
+		}
+	}
+	h := t.s.Header
+	t.printf("# %s\n\n", t.line(t.heading()))
+	t.printf("- session: `%s`\n", t.line(h.ID))
+	if h.Cwd != "" {
+		t.printf("- cwd: `%s`\n", t.line(h.Cwd))
+	}
+	t.printf("- started: %s\n", t.line(when(h.Timestamp)))
+	if t.leaf != nil {
+		t.printf("- leaf: `%s` (%d entries on the path of %d)\n", t.line(shortID(t.leaf.ID())), len(t.path), len(t.s.Entries))
+	}
+	t.printf("- branches: %d (the path to every leaf, each entry written once)\n", len(leaves))
+	if n := len(tree.Detached); n > 0 {
+		t.printf("- not shown: %d entries on a parentId cycle (no path reaches them)\n", n)
+	}
+	t.printf("- tokens, all branches: %s (%s)\n\n", count(total.TotalTokens), usageLine(&total))
+	writtenIn := make([]int32, len(t.s.Entries)) // the branch (from 1) that wrote an entry; 0: none yet
+	for b, leaf := range leaves {
+		path, err := t.s.Path(t.s.Entries[leaf])
+		if err != nil { // a root reaches it: no cycle
+			continue
+		}
+		t.branch(b+1, len(leaves), path, writtenIn)
+	}
+}
+
+// branch writes the bth of n branches, from where path leaves the
+// branches written before it.
+func (t *transcript) branch(b, n int, path []*project.Entry, writtenIn []int32) {
+	leaf := path[len(path)-1]
+	entries := "entries"
+	if len(path) == 1 {
+		entries = "entry"
+	}
+	t.printf("## Branch %d of %d: to `%s` (%d %s)\n\n", b, n, t.line(shortID(leaf.ID())), len(path), entries)
+	from := 0
+	for from < len(path) && writtenIn[path[from].Index] > 0 {
+		from++
+	}
+	if from > 0 {
+		prev := path[from-1]
+		t.printf("_Continues from entry %d (`%s`) of branch %d._\n\n", from, t.line(shortID(prev.ID())), writtenIn[prev.Index])
+	}
+	for i := from; i < len(path); i++ {
+		writtenIn[path[i].Index] = int32(b)
+		t.entry(i+1, t.turn(path[i]))
+	}
+}
+
+// entry writes the nth entry of a path.
+func (t *transcript) entry(n int, tr *turn) {
 	head := fmt.Sprintf("%d. %s", n, roleName(tr))
 	if m := tr.model(); tr.kind == "assistant" && m != "" {
 		head += " (" + m + ")"
 	}
-	t.printf("## %s\n\n", t.line(head))
+	t.printf("%s %s\n\n", t.entryHeading, t.line(head))
 	meta := []string{t.line(when(tr.entry.Timestamp())), "`" + t.line(shortID(tr.entry.ID())) + "`"}
 	if l, ok := t.s.Label(tr.entry.ID()); ok && l != "" {
 		meta = append(meta, "label "+t.line(fmt.Sprintf("%q", l)))
@@ -83,7 +181,7 @@ func (t *transcript) body(tr *turn) {
 	m := &tr.msg
 	switch tr.kind {
 	case "user", "system", "custom", "custom_message", "assistant":
-		t.content(blocks(m.Content))
+		t.content(tr.content())
 		if m.ErrorMessage != "" {
 			t.printf("**Error:** %s\n\n", t.line(m.ErrorMessage))
 		}
@@ -92,7 +190,7 @@ func (t *transcript) body(tr *turn) {
 		if m.IsError {
 			label += " (error)"
 		}
-		bs := blocks(m.Content)
+		bs := tr.content()
 		t.fenced(label, "", resultText(bs))
 		for _, b := range bs {
 			if b.Type == "image" {
@@ -109,9 +207,9 @@ func (t *transcript) body(tr *turn) {
 		if m.TokensBefore > 0 {
 			t.printf("%s tokens before.\n\n", count(m.TokensBefore))
 		}
-		t.printf("%s\n\n", t.closed(t.clean(m.Summary)))
+		t.markdown(t.clean(m.Summary))
 	default:
-		t.printf("%s\n\n", t.line(t.summary(tr.entry)))
+		t.para(t.line(t.summaryOf(tr.rec)))
 	}
 }
 
@@ -119,7 +217,7 @@ func (t *transcript) content(bs []block) {
 	for _, b := range bs {
 		switch b.Type {
 		case "text":
-			t.printf("%s\n\n", t.closed(strings.TrimRight(t.clean(b.Text), "\n")))
+			t.markdown(strings.TrimRight(t.clean(b.Text), "\n"))
 		case "thinking":
 			if strings.TrimSpace(b.Thinking) != "" {
 				t.fenced("Thinking", "", b.Thinking)
@@ -132,6 +230,22 @@ func (t *transcript) content(bs []block) {
 			t.fenced("Content", "", b.Text)
 		}
 	}
+}
+
+// markdown writes message text as it is (it is Markdown), followed by the
+// line that closes a block its end leaves open (see closed). A text over
+// maxMarkdown bytes, which CommonMark's block parser would hold many
+// times over to tell, is written in a fenced block instead, as the page
+// shows it preformatted.
+func (t *transcript) markdown(md string) {
+	if len(md) <= maxMarkdown {
+		t.para(t.closed(md))
+		return
+	}
+	fence := strings.Repeat("`", max(3, longestRun(md, '`')+1))
+	t.printf("_[%s of text, as it is: too long to be read as Markdown]_\n\n%s\n", text.Bytes(int64(len(md))), fence)
+	t.w.WriteString(md)
+	t.printf("\n%s\n\n", fence)
 }
 
 // image names an image block with its type and size.
