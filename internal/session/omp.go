@@ -13,10 +13,10 @@ const InterruptedThinking = "interrupted-thinking"
 // for rule 6 on omp files: the turns omp keeps, their assistants holding
 // only the calls a toolResult of the context answers.
 //
-// A turn that does not know its message (validate's leave CustomType and
-// OnlyCalls unset) is kept as a turn without calls when it loses all its
-// calls, and a failed turn before an interrupted-thinking note it does not
-// know of is dropped.
+// Turns that leave CustomType and OnlyCalls unset (validate's: its index
+// does not hold them) keep a turn stripped of all its calls as a turn
+// without calls, and lose a failed turn an interrupted-thinking note
+// follows.
 func OmpTurns(turns []ToolTurn) []ToolTurn {
 	kept, answered := OmpKept(turns)
 	out := make([]ToolTurn, 0, len(kept))
