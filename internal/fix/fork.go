@@ -70,10 +70,9 @@ func Fork(s *project.Session, leaf *project.Entry, source, id string, now time.T
 	header.str("id", id)
 	header.str("timestamp", ts)
 	if raw, ok := s.Header.Field("cwd"); ok {
-		var cwd string
-		if json.Unmarshal(raw, &cwd) != nil { // not a string: validate refuses it
+		if raw[0] != '"' { // not a string: validate refuses it
 			header.raw("cwd", raw)
-		} else if cwd, err = PiCwd(cwd); err != nil {
+		} else if cwd, err := PiCwd(s.Header.Cwd); err != nil {
 			return nil, &migrate.Error{Code: migrate.Unsupported, Line: 1, Err: err}
 		} else {
 			header.str("cwd", cwd)

@@ -81,13 +81,15 @@ func GuessHeader(path string, first json.RawMessage, id, cwd string) (*HeaderGue
 	if m != nil {
 		g.Timestamp, g.From["timestamp"] = fmt.Sprintf("%s:%s:%s.%sZ", m[1], m[2], m[3], m[4]), "file name"
 	} else {
-		var e struct {
-			Timestamp string `json:"timestamp"`
+		var t parse.Tape
+		ts := ""
+		if buildObject(&t, first) {
+			ts = strings.Clone(t.StrOf(0, "timestamp"))
 		}
-		if json.Unmarshal(first, &e) != nil || e.Timestamp == "" {
+		if ts == "" {
 			return nil, fmt.Errorf("neither the file name nor the first entry gives the session's time")
 		}
-		g.Timestamp, g.From["timestamp"] = e.Timestamp, "first entry"
+		g.Timestamp, g.From["timestamp"] = ts, "first entry"
 	}
 	if cwd != "" {
 		abs, err := PiCwd(cwd)
@@ -120,10 +122,8 @@ func PiCwd(cwd string) (string, error) { return session.PiCwd(cwd) }
 // RecoverHeaderFile makes 2 when a message has version 2's role
 // hookMessage.
 func versionOf(first json.RawMessage) int {
-	var e struct {
-		ID *string `json:"id"`
-	}
-	if json.Unmarshal(first, &e) == nil && e.ID == nil {
+	var t parse.Tape
+	if buildObject(&t, first) && absent(t.Kind(t.Get(0, "id"))) {
 		return 1
 	}
 	return 3
@@ -185,26 +185,28 @@ func RecoverHeaderFile(fsys migrate.FS, path string, opts Options) (Report, erro
 		return r, err
 	}
 	first, n := fl.raw, fl.num
-	var head struct {
-		Type *string          `json:"type"`
-		Kind *json.RawMessage `json:"kind"`
+	var t parse.Tape
+	object := buildObject(&t, first)
+	typeKind, kindKind := parse.KindNone, parse.KindNone // null reads as {}
+	if object {
+		typeKind, kindKind = t.Kind(t.Get(0, "type")), t.Kind(t.Get(0, "kind"))
 	}
 	switch {
-	case json.Unmarshal(first, &head) != nil:
+	case !object && !isNull(first), !absent(typeKind) && typeKind != parse.KindString:
 		f := finding.Errorf(finding.InvalidJSON, n, "line %d is not a complete JSON object", n)
 		advice := "run pisess repair first"
 		if !fl.mendable {
 			advice = "pisess repair cannot mend it either: if it is what is left of the lost header, delete that line by hand, then run recover-header again"
 		}
 		return r, &migrate.Error{Code: migrate.RefusedCorrupt, Path: path, Line: n, Finding: &f, Err: errors.New(advice)}
-	case head.Type != nil && *head.Type == "session":
+	case object && t.StrOf(0, "type") == "session":
 		r.Action, r.HeaderLine = "unchanged", n
 		return r, nil
 	case fl.slot:
 		f := finding.Errorf(finding.MissingHeader, n, "line %d, after oh-my-pi's title slot, is not the session header", n)
 		return r, &migrate.Error{Code: migrate.Unsupported, Path: path, Line: n, Finding: &f,
 			Err: errors.New("an oh-my-pi session that lost its header: recover-header writes pi's header, not omp's")}
-	case head.Type == nil || head.Kind != nil || !session.IsEntryType(*head.Type):
+	case typeKind != parse.KindString || !absent(kindKind) || !session.IsEntryType(t.StrOf(0, "type")):
 		f := finding.Errorf(finding.NotASession, n, "line %d is not a session entry", n)
 		return r, &migrate.Error{Code: migrate.Unsupported, Path: path, Line: n, Finding: &f, Err: errors.New("not a pi session that lost its header")}
 	}
@@ -241,6 +243,27 @@ func RecoverHeaderFile(fsys migrate.FS, path string, opts Options) (Report, erro
 	}
 	return r, nil
 }
+
+// buildObject builds t from a line that is one JSON object, possibly
+// with JSON white space after it, as JSON.parse reads one (Build itself
+// stops at the object's end); false for anything else.
+func buildObject(t *parse.Tape, line []byte) bool {
+	if t.Build(line) != nil {
+		return false
+	}
+	_, end := t.Span(0)
+	return len(bytes.Trim(line[end:], jsonSpace)) == 0
+}
+
+// jsonSpace is JSON's white space.
+const jsonSpace = " \t\r\n"
+
+// isNull reports whether a line is the JSON literal null.
+func isNull(line []byte) bool { return string(bytes.Trim(line, jsonSpace)) == "null" }
+
+// absent reports whether a member of kind k is absent or null, as a
+// pointer field of encoding/json's decoding or JavaScript's == null is.
+func absent(k parse.Kind) bool { return k == parse.KindNone || k == parse.KindNull }
 
 // firstRecord is the line where pi looks for the header.
 type firstRecord struct {
@@ -303,13 +326,8 @@ func hasHookMessage(fsys migrate.FS, path string, limits parse.Limits) (bool, er
 		if l.Class != parse.Object || !bytes.Contains(l.Raw, []byte("hookMessage")) {
 			continue
 		}
-		var e struct {
-			Type    string `json:"type"`
-			Message struct {
-				Role string `json:"role"`
-			} `json:"message"`
-		}
-		if json.Unmarshal(l.Raw, &e) == nil && e.Type == "message" && e.Message.Role == "hookMessage" {
+		var t parse.Tape
+		if buildObject(&t, l.Raw) && t.StrOf(0, "type") == "message" && t.StrOf(t.Get(0, "message"), "role") == "hookMessage" {
 			return true, nil
 		}
 	}

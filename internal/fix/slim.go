@@ -90,7 +90,7 @@ const slimMark = "[elided by pisess slim: "
 // save nothing (or it is one already) it is left as it is.
 func (p *SlimPlan) elide(b *builder, msg json.RawMessage, src *project.Entry, maxBytes int64) {
 	role, content := roleAndContent(msg)
-	el := Elided{EntryID: src.ID(), Role: role, Kind: kindOf(content), Bytes: len(content)}
+	el := Elided{EntryID: src.ID(), Role: role, Kind: kindOf(msg), Bytes: len(content)}
 	repl, err := placeholder(msg, role, el, maxBytes)
 	over := Over{EntryID: src.ID(), Role: role, Bytes: len(content)}
 	const calls = "the tool calls it keeps (each result needs its call) hold it over the limit even with their arguments elided"
@@ -121,13 +121,14 @@ func estimate(msgs []json.RawMessage) int {
 	return n
 }
 
+// roleAndContent returns a message's role and its content as written
+// (nil when absent); a message that is not an object has neither.
 func roleAndContent(msg json.RawMessage) (string, json.RawMessage) {
-	var m struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
+	var t parse.Tape
+	if t.Build(msg) != nil {
+		return "", nil
 	}
-	_ = json.Unmarshal(msg, &m) // a message that is not an object has neither
-	return m.Role, m.Content
+	return t.StrOf(0, "role"), t.Raw(t.Get(0, "content"))
 }
 
 // editable is pi 1.6.0's rule for context_edit targets: a custom_message
@@ -148,11 +149,9 @@ func notEditable(src *project.Entry) string {
 func placeholder(msg json.RawMessage, role string, el Elided, maxBytes int64) (json.RawMessage, error) {
 	what := map[string]string{"user": "user message", "assistant": "assistant message", "custom": "extension message"}[role]
 	if role == "toolResult" {
-		var m struct {
-			ToolName string `json:"toolName"`
-		}
-		_ = json.Unmarshal(msg, &m)
-		what = m.ToolName + " output"
+		var t parse.Tape
+		_ = t.Build(msg) // a message of a role: an object
+		what = t.StrOf(0, "toolName") + " output"
 	}
 	text := fmt.Sprintf(slimMark+"%s of %s (%s) from entry %s; the full content is still in the session file]",
 		text.Bytes(int64(el.Bytes)), what, el.Kind, el.EntryID)
@@ -170,29 +169,28 @@ func placeholder(msg json.RawMessage, role string, el Elided, maxBytes int64) (j
 // while that leaves it over maxBytes, the largest arguments left are
 // elided too, as long as their elision is shorter.
 func assistantPlaceholder(msg json.RawMessage, text string, maxBytes int64) (json.RawMessage, error) {
-	var m struct {
-		Content []json.RawMessage `json:"content"`
+	var t parse.Tape
+	if t.Build(msg) != nil {
+		return nil, fmt.Errorf("its content is not an array of blocks")
 	}
-	if err := json.Unmarshal(msg, &m); err != nil {
+	content := t.Get(0, "content")
+	if k := t.Kind(content); k != parse.KindArray && !absent(k) { // no content is no blocks
 		return nil, fmt.Errorf("its content is not an array of blocks")
 	}
 	out := [][]byte{textBlock(text)}
 	type kept struct{ at, args int } // a call of out whose arguments stay
 	var small []kept
-	for _, raw := range m.Content {
-		var blk struct {
-			Type      string          `json:"type"`
-			Arguments json.RawMessage `json:"arguments"`
-		}
-		if json.Unmarshal(raw, &blk) != nil || blk.Type != "toolCall" {
+	for el := range t.Elements(content) {
+		if t.StrOf(el, "type") != "toolCall" {
 			continue
 		}
-		if len(blk.Arguments) <= bigArguments {
-			small = append(small, kept{len(out), len(blk.Arguments)})
+		raw, args := t.Raw(el), len(t.Raw(t.Get(el, "arguments")))
+		if args <= bigArguments {
+			small = append(small, kept{len(out), args})
 			out = append(out, raw)
 			continue
 		}
-		short, err := elideArguments(raw, len(blk.Arguments))
+		short, err := elideArguments(raw, args)
 		if err != nil {
 			return nil, err
 		}
@@ -227,19 +225,19 @@ func elideArguments(call json.RawMessage, n int) (json.RawMessage, error) {
 	return setMembers(&t, member{"arguments", json.RawMessage(args)}), nil
 }
 
-// kindOf says what a content holds: text, images, or both.
-func kindOf(content json.RawMessage) string {
-	var s string
-	if json.Unmarshal(content, &s) == nil {
+// kindOf says what a message's content holds: text, images, or both.
+func kindOf(msg json.RawMessage) string {
+	var t parse.Tape
+	if t.Build(msg) != nil {
+		return "content"
+	}
+	content := t.Get(0, "content")
+	if t.Kind(content) == parse.KindString {
 		return "text"
 	}
-	var blocks []struct {
-		Type string `json:"type"`
-	}
-	_ = json.Unmarshal(content, &blocks)
 	counts := map[string]int{}
-	for _, b := range blocks {
-		counts[b.Type]++
+	for el := range t.Elements(content) {
+		counts[t.StrOf(el, "type")]++
 	}
 	var parts []string
 	if counts["text"]+counts["thinking"] > 0 {

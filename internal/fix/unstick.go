@@ -10,6 +10,7 @@ import (
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/migrate"
+	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
 )
 
@@ -90,19 +91,18 @@ func Unstick(s *project.Session, leaf *project.Entry, now time.Time) (*Plan, err
 // results answer the first ones (session.PairTools), so the calls left
 // unanswered are the last ones of that id: only those are replaced.
 func withoutCalls(msg json.RawMessage, calls []project.Unpaired) (json.RawMessage, error) {
-	var m struct {
-		Content []json.RawMessage `json:"content"`
+	var t parse.Tape
+	content := -1
+	if t.Build(msg) == nil {
+		content = t.Get(0, "content")
 	}
-	if err := json.Unmarshal(msg, &m); err != nil {
+	if t.Kind(content) != parse.KindArray {
 		return nil, fmt.Errorf("its content is not an array of blocks")
 	}
-	type block struct{ Type, ID string }
-	blocks := make([]block, len(m.Content))
 	left := map[string]int{} // calls of each id still to come
-	for i, raw := range m.Content {
-		_ = json.Unmarshal(raw, &blocks[i])
-		if blocks[i].Type == "toolCall" {
-			left[blocks[i].ID]++
+	for el := range t.Elements(content) {
+		if t.StrOf(el, "type") == "toolCall" {
+			left[t.StrOf(el, "id")]++
 		}
 	}
 	drop := map[string][]project.Unpaired{} // in message order
@@ -110,20 +110,20 @@ func withoutCalls(msg json.RawMessage, calls []project.Unpaired) (json.RawMessag
 		drop[u.ToolCallID] = append(drop[u.ToolCallID], u)
 	}
 	var out [][]byte
-	for i, raw := range m.Content {
-		blk := blocks[i]
-		if blk.Type != "toolCall" {
-			out = append(out, raw)
+	for el := range t.Elements(content) {
+		if t.StrOf(el, "type") != "toolCall" {
+			out = append(out, t.Raw(el))
 			continue
 		}
-		left[blk.ID]--
-		if us := drop[blk.ID]; left[blk.ID] < len(us) {
-			u := us[len(us)-1-left[blk.ID]]
+		id := t.StrOf(el, "id")
+		left[id]--
+		if us := drop[id]; left[id] < len(us) {
+			u := us[len(us)-1-left[id]]
 			text := fmt.Sprintf("[tool call %s (%s) removed by pisess unstick: no result was recorded for it]", u.ToolCallID, u.ToolName)
 			out = append(out, textBlock(text))
 			continue
 		}
-		out = append(out, raw)
+		out = append(out, t.Raw(el))
 	}
 	return jsonArray(out), nil
 }

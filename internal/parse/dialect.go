@@ -2,7 +2,6 @@ package parse
 
 import (
 	"bytes"
-	"maps"
 	"slices"
 )
 
@@ -76,38 +75,67 @@ func SniffDialect(prefix []byte) Dialect {
 	return Pi
 }
 
-// ompEntryTypes are the sixteen entry types of omp 18 (its SessionEntry
-// union in session-entries.ts); true marks the ones only omp writes (pi
-// does not).
-var ompEntryTypes = map[string]bool{
-	"message": false, "thinking_level_change": false, "model_change": false,
-	"compaction": false, "branch_summary": false, "custom": false,
-	"custom_message": false, "label": false,
-	"model_usage": true, "service_tier_change": true, "title_change": true,
-	"ttsr_injection": true, "session_init": true, "mode_change": true,
-	"credential_pin": true, "reset_boundary": true,
+// EntryType is an entry type and the dialects that write it.
+type EntryType struct {
+	Name    string
+	Pi, Omp bool
 }
 
-// piEntryTypes are the entry types pi writes and omp does not.
-var piEntryTypes = map[string]bool{"session_info": true, "usage": true, "context_edit": true}
+// entryTypes is the one list of entry types: pi's eleven in
+// session-format.md section 3's order, then the eight only omp 18 writes
+// (its SessionEntry union in session-entries.ts has sixteen). session
+// takes its vocabulary from here: the reader needs it to sniff a dialect.
+var entryTypes = [...]EntryType{
+	{"message", true, true}, {"model_change", true, true}, {"thinking_level_change", true, true},
+	{"usage", true, false}, {"compaction", true, true}, {"branch_summary", true, true},
+	{"custom", true, true}, {"custom_message", true, true}, {"context_edit", true, false},
+	{"label", true, true}, {"session_info", true, false},
+	{"model_usage", false, true}, {"service_tier_change", false, true}, {"title_change", false, true},
+	{"ttsr_injection", false, true}, {"session_init", false, true}, {"mode_change", false, true},
+	{"credential_pin", false, true}, {"reset_boundary", false, true},
+}
+
+// EntryTypes returns every entry type of either dialect, pi's first in
+// the spec's order.
+func EntryTypes() []EntryType { return slices.Clone(entryTypes[:]) }
+
+// entryType looks up the entry type named typ.
+func entryType(typ string) (EntryType, bool) {
+	for _, e := range entryTypes {
+		if e.Name == typ {
+			return e, true
+		}
+	}
+	return EntryType{}, false
+}
 
 // OmpEntryTypes returns omp's sixteen entry types, sorted.
-func OmpEntryTypes() []string { return slices.Sorted(maps.Keys(ompEntryTypes)) }
+func OmpEntryTypes() []string {
+	var out []string
+	for _, e := range entryTypes {
+		if e.Omp {
+			out = append(out, e.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
 
 // IsOmpEntryType reports whether t is one of omp's entry types.
 func IsOmpEntryType(t string) bool {
-	_, ok := ompEntryTypes[t]
-	return ok
+	e, ok := entryType(t)
+	return ok && e.Omp
 }
 
 // recordDialect tells the dialect from one record on t, when it tells.
 func recordDialect(t *Tape) (Dialect, bool) {
 	typ, _ := t.Str(t.Get(0, "type"))
 	has := func(key string) bool { return t.Get(0, key) >= 0 }
+	et, known := entryType(typ)
 	switch {
-	case ompEntryTypes[typ]:
+	case known && !et.Pi:
 		return Omp, true
-	case piEntryTypes[typ]:
+	case known && !et.Omp:
 		return Pi, true
 	case typ == "session":
 		if has("titleSource") || has("additionalDirectories") || has("previousSessionFiles") || has("providerPromptCacheKey") {

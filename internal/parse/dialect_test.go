@@ -73,3 +73,31 @@ func FuzzSniffDialect(f *testing.F) {
 		_ = IsTitleSlot(b)
 	})
 }
+
+// TestEntryTypes: the one list holds pi's eleven types and omp's sixteen,
+// each once, and a record of a type only one dialect writes tells it.
+func TestEntryTypes(t *testing.T) {
+	seen := map[string]bool{}
+	pi := 0
+	for _, e := range EntryTypes() {
+		if seen[e.Name] {
+			t.Errorf("%s listed twice", e.Name)
+		}
+		seen[e.Name] = true
+		if e.Pi {
+			pi++
+		}
+		if !e.Pi && !e.Omp {
+			t.Errorf("%s: no dialect writes it", e.Name)
+		}
+		if got := SniffDialect([]byte(`{"type":"session"}` + "\n" + `{"type":"` + e.Name + `"}` + "\n")); e.Pi != e.Omp && got != map[bool]Dialect{true: Pi, false: Omp}[e.Pi] {
+			t.Errorf("a %s record sniffs as %s", e.Name, got)
+		}
+	}
+	if pi != 11 || len(OmpEntryTypes()) != 16 {
+		t.Errorf("%d pi types, %d omp types; want 11 and 16", pi, len(OmpEntryTypes()))
+	}
+	if !IsOmpEntryType("reset_boundary") || IsOmpEntryType("usage") || IsOmpEntryType("") {
+		t.Error("IsOmpEntryType disagrees with the list")
+	}
+}

@@ -1,16 +1,28 @@
 package project
 
-import "unsafe"
+import (
+	"unsafe"
 
-// The entry types and message roles pi writes. The index keeps these
-// constants rather than a copy per entry.
+	"github.com/pisess/pisess/internal/parse"
+)
+
+// The entry types (parse.EntryTypes, and the header's "session") and the
+// message roles pi writes. The index keeps these constants rather than a
+// copy per entry.
 var (
-	entryTypes = []string{"message", "custom_message", "compaction", "branch_summary", "model_change",
-		"thinking_level_change", "label", "session_info", "context_edit", "usage", "custom", "session",
-		"model_usage", "reset_boundary", "title_change", "mode_change"} // the last four: omp's
+	entryTypes   = append(entryTypeNames(), "session")
 	messageRoles = []string{"user", "assistant", "toolResult", "system", "bashExecution", "custom",
 		"branchSummary", "compactionSummary", "hookMessage"}
 )
+
+// entryTypeNames lists the names of parse.EntryTypes.
+func entryTypeNames() []string {
+	var names []string
+	for _, e := range parse.EntryTypes() {
+		names = append(names, e.Name)
+	}
+	return names
+}
 
 // internType returns the constant for a known entry type, else a copy.
 func internType(s string) string { return intern(entryTypes, s) }

@@ -398,16 +398,14 @@ func (ix *indexer) tooLongError() error {
 		Msg: "the line is longer than --max-line-bytes: the session header cannot be read"}
 }
 
-// headerVersion reads the header's version: absent (or null) is 1.
+// headerVersion reads the header's version (session.ReadHeader, the one
+// reader): absent (or null) is 1.
 func headerVersion(t *parse.Tape) (int, error) {
-	n := t.Get(0, "version")
-	if n < 0 || t.Kind(n) == parse.KindNull {
-		return 1, nil
+	h := session.ReadHeader(t)
+	if !h.VersionOK {
+		return 0, fmt.Errorf("unsupported session version %s (pisess reads versions 1 to 3)", h.VersionText)
 	}
-	if v, ok := t.Float(n); ok && (v == 1 || v == 2 || v == 3) {
-		return int(v), nil
-	}
-	return 0, fmt.Errorf("unsupported session version %s (pisess reads versions 1 to 3)", t.Raw(n))
+	return h.Version, nil
 }
 
 // migrateV1 gives a version-1 entry a deterministic id, links it to the

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/pisess/pisess/internal/edit"
@@ -58,13 +59,12 @@ func (s Settings) ModelNames() map[string]string {
 	return out
 }
 
-// The custom_message types omp leaves out of the model context, and the
-// one that keeps a failed turn in it (messages.ts).
+// The custom_message types omp leaves out of the model context
+// (messages.ts), and the one it gives a message without a type.
 const (
-	prewalkPlanType         = "prewalk-plan"
-	vibeModeContextType     = "vibe-mode-context"
-	interruptedThinkingType = "interrupted-thinking"
-	defaultCustomType       = "custom-message"
+	prewalkPlanType     = "prewalk-plan"
+	vibeModeContextType = "vibe-mode-context"
+	defaultCustomType   = "custom-message"
 )
 
 // ompPath is omp's walk from leaf to the root: it stops at the first id it
@@ -234,7 +234,7 @@ func (s *Session) ompContext(leaf *Entry) (*Context, error) {
 		return nil, err
 	}
 	c.Entries = b.entries
-	msgs := dropFailedTurns(stripDanglingCalls(b.msgs))
+	msgs := applyOmpRule(b.msgs)
 	for _, m := range msgs {
 		c.Messages = append(c.Messages, m.raw)
 		c.Sources = append(c.Sources, m.src)
@@ -474,103 +474,92 @@ func blockHasContent(t *parse.Tape, el int) bool {
 	return true
 }
 
-// stripDanglingCalls is omp's last step but one: a toolCall block with no
-// toolResult anywhere in the context is taken out of its assistant turn,
-// with the turn's redactedThinking blocks, and its thinking blocks lose
-// their thinkingSignature; a turn left with no content goes.
-func stripDanglingCalls(msgs []ompMessage) []ompMessage {
-	paired := map[string]bool{}
-	for _, m := range msgs {
-		if t, ok := tapeOf(m.raw); ok && t.StrOf(0, "role") == "toolResult" {
-			if key, ok := jsKey(t.Raw(t.Get(0, "toolCallId"))); ok {
-				paired[key] = true
-			}
-		}
+// applyOmpRule is omp's last two steps (session.OmpKept): the turns omp
+// keeps, a toolCall block no toolResult of the context answers taken out
+// of its assistant turn with the turn's redactedThinking blocks, and the
+// turn's thinking blocks stripped of their thinkingSignature.
+func applyOmpRule(msgs []ompMessage) []ompMessage {
+	turns := make([]session.ToolTurn, len(msgs))
+	for i, m := range msgs {
+		turns[i] = ompTurnOf(m.raw)
 	}
-	dangling := func(t *parse.Tape, el int) bool {
-		if t.StrOf(el, "type") != "toolCall" {
-			return false
+	kept, answered := session.OmpKept(turns)
+	out := make([]ompMessage, 0, len(kept))
+	for _, i := range kept {
+		m := msgs[i]
+		if calls := turns[i].Calls; len(session.AnsweredCalls(calls, answered)) < len(calls) {
+			m.raw = stripCalls(m.raw, calls, answered)
 		}
-		key, ok := jsKey(t.Raw(t.Get(el, "id")))
-		return !ok || !paired[key]
-	}
-	out := msgs[:0]
-	for _, m := range msgs {
-		t, ok := tapeOf(m.raw)
-		if !ok || t.StrOf(0, "role") != "assistant" {
-			out = append(out, m)
-			continue
-		}
-		content, n := t.Get(0, "content"), 0
-		for el := range t.Elements(content) {
-			if dangling(t, el) {
-				n++
-			}
-		}
-		if n == 0 {
-			out = append(out, m)
-			continue
-		}
-		var blocks [][]byte
-		for el := range t.Elements(content) {
-			if dangling(t, el) || t.StrOf(el, "type") == "redactedThinking" {
-				continue
-			}
-			block := t.Raw(el)
-			if t.StrOf(el, "type") == "thinking" && session.JSTruthy(t.Raw(t.Get(el, "thinkingSignature"))) {
-				var bt parse.Tape
-				_ = bt.Build(block) // an element of t: an object
-				block = setMember(&bt, "thinkingSignature", nil)
-			}
-			blocks = append(blocks, block)
-		}
-		if len(blocks) == 0 {
-			continue
-		}
-		arr := append([]byte{'['}, bytes.Join(blocks, []byte{','})...)
-		m.raw = setMember(t, "content", append(arr, ']'))
 		out = append(out, m)
 	}
 	return out
 }
 
-// dropFailedTurns is omp's last step: assistant turns that stopped with
-// "aborted" or "error" leave the context with the tool results of their
-// calls, unless an interrupted-thinking custom message follows.
-func dropFailedTurns(msgs []ompMessage) []ompMessage {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		t, ok := tapeOf(msgs[i].raw)
-		if !ok || t.StrOf(0, "role") != "assistant" {
-			continue
+// Call ids that are no JavaScript Set key (an object or an array) match
+// nothing: calls get unansweredID and their index, results resultNoID.
+const (
+	unansweredID = "!call"
+	resultNoID   = "!result"
+)
+
+// ompTurnOf is what the omp rule reads of a message, its ids as
+// JavaScript Set keys (jsKey) as omp compares them.
+func ompTurnOf(raw json.RawMessage) session.ToolTurn {
+	t, ok := tapeOf(raw)
+	if !ok {
+		return session.ToolTurn{}
+	}
+	turn := session.ToolTurn{Role: t.StrOf(0, "role"), StopReason: t.StrOf(0, "stopReason"), CustomType: t.StrOf(0, "customType")}
+	switch turn.Role {
+	case "toolResult":
+		turn.ToolCallID = resultNoID
+		if key, ok := jsKey(t.Raw(t.Get(0, "toolCallId"))); ok {
+			turn.ToolCallID = key
 		}
-		if stop := t.StrOf(0, "stopReason"); stop != "aborted" && stop != "error" {
-			continue
-		}
-		if i+1 < len(msgs) {
-			if next, ok := tapeOf(msgs[i+1].raw); ok && next.StrOf(0, "role") == "custom" && next.StrOf(0, "customType") == interruptedThinkingType {
-				continue
-			}
-		}
-		calls := map[string]bool{}
-		content := t.Get(0, "content")
-		for el := range t.Elements(content) {
-			if t.StrOf(el, "type") != "toolCall" {
-				continue
-			}
-			if key, ok := jsKey(t.Raw(t.Get(el, "id"))); ok {
-				calls[key] = true
-			}
-		}
-		msgs = append(msgs[:i], msgs[i+1:]...)
-		for j := len(msgs) - 1; j >= i && len(calls) > 0; j-- {
-			r, ok := tapeOf(msgs[j].raw)
-			if !ok || r.StrOf(0, "role") != "toolResult" {
-				continue
-			}
-			if key, ok := jsKey(r.Raw(r.Get(0, "toolCallId"))); ok && calls[key] {
-				msgs = append(msgs[:j], msgs[j+1:]...)
+	case "assistant":
+		turn.OnlyCalls = true
+		for el := range t.Elements(t.Get(0, "content")) {
+			switch t.StrOf(el, "type") {
+			case "toolCall":
+				id, ok := jsKey(t.Raw(t.Get(el, "id")))
+				if !ok {
+					id = unansweredID + strconv.Itoa(len(turn.Calls))
+				}
+				turn.Calls = append(turn.Calls, session.ToolCall{ID: id})
+			case "redactedThinking":
+			default:
+				turn.OnlyCalls = false
 			}
 		}
 	}
-	return msgs
+	return turn
+}
+
+// stripCalls rewrites an assistant message that lost some of its calls
+// (its toolCall blocks in order, as ompTurnOf lists them).
+func stripCalls(raw json.RawMessage, calls []session.ToolCall, answered map[string]bool) json.RawMessage {
+	t, _ := tapeOf(raw) // an assistant message: an object
+	content, call := t.Get(0, "content"), 0
+	var blocks [][]byte
+	for el := range t.Elements(content) {
+		typ := t.StrOf(el, "type")
+		if typ == "toolCall" {
+			call++
+			if !answered[calls[call-1].ID] {
+				continue
+			}
+		}
+		if typ == "redactedThinking" {
+			continue
+		}
+		block := t.Raw(el)
+		if typ == "thinking" && session.JSTruthy(t.Raw(t.Get(el, "thinkingSignature"))) {
+			var bt parse.Tape
+			_ = bt.Build(block) // an element of t: an object
+			block = setMember(&bt, "thinkingSignature", nil)
+		}
+		blocks = append(blocks, block)
+	}
+	arr := append([]byte{'['}, bytes.Join(blocks, []byte{','})...)
+	return setMember(t, "content", append(arr, ']'))
 }

@@ -442,6 +442,17 @@ func TestHeaderErrors(t *testing.T) {
 	}
 }
 
+// TestHeaderVersionMessage: project quotes a version as session.ReadHeader
+// reads it, clipped as validate's message clips it (it quoted it whole).
+func TestHeaderVersionMessage(t *testing.T) {
+	long := strings.Repeat("9", 200)
+	_, err := Load(strings.NewReader(`{"type":"session","version":`+long+`,"id":"x"}`+"\n"), parse.DefaultLimits())
+	want := "unsupported session version " + long[:session.ClipBytes] + "… (pisess reads versions 1 to 3)"
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
+}
+
 func TestToolPairs(t *testing.T) {
 	tests := []struct {
 		fixture, leaf string

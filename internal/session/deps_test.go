@@ -23,6 +23,8 @@ func TestDependenciesOneWay(t *testing.T) {
 	for _, w := range writesOutsideMigrate(t, "../..") {
 		t.Errorf("%s: writes a file outside internal/migrate (use migrate.Create, Rewrite or Append)", w)
 	}
+	checkJSONDecodes(t, "../..")    // and only parse decodes records (decodes_test.go)
+	checkVersionReaders(t, "../..") // and ReadHeader alone reads a version
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command to list dependencies with")

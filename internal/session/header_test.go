@@ -81,6 +81,11 @@ func TestEntryTypes(t *testing.T) {
 			t.Errorf("IsEntryType(%q) is true", typ)
 		}
 	}
+	for _, e := range parse.EntryTypes() { // session's vocabulary is parse's one list
+		if IsEntryType(e.Name) != e.Pi {
+			t.Errorf("IsEntryType(%q) is %v, parse.EntryTypes says pi writes it: %v", e.Name, !e.Pi, e.Pi)
+		}
+	}
 	types[0] = "changed"
 	if EntryTypes()[0] != "message" {
 		t.Error("EntryTypes shares its list")

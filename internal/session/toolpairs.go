@@ -70,6 +70,8 @@ type ToolTurn struct {
 	Calls      []ToolCall // assistant toolCall blocks, in order
 	ToolCallID string     // toolResult
 	ToolName   string     // toolResult
+	CustomType string     // a custom message's customType (the omp rule)
+	OnlyCalls  bool       // an assistant's content is all toolCall and redactedThinking blocks (the omp rule)
 	EntryID    string
 	Line       int
 }

@@ -1,17 +1,22 @@
 package session
 
-// entryTypes are the eleven entry types of a session file
-// (session-format.md section 3), in the spec's order.
-var entryTypes = [...]string{
-	"message", "model_change", "thinking_level_change", "usage", "compaction",
-	"branch_summary", "custom", "custom_message", "context_edit", "label", "session_info",
+import "github.com/pisess/pisess/internal/parse"
+
+// EntryTypes returns the eleven entry types of a pi session file
+// (session-format.md section 3), in the spec's order: those of
+// parse.EntryTypes, the one list, that pi writes.
+func EntryTypes() []string {
+	var out []string
+	for _, e := range parse.EntryTypes() {
+		if e.Pi {
+			out = append(out, e.Name)
+		}
+	}
+	return out
 }
 
-// EntryTypes returns the eleven entry types, in the spec's order.
-func EntryTypes() []string { return append([]string(nil), entryTypes[:]...) }
-
 // IsEntryType reports whether t is one of the eleven entry types. The
-// switch repeats entryTypes because validate asks for every entry, and a
+// switch repeats EntryTypes because validate asks for every entry, and a
 // switch is four times faster than a scan (TestEntryTypes holds the two
 // together).
 func IsEntryType(t string) bool {

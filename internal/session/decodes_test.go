@@ -1,0 +1,164 @@
+package session
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// jsonDecodeAllowed are the production files outside internal/parse that
+// still decode JSON with encoding/json, how many times, and why. The list
+// may only shrink: a file with more uses fails, and so does one with fewer
+// (lower its count, or take it off).
+var jsonDecodeAllowed = map[string]struct {
+	uses int
+	why  string
+}{
+	"internal/export/export.go":          {6, "records still decoded into structs: being moved to the Tape (issue 25, export)"},
+	"internal/validate/schemas_quick.go": {1, "pisess's own embedded JSON schemas, not a record"},
+	"internal/cli/paths.go":              {1, "pi's settings.json, not a session record"},
+	"internal/secrets/json.go":           {1, "the escapes of one JSON string the walker has spanned: no object, no keys"},
+}
+
+// checkJSONDecodes holds the rule that the Tape (internal/parse) is the
+// only reader of records: encoding/json matches keys case-insensitively
+// and JSON.parse does not, so a struct decoding sees members pi never
+// reads (fix's TestWithoutCallsReadsKeysAsPi shows one).
+func checkJSONDecodes(t *testing.T, root string) {
+	uses := jsonDecodes(t, root)
+	files := map[string]int{}
+	for _, u := range uses {
+		files[u[:strings.Index(u, ":")]]++
+	}
+	for _, u := range uses {
+		file := u[:strings.Index(u, ":")]
+		if _, ok := jsonDecodeAllowed[file]; !ok {
+			t.Errorf("%s: decodes JSON outside internal/parse (read records with parse.Tape)", u)
+		}
+	}
+	for file, a := range jsonDecodeAllowed {
+		if files[file] != a.uses {
+			t.Errorf("%s: %d encoding/json decodings, jsonDecodeAllowed says %d (%s): the list may only shrink", file, files[file], a.uses, a.why)
+		}
+	}
+}
+
+// jsonDecodes lists, as file:line: json.Name, each use of json.Unmarshal,
+// json.NewDecoder or json.Decoder in the production code (cmd and
+// internal, test files aside) outside internal/parse.
+func jsonDecodes(t *testing.T, root string) []string {
+	t.Helper()
+	var found []string
+	fset := token.NewFileSet()
+	for _, top := range []string{"cmd", "internal"} {
+		err := filepath.WalkDir(filepath.Join(root, top), func(path string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return err
+			case d.IsDir() && (d.Name() == "testdata" || path == filepath.Join(root, "internal", "parse")):
+				return filepath.SkipDir
+			case d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go"):
+				return nil
+			}
+			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				return err
+			}
+			name := importName(f, "encoding/json", "json")
+			if name == "" {
+				return nil
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				if s, ok := n.(*ast.SelectorExpr); ok {
+					if x, ok := s.X.(*ast.Ident); ok && x.Name == name && (s.Sel.Name == "Unmarshal" || s.Sel.Name == "NewDecoder" || s.Sel.Name == "Decoder") {
+						rel, _ := filepath.Rel(root, fset.Position(s.Pos()).Filename)
+						found = append(found, filepath.ToSlash(rel)+":"+strconv.Itoa(fset.Position(s.Pos()).Line)+": json."+s.Sel.Name)
+					}
+				}
+				return true
+			})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	sort.Strings(found)
+	return found
+}
+
+// importName is the name f refers to the package path by, "" when f does
+// not import it.
+func importName(f *ast.File, path, name string) string {
+	for _, imp := range f.Imports {
+		if imp.Path.Value == strconv.Quote(path) {
+			if imp.Name != nil {
+				return imp.Name.Name
+			}
+			return name
+		}
+	}
+	return ""
+}
+
+// versionReadAllowed are the files outside internal/session that look a
+// record's "version" member up, and why.
+var versionReadAllowed = map[string]string{
+	"internal/validate/validate.go": "versionAsRead rewrites the node for the schema; the value is ReadHeader's",
+}
+
+// checkVersionReaders holds that ReadHeader is the one reader of a
+// header's version: no other file calls Get or StrOf with "version".
+func checkVersionReaders(t *testing.T, root string) {
+	fset := token.NewFileSet()
+	for _, top := range []string{"cmd", "internal"} {
+		err := filepath.WalkDir(filepath.Join(root, top), func(path string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return err
+			case d.IsDir() && (d.Name() == "testdata" || path == filepath.Join(root, "internal", "session")):
+				return filepath.SkipDir
+			case d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go"):
+				return nil
+			}
+			rel, _ := filepath.Rel(root, path)
+			if _, ok := versionReadAllowed[filepath.ToSlash(rel)]; ok {
+				return nil
+			}
+			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				return err
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				c, ok := n.(*ast.CallExpr)
+				if !ok || len(c.Args) != 2 {
+					return true
+				}
+				s, ok := c.Fun.(*ast.SelectorExpr)
+				lit, isLit := c.Args[1].(*ast.BasicLit)
+				if ok && isLit && (s.Sel.Name == "Get" || s.Sel.Name == "StrOf") && lit.Value == `"version"` {
+					t.Errorf("%s:%d: reads a version member (session.ReadHeader is the one reader)", rel, fset.Position(c.Pos()).Line)
+				}
+				return true
+			})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestJSONDecodesFound: the rule finds a decoding (it cannot pass by
+// finding nothing).
+func TestJSONDecodesFound(t *testing.T) {
+	if uses := jsonDecodes(t, "../.."); len(uses) == 0 || !strings.HasPrefix(uses[0], "internal/") {
+		t.Errorf("jsonDecodes found %v", uses)
+	}
+}
