@@ -78,10 +78,11 @@ conformance: conformance/node_modules/.package-lock.json conformance/omp/node_mo
 	PISESS_CONFORMANCE=1 PISESS_CONFORMANCE_REPORT=$(CURDIR)/bin/conformance-omp.txt $(GO) test ./internal/project -run '^TestOmpConformance$$' -count=1
 	@cat bin/conformance-omp.txt
 
-# The repairs' results (unstick, slim, fork, recover-header) loaded by pi
-# 1.6.0's own code: about a minute, so CI runs it after make test.
+# The repairs' results (unstick, slim, slim --rewrite, fork, recover-header)
+# loaded by pi 1.6.0's own code, and moved sessions found by pi where it
+# looks (move): a minute or two, so CI runs it after make test.
 conformance-repairs: conformance/node_modules/.package-lock.json
-	set -o pipefail; PISESS_CONFORMANCE=1 $(GO) test ./internal/fix -run Conformance -count=1 -v | grep -vE '^=== RUN|: (unsupported|refused)'
+	set -o pipefail; PISESS_CONFORMANCE=1 $(GO) test ./internal/fix ./internal/sessdir -run Conformance -count=1 -v | grep -vE '^=== RUN|: (unsupported|refused)'
 
 # What the tests install (the pinned pi and omp packages), once; .ci/run
 # runs it before make test, which then only checks it is up to date.
