@@ -17,7 +17,7 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"pisess": func() { os.Exit(cli.Run()) },
+		"pisess": func() { os.Exit(cli.Run(cli.Build{})) },
 	})
 }
 
