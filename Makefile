@@ -64,7 +64,7 @@ $(GORELEASER):
 	$(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
 
 release: $(GORELEASER)
-	$(GORELEASER) release --snapshot --clean
+	PISESS_COMMIT=$(COMMIT) PISESS_DATE=$(DATE) PISESS_SHORT=$$(git rev-parse --short HEAD) $(GORELEASER) release --snapshot --clean
 
 release-check: $(GORELEASER)
 	$(GORELEASER) check
