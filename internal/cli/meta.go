@@ -122,6 +122,12 @@ func fromBuildInfo(info *debug.BuildInfo) string {
 // command definitions; hidden, it is how the release makes pisess.1.
 func (c *CLI) manCommand() *cli.Command {
 	cmd := command("man", "print the man page (roff)", "", nil, c.runMan)
+	cmd.Description = `The page the release archives carry as man/pisess.1, made from the
+commands' own definitions.
+
+Examples:
+   pisess man > ~/.local/share/man/man1/pisess.1
+   pisess man | man -l -`
 	cmd.Hidden = true
 	return cmd
 }
