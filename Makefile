@@ -31,7 +31,9 @@ build:
 # The release's other platforms (linux/amd64 is vet's): the packages and
 # their tests are vetted for the two that carry the most platform code
 # (Windows, and macOS on Apple silicon), the rest are compiled, two at a
-# time. `make test` fails when any of them stops building.
+# time. `make test` fails when any of them stops building. 2 shared cores:
+# 11 s with a warm build cache (15 s one at a time), 280 s cold (a fresh
+# GOCACHE: the standard library for five more platforms).
 CROSS_VET   ?= windows/amd64 darwin/arm64
 CROSS_BUILD ?= windows/arm64 darwin/amd64 linux/arm64
 cross:
