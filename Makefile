@@ -13,12 +13,63 @@ FUZZTIME_CMD ?= 600x
 CORPUS    ?= testdata/corpus
 DEMO_FILE ?= testdata/corpus/valid/v3-everything.jsonl
 
-.PHONY: all build test unit short fuzz ccusage deps conformance-repairs conformance reliability demo bench vet clean
+.PHONY: all build test unit short fuzz ccusage deps conformance-repairs conformance reliability demo bench vet clean cross licenses licenses-check release release-check
 
 all: build
 
+# The version, commit and commit date are stamped in from git (these
+# machines set GOFLAGS=-buildvcs=false, which leaves them out of the build
+# information); outside a checkout pisess falls back to that information.
+VERSION = $(shell git describe --tags --always --dirty 2>/dev/null)
+COMMIT  = $(shell git rev-parse HEAD 2>/dev/null)
+DATE    = $(shell git log -1 --format=%cI 2>/dev/null)
+LDFLAGS = -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
+
 build:
-	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/pisess
+	$(GO) build -buildvcs=auto -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/pisess
+
+# The release's other platforms (linux/amd64 is vet's): the packages and
+# their tests are vetted for the two that carry the most platform code
+# (Windows, and macOS on Apple silicon), the rest are compiled, two at a
+# time. `make test` fails when any of them stops building. 2 shared cores:
+# 11 s with a warm build cache (15 s one at a time), 280 s cold (a fresh
+# GOCACHE: the standard library for five more platforms).
+CROSS_VET   ?= windows/amd64 darwin/arm64
+CROSS_BUILD ?= windows/arm64 darwin/amd64 linux/arm64
+cross:
+	@$(MAKE) --no-print-directory -j2 $(addprefix cross-vet/,$(CROSS_VET)) $(addprefix cross-build/,$(CROSS_BUILD))
+
+cross-vet/%: FORCE
+	GOOS=$(word 1,$(subst /, ,$*)) GOARCH=$(word 2,$(subst /, ,$*)) $(GO) vet ./...
+
+cross-build/%: FORCE
+	GOOS=$(word 1,$(subst /, ,$*)) GOARCH=$(word 2,$(subst /, ,$*)) $(GO) build ./...
+
+FORCE:
+
+# The third-party licences the release carries (THIRD_PARTY_LICENSES,
+# committed); licenses-check fails when the dependencies changed since.
+licenses:
+	scripts/third-party-licenses.sh > THIRD_PARTY_LICENSES
+
+licenses-check:
+	scripts/third-party-licenses.sh --check
+
+# Release archives for the six platforms, checksums, a Homebrew formula and
+# a Scoop manifest, built offline into dist/ (nothing is published). The
+# pinned GoReleaser is installed from the Go module proxy when missing
+# (about 6 minutes the first time). Not part of make test.
+GORELEASER_VERSION ?= v2.15.1
+GORELEASER ?= $(shell $(GO) env GOPATH)/bin/goreleaser
+
+$(GORELEASER):
+	$(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
+
+release: $(GORELEASER)
+	PISESS_COMMIT=$(COMMIT) PISESS_DATE=$(DATE) PISESS_SHORT=$$(git rev-parse --short HEAD) $(GORELEASER) release --snapshot --clean
+
+release-check: $(GORELEASER)
+	$(GORELEASER) check
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
@@ -89,7 +140,7 @@ conformance-repairs: conformance/node_modules/.package-lock.json
 deps: conformance/node_modules/.package-lock.json conformance/omp/node_modules/.package-lock.json
 	$(GO) mod download
 
-test: vet unit conformance fuzz
+test: vet cross licenses-check unit conformance fuzz
 
 demo: build
 	$(BIN) audit $(CORPUS) || true
@@ -113,4 +164,4 @@ ccusage:
 	GO=$(GO) bench/ccusage/run.sh
 
 clean:
-	rm -rf bin
+	rm -rf bin dist man completions

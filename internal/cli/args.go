@@ -142,10 +142,11 @@ func take(args []string, table map[string]bool, where string, into *[]string) (i
 	return 2, nil
 }
 
-// findCommand returns the command with this name or alias.
+// findCommand returns the command with this name or alias (a hidden
+// command runs; it is only left out of the help and the suggestions).
 func findCommand(cmds []*cli.Command, name string) *cli.Command {
 	for _, c := range cmds {
-		if c.HasName(name) && !c.Hidden {
+		if c.HasName(name) {
 			return c
 		}
 	}

@@ -26,7 +26,7 @@ func (c *CLI) auditCommand() *cli.Command {
 			&cli.StringFlag{Name: "until", Usage: "count usage up to this `DATE`, inclusive (YYYY-MM-DD, in --tz, or RFC 3339)"},
 			&cli.StringFlag{Name: "tz", Usage: "time `ZONE` of dates, days, weeks and months (IANA name such as Europe/Berlin, or UTC)", DefaultText: "local"},
 			&cli.BoolFlag{Name: "summary", Usage: "totals only: no row per file"},
-			&cli.BoolFlag{Name: "wide", Usage: "show every table column, however wide (default: fit the terminal, COLUMNS, else 100)"},
+			&cli.BoolFlag{Name: "wide", Usage: "show every table column and whole values, however wide (default on a terminal: fit its width, or COLUMNS; piped output is never cut)"},
 			&cli.BoolFlag{Name: "no-schema", Usage: "parse, structure and linkage checks only (faster)"},
 			jobsFlag(),
 		), c.runAudit)
@@ -103,7 +103,10 @@ func (c *CLI) newAuditRun(ctx *cli.Context) (*auditRun, error) {
 	if o.Totals.Window, err = window(ctx.String("since"), ctx.String("until"), o.Totals.Location); err != nil {
 		return nil, err
 	}
-	if !ctx.Bool("wide") {
+	// Piped or redirected, nothing is cut: no table cell, no path (as gh,
+	// kubectl and ls do). On a terminal the table fits its width unless
+	// --wide.
+	if !ctx.Bool("wide") && c.IsTerminal(c.Stdout) {
 		if o.Width, err = c.width(ctx); err != nil {
 			return nil, err
 		}

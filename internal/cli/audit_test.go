@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -142,7 +141,7 @@ func TestAuditProgressClearedForErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := syscall.Mkfifo(filepath.Join(dir, "b.jsonl"), 0o644); err != nil {
+	if err := mkfifo(filepath.Join(dir, "b.jsonl")); err != nil {
 		t.Skip(err)
 	}
 	var stdout, stderr bytes.Buffer

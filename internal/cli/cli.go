@@ -78,6 +78,9 @@ type CLI struct {
 	// fix both. A nil Now is time.Now, a nil Random crypto/rand.
 	Now    func() time.Time
 	Random io.Reader
+	// Build is what the linker stamped into the binary (zero in tests and
+	// plain go builds: the build information is read instead).
+	Build Build
 
 	targets    []target // the files the command's paths name (resolveTargets)
 	staleTemps []string // temp files of an interrupted rewrite found there
@@ -89,8 +92,8 @@ type CLI struct {
 // for a long line, which frees what the previous pass over the file left
 // (parse.Reader), and a fixed soft limit below a long line's working set
 // makes the collector run without end.
-func Run() int {
-	c := &CLI{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now}
+func Run(build Build) int {
+	c := &CLI{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now, Build: build}
 	return c.Run(os.Args)
 }
 
@@ -195,7 +198,7 @@ func (c *CLI) app() *cli.App {
 	app := &cli.App{
 		Name:        "pisess",
 		Usage:       "validate, migrate, repair and inspect pi coding-agent session files",
-		Version:     versionString(),
+		Version:     c.Build.String(),
 		HideVersion: true, // --version is one of the Flags
 		// --help is listed here because urfave/cli adds it only to an app
 		// without a command named help, and pisess has one: without it
@@ -222,6 +225,7 @@ func (c *CLI) app() *cli.App {
 			c.helpCommand(),
 			c.versionCommand(),
 			c.completionCommand(),
+			c.manCommand(),
 			c.unstickCommand(),
 			c.slimCommand(),
 			c.forkCommand(),

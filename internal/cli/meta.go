@@ -12,7 +12,7 @@ import (
 // runApp runs `pisess` with no command: --version, else the help.
 func (c *CLI) runApp(ctx *cli.Context) error {
 	if ctx.Bool("version") {
-		fmt.Fprintf(c.Stdout, "pisess %s\n", versionString())
+		fmt.Fprintf(c.Stdout, "pisess %s\n", c.Build)
 		return nil
 	}
 	return cli.ShowAppHelp(ctx)
@@ -51,19 +51,51 @@ func (c *CLI) runVersion(ctx *cli.Context) error {
 	if ctx.Args().Present() {
 		return usageErrorf("version takes no arguments")
 	}
-	fmt.Fprintf(c.Stdout, "pisess %s\n%s %s/%s\n", versionString(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(c.Stdout, "pisess %s\n%s %s/%s\n", c.Build, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return nil
 }
 
-// versionString is the module version from the build information (set by
-// `go install …@version`), else the VCS revision and time the binary was
-// built from (set by `go build` in a checkout), else "devel" with the
-// reason no version is known.
-func versionString() string {
+// Build names the binary: what the linker stamped (-X main.version and
+// friends, set by make build and the release).
+type Build struct {
+	Version string // a release tag, or git describe's name of the commit
+	Commit  string // the full commit hash
+	Date    string // the commit's date (RFC 3339)
+}
+
+// String is the stamped version with its commit and date; else the module
+// version from the build information (set by `go install …@version`), else
+// the VCS revision and time (set by `go build` in a checkout unless
+// -buildvcs=false), else "devel" with the reason no version is known.
+func (b Build) String() string {
+	if b.Version != "" || b.Commit != "" {
+		return b.stamped()
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "devel (no build information)"
 	}
+	return fromBuildInfo(info)
+}
+
+func (b Build) stamped() string {
+	version, details := b.Version, []string{}
+	if version == "" {
+		version = "devel"
+	}
+	if b.Commit != "" && !strings.HasPrefix(b.Commit, strings.TrimSuffix(version, "-dirty")) {
+		details = append(details, "commit "+b.Commit[:min(12, len(b.Commit))])
+	}
+	if b.Date != "" {
+		details = append(details, b.Date)
+	}
+	if len(details) == 0 {
+		return version
+	}
+	return version + " (" + strings.Join(details, ", ") + ")"
+}
+
+func fromBuildInfo(info *debug.BuildInfo) string {
 	if v := info.Main.Version; v != "" && v != "(devel)" {
 		return v
 	}
@@ -81,9 +113,35 @@ func versionString() string {
 		}
 	}
 	if rev == "" {
-		return "devel (built without version control information)"
+		return "devel (built without version control information: make build or go install …@version stamps one)"
 	}
 	return fmt.Sprintf("devel (revision %s, %s%s)", rev[:min(12, len(rev))], at, dirty)
+}
+
+// manCommand prints pisess's man page (section 1, roff) made from the
+// command definitions; hidden, it is how the release makes pisess.1.
+func (c *CLI) manCommand() *cli.Command {
+	cmd := command("man", "print the man page (roff)", "", nil, c.runMan)
+	cmd.Description = `The page the release archives carry as man/pisess.1, made from the
+commands' own definitions.
+
+Examples:
+   pisess man > ~/.local/share/man/man1/pisess.1
+   pisess man | man -l -`
+	cmd.Hidden = true
+	return cmd
+}
+
+func (c *CLI) runMan(ctx *cli.Context) error {
+	if ctx.Args().Present() {
+		return usageErrorf("man takes no arguments")
+	}
+	page, err := ctx.App.ToManWithSection(1)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(c.Stdout, page)
+	return nil
 }
 
 func (c *CLI) completionCommand() *cli.Command {

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -122,16 +121,10 @@ func expandPaths(args []string, allowEmpty bool) (*walker, error) {
 	return w, nil
 }
 
-// fileID identifies a file whatever its name: device and inode.
+// fileID identifies a file whatever its name (see idOf, one per
+// platform: device and inode on Unix, volume serial and file index on
+// Windows).
 type fileID struct{ dev, ino uint64 }
-
-func idOf(info fs.FileInfo) (fileID, bool) {
-	st, ok := info.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fileID{}, false
-	}
-	return fileID{uint64(st.Dev), uint64(st.Ino)}, true
-}
 
 // walker lists the session files below directories.
 type walker struct {
@@ -143,7 +136,7 @@ type walker struct {
 
 // add adds the file at path unless it was added before under any name.
 func (w *walker) add(path string, info fs.FileInfo) {
-	if id, ok := idOf(info); ok {
+	if id, ok := idOf(path, info); ok {
 		if w.seenFiles[id] {
 			return
 		}
@@ -157,7 +150,7 @@ func (w *walker) add(path string, info fs.FileInfo) {
 // (devices, pipes, sockets) would block or never end: they are reported,
 // not read.
 func (w *walker) walk(dir string, info fs.FileInfo) {
-	if id, ok := idOf(info); ok {
+	if id, ok := idOf(dir, info); ok {
 		if w.seenDirs[id] {
 			return
 		}

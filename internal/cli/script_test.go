@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +18,14 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"pisess": func() { os.Exit(cli.Run()) },
+		"pisess": func() { os.Exit(cli.Run(cli.Build{})) },
+		// pisess with its stdout taken for a terminal (it is a file
+		// here): how a script shows what a terminal gets.
+		"pisess-tty": func() {
+			c := &cli.CLI{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
+				IsTerminal: func(w io.Writer) bool { return w == io.Writer(os.Stdout) }}
+			os.Exit(c.Run(append([]string{"pisess"}, os.Args[1:]...)))
+		},
 	})
 }
 

@@ -47,8 +47,8 @@ const viewHelp = `The leaf is the last entry of the file unless --leaf names ano
 (a unique prefix of its id is enough, e.g. the 8 characters the views show).
 
 Text output is cut to the width of the terminal (COLUMNS, else the
-terminal's own width, else 100 columns when stdout is not a terminal);
---width 0 never cuts. Everything from the file is shown with control
+terminal's own width, else 100 columns when stdout is not a terminal, where
+the line naming the file is never cut); --width 0 never cuts. Everything from the file is shown with control
 characters escaped. --format json prints one JSON document on one line,
 the stable form for scripts.
 
@@ -225,7 +225,9 @@ func (c *CLI) openView(ctx *cli.Context, lines bool) (*view, error) {
 		return nil, err
 	}
 	debug.SetGCPercent(indexGCPercent)
-	v.opts = render.ViewOptions{Width: width, Quiet: globalBool(ctx, "quiet")}
+	// Piped with no width asked for, the line naming the file is whole.
+	whole := !c.IsTerminal(c.Stdout) && !ctx.IsSet("width") && c.Getenv("COLUMNS") == ""
+	v.opts = render.ViewOptions{Width: width, Quiet: globalBool(ctx, "quiet"), WholeHeader: whole}
 	var describe project.Describer
 	if lines {
 		describe = render.ViewDescriber(v.format == "json", v.opts)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -47,8 +48,17 @@ func TestViewColourAndWidth(t *testing.T) {
 			if got := strings.Contains(out, "\x1b["); got != tt.wantColor {
 				t.Errorf("colour %v, want %v", got, tt.wantColor)
 			}
+			lines := strings.Split(out, "\n")
+			if !tt.tty && tt.env["COLUMNS"] == "" && !slices.Contains(tt.args, "--width") {
+				// Piped with no width asked for: the line naming the file
+				// is whole, the rest fits.
+				if !strings.HasPrefix(lines[0], file+": ") {
+					t.Errorf("the header does not name the file whole: %q", lines[0])
+				}
+				lines = lines[1:]
+			}
 			widest := 0
-			for _, line := range strings.Split(out, "\n") {
+			for _, line := range lines {
 				widest = max(widest, visibleWidth(line))
 			}
 			if widest > tt.maxWidth {
@@ -127,7 +137,7 @@ func TestViewsReadAPipe(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := runIn(nil, "", append(args, file)...)
-		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		if err := mkfifo(fifo); err != nil {
 			t.Skipf("no FIFO here: %v", err)
 		}
 		// The writer is there before pisess opens the pipe, as with a
@@ -159,7 +169,7 @@ func TestViewsReadAPipe(t *testing.T) {
 // validate reads it: the view must not wait for a writer.
 func TestViewsDoNotWaitForAWriter(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "p.jsonl")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := mkfifo(fifo); err != nil {
 		t.Skipf("no FIFO here: %v", err)
 	}
 	done := make(chan invocation, 1)

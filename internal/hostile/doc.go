@@ -28,4 +28,8 @@
 // bytes or a complete, valid version-3 file, a backup is byte-identical to
 // the original, and running again succeeds. docs/reliability.md has the
 // figures and the commands that reproduce them.
+//
+// The suite is Unix-only (it kills with signals, reads rusage, makes FIFOs
+// and switches users): every test file carries the unix build tag, so on
+// Windows the package is this file alone and vets clean.
 package hostile

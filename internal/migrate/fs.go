@@ -30,9 +30,9 @@ type FS interface {
 	Chown(name string, like fs.FileInfo) error
 	// SyncDir makes the entries of directory dir durable (fsync).
 	SyncDir(dir string) error
-	// Lock takes an exclusive advisory lock (flock) on the open file f
-	// without waiting: ErrLocked when another open file holds one. Closing
-	// f releases it. Platforms without flock lock nothing.
+	// Lock takes an exclusive advisory lock (flock on Unix, LockFileEx on
+	// Windows) on the open file f without waiting: ErrLocked when another
+	// open file holds one. Closing f releases it.
 	Lock(f File) error
 	// Chtimes sets the access and modification times of name.
 	Chtimes(name string, atime, mtime time.Time) error
@@ -75,20 +75,10 @@ func (osFS) OpenAppend(name string) (File, error) {
 	return openFile(name, os.O_WRONLY|os.O_APPEND, 0)
 }
 
-// openFile opens name never through a symbolic link, returning a nil File
-// (not a nil *os.File) on failure.
-func openFile(name string, flag int, perm fs.FileMode) (File, error) {
-	f, err := os.OpenFile(name, flag|oNoFollow, perm)
-	if err != nil {
-		return nil, err
-	}
-	return f, nil
-}
-
 func (osFS) Lstat(name string) (fs.FileInfo, error)            { return os.Lstat(name) }
 func (osFS) EvalSymlinks(name string) (string, error)          { return filepath.EvalSymlinks(name) }
 func (osFS) Link(oldname, newname string) error                { return os.Link(oldname, newname) }
-func (osFS) Rename(oldname, newname string) error              { return os.Rename(oldname, newname) }
+func (osFS) Rename(oldname, newname string) error              { return rename(oldname, newname) }
 func (osFS) Remove(name string) error                          { return os.Remove(name) }
 func (osFS) Chmod(name string, mode fs.FileMode) error         { return os.Chmod(name, mode) }
 func (osFS) Chown(name string, like fs.FileInfo) error         { return chownLike(name, like) }

@@ -12,19 +12,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// lockFile takes flock(LOCK_EX|LOCK_NB) on f.
-func lockFile(f File) error {
-	fd, ok := f.(fder)
-	if !ok {
-		return nil
-	}
-	err := unix.Flock(int(fd.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-	if errors.Is(err, unix.EWOULDBLOCK) {
-		return ErrLocked
-	}
-	return err
-}
-
 // atimeOf is the access time of a file (its mtime when unknown).
 func atimeOf(info fs.FileInfo) time.Time {
 	if st, ok := info.Sys().(*syscall.Stat_t); ok {
@@ -120,10 +107,4 @@ func getXattr(fd int, name string) ([]byte, error) {
 		return nil, err // the value grew between the two calls (ERANGE), or went away
 	}
 	return buf[:size], nil
-}
-
-// ownedByMe reports whether this process's user owns the file.
-func ownedByMe(info fs.FileInfo) bool {
-	st, ok := info.Sys().(*syscall.Stat_t)
-	return !ok || int(st.Uid) == syscall.Geteuid()
 }

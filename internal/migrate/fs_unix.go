@@ -7,10 +7,42 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
-// oNoFollow makes opening a symbolic link fail.
-const oNoFollow = syscall.O_NOFOLLOW
+// openFile opens name never through a symbolic link (O_NOFOLLOW),
+// returning a nil File (not a nil *os.File) on failure.
+func openFile(name string, flag int, perm fs.FileMode) (File, error) {
+	f, err := os.OpenFile(name, flag|syscall.O_NOFOLLOW, perm)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// rename replaces newname by oldname atomically (rename(2) replaces a file
+// others hold open; they keep reading the old generation).
+func rename(oldname, newname string) error { return os.Rename(oldname, newname) }
+
+// lockFile takes flock(LOCK_EX|LOCK_NB) on f.
+func lockFile(f File) error {
+	fd, ok := f.(fder)
+	if !ok {
+		return nil
+	}
+	err := unix.Flock(int(fd.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		return ErrLocked
+	}
+	return err
+}
+
+// ownedByMe reports whether this process's user owns the file.
+func ownedByMe(info fs.FileInfo) bool {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	return !ok || int(st.Uid) == syscall.Geteuid()
+}
 
 // chownLike gives name the owner and group of like when they differ from
 // its own (only root may give a file away; anyone else gets an error

@@ -61,7 +61,7 @@ func (tw *textWriter) contextHeader(c *project.Context, msgs []messageView) {
 		tw.header(append(h, cell{text: ": no entries, empty context"}))
 		return
 	}
-	tw.line(append(h, cell{text: ": context at leaf "}, cell{text: shortID(c.Leaf.ID()), paint: Style.Accent})...)
+	tw.headLine(append(h, cell{text: ": context at leaf "}, cell{text: shortID(c.Leaf.ID()), paint: Style.Accent}))
 	field := func(name string, value ...cell) {
 		tw.line(append([]cell{{text: fmt.Sprintf("  %-9s ", name), paint: Style.Dim}}, value...)...)
 	}

@@ -28,8 +28,11 @@ type Column struct {
 // no line is wider than width: columns are first dropped (by Drop) until
 // the table fits with every shrinkable column at its Min, then the
 // shrinkable ones give up what is still too much, the most expendable
-// first. Cells are written as given: pass text from files through Safe
-// first, and keep colour out of shrinkable columns.
+// first, each only as far as its cut cells stay distinct (two different
+// values never print the same). Only a table that cannot fit even so has
+// its lines cut at width, each ending in "…". Cells are written as given:
+// pass text from files through Safe first, and keep colour out of
+// shrinkable columns.
 func Table(w io.Writer, cols []Column, rows [][]string, footer []string, width int) error {
 	all := make([][]string, 0, len(rows)+2)
 	all = append(all, titles(cols))
@@ -76,10 +79,15 @@ func layout(cols []Column, cells [][]string, width int) (keep []int, sizes []int
 			}
 		}
 	}
+	// A column shrinks to its Min, or as far as its cells stay distinct
+	// when Min would print two different values the same.
 	least := slices.Clone(natural)
 	for i, c := range cols {
 		if c.Min > 0 {
 			least[i] = min(least[i], c.Min)
+			for least[i] < natural[i] && collides(c, cells[1:], i, least[i]) {
+				least[i]++
+			}
 		}
 	}
 	keep = make([]int, len(cols))
@@ -104,18 +112,47 @@ func layout(cols []Column, cells [][]string, width int) (keep []int, sizes []int
 	}
 	excess := tableWidth(keep, sizes) - width
 	order := shrinkOrder(cols, keep)
-	for _, floor := range [][]int{least, nil} { // to Min, then, if need be, to one column
-		for _, i := range order {
-			lowest := 1
-			if floor != nil {
-				lowest = floor[i]
-			}
-			give := max(0, min(excess, sizes[i]-lowest))
-			sizes[i] -= give
-			excess -= give
+	for _, i := range order { // to Min (or distinct)
+		give := max(0, min(excess, sizes[i]-least[i]))
+		sizes[i] -= give
+		excess -= give
+	}
+	for _, i := range order { // then, if need be, as far as cells stay distinct
+		for excess > 0 && sizes[i] > 1 && !collides(cols[i], cells[1:], i, sizes[i]-1) {
+			sizes[i]--
+			excess--
 		}
 	}
 	return keep, sizes
+}
+
+// collides reports whether two different cells of column i cut to size
+// print the same.
+func collides(col Column, cells [][]string, i, size int) bool {
+	seen := map[string]string{}
+	for _, r := range cells {
+		if i >= len(r) {
+			continue
+		}
+		cut := cutCell(col, r[i], size)
+		if prev, ok := seen[cut]; ok && prev != r[i] {
+			return true
+		}
+		seen[cut] = r[i]
+	}
+	return false
+}
+
+// cutCell is cell cut to its column's size, as the row shows it.
+func cutCell(col Column, cell string, size int) string {
+	switch {
+	case Width(cell) <= size:
+		return cell
+	case col.Middle:
+		return CutMiddle(cell, size)
+	default:
+		return CutEnd(cell, size)
+	}
 }
 
 // shrinkOrder lists the kept shrinkable columns, the most expendable
@@ -164,13 +201,7 @@ func row(cols []Column, r []string, keep, sizes []int) string {
 		if i < len(r) {
 			cell = r[i]
 		}
-		if Width(cell) > sizes[i] {
-			if cols[i].Middle {
-				cell = CutMiddle(cell, sizes[i])
-			} else {
-				cell = CutEnd(cell, sizes[i])
-			}
-		}
+		cell = cutCell(cols[i], cell, sizes[i])
 		pad := strings.Repeat(" ", sizes[i]-Width(cell))
 		b.WriteString("│ ")
 		if cols[i].Right {

@@ -125,3 +125,36 @@ func TestTableGolden(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// Two different values never print the same: a column is cut only as far
+// as its cells stay distinct, and the others give the room back.
+func TestTableCutsStayDistinct(t *testing.T) {
+	cols := []Column{{Title: "MODEL", Min: 16}, {Title: "PROJECT", Min: 12, Middle: true}, {Title: "COST", Right: true}}
+	rows := [][]string{
+		{"anthropic/claude-sonnet-4-5-20250929", "/home/x/work/projects/alpha/src", "$1.00"},
+		{"anthropic/claude-sonnet-4-20250514", "/home/x/work/projects/beta/src", "$2.00"},
+		{"openai/gpt-5", "/home/x/play", "$3.00"},
+	}
+	for _, width := range []int{60, 70, 80} {
+		var b bytes.Buffer
+		if err := Table(&b, cols, rows, nil, width); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+		for _, l := range lines {
+			if Width(l) > width {
+				t.Errorf("width %d: line of %d columns: %q", width, Width(l), l)
+			}
+		}
+		for c := range cols {
+			seen := map[string]bool{}
+			for _, l := range lines[3:6] {
+				cell := strings.TrimSpace(strings.Split(l, "│")[c+1])
+				if seen[cell] {
+					t.Errorf("width %d: two rows print %s %q:\n%s", width, cols[c].Title, cell, b.String())
+				}
+				seen[cell] = true
+			}
+		}
+	}
+}

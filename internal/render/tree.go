@@ -22,6 +22,10 @@ type ViewOptions struct {
 	Width int
 	// File is the session file as the user named it, for the header.
 	File string
+	// WholeHeader never cuts the header line (the file's name, counts and
+	// leaf id), whatever the width: output that is piped or redirected
+	// keeps the name whole to be copied.
+	WholeHeader bool
 	// Quiet leaves out the header and the closing notes.
 	Quiet bool
 	// Compact folds linear runs of the tree into "… N entries …" lines.
@@ -621,8 +625,19 @@ func narrowRune(r rune) bool {
 
 // header writes a header line and a blank line after it.
 func (tw *textWriter) header(cells []cell) {
-	tw.line(cells...)
+	tw.headLine(cells)
 	tw.line()
+}
+
+// headLine writes the line that names the file: cut to the width like any
+// other, unless WholeHeader.
+func (tw *textWriter) headLine(cells []cell) {
+	width := tw.opt.Width
+	if tw.opt.WholeHeader {
+		tw.opt.Width = 0
+	}
+	tw.line(cells...)
+	tw.opt.Width = width
 }
 
 // line writes one line: when it is wider than the width, the flexible cell
