@@ -41,6 +41,7 @@ type quickSchema struct {
 	few       []string           // the names in keys when there are few: compared, not hashed
 	fewRules  []keyRule          // their rules
 	requires  uint64             // the bits of every required key in keys
+	cases     *quickSwitch       // allOf read as a switch on one key, for objects (switch.go)
 }
 
 // keyRule is what s says about one key of an object: its property
@@ -158,9 +159,15 @@ func (s *quickSchema) validAt(t *parse.Tape, n int) bool {
 			}
 		}
 	}
-	for _, a := range s.allOf {
-		if !a.validAt(t, n) {
+	if s.cases != nil && t.Kind(n) == parse.KindObject {
+		if !s.cases.validAt(t, n) {
 			return false
+		}
+	} else {
+		for _, a := range s.allOf {
+			if !a.validAt(t, n) {
+				return false
+			}
 		}
 	}
 	if s.ifS != nil {
@@ -344,6 +351,7 @@ func (c *quickCompiler) compile(file, ptr string) (*quickSchema, error) {
 		}
 	}
 	n.index()
+	n.cases = switchOf(n.allOf)
 	return n, nil
 }
 
