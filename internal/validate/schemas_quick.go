@@ -38,8 +38,9 @@ type quickSchema struct {
 	minimum   *big.Rat
 	pattern   *regexp.Regexp
 	keys      map[string]keyRule // props and required by name, for validAt
-	few       []string           // the names in keys when there are few: compared, not hashed
-	fewRules  []keyRule          // their rules
+	names     []string           // the names in keys, by slot - 1 in table
+	rules     []keyRule          // their rules
+	table     *[keySlots]uint8   // keys by keySlot: 1 + their index in names; 0 is empty
 	requires  uint64             // the bits of every required key in keys
 	cases     *quickSwitch       // allOf read as a switch on one key, for objects (switch.go)
 }
@@ -68,29 +69,43 @@ func (s *quickSchema) index() {
 		s.keys[k] = r
 		s.requires |= r.bit
 	}
-	if len(s.keys) <= fewKeys {
-		for k, r := range s.keys {
-			s.few, s.fewRules = append(s.few, k), append(s.fewRules, r)
+	s.table = new([keySlots]uint8)
+	for _, k := range slices.Sorted(maps.Keys(s.keys)) {
+		h := keySlot(k)
+		for s.table[h] != 0 {
+			h = (h + 1) % keySlots
 		}
+		s.names, s.rules = append(s.names, k), append(s.rules, s.keys[k])
+		s.table[h] = uint8(len(s.names))
 	}
 }
 
-// fewKeys is the most keys looked up by comparison rather than hashing.
-const fewKeys = 4
+// keySlots is the size of a schema's key table: at most 64 properties
+// and 64 required keys, so it is never more than full.
+const keySlots = 256
+
+// keySlot is where a key's probe starts in a key table: a hash of its
+// length and its first and last bytes, which tell our schemas' keys apart
+// without reading them whole (a map hashed every byte, every member).
+func keySlot(key string) int {
+	if key == "" {
+		return 0
+	}
+	return (len(key)*31 + int(key[0])*7 + int(key[len(key)-1])) % keySlots
+}
 
 // rule returns what s says about the key of member k of a tape.
 func (s *quickSchema) rule(t *parse.Tape, k int) (keyRule, bool) {
 	key, _ := t.Str(k) // shares the tape unless escaped
-	if s.few != nil {
-		for i, name := range s.few {
-			if name == key {
-				return s.fewRules[i], true
-			}
+	for h := keySlot(key); ; h = (h + 1) % keySlots {
+		i := s.table[h]
+		if i == 0 {
+			return keyRule{}, false
 		}
-		return keyRule{}, false
+		if s.names[i-1] == key {
+			return s.rules[i-1], true
+		}
 	}
-	r, ok := s.keys[key]
-	return r, ok
 }
 
 type quickProp struct {
