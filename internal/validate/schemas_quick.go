@@ -43,6 +43,7 @@ type quickSchema struct {
 	table     *[keySlots]uint8   // keys by keySlot: 1 + their index in names; 0 is empty
 	requires  uint64             // the bits of every required key in keys
 	cases     *quickSwitch       // allOf read as a switch on one key, for objects (switch.go)
+	flat      *quickSchema       // all of s's rules in one key table, for objects (flat.go)
 }
 
 // keyRule is what s says about one key of an object: its property
@@ -141,6 +142,9 @@ var annotations = map[string]bool{
 // same verdict as valid (the tests' reference) on the decoded value,
 // without decoding it.
 func (s *quickSchema) validAt(t *parse.Tape, n int) bool {
+	if s.flat != nil && t.Kind(n) == parse.KindObject {
+		return s.flatValidAt(t, n)
+	}
 	if s.kinds != 0 && !s.kinds.admitsAt(t, n) {
 		return false
 	}
