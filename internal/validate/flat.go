@@ -39,8 +39,12 @@ func (c *quickCompiler) flattenAll() {
 func flatOf(n *quickSchema) *quickSchema {
 	rules := map[string][]*quickSchema{}
 	var names, required []string
-	if !gather(n, 0, rules, &names, &required) {
+	var parts []*quickSchema
+	if !gather(n, 0, rules, &names, &required, &parts) {
 		return nil
+	}
+	if len(parts) == 1 && parts[0] != n {
+		return parts[0] // a $ref, or an allOf of one: its target's table serves
 	}
 	flat := &quickSchema{minLength: -1, required: required}
 	for _, name := range names {
@@ -60,11 +64,15 @@ func flatOf(n *quickSchema) *quickSchema {
 	return flat
 }
 
-// gather adds the rules of s and of its allOf parts, in order; false when
-// one of them asks more than keys of an object.
-func gather(s *quickSchema, depth int, rules map[string][]*quickSchema, names, required *[]string) bool {
+// gather adds the rules of s and of its allOf parts, in order, and the
+// parts that have keys; false when one of them asks more than keys of an
+// object.
+func gather(s *quickSchema, depth int, rules map[string][]*quickSchema, names, required *[]string, parts *[]*quickSchema) bool {
 	if depth > maxFlatDepth || !s.objectOnly() {
 		return false
+	}
+	if len(s.props) > 0 || len(s.required) > 0 {
+		*parts = append(*parts, s)
 	}
 	for _, p := range s.props {
 		if _, seen := rules[p.name]; !seen {
@@ -78,7 +86,7 @@ func gather(s *quickSchema, depth int, rules map[string][]*quickSchema, names, r
 		}
 	}
 	for _, a := range s.allOf {
-		if !gather(a, depth+1, rules, names, required) {
+		if !gather(a, depth+1, rules, names, required, parts) {
 			return false
 		}
 	}

@@ -40,7 +40,7 @@ type quickSchema struct {
 	keys      map[string]keyRule // props and required by name, for validAt
 	names     []string           // the names in keys, by slot - 1 in table
 	rules     []keyRule          // their rules
-	table     *[keySlots]uint8   // keys by keySlot: 1 + their index in names; 0 is empty
+	table     []uint8            // keys by keySlot: 1 + their index in names; 0 is empty
 	requires  uint64             // the bits of every required key in keys
 	cases     *quickSwitch       // allOf read as a switch on one key, for objects (switch.go)
 	flat      *quickSchema       // all of s's rules in one key table, for objects (flat.go)
@@ -70,35 +70,38 @@ func (s *quickSchema) index() {
 		s.keys[k] = r
 		s.requires |= r.bit
 	}
-	s.table = new([keySlots]uint8)
+	size := 8
+	for size < 2*len(s.keys) { // at most half full
+		size *= 2
+	}
+	s.table = make([]uint8, size)
+	mask := size - 1
 	for _, k := range slices.Sorted(maps.Keys(s.keys)) {
-		h := keySlot(k)
+		h := keySlot(k) & mask
 		for s.table[h] != 0 {
-			h = (h + 1) % keySlots
+			h = (h + 1) & mask
 		}
 		s.names, s.rules = append(s.names, k), append(s.rules, s.keys[k])
 		s.table[h] = uint8(len(s.names))
 	}
 }
 
-// keySlots is the size of a schema's key table: at most 64 properties
-// and 64 required keys, so it is never more than full.
-const keySlots = 256
-
-// keySlot is where a key's probe starts in a key table: a hash of its
-// length and its first and last bytes, which tell our schemas' keys apart
-// without reading them whole (a map hashed every byte, every member).
+// keySlot is where a key's probe starts in a key table (masked to its
+// size): a hash of its length and its first and last bytes, which tell
+// our schemas' keys apart without reading them whole (a map hashed every
+// byte, every member).
 func keySlot(key string) int {
 	if key == "" {
 		return 0
 	}
-	return (len(key)*31 + int(key[0])*7 + int(key[len(key)-1])) % keySlots
+	return len(key)*31 + int(key[0])*7 + int(key[len(key)-1])
 }
 
 // rule returns what s says about the key of member k of a tape.
 func (s *quickSchema) rule(t *parse.Tape, k int) (keyRule, bool) {
 	key, _ := t.Str(k) // shares the tape unless escaped
-	for h := keySlot(key); ; h = (h + 1) % keySlots {
+	mask := len(s.table) - 1
+	for h := keySlot(key) & mask; ; h = (h + 1) & mask {
 		i := s.table[h]
 		if i == 0 {
 			return keyRule{}, false
