@@ -152,11 +152,14 @@ demo: build
 # about 1.5 minutes, the full run 10-13 (2 cores) plus 1 minute to generate
 # its data the first time. See docs/performance.md.
 BENCH ?= full
+# bench/perentry.sh: validate's cost per entry, PERENTRY_BASE beside HEAD.
+PERENTRY_BASE ?= main
 bench:
 	BENCH=$(BENCH) GO=$(GO) bench/run.sh
 	BENCH=$(BENCH) GO=$(GO) bench/du.sh
 	BENCH=$(BENCH) GO=$(GO) bench/huge.sh
 	GO=$(GO) bench/ccusage/run.sh
+	GO=$(GO) bench/perentry.sh $(PERENTRY_BASE) HEAD
 
 # pisess audit beside ccusage (npm, pinned) on the real corpus: per-session
 # totals, every difference explained, and both timed (docs/performance.md).

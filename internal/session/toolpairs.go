@@ -157,7 +157,8 @@ func Unanswered(turns []ToolTurn) []Unpaired {
 		case t.Role == "toolResult":
 			answered[t.ToolCallID] = true
 		default:
-			last, answered = -1, map[string]bool{}
+			last = -1
+			forget(&answered)
 			if t.Role == "assistant" && !exempt(t.StopReason) {
 				last = i
 			}
@@ -175,4 +176,17 @@ func Unanswered(turns []ToolTurn) []Unpaired {
 		}
 	}
 	return out
+}
+
+// forget empties a set of answered call ids. A small one is cleared for
+// reuse (a new map each turn was an allocation an entry); one that held
+// many is dropped, so that clearing costs no more than filling did.
+func forget(answered *map[string]bool) {
+	switch n := len(*answered); {
+	case n == 0:
+	case n <= 8:
+		clear(*answered)
+	default:
+		*answered = map[string]bool{}
+	}
 }

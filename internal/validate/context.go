@@ -1,7 +1,6 @@
 package validate
 
 import (
-	"fmt"
 	"hash/maphash"
 	"slices"
 	"strings"
@@ -262,5 +261,10 @@ func (k *linker) entryID(n node) string {
 	if n.flags&flagHexID == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%08x", n.id)
+	const digits = "0123456789abcdef"
+	var b [8]byte // fmt.Sprintf("%08x", n.id) without fmt: once an entry on the context path
+	for i, h := 7, n.id; i >= 0; i, h = i-1, h>>4 {
+		b[i] = digits[h&15]
+	}
+	return string(b[:])
 }

@@ -104,9 +104,16 @@ func newLinker(add func(finding.Finding)) *linker {
 // made-up types share the last code.
 const maxCodes = 255
 
-// code returns the small code of a type or role name.
+// code returns the small code of a type or role name. A file has a few
+// of them: they are compared before the map is asked.
 func (k *linker) code(name string) uint8 {
-	if c, ok := k.codes[name]; ok {
+	if len(k.names) <= fewCodes {
+		for c, known := range k.names {
+			if known == name {
+				return uint8(c)
+			}
+		}
+	} else if c, ok := k.codes[name]; ok {
 		return c
 	}
 	if len(k.names) >= maxCodes {
@@ -118,6 +125,9 @@ func (k *linker) code(name string) uint8 {
 	k.codes[kept] = c
 	return c
 }
+
+// fewCodes is the most codes looked up by comparison rather than hashing.
+const fewCodes = 16
 
 // name returns the name behind a code.
 func (k *linker) name(c uint8) string {
@@ -174,7 +184,8 @@ func (k *linker) enter(e entry) {
 		n.depth = p.depth + 1
 		n.jump = k.jumpFor(parent)
 	}
-	if h, ok := session.HexID(e.ID); ok && e.HasID {
+	h, hex := session.HexID(e.ID)
+	if hex && e.HasID {
 		n.id, n.flags = h, n.flags|flagHexID
 	}
 	if e.Type == "message" {
@@ -189,7 +200,7 @@ func (k *linker) enter(e entry) {
 	k.nodes.add(n)
 	k.appends.enter(ord, parent, e.ID, e.line, k.add)
 	k.checkReferences(e, ord) // before register: an entry cannot name itself
-	k.register(e, ord)
+	k.register(e, ord, n)
 	k.remember(e, ord)
 }
 
@@ -243,18 +254,21 @@ func (k *linker) isAncestor(a, x int32) bool {
 	return x == a
 }
 
-// register records e's id and tool calls, and settles forward references.
-func (k *linker) register(e entry, ord int32) {
+// register records e's id (n is its node) and tool calls, and settles
+// forward references.
+func (k *linker) register(e entry, ord int32, n node) {
 	if e.HasID {
-		if prev, dup := k.ids.get(e.ID); dup {
-			k.add(finding.Errorf(finding.DuplicateID, e.line, "id %q is already used on line %d", e.ID, k.node(prev).line).WithEntry(e.ID).WithPointer("/id"))
+		var prev int32
+		var dup bool
+		if n.flags&flagHexID != 0 {
+			prev, dup = k.ids.addHex(n.id, ord)
 		} else {
-			k.ids.put(e.ID, ord)
+			prev, dup = k.ids.add(e.ID, ord)
 		}
-		for _, ref := range k.pending[e.ID] {
-			k.add(finding.Errorf(finding.ForwardParent, ref.line, "parentId %q names an entry that appears later (line %d)", e.ID, e.line).WithEntry(ref.entryID).WithPointer("/parentId"))
+		if dup {
+			k.add(finding.Errorf(finding.DuplicateID, e.line, "id %q is already used on line %d", e.ID, k.node(prev).line).WithEntry(e.ID).WithPointer("/id"))
 		}
-		delete(k.pending, e.ID)
+		k.settlePending(e)
 	}
 	if k.name(k.node(ord).role) == "assistant" {
 		calls := e.Message.Calls
@@ -271,6 +285,18 @@ func (k *linker) register(e entry, ord int32) {
 			k.sites.add(callSite{node: ord, prev: prev, id: k.texts.add(c.ID), name: k.intern(c.Name)})
 		}
 	}
+}
+
+// settlePending reports the entries read before e that name it as their
+// parent.
+func (k *linker) settlePending(e entry) {
+	if len(k.pending) == 0 {
+		return
+	}
+	for _, ref := range k.pending[e.ID] {
+		k.add(finding.Errorf(finding.ForwardParent, ref.line, "parentId %q names an entry that appears later (line %d)", e.ID, e.line).WithEntry(ref.entryID).WithPointer("/parentId"))
+	}
+	delete(k.pending, e.ID)
 }
 
 // checkReferences checks the references an entry makes to other entries.
@@ -421,32 +447,4 @@ func (k *linker) finish() {
 			k.add(finding.Errorf(finding.MissingParent, ref.line, "parentId %q names no entry in this file", id).WithEntry(ref.entryID).WithPointer("/parentId"))
 		}
 	}
-}
-
-// idIndex maps entry ids to ordinals. pi's ids are 8 lowercase hex digits:
-// those are stored as 32-bit keys, any other id by its string.
-type idIndex struct {
-	hex   map[uint32]int32
-	other map[string]int32
-}
-
-func newIDIndex() idIndex {
-	return idIndex{hex: make(map[uint32]int32), other: make(map[string]int32)}
-}
-
-func (x idIndex) get(id string) (int32, bool) {
-	if h, ok := session.HexID(id); ok {
-		ord, found := x.hex[h]
-		return ord, found
-	}
-	ord, found := x.other[id]
-	return ord, found
-}
-
-func (x idIndex) put(id string, ord int32) {
-	if h, ok := session.HexID(id); ok {
-		x.hex[h] = ord
-		return
-	}
-	x.other[strings.Clone(id)] = ord
 }

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"fmt"
 	"math/rand"
 	"testing"
 
@@ -88,8 +89,8 @@ func TestHexID(t *testing.T) {
 		}
 	}
 	x := newIDIndex()
-	x.put("a1b2c3d4", 1)
-	x.put("not-hex-id", 2)
+	x.add("a1b2c3d4", 1)
+	x.add("not-hex-id", 2)
 	if o, ok := x.get("a1b2c3d4"); !ok || o != 1 {
 		t.Error("hex id lost")
 	}
@@ -98,5 +99,36 @@ func TestHexID(t *testing.T) {
 	}
 	if _, ok := x.get("a1b2c3d5"); ok {
 		t.Error("phantom id")
+	}
+}
+
+// TestIDIndex: the id table through its growth: every id keeps the
+// ordinal it was first added with, a second add reports the first, and
+// ids never added are not found (sequential ids, which collide most in a
+// table indexed by their low bits, and 00000000, whose key is 0).
+func TestIDIndex(t *testing.T) {
+	x := newIDIndex()
+	const n = 100000
+	id := func(i int) string { return fmt.Sprintf("%08x", i) }
+	for i := range n {
+		if _, dup := x.add(id(i), int32(i)); dup {
+			t.Fatalf("%s: a duplicate on first add", id(i))
+		}
+	}
+	for i := range n {
+		if o, ok := x.get(id(i)); !ok || o != int32(i) {
+			t.Fatalf("get(%s) = %d, %v; want %d", id(i), o, ok, i)
+		}
+		if prev, dup := x.add(id(i), int32(n+i)); !dup || prev != int32(i) {
+			t.Fatalf("second add(%s) = %d, %v; want %d, true", id(i), prev, dup, i)
+		}
+	}
+	for i := n; i < 2*n; i++ {
+		if _, ok := x.get(id(i)); ok {
+			t.Fatalf("phantom %s", id(i))
+		}
+	}
+	if x.n != n || 4*x.n > 3*len(x.slots) {
+		t.Errorf("%d ids in %d slots, want %d ids and at most 3/4 full", x.n, len(x.slots), n)
 	}
 }

@@ -101,6 +101,7 @@ func CompileSchemas() (*Schemas, error) {
 	if s.omp, err = c.compileOmp(); err != nil {
 		return nil, fmt.Errorf("compile omp schemas: %w", err)
 	}
+	c.quick.flattenAll()
 	return s, nil
 }
 

@@ -38,9 +38,12 @@ type quickSchema struct {
 	minimum   *big.Rat
 	pattern   *regexp.Regexp
 	keys      map[string]keyRule // props and required by name, for validAt
-	few       []string           // the names in keys when there are few: compared, not hashed
-	fewRules  []keyRule          // their rules
+	names     []string           // the names in keys, by slot - 1 in table
+	rules     []keyRule          // their rules
+	table     []uint8            // keys by keySlot: 1 + their index in names; 0 is empty
 	requires  uint64             // the bits of every required key in keys
+	cases     *quickSwitch       // allOf read as a switch on one key, for objects (switch.go)
+	flat      *quickSchema       // all of s's rules in one key table, for objects (flat.go)
 }
 
 // keyRule is what s says about one key of an object: its property
@@ -67,29 +70,46 @@ func (s *quickSchema) index() {
 		s.keys[k] = r
 		s.requires |= r.bit
 	}
-	if len(s.keys) <= fewKeys {
-		for k, r := range s.keys {
-			s.few, s.fewRules = append(s.few, k), append(s.fewRules, r)
+	size := 8
+	for size < 2*len(s.keys) { // at most half full
+		size *= 2
+	}
+	s.table = make([]uint8, size)
+	mask := size - 1
+	for _, k := range slices.Sorted(maps.Keys(s.keys)) {
+		h := keySlot(k) & mask
+		for s.table[h] != 0 {
+			h = (h + 1) & mask
 		}
+		s.names, s.rules = append(s.names, k), append(s.rules, s.keys[k])
+		s.table[h] = uint8(len(s.names))
 	}
 }
 
-// fewKeys is the most keys looked up by comparison rather than hashing.
-const fewKeys = 4
+// keySlot is where a key's probe starts in a key table (masked to its
+// size): a hash of its length and its first and last bytes, which tell
+// our schemas' keys apart without reading them whole (a map hashed every
+// byte, every member).
+func keySlot(key string) int {
+	if key == "" {
+		return 0
+	}
+	return len(key)*31 + int(key[0])*7 + int(key[len(key)-1])
+}
 
 // rule returns what s says about the key of member k of a tape.
 func (s *quickSchema) rule(t *parse.Tape, k int) (keyRule, bool) {
 	key, _ := t.Str(k) // shares the tape unless escaped
-	if s.few != nil {
-		for i, name := range s.few {
-			if name == key {
-				return s.fewRules[i], true
-			}
+	mask := len(s.table) - 1
+	for h := keySlot(key) & mask; ; h = (h + 1) & mask {
+		i := s.table[h]
+		if i == 0 {
+			return keyRule{}, false
 		}
-		return keyRule{}, false
+		if s.names[i-1] == key {
+			return s.rules[i-1], true
+		}
 	}
-	r, ok := s.keys[key]
-	return r, ok
 }
 
 type quickProp struct {
@@ -125,6 +145,9 @@ var annotations = map[string]bool{
 // same verdict as valid (the tests' reference) on the decoded value,
 // without decoding it.
 func (s *quickSchema) validAt(t *parse.Tape, n int) bool {
+	if s.flat != nil && t.Kind(n) == parse.KindObject {
+		return s.flatValidAt(t, n)
+	}
 	if s.kinds != 0 && !s.kinds.admitsAt(t, n) {
 		return false
 	}
@@ -158,9 +181,15 @@ func (s *quickSchema) validAt(t *parse.Tape, n int) bool {
 			}
 		}
 	}
-	for _, a := range s.allOf {
-		if !a.validAt(t, n) {
+	if s.cases != nil && t.Kind(n) == parse.KindObject {
+		if !s.cases.validAt(t, n) {
 			return false
+		}
+	} else {
+		for _, a := range s.allOf {
+			if !a.validAt(t, n) {
+				return false
+			}
 		}
 	}
 	if s.ifS != nil {
@@ -344,6 +373,7 @@ func (c *quickCompiler) compile(file, ptr string) (*quickSchema, error) {
 		}
 	}
 	n.index()
+	n.cases = switchOf(n.allOf)
 	return n, nil
 }
 

@@ -317,11 +317,13 @@ func (f *file) replay(g *generator, e object, ids map[string]string, beforeTurn 
 			out["firstKeptEntryId"] = quote(n)
 		}
 	}
-	if from, ok := e["fromId"]; ok {
-		var old string
-		json.Unmarshal(from, &old)
-		if n, ok := ids[old]; ok {
-			out["fromId"] = quote(n)
+	for _, key := range []string{"fromId", "targetId"} { // a branch summary's origin, a label's or an edit's target
+		if ref, ok := e[key]; ok {
+			var old string
+			json.Unmarshal(ref, &old)
+			if n, ok := ids[old]; ok {
+				out[key] = quote(n)
+			}
 		}
 	}
 	f.clock = f.clock.Add(time.Duration(1+g.rng.IntN(90)) * time.Second)
