@@ -16,8 +16,6 @@ package du
 
 import (
 	"cmp"
-	"errors"
-	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -83,40 +81,24 @@ type Options struct {
 	MaxBytes int64
 }
 
-// IOError is a file that could not be read.
-type IOError struct {
-	Path string
-	Err  error
-}
-
-func (e *IOError) Error() string { return fmt.Sprintf("%s: %v", e.Path, e.Err) }
-func (e *IOError) Unwrap() error { return e.Err }
-
 // File counts the file at path.
 func File(path string, opts Options) (*Usage, error) {
-	f, err := parse.OpenFile(path)
+	f, info, err := parse.OpenSession(path)
 	if err != nil {
-		return nil, &IOError{Path: path, Err: err}
+		return nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, &IOError{Path: path, Err: err}
-	}
-	if info.IsDir() {
-		return nil, &IOError{Path: path, Err: errors.New("is a directory")}
-	}
 	size := info.Size()
 	if opts.Workers <= 1 || size < 4*batchBytes || !info.Mode().IsRegular() {
 		opts.Workers = 1 // not worth the goroutines
 		return Stream(path, f, opts)
 	}
 	if max := opts.Limits.MaxFileBytes; max > 0 && size > max {
-		return nil, &IOError{Path: path, Err: parse.ErrFileTooLarge}
+		return nil, &parse.IOError{Path: path, Err: parse.ErrFileTooLarge}
 	}
 	r, err := countRanges(f, size, opts)
 	if err != nil {
-		return nil, &IOError{Path: path, Err: err}
+		return nil, &parse.IOError{Path: path, Err: err}
 	}
 	r.tally.add(KindFile, "", r.bytes, r.lines)
 	return &Usage{File: path, Bytes: r.bytes, Files: 1, Rows: r.tally.rows()}, nil
@@ -132,7 +114,7 @@ func Stream(name string, r io.Reader, opts Options) (*Usage, error) {
 	}
 	t := p.close()
 	if err := rd.Err(); err != nil {
-		return nil, &IOError{Path: name, Err: err}
+		return nil, &parse.IOError{Path: name, Err: err}
 	}
 	t.add(KindFile, "", rd.BytesRead(), p.lines)
 	u := &Usage{File: name, Bytes: rd.BytesRead(), Files: 1}

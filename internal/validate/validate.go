@@ -95,30 +95,18 @@ func (r *Report) Has(code finding.Code) bool {
 	return slices.ContainsFunc(r.Findings, func(f finding.Finding) bool { return f.Code == code })
 }
 
-// IOError is a file that could not be read; it maps to exit code 2.
-type IOError struct {
-	Path string
-	Err  error
-}
-
-func (e *IOError) Error() string { return fmt.Sprintf("%s: %v", e.Path, e.Err) }
-func (e *IOError) Unwrap() error { return e.Err }
+// IOError is a file that could not be read (parse.IOError); it maps to
+// exit code 2.
+type IOError = parse.IOError
 
 // File validates the file at path. The error is an *IOError when the file
 // cannot be read; findings about its content are in the report.
 func File(path string, opts Options) (*Report, error) {
-	f, err := parse.OpenFile(path)
+	f, info, err := parse.OpenSession(path)
 	if err != nil {
-		return nil, &IOError{Path: path, Err: err}
+		return nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, &IOError{Path: path, Err: err}
-	}
-	if info.IsDir() {
-		return nil, &IOError{Path: path, Err: errors.New("is a directory")}
-	}
 	if max := opts.Limits.MaxFileBytes; max > 0 && info.Mode().IsRegular() && info.Size() > max {
 		tooLarge := finding.Errorf(finding.FileTooLarge, 0, "file of %d bytes exceeds the limit of %d (--max-file-bytes)", info.Size(), max)
 		return &Report{File: path, FileBytes: finding.NameBytes(path), Status: Invalid, Kind: Session, Dialect: parse.Pi, Bytes: info.Size(), Findings: []finding.Finding{tooLarge}}, nil
