@@ -111,13 +111,15 @@ func (p *SlimPlan) elide(b *builder, msg json.RawMessage, src *project.Entry, ma
 	}
 }
 
+// roleAndContent returns a message's role and its content as written (a
+// slice of msg, not a copy: a 300 MB content was copied three times by
+// encoding/json, once per look). Keys match exactly, as in pi.
 func roleAndContent(msg json.RawMessage) (string, json.RawMessage) {
-	var m struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
+	var t parse.Tape
+	if t.Build(msg) != nil {
+		return "", nil // a message that is not an object has neither
 	}
-	_ = json.Unmarshal(msg, &m) // a message that is not an object has neither
-	return m.Role, m.Content
+	return strings.Clone(t.StrOf(0, "role")), t.Raw(t.Get(0, "content")) // the role is kept (Elided, Over): not a view of msg
 }
 
 // editable is pi 1.6.0's rule for context_edit targets: a custom_message
