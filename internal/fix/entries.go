@@ -45,6 +45,12 @@ func start(s *project.Session, leaf *project.Entry, now time.Time) (*project.Con
 	if err != nil {
 		return nil, nil, cycleRefusal(err)
 	}
+	return ctx, newBuilder(s, leaf, now), nil
+}
+
+// newBuilder starts the entries appended after leaf, with ids no entry of
+// s has.
+func newBuilder(s *project.Session, leaf *project.Entry, now time.Time) *builder {
 	taken := make([]string, 0, len(s.Entries))
 	for _, e := range s.Entries {
 		if e.ID() != "" {
@@ -52,7 +58,7 @@ func start(s *project.Session, leaf *project.Entry, now time.Time) (*project.Con
 		}
 	}
 	ids := session.NewIDs(s.Header.ID+"\x00pisess-fix", taken...)
-	return ctx, &builder{ids: ids, line: lastLine(s) + 1, leaf: leaf.ID(), parent: leaf.ID(), now: now.UTC()}, nil
+	return &builder{ids: ids, line: lastLine(s) + 1, leaf: leaf.ID(), parent: leaf.ID(), now: now.UTC()}
 }
 
 // lastLine is the physical line the file of s ends with: appended lines

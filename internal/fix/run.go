@@ -1,8 +1,9 @@
 package fix
 
 import (
-	"bytes"
+	"bufio"
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -86,8 +87,9 @@ func action(command string, done, dryRun bool) string {
 
 // loaded is a session indexed from its file, and the leaf to work on.
 type loaded struct {
-	s    *project.Session
-	leaf *project.Entry
+	s     *project.Session
+	leaf  *project.Entry
+	temps *migrate.Temps // records the check's stand-in while it has a name
 }
 
 // load checks the session file at path and indexes it: valid (no error
@@ -115,7 +117,7 @@ func load(in io.ReadSeeker, path, name string, opts Options) (*loaded, error) {
 	if err != nil {
 		return nil, &migrate.Error{Code: migrate.Unsupported, Err: err}
 	}
-	l := &loaded{s: s}
+	l := &loaded{s: s, temps: opts.Temps}
 	if info, serr := os.Stat(path); serr != nil || info.Size() != read {
 		err = &migrate.Error{Code: migrate.ChangedDuringRewrite, Err: errors.New("the file changed while it was being read: left untouched; run again when the session is idle")}
 	} else {
@@ -162,36 +164,50 @@ func resolve(s *project.Session, opts Options) (*project.Entry, error) {
 
 // after projects the context of the new leaf once lines are appended: the
 // self-check of every plan. A context reads back only the records of its
-// context entries, so rather than the file after loads a stand-in, in
-// memory per entry of the path: a header, the path to the leaf (entries
-// outside the context cut down to what the index keeps of them), then the
-// new lines.
+// context entries, so rather than the file after loads a stand-in (see
+// standIn).
 func (l *loaded) after(lines []byte, newLeaf string, limits parse.Limits) (*project.Context, error) {
-	ctx, err := l.s.Context(l.leaf)
+	s, leaf, err := l.standIn(lines, newLeaf, limits)
 	if err != nil {
 		return nil, err
 	}
-	inContext := make(map[*project.Entry]bool, len(ctx.Entries))
-	for _, e := range ctx.Entries {
-		inContext[e] = true
-	}
-	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "{\"type\":\"session\",\"version\":%d,\"id\":%s}\n", l.s.Header.Version, jsonString(l.s.Header.ID))
-	rd := l.s.Records()
-	for _, e := range ctx.Path {
-		if !inContext[e] {
-			buf.Write(stub(e))
-		} else if r, err := rd.Read(e); err != nil {
-			return nil, err
-		} else {
-			buf.Write(r.Tape.Input())
-		}
-		buf.WriteByte('\n')
-	}
-	buf.Write(lines)
-	s, err := project.Load(&buf, limits)
+	defer s.Close()
+	return s.Context(leaf)
+}
+
+// eachAfter is after for a check that looks at one message at a time: it
+// hands each message of the new leaf's context to each as it is read
+// (project.EachMessage), so its memory is a record, not the context.
+func (l *loaded) eachAfter(lines []byte, newLeaf string, limits parse.Limits, each func(m json.RawMessage, src *project.Entry) error) error {
+	s, leaf, err := l.standIn(lines, newLeaf, limits)
 	if err != nil {
-		return nil, err
+		return err
+	}
+	defer s.Close()
+	_, err = s.EachMessage(leaf, each)
+	return err
+}
+
+// standIn writes what the context of newLeaf reads of the file once lines
+// are appended, and opens it: a header, the path to the leaf (entries
+// outside the context cut down to what the index keeps of them), then the
+// new lines. It is written to a temporary file of the system's, unlinked
+// once opened (recorded in l.temps until then), as the path's records may
+// be the whole file: read back one record at a time, not held.
+func (l *loaded) standIn(lines []byte, newLeaf string, limits parse.Limits) (*project.Session, *project.Entry, error) {
+	ctx, err := l.s.EachMessage(l.leaf, func(json.RawMessage, *project.Entry) error { return nil }) // its path and entries, not its messages
+	if err != nil {
+		return nil, nil, err
+	}
+	name, err := l.writeStandIn(ctx, lines)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := project.Open(name, limits)
+	os.Remove(name)
+	l.temps.Done(name)
+	if err != nil {
+		return nil, nil, err
 	}
 	s.Dialect = l.s.Dialect
 	if len(s.Skipped) > 0 { // the stand-in holds none of the lines pi skipped in the file
@@ -199,13 +215,61 @@ func (l *loaded) after(lines []byte, newLeaf string, limits parse.Limits) (*proj
 		for i, n := range s.Skipped { // the stand-in's line numbers, as the new file's
 			skipped[i] = n - len(ctx.Path) - 1 + lastLine(l.s)
 		}
-		return nil, fmt.Errorf("internal error: the new file has lines pi skips (%v)", skipped)
+		s.Close()
+		return nil, nil, fmt.Errorf("internal error: the new file has lines pi skips (%v)", skipped)
 	}
 	leaf, err := s.Leaf(newLeaf)
 	if err != nil {
-		return nil, err
+		s.Close()
+		return nil, nil, err
 	}
-	return s.Context(leaf)
+	return s, leaf, nil
+}
+
+// writeStandIn writes the stand-in of standIn to a new temporary file and
+// returns its name.
+func (l *loaded) writeStandIn(ctx *project.Context, lines []byte) (string, error) {
+	f, err := os.CreateTemp("", "pisess-check-*.jsonl")
+	if err != nil {
+		return "", err
+	}
+	name := f.Name()
+	if err := l.temps.Add(migrate.OS(), name); err != nil {
+		f.Close()
+		os.Remove(name)
+		return "", err
+	}
+	inContext := make(map[*project.Entry]bool, len(ctx.Entries))
+	for _, e := range ctx.Entries {
+		inContext[e] = true
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	fmt.Fprintf(w, "{\"type\":\"session\",\"version\":%d,\"id\":%s}\n", l.s.Header.Version, jsonString(l.s.Header.ID))
+	rd := l.s.Records()
+	for _, e := range ctx.Path {
+		if !inContext[e] {
+			w.Write(stub(e))
+		} else if r, rerr := rd.Read(e); rerr != nil {
+			err = rerr
+			break
+		} else {
+			w.Write(r.Tape.Input())
+		}
+		w.WriteByte('\n')
+	}
+	w.Write(lines)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(name)
+		l.temps.Done(name)
+		return "", err
+	}
+	return name, nil
 }
 
 // stub is an entry cut down to what the index keeps of it ("" is no id,
@@ -312,12 +376,10 @@ func SlimFile(fsys migrate.FS, path string, opts Options) (Report, error) {
 			plan = nil
 			return nil, err
 		}
-		ctx, err := l.after(plan.Lines, plan.NewLeaf, opts.Validate.Limits)
+		check := newSlimCheck(opts.MaxBytes, plan.Over)
+		err = l.eachAfter(plan.Lines, plan.NewLeaf, opts.Validate.Limits, check.message)
 		if err == nil {
-			err = slimmed(ctx, opts.MaxBytes, plan.Over)
-		}
-		if err == nil {
-			plan.TokensAfter = estimate(ctx.Messages)
+			plan.TokensAfter = check.tokens
 		}
 		return plan.Plan, checkFailed(err)
 	})
@@ -346,22 +408,47 @@ func editsUnknown(s *project.Session, added []Added) error {
 // slimmed checks that the editable messages of a context over the limit
 // are the ones the plan says stay over, each of the size it says.
 func slimmed(ctx *project.Context, maxBytes int64, over []Over) error {
+	check := newSlimCheck(maxBytes, over)
+	for i, msg := range ctx.Messages {
+		if err := check.message(msg, ctx.Sources[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// slimCheck is slimmed one message at a time (SlimFile's check of the new
+// context, which it reads message by message), and the estimate of the
+// context's tokens.
+type slimCheck struct {
+	maxBytes int64
+	said     map[string]int // the size of each message the plan says stays over
+	seen     int            // messages checked
+	tokens   int            // pi's estimate of the messages checked
+}
+
+func newSlimCheck(maxBytes int64, over []Over) *slimCheck {
 	said := make(map[string]int, len(over))
 	for _, o := range over {
 		said[o.EntryID] = o.Bytes
 	}
-	for i, msg := range ctx.Messages {
-		role, content := roleAndContent(msg)
-		if !editable(ctx.Sources[i], role) {
-			continue
-		}
-		n, listed := said[ctx.Sources[i].ID()]
-		switch {
-		case listed && n != len(content):
-			return fmt.Errorf("message %d (entry %s) is %d bytes, not the %d its plan says", i, ctx.Sources[i].ID(), len(content), n)
-		case !listed && int64(len(content)) > maxBytes:
-			return fmt.Errorf("message %d (entry %s) is still %d bytes", i, ctx.Sources[i].ID(), len(content))
-		}
+	return &slimCheck{maxBytes: maxBytes, said: said}
+}
+
+func (c *slimCheck) message(msg json.RawMessage, src *project.Entry) error {
+	i := c.seen
+	c.seen++
+	c.tokens += project.EstimateTokens(msg)
+	role, content := roleAndContent(msg)
+	if !editable(src, role) {
+		return nil
+	}
+	n, listed := c.said[src.ID()]
+	switch {
+	case listed && n != len(content):
+		return fmt.Errorf("message %d (entry %s) is %d bytes, not the %d its plan says", i, src.ID(), len(content), n)
+	case !listed && int64(len(content)) > c.maxBytes:
+		return fmt.Errorf("message %d (entry %s) is still %d bytes", i, src.ID(), len(content))
 	}
 	return nil
 }

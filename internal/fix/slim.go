@@ -60,23 +60,23 @@ type SlimPlan struct {
 // edited only if the placeholder is smaller). TokensAfter is filled in by
 // the caller once the plan is projected (see SlimFile).
 func Slim(s *project.Session, leaf *project.Entry, maxBytes int64, now time.Time) (*SlimPlan, error) {
-	ctx, b, err := start(s, leaf, now)
-	if err != nil {
-		return nil, err
-	}
-	p := &SlimPlan{TokensBefore: estimate(ctx.Messages)}
-	for i, msg := range ctx.Messages {
+	b, p := newBuilder(s, leaf, now), &SlimPlan{}
+	_, err := s.EachMessage(leaf, func(msg json.RawMessage, src *project.Entry) error { // one message at a time: a session's context can be the whole file
+		p.TokensBefore += project.EstimateTokens(msg)
 		role, content := roleAndContent(msg)
-		src := ctx.Sources[i]
 		if !editable(src, role) {
 			if n := len(msg); int64(n) > maxBytes {
 				p.Over = append(p.Over, Over{EntryID: src.ID(), Role: role, Bytes: n, Why: notEditable(src)})
 			}
-			continue
+			return nil
 		}
 		if int64(len(content)) > maxBytes {
 			p.elide(b, msg, src, maxBytes)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, cycleRefusal(err)
 	}
 	p.Plan = b.finish()
 	return p, nil
@@ -112,23 +112,15 @@ func (p *SlimPlan) elide(b *builder, msg json.RawMessage, src *project.Entry, ma
 	}
 }
 
-// estimate is the sum of pi's token estimates of the messages.
-func estimate(msgs []json.RawMessage) int {
-	n := 0
-	for _, m := range msgs {
-		n += project.EstimateTokens(m)
-	}
-	return n
-}
-
-// roleAndContent returns a message's role and its content as written
-// (nil when absent); a message that is not an object has neither.
+// roleAndContent returns a message's role and its content as written (a
+// slice of msg, not a copy: a 300 MB content was copied three times by
+// encoding/json, once per look). Keys match exactly, as in pi.
 func roleAndContent(msg json.RawMessage) (string, json.RawMessage) {
 	var t parse.Tape
 	if t.Build(msg) != nil {
-		return "", nil
+		return "", nil // a message that is not an object has neither
 	}
-	return t.StrOf(0, "role"), t.Raw(t.Get(0, "content"))
+	return strings.Clone(t.StrOf(0, "role")), t.Raw(t.Get(0, "content")) // the role is kept (Elided, Over): not a view of msg
 }
 
 // editable is pi 1.6.0's rule for context_edit targets: a custom_message

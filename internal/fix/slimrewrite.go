@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"slices"
 
 	"github.com/pisess/pisess/internal/edit"
@@ -129,7 +130,7 @@ func (g *slimRewriter) toNewFile(fsys migrate.FS, path string) (migrate.Outcome,
 	}
 	var in io.ReadSeeker = src
 	if at, ok := src.(io.ReaderAt); ok {
-		in = io.NewSectionReader(at, 0, info.Size()) // the file as it was opened: lines pi appends meanwhile are not half read
+		in = openedFile{io.NewSectionReader(at, 0, info.Size()), info} // the file as it was opened: lines pi appends meanwhile are not half read
 	}
 	out := migrate.Outcome{Path: path}
 	err = migrate.Create(fsys, g.opts.Output, info.Mode().Perm(), g.opts.Temps, func(w io.Writer, name string) error {
@@ -157,6 +158,17 @@ func (g *slimRewriter) toNewFile(fsys migrate.FS, path string) (migrate.Outcome,
 }
 
 var errNothingToDo = errors.New("nothing to do")
+
+// openedFile is the source of --output as it was opened: a section of the
+// file that says it is a regular file, so that the line reader measures a
+// long line before reading it (parse.SourceOf) and holds it once, not in
+// the doubling buffer that took twice the line (604 MB for a 300 MB line).
+type openedFile struct {
+	*io.SectionReader
+	info fs.FileInfo
+}
+
+func (f openedFile) Stat() (fs.FileInfo, error) { return f.info, nil }
 
 // generate is the migrate.Generator: it checks the header, plans the
 // drops, then copies the file line by line with the blocks replaced. The

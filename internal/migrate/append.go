@@ -2,7 +2,6 @@ package migrate
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -90,7 +89,7 @@ func (r *rewrite) appendRun(path string, plan Planner) (AppendOutcome, error) {
 // hash and returns the bytes to append: the planner's lines, after a "\n"
 // when the original does not end in one.
 func (r *rewrite) plan(f File, plan Planner) ([]byte, error) {
-	snap := newSnapshot(f)
+	snap := newSnapshot(f, r.newHash())
 	lines, err := plan(snap)
 	switch {
 	case err != nil && snap.err != nil:
@@ -121,7 +120,7 @@ func (r *rewrite) verifyAppended(f File, lines []byte) error {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return &Error{Code: ReadFailed, Err: err}
 	}
-	h := sha256.New()
+	h := r.newHash()
 	orig := io.TeeReader(io.LimitReader(f, r.size), h)
 	if err := r.verify(io.MultiReader(orig, bytes.NewReader(lines))); err != nil {
 		return err

@@ -2,7 +2,6 @@ package migrate
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -67,7 +66,7 @@ func (r *rewrite) samePrefix(f File) error {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	h := sha256.New()
+	h := r.newHash()
 	if _, err := io.CopyN(h, f, r.size); err != nil {
 		return err
 	}

@@ -119,6 +119,40 @@ func (s *Session) Context(leaf *Entry) (*Context, error) {
 	if s.Dialect == parse.Omp {
 		return s.ompContext(leaf) // omp's own builder (omp.go)
 	}
+	var msgs []json.RawMessage
+	var sources []*Entry
+	c, err := s.EachMessage(leaf, func(m json.RawMessage, e *Entry) error {
+		msgs, sources = append(msgs, m), append(sources, e)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.Messages, c.Sources = msgs, sources
+	c.Unpaired = CheckToolPairs(c.Messages, c.Sources)
+	return c, nil
+}
+
+// EachMessage projects the context of leaf as Context does, but hands
+// each message to each, with the entry that produced it, as it is read,
+// instead of keeping them: its memory is one record, not the context
+// (an oh-my-pi session's context is built whole first). The Context it
+// returns has no Messages, Sources or Unpaired. An error of each stops the
+// walk and is returned.
+func (s *Session) EachMessage(leaf *Entry, each func(m json.RawMessage, src *Entry) error) (*Context, error) {
+	if s.Dialect == parse.Omp {
+		c, err := s.ompContext(leaf)
+		if err != nil {
+			return nil, err
+		}
+		for i, m := range c.Messages {
+			if err := each(m, c.Sources[i]); err != nil {
+				return nil, err
+			}
+		}
+		c.Messages, c.Sources, c.Unpaired = nil, nil, nil
+		return c, nil
+	}
 	path, err := s.Path(leaf)
 	if err != nil {
 		return nil, err
@@ -148,11 +182,11 @@ func (s *Session) Context(leaf *Entry) (*Context, error) {
 			msgs = applyEdit(edit, msgs)
 		}
 		for _, m := range msgs {
-			c.Messages = append(c.Messages, m)
-			c.Sources = append(c.Sources, e)
+			if err := each(m, e); err != nil {
+				return nil, err
+			}
 		}
 	}
-	c.Unpaired = CheckToolPairs(c.Messages, c.Sources)
 	return c, nil
 }
 
