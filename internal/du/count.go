@@ -27,8 +27,9 @@ func (c *counter) count(b *batch) {
 }
 
 // forget lets go of the line the tape was built on (a long line's own
-// buffer): the next long line is then read into memory this one leaves.
-func (c *counter) forget() { c.tape = parse.Tape{} }
+// buffer), and of the row names read off it (views of its bytes): the
+// next long line is then read into memory this one leaves.
+func (c *counter) forget() { c.tape, c.rows = parse.Tape{}, rowsOf{} }
 
 // line counts one physical line: an entry when it holds exactly one
 // object, else what the classifier calls it.

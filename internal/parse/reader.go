@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"runtime"
+	"runtime/debug"
 
 	"github.com/pisess/pisess/internal/finding"
 )
@@ -513,8 +514,11 @@ func (r *Reader) measure(n int) {
 		if length >= collectBefore {
 			// What an earlier pass over the file left (migrate reads it
 			// five times) is garbage the pacer would let stand until the
-			// heap doubled: collected now, its pages hold this line.
-			runtime.GC()
+			// heap doubled: collected now and its pages given back, so
+			// that they hold this line. runtime.GC alone left the freed
+			// buffer resident beside the new one (du on three 64 MiB
+			// lines: 172 MB peak RSS against 94 MB for one).
+			debug.FreeOSMemory()
 		}
 		r.buf = make([]byte, 0, length)
 	}
