@@ -2,9 +2,11 @@ package migrate
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -122,7 +124,8 @@ func (r *rewrite) verifyAppended(f File, lines []byte) error {
 	}
 	h := r.newHash()
 	orig := io.TeeReader(io.LimitReader(f, r.size), h)
-	if err := r.verify(io.MultiReader(orig, bytes.NewReader(lines))); err != nil {
+	in := &appendedInput{Reader: io.MultiReader(orig, bytes.NewReader(lines)), f: f, size: r.size, lines: lines}
+	if err := r.verify(in); err != nil {
 		return err
 	}
 	if _, err := io.Copy(h, io.LimitReader(f, r.size)); err != nil { // what verify left unread
@@ -132,6 +135,64 @@ func (r *rewrite) verifyAppended(f File, lines []byte) error {
 		return &Error{Code: ChangedDuringRewrite, Err: errors.New("the file changed while it was being read")}
 	}
 	return nil
+}
+
+// appendedInput is the original as read followed by the lines to append, for
+// the verifier: its ReadAt, Stat and Seek make it a parse.Source, so that
+// the verifier's reader measures a long line before reading it and holds
+// it once (a 300 MB line gathered in pieces was held twice). The bytes the
+// verifier looks at are still those Read hashes.
+type appendedInput struct {
+	io.Reader
+	f     File
+	size  int64
+	lines []byte
+	read  int64
+}
+
+func (a *appendedInput) Read(p []byte) (int, error) {
+	n, err := a.Reader.Read(p)
+	a.read += int64(n)
+	return n, err
+}
+
+// ReadAt reads the original below its size and the lines after it; it
+// fails when the file cannot be read at an offset.
+func (a *appendedInput) ReadAt(p []byte, off int64) (int, error) {
+	at, ok := a.f.(io.ReaderAt)
+	if !ok {
+		return 0, errors.ErrUnsupported
+	}
+	n := 0
+	if off < a.size {
+		q := p[:min(int64(len(p)), a.size-off)]
+		k, err := at.ReadAt(q, off)
+		switch {
+		case k < len(q): // an error, or the file shrank
+			return k, cmp.Or(err, io.ErrUnexpectedEOF)
+		case k == len(p):
+			return k, nil
+		}
+		n = k
+	}
+	if from := off + int64(n) - a.size; from < int64(len(a.lines)) {
+		n += copy(p[n:], a.lines[from:])
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// Stat describes the original (parse.SourceOf takes a regular file only).
+func (a *appendedInput) Stat() (fs.FileInfo, error) { return a.f.Stat() }
+
+// Seek only tells the offset read to (what parse.SourceOf asks).
+func (a *appendedInput) Seek(offset int64, whence int) (int64, error) {
+	if offset != 0 || whence != io.SeekCurrent {
+		return 0, errors.ErrUnsupported
+	}
+	return a.read, nil
 }
 
 // appendLines opens the original for appending, checks it is the file

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pisess/pisess/internal/parse"
 )
 
 // Truncate cuts an open file back, with a failure injectable as "truncate".
@@ -275,5 +277,40 @@ func TestAppendPlannerRefusal(t *testing.T) {
 	}
 	if !bytes.Equal([]byte(appendRead(t, path)), []byte(appendOrig)) {
 		t.Error("file changed")
+	}
+}
+
+// TestAppendedInputReadAt: the verifier's input reads, at any offset, the
+// original below its size (not what the file holds past it) and the
+// appended lines after it, as its Read does, and says EOF at the end.
+func TestAppendedInputReadAt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, []byte("0123456789tail past the size"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	in := &appendedInput{f: f, size: 10, lines: []byte("abc\n")}
+	const want = "0123456789abc\n"
+	for _, tt := range []struct {
+		off, n int
+		eof    bool
+	}{
+		{0, 4, false}, {0, 10, false}, {3, 7, false}, {8, 4, false},
+		{0, 14, false}, {10, 4, false}, {12, 2, false},
+		{0, 20, true}, {9, 8, true}, {12, 5, true}, {14, 1, true}, {20, 1, true},
+	} {
+		p := make([]byte, tt.n)
+		n, err := in.ReadAt(p, int64(tt.off))
+		wantN := max(0, min(tt.n, len(want)-tt.off))
+		if n != wantN || string(p[:n]) != want[min(tt.off, len(want)):min(tt.off, len(want))+wantN] || (err == io.EOF) != tt.eof || err != nil && err != io.EOF {
+			t.Errorf("ReadAt(%d bytes, %d) = %d %q, %v", tt.n, tt.off, n, p[:n], err)
+		}
+	}
+	if _, ok := parse.SourceOf(in); !ok {
+		t.Error("the verifier's input is no parse.Source: a long line is gathered in pieces")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/pisess/pisess/internal/edit"
@@ -477,6 +478,12 @@ func (s *Session) Described() bool { return s.described == len(s.Entries) }
 // Read reads entry e back from the file onto a new Record, migrated as pi
 // migrates it in memory. To read many entries, a RecordReader is faster.
 func (s *Session) Read(e *Entry) (*Record, error) {
+	if e.size >= collectBefore {
+		// An earlier read of a long record (slim reads one five times)
+		// is garbage the pacer would let stand until the heap doubled:
+		// collected now, its pages hold this one.
+		runtime.GC()
+	}
 	raw := make([]byte, e.size, int(e.size)+migrateRoom)
 	if n, err := s.src.ReadAt(raw, e.offset); n < len(raw) {
 		if err == nil || errors.Is(err, io.EOF) {
@@ -558,6 +565,10 @@ func (rd *RecordReader) bytes(off int64, n int) ([]byte, error) {
 	}
 	return rd.window[:n], nil
 }
+
+// collectBefore is the size of a record before whose reading Session.Read
+// runs the collector.
+const collectBefore = 16 << 20
 
 // migrateRoom is the room Session.Read leaves after a record for the
 // members a migration appends to it (a version-1 entry's id and parentId).
