@@ -134,7 +134,7 @@ func (c *CLI) pruneCommand() *cli.Command {
 			&cli.StringFlag{Name: "older-than", Usage: "prune sessions whose last entry is older than `AGE` (30d, 12w, 36h)"},
 			&cli.StringFlag{Name: "larger-than", Usage: "and larger than `SIZE` (500KB, 10MiB)"},
 			&cli.StringFlag{Name: "project", Usage: "only sessions whose cwd is `DIR` or inside it"},
-			&cli.BoolFlag{Name: "with-forks", Usage: "prune the forks of a pruned session with it (default: keep a session a kept session forks from)"},
+			&cli.BoolFlag{Name: "with-forks", Usage: "prune the forks of a pruned session with it, instead of keeping a session a kept session forks from"},
 			&cli.BoolFlag{Name: "delete", Usage: "delete the sessions instead of moving them to the trash directory"},
 			&cli.StringFlag{Name: "sessions-dir", Usage: "the sessions `DIR`", DefaultText: "as pi: PI_CODING_AGENT_SESSION_DIR, else sessionDir in settings.json, else <agent dir>/sessions"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "change nothing; list what would be pruned"},
