@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -95,13 +97,13 @@ func moveEnds(from, to string) (string, string, error) {
 	if from == "" || to == "" {
 		return "", "", usageErrorf("move needs --from OLD and --to NEW (the project's directories)")
 	}
-	old, err := pisession.PiCwd(from)
+	old, err := projectDir("move", "from", from)
 	if err != nil {
-		return "", "", usageErrorf("--from: %v", err)
+		return "", "", err
 	}
-	dest, err := pisession.PiCwd(to)
+	dest, err := projectDir("move", "to", to)
 	if err != nil {
-		return "", "", usageErrorf("--to: %v", err)
+		return "", "", err
 	}
 	switch {
 	case old == dest:
@@ -110,6 +112,31 @@ func moveEnds(from, to string) (string, string, error) {
 		return "", "", usageErrorf("--to %s is inside --from %s: a second run would move the sessions again", dest, old)
 	}
 	return old, dest, nil
+}
+
+// projectDir reads the project directory of command's flag name as pi resolves a
+// cwd. A Windows path (C:\x, C:/x, \\host\share) away from Windows is
+// refused: resolved here it would be a directory under the current one,
+// and the headers would name that.
+func projectDir(command, name, dir string) (string, error) {
+	if runtime.GOOS != "windows" && windowsPath(dir) {
+		return "", usageErrorf("--%s %q is a Windows path: run %s on Windows, where pi reads it", name, dir, command)
+	}
+	abs, err := pisession.PiCwd(dir)
+	if err != nil {
+		return "", usageErrorf("--%s: %v", name, err)
+	}
+	return abs, nil
+}
+
+// windowsPath reports whether dir is an absolute Windows path: a drive
+// letter and a separator, or a UNC path.
+func windowsPath(dir string) bool {
+	if strings.HasPrefix(dir, `\\`) {
+		return true
+	}
+	return len(dir) >= 3 && dir[1] == ':' && (dir[2] == '\\' || dir[2] == '/') &&
+		('a' <= dir[0] && dir[0] <= 'z' || 'A' <= dir[0] && dir[0] <= 'Z')
 }
 
 // sessdirError gives a refusal exit code 1, anything else 2.
@@ -210,8 +237,8 @@ func pruneOptions(ctx *cli.Context, now time.Time) (sessdir.PruneOptions, error)
 		opts.LargerThan = int64(n)
 	}
 	if p := ctx.String("project"); p != "" {
-		if opts.Project, err = pisession.PiCwd(p); err != nil {
-			return opts, usageErrorf("--project: %v", err)
+		if opts.Project, err = projectDir("prune", "project", p); err != nil {
+			return opts, err
 		}
 	}
 	return opts, nil
