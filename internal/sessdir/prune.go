@@ -49,6 +49,11 @@ func Trash(root string) string {
 		root = real
 	}
 	root = filepath.Clean(root)
+	if base := filepath.Base(root); base == "." || base == ".." { // "." names no directory to put beside
+		if abs, err := filepath.Abs(root); err == nil {
+			root = abs
+		}
+	}
 	return filepath.Join(filepath.Dir(root), filepath.Base(root)+"-trash")
 }
 
