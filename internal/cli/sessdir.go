@@ -71,6 +71,11 @@ func (c *CLI) runMove(ctx *cli.Context) error {
 		fmt.Fprintf(c.Stderr, "pisess: reading %s (%s)\n", render.Safe(dir.path), dir.source)
 	}
 	opts := sessdir.MoveOptions{Root: dir.path, From: from, To: to, DryRun: ctx.Bool("dry-run"), Temps: &migrate.Temps{}}
+	if !quiet {
+		opts.Skipped = func(err error) {
+			fmt.Fprintf(c.Stderr, "pisess: warning: %s: left where it is\n", render.Safe(err.Error()))
+		}
+	}
 	if ctx.Bool("backup") {
 		opts.BackupSuffix = fix.BackupSuffix
 	}

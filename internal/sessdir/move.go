@@ -25,6 +25,10 @@ type MoveOptions struct {
 	// <file><suffix> beside its new generation.
 	BackupSuffix string
 	Temps        *migrate.Temps
+	// Skipped, when set, is told of each file of the directory left alone
+	// though it may be a session: a symbolic link, a file that could not
+	// be read, a header line that is not one.
+	Skipped func(error)
 }
 
 // A Change is what Move did (or would do) to one file.
@@ -69,9 +73,14 @@ func Move(fsys migrate.FS, opts MoveOptions, report func(Change)) error {
 		return err
 	}
 	defer unlock()
-	all, _, err := List(fsys, opts.Root)
+	all, skipped, err := List(fsys, opts.Root)
 	if err != nil {
 		return err
+	}
+	if opts.Skipped != nil {
+		for _, err := range skipped {
+			opts.Skipped(err)
+		}
 	}
 	jobs, err := planMove(fsys, opts, all)
 	if err != nil {
