@@ -78,6 +78,8 @@ func List(fsys migrate.FS, root string) (found []Session, skipped []error, err e
 			for _, f := range sub {
 				found, skipped = add(fsys, filepath.Join(name, f.Name()), f, found, skipped)
 			}
+		case d.Type()&fs.ModeSymlink != 0 && !strings.HasSuffix(name, ".jsonl"): // pi's listing follows a linked project directory
+			skipped = append(skipped, fmt.Errorf("%s: a symbolic link, not followed", name))
 		default:
 			found, skipped = add(fsys, name, d, found, skipped)
 		}
