@@ -72,9 +72,7 @@ func (c *CLI) runMove(ctx *cli.Context) error {
 	}
 	opts := sessdir.MoveOptions{Root: dir.path, From: from, To: to, DryRun: ctx.Bool("dry-run"), Temps: &migrate.Temps{}}
 	if !quiet {
-		opts.Skipped = func(err error) {
-			fmt.Fprintf(c.Stderr, "pisess: warning: %s: left where it is\n", render.Safe(err.Error()))
-		}
+		opts.Skipped = c.warnSkipped
 	}
 	if ctx.Bool("backup") {
 		opts.BackupSuffix = fix.BackupSuffix
@@ -117,6 +115,11 @@ func moveEnds(from, to string) (string, string, error) {
 		return "", "", usageErrorf("--to %s is inside --from %s: a second run would move the sessions again", dest, old)
 	}
 	return old, dest, nil
+}
+
+// warnSkipped warns of a file move or prune left alone.
+func (c *CLI) warnSkipped(err error) {
+	fmt.Fprintf(c.Stderr, "pisess: warning: %s: left where it is\n", render.Safe(err.Error()))
 }
 
 // projectDir reads the project directory of command's flag name as pi resolves a
@@ -207,6 +210,9 @@ func (c *CLI) runPrune(ctx *cli.Context) error {
 	quiet := globalBool(ctx, "quiet")
 	if !quiet {
 		fmt.Fprintf(c.Stderr, "pisess: reading %s (%s)\n", render.Safe(dir.path), dir.source)
+	}
+	if !quiet {
+		opts.Skipped = c.warnSkipped
 	}
 	format := ctx.String("format")
 	style := c.style(ctx, c.Stdout)
