@@ -24,7 +24,7 @@ func (c *CLI) grepCommand() *cli.Command {
 			&cli.BoolFlag{Name: "files-with-matches", Aliases: []string{"l"}, Usage: "print only the names of files with a match"},
 			&cli.BoolFlag{Name: "count", Aliases: []string{"c"}, Usage: "print only each file's number of matches"},
 			&cli.BoolFlag{Name: "thinking", Usage: "search the assistant's thinking too"},
-			&cli.StringSliceFlag{Name: "role", Usage: "only entries of `ROLE` (repeat or comma-separate: user, assistant, toolResult, bashExecution, custom, system, compaction, branch_summary, custom_message)"},
+			&cli.StringSliceFlag{Name: "role", Usage: "only entries of `ROLE` (repeat or comma-separate: " + strings.Join(grep.Roles(), ", ") + ")"},
 			&cli.StringFlag{Name: "since", Usage: "only entries from `TIME` on (YYYY-MM-DD in UTC, or RFC 3339)"},
 			&cli.StringFlag{Name: "until", Usage: "only entries up to `TIME`, inclusive (YYYY-MM-DD in UTC, or RFC 3339)"},
 			formatFlag("text or json (one object per match)", "text", "json"),

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -69,6 +71,9 @@ func (c *CLI) runMove(ctx *cli.Context) error {
 		fmt.Fprintf(c.Stderr, "pisess: reading %s (%s)\n", render.Safe(dir.path), dir.source)
 	}
 	opts := sessdir.MoveOptions{Root: dir.path, From: from, To: to, DryRun: ctx.Bool("dry-run"), Temps: &migrate.Temps{}}
+	if !quiet {
+		opts.Skipped = c.warnSkipped
+	}
 	if ctx.Bool("backup") {
 		opts.BackupSuffix = fix.BackupSuffix
 	}
@@ -95,13 +100,13 @@ func moveEnds(from, to string) (string, string, error) {
 	if from == "" || to == "" {
 		return "", "", usageErrorf("move needs --from OLD and --to NEW (the project's directories)")
 	}
-	old, err := pisession.PiCwd(from)
+	old, err := projectDir("move", "from", from)
 	if err != nil {
-		return "", "", usageErrorf("--from: %v", err)
+		return "", "", err
 	}
-	dest, err := pisession.PiCwd(to)
+	dest, err := projectDir("move", "to", to)
 	if err != nil {
-		return "", "", usageErrorf("--to: %v", err)
+		return "", "", err
 	}
 	switch {
 	case old == dest:
@@ -110,6 +115,36 @@ func moveEnds(from, to string) (string, string, error) {
 		return "", "", usageErrorf("--to %s is inside --from %s: a second run would move the sessions again", dest, old)
 	}
 	return old, dest, nil
+}
+
+// warnSkipped warns of a file move or prune left alone.
+func (c *CLI) warnSkipped(err error) {
+	fmt.Fprintf(c.Stderr, "pisess: warning: %s: left where it is\n", render.Safe(err.Error()))
+}
+
+// projectDir reads the project directory of command's flag name as pi resolves a
+// cwd. A Windows path (C:\x, C:/x, \\host\share) away from Windows is
+// refused: resolved here it would be a directory under the current one,
+// and the headers would name that.
+func projectDir(command, name, dir string) (string, error) {
+	if runtime.GOOS != "windows" && windowsPath(dir) {
+		return "", usageErrorf("--%s %q is a Windows path: run %s on Windows, where pi reads it", name, dir, command)
+	}
+	abs, err := pisession.PiCwd(dir)
+	if err != nil {
+		return "", usageErrorf("--%s: %v", name, err)
+	}
+	return abs, nil
+}
+
+// windowsPath reports whether dir is an absolute Windows path: a drive
+// letter and a separator, or a UNC path.
+func windowsPath(dir string) bool {
+	if strings.HasPrefix(dir, `\\`) {
+		return true
+	}
+	return len(dir) >= 3 && dir[1] == ':' && (dir[2] == '\\' || dir[2] == '/') &&
+		('a' <= dir[0] && dir[0] <= 'z' || 'A' <= dir[0] && dir[0] <= 'Z')
 }
 
 // sessdirError gives a refusal exit code 1, anything else 2.
@@ -134,7 +169,7 @@ func (c *CLI) pruneCommand() *cli.Command {
 			&cli.StringFlag{Name: "older-than", Usage: "prune sessions whose last entry is older than `AGE` (30d, 12w, 36h)"},
 			&cli.StringFlag{Name: "larger-than", Usage: "and larger than `SIZE` (500KB, 10MiB)"},
 			&cli.StringFlag{Name: "project", Usage: "only sessions whose cwd is `DIR` or inside it"},
-			&cli.BoolFlag{Name: "with-forks", Usage: "prune the forks of a pruned session with it (default: keep a session a kept session forks from)"},
+			&cli.BoolFlag{Name: "with-forks", Usage: "prune the forks of a pruned session with it, instead of keeping a session a kept session forks from"},
 			&cli.BoolFlag{Name: "delete", Usage: "delete the sessions instead of moving them to the trash directory"},
 			&cli.StringFlag{Name: "sessions-dir", Usage: "the sessions `DIR`", DefaultText: "as pi: PI_CODING_AGENT_SESSION_DIR, else sessionDir in settings.json, else <agent dir>/sessions"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "change nothing; list what would be pruned"},
@@ -176,6 +211,9 @@ func (c *CLI) runPrune(ctx *cli.Context) error {
 	if !quiet {
 		fmt.Fprintf(c.Stderr, "pisess: reading %s (%s)\n", render.Safe(dir.path), dir.source)
 	}
+	if !quiet {
+		opts.Skipped = c.warnSkipped
+	}
 	format := ctx.String("format")
 	style := c.style(ctx, c.Stdout)
 	var count int
@@ -210,8 +248,8 @@ func pruneOptions(ctx *cli.Context, now time.Time) (sessdir.PruneOptions, error)
 		opts.LargerThan = int64(n)
 	}
 	if p := ctx.String("project"); p != "" {
-		if opts.Project, err = pisession.PiCwd(p); err != nil {
-			return opts, usageErrorf("--project: %v", err)
+		if opts.Project, err = projectDir("prune", "project", p); err != nil {
+			return opts, err
 		}
 	}
 	return opts, nil

@@ -29,13 +29,17 @@ func GrepMatch(w io.Writer, style Style, format, file string, m grep.Match, onPa
 			Role: m.Role, Timestamp: m.Timestamp, OnPath: onPath, Text: m.Snippet})
 		return
 	}
-	id := m.EntryID
-	if id == "" {
-		id = "-"
-	}
 	s := m.Snippet
-	fmt.Fprintf(w, "%s:%d: %s %s %s: %s%s%s\n", Safe(file), m.Line, Safe(id), Safe(m.Role), Safe(m.Timestamp),
+	fmt.Fprintf(w, "%s:%d: %s %s %s: %s%s%s\n", Safe(file), m.Line, Safe(orDash(m.EntryID)), Safe(m.Role), Safe(orDash(m.Timestamp)),
 		Safe(s[:m.At[0]]), style.Error(Safe(s[m.At[0]:m.At[1]])), Safe(s[m.At[1]:]))
+}
+
+// orDash is s, or "-" for none.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // GrepFile writes a file of grep -l, or its count of matches with -c

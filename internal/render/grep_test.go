@@ -32,3 +32,13 @@ func TestGrepMatch(t *testing.T) {
 		t.Errorf("json:\n got %q\nwant %q", b.String(), want)
 	}
 }
+
+// TestGrepMatchWithoutIDOrTimestamp: a missing id or timestamp is "-", so
+// the fields keep their places (no "user : " with two spaces).
+func TestGrepMatchWithoutIDOrTimestamp(t *testing.T) {
+	var b bytes.Buffer
+	GrepMatch(&b, NewStyle(false), "text", "f.jsonl", grep.Match{Line: 3, Role: "user", Snippet: "hi", At: [2]int{0, 2}}, false)
+	if want := "f.jsonl:3: - user -: hi\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}

@@ -59,8 +59,8 @@ const (
 // List reads the headers of the sessions under root, in pi's two layouts:
 // root/*.jsonl (a sessionDir of pi's settings) and root/*/*.jsonl (pi's
 // default, a directory per project). Symbolic links below root are not
-// followed. A file whose first line is not a session header is left out
-// (skipped says why), as pi's listing leaves it out.
+// followed (skipped names them). A file whose first line is not a session
+// header is left out (skipped says why), as pi's listing leaves it out.
 func List(fsys migrate.FS, root string) (found []Session, skipped []error, err error) {
 	top, err := fsys.ReadDir(root)
 	if err != nil {
@@ -78,6 +78,8 @@ func List(fsys migrate.FS, root string) (found []Session, skipped []error, err e
 			for _, f := range sub {
 				found, skipped = add(fsys, filepath.Join(name, f.Name()), f, found, skipped)
 			}
+		case d.Type()&fs.ModeSymlink != 0 && !strings.HasSuffix(name, ".jsonl"): // pi's listing follows a linked project directory
+			skipped = append(skipped, fmt.Errorf("%s: a symbolic link, not followed", name))
 		default:
 			found, skipped = add(fsys, name, d, found, skipped)
 		}
@@ -87,7 +89,13 @@ func List(fsys migrate.FS, root string) (found []Session, skipped []error, err e
 }
 
 func add(fsys migrate.FS, path string, d fs.DirEntry, found []Session, skipped []error) ([]Session, []error) {
-	if !strings.HasSuffix(path, ".jsonl") || !d.Type().IsRegular() {
+	if !strings.HasSuffix(path, ".jsonl") {
+		return found, skipped
+	}
+	if d.Type()&fs.ModeSymlink != 0 {
+		return found, append(skipped, fmt.Errorf("%s: a symbolic link, not followed", path))
+	}
+	if !d.Type().IsRegular() {
 		return found, skipped
 	}
 	s, err := ReadSession(fsys, path)

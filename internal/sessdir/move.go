@@ -25,6 +25,10 @@ type MoveOptions struct {
 	// <file><suffix> beside its new generation.
 	BackupSuffix string
 	Temps        *migrate.Temps
+	// Skipped, when set, is told of each file of the directory left alone
+	// though it may be a session: a symbolic link, a file that could not
+	// be read, a header line that is not one.
+	Skipped func(error)
 }
 
 // A Change is what Move did (or would do) to one file.
@@ -69,9 +73,14 @@ func Move(fsys migrate.FS, opts MoveOptions, report func(Change)) error {
 		return err
 	}
 	defer unlock()
-	all, _, err := List(fsys, opts.Root)
+	all, skipped, err := List(fsys, opts.Root)
 	if err != nil {
 		return err
+	}
+	if opts.Skipped != nil {
+		for _, err := range skipped {
+			opts.Skipped(err)
+		}
 	}
 	jobs, err := planMove(fsys, opts, all)
 	if err != nil {
@@ -114,7 +123,11 @@ func planMove(fsys migrate.FS, opts MoveOptions, all []Session) ([]*job, error) 
 			j.dest = filepath.Join(root, session.DirName(j.cwd), filepath.Base(s.Path))
 		}
 		if other := byDest[j.dest]; other != nil {
-			if !os.SameFile(other.Info, s.Info) {
+			same, err := sameSession(fsys, other.Session, s)
+			if err != nil {
+				return nil, err
+			}
+			if !same {
 				return nil, refusef(Collision, "%s and %s would both be %s", other.Path, s.Path, j.dest)
 			}
 			if other.Path == other.dest { // other is the new name: this one is the old
@@ -137,6 +150,20 @@ func planMove(fsys migrate.FS, opts MoveOptions, all []Session) ([]*job, error) 
 		}
 	}
 	return append(referrers(opts, all, jobs), jobs...), nil
+}
+
+// sameSession reports whether a and b, bound for one name, are one
+// session: the same file (a run stopped after the link) or the same bytes
+// (a copy under the new name), which checkTarget takes as the job half
+// done.
+func sameSession(fsys migrate.FS, a, b Session) (bool, error) {
+	if os.SameFile(a.Info, b.Info) {
+		return true, nil
+	}
+	if a.Info.Size() != b.Info.Size() {
+		return false, nil
+	}
+	return sameBytes(fsys, a.Path, b.Path)
 }
 
 // checkTarget refuses a target name that holds another file with other

@@ -274,6 +274,18 @@ func TestMoveResumes(t *testing.T) {
 			os.MkdirAll(filepath.Join(root, "--new-shop--"), 0o755)
 			os.Rename(filepath.Join(root, "--old-shop--/a.jsonl"), filepath.Join(root, "--new-shop--/a.jsonl"))
 		}},
+		{"a copy of the same bytes under the new name", func(t *testing.T, root string) {
+			b, err := os.ReadFile(filepath.Join(root, "--old-shop--/a.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			copied := filepath.Join(root, "--new-shop--/a.jsonl")
+			os.MkdirAll(filepath.Dir(copied), 0o755)
+			if err := os.WriteFile(copied, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			os.Chtimes(copied, stamp, stamp)
+		}},
 		{"after the parent moved, before its fork", func(t *testing.T, root string) {
 			os.Remove(filepath.Join(root, "--old-shop--/a.jsonl"))
 			writeSession(t, root, "--new-shop--/a.jsonl", "/new/shop", "")

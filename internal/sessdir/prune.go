@@ -29,6 +29,9 @@ type PruneOptions struct {
 	Delete    bool // delete instead of moving to Trash
 	DryRun    bool
 	Now       time.Time
+	// Skipped, when set, is told of each file of the directory left alone
+	// though it may be a session, as MoveOptions.Skipped.
+	Skipped func(error)
 }
 
 // A Pruned is one session prune took (or would take).
@@ -49,6 +52,11 @@ func Trash(root string) string {
 		root = real
 	}
 	root = filepath.Clean(root)
+	if base := filepath.Base(root); base == "." || base == ".." { // "." names no directory to put beside
+		if abs, err := filepath.Abs(root); err == nil {
+			root = abs
+		}
+	}
 	return filepath.Join(filepath.Dir(root), filepath.Base(root)+"-trash")
 }
 
@@ -73,9 +81,14 @@ func Prune(fsys migrate.FS, opts PruneOptions, report func(Pruned)) error {
 		return err
 	}
 	defer unlock()
-	all, _, err := List(fsys, opts.Root)
+	all, skipped, err := List(fsys, opts.Root)
 	if err != nil {
 		return err
+	}
+	if opts.Skipped != nil {
+		for _, err := range skipped {
+			opts.Skipped(err)
+		}
 	}
 	cands := make([]*candidate, 0, len(all))
 	for _, s := range all {

@@ -225,3 +225,30 @@ func TestPruneSurvivesFaults(t *testing.T) {
 		}
 	}
 }
+
+// TestTrashBesideTheDirectory: the trash is beside the sessions directory
+// however it is named, never inside it (".", "..", a trailing "/").
+func TestTrashBesideTheDirectory(t *testing.T) {
+	base := t.TempDir()
+	sessions := filepath.Join(base, "sessions")
+	project := filepath.Join(sessions, "--p--")
+	if err := os.MkdirAll(project, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(project)
+	want := filepath.Join(base, "sessions-trash")
+	for _, root := range []string{sessions, sessions + "/", "..", "../", "../--p--/..", "../../sessions"} {
+		got := Trash(root)
+		abs, err := filepath.Abs(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if abs != want {
+			t.Errorf("Trash(%q) = %q (%s), want %s", root, got, abs, want)
+		}
+	}
+	t.Chdir(sessions)
+	if abs, _ := filepath.Abs(Trash(".")); abs != want {
+		t.Errorf("Trash(\".\") = %q, want %s", Trash("."), want)
+	}
+}
