@@ -381,6 +381,9 @@ func TestBlocksOfEveryPlace(t *testing.T) {
 		{`{"type":"custom","id":"a","parentId":null,"timestamp":"t","customType":"x","data":{"content":"text"}}`, ""},
 		{`{"type":"compaction","id":"a","parentId":null,"timestamp":"t","summary":"s","firstKeptEntryId":"a","tokensBefore":1,"retainedTail":[{"role":"user","content":"x","timestamp":1},{"role":"compactionSummary","summary":"s"}]}`, "t"},
 		{`{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":[{"type":"text","text":"` + placeholderMark + `x]"}]}}`, "P"},
+		// a person's text that starts as a placeholder does but is longer than any placeholder
+		{msgEntry("a", "", userMsg(`[{"type":"text","text":"`+placeholderMark+`text, 4.0 KiB (4139 bytes, sha256:5c5c), from entry zz] `+strings.Repeat("x", 5000)+`"}]`)), "t"},
+		{msgEntry("a", "", userMsg(`"`+placeholderMark+strings.Repeat("x", 5000)+`]"`)), "t"},
 	} {
 		var tp parse.Tape
 		if err := tp.Build([]byte(tt.entry)); err != nil {
