@@ -10,7 +10,9 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pisess/pisess/internal/du"
+	"github.com/pisess/pisess/internal/fix"
 	"github.com/pisess/pisess/internal/render"
+	"github.com/pisess/pisess/internal/text"
 )
 
 func (c *CLI) duCommand() *cli.Command {
@@ -45,8 +47,8 @@ func (c *CLI) runDU(ctx *cli.Context) error {
 		return err
 	}
 	maxBytes := sizeOf(ctx, "max-bytes")
-	if maxBytes < 0 {
-		return usageErrorf("--max-bytes must be 0 or more")
+	if maxBytes != 0 && maxBytes < fix.MinSlimBytes {
+		return usageErrorf("--max-bytes must be 0 (not asked) or at least %s, as slim --rewrite takes it", text.Bytes(fix.MinSlimBytes))
 	}
 	opt := render.DUOptions{Format: ctx.String("format"), Summary: ctx.Bool("summary"), Shrink: maxBytes > 0}
 	if opt.Width, err = c.duWidth(ctx); err != nil {
