@@ -117,11 +117,16 @@ func (g *slimRewriter) toNewFile(fsys migrate.FS, path string) (migrate.Outcome,
 		return migrate.Outcome{}, &migrate.Error{Code: migrate.CreateFailed, Path: g.opts.Output, Err: migrate.ErrExists}
 	}
 	if g.opts.DryRun {
-		return migrate.Rewrite(fsys, path, migrate.RewriteOptions{DryRun: true, Verify: g.verifier()}, g.generate)
+		out, err := migrate.Rewrite(fsys, path, migrate.RewriteOptions{DryRun: true, FollowSymlinks: true, Verify: g.verifier()}, g.generate)
+		out.Path = path // the name given, not a link's target
+		return out, err
 	}
-	src, err := fsys.Open(path)
+	src, perm, err := openRegular(fsys, path)
 	if err != nil {
-		return migrate.Outcome{}, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
+		if e := (*migrate.Error)(nil); errors.As(err, &e) {
+			e.Path = path
+		}
+		return migrate.Outcome{}, err
 	}
 	defer src.Close()
 	info, err := src.Stat()
@@ -133,7 +138,7 @@ func (g *slimRewriter) toNewFile(fsys migrate.FS, path string) (migrate.Outcome,
 		in = openedFile{io.NewSectionReader(at, 0, info.Size()), info} // the file as it was opened: lines pi appends meanwhile are not half read
 	}
 	out := migrate.Outcome{Path: path}
-	err = migrate.Create(fsys, g.opts.Output, info.Mode().Perm(), g.opts.Temps, func(w io.Writer, name string) error {
+	err = migrate.Create(fsys, g.opts.Output, perm, g.opts.Temps, func(w io.Writer, name string) error {
 		if err := g.generate(in, w); err != nil {
 			return err
 		}
