@@ -158,6 +158,9 @@ func (g *slimRewriter) toNewFile(fsys migrate.FS, path string) (migrate.Outcome,
 	if errors.As(err, &e) && errors.Is(e.Err, errNothingToDo) {
 		return out, nil
 	}
+	if e != nil && e.Path == "" {
+		e.Path = path // a refusal of the source names it, as Rewrite's do
+	}
 	out.Changed, out.Written = err == nil, err == nil
 	return out, err
 }
