@@ -381,7 +381,11 @@ func copyBlank(w *bufio.Writer, l *parse.Line) error {
 	if !ok {
 		f = finding.Errorf(finding.InvalidJSON, l.Num, "the line holds no JSON object")
 	}
-	return &migrate.Error{Code: migrate.RefusedCorrupt, Line: l.Num, Finding: &f, Err: errors.New("run pisess repair --backup first")}
+	advice := "run pisess repair --backup first"
+	if f.Code == finding.LineTooLong {
+		advice = "raise --max-line-bytes to read it" // repair cannot read it either
+	}
+	return &migrate.Error{Code: migrate.RefusedCorrupt, Line: l.Num, Finding: &f, Err: errors.New(advice)}
 }
 
 // copyLine writes line l exactly as it is in the file.
