@@ -78,7 +78,7 @@ func SlimRewriteFile(fsys migrate.FS, path string, opts Options) (Report, error)
 	if done {
 		r.Output = opts.Output
 	}
-	if g.done {
+	if g.done && err == nil { // a refusal has no figures: nothing was removed
 		r.RewriteStats = &g.stats
 	}
 	if out.Backup != "" && (out.Written || opts.DryRun) {
