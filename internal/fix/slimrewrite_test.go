@@ -481,3 +481,18 @@ func TestSlimRewriteOutputWithoutHardLinks(t *testing.T) {
 		t.Errorf("%d files beside the output", len(entries)-1)
 	}
 }
+
+// TestLongestPlaceholderIsOne: the longest placeholder slim can write (a
+// MIME type and an entry id of control characters, each escaped to six
+// bytes, the largest size) is still under MinSlimBytes, so it is taken
+// for a placeholder and never removed again.
+func TestLongestPlaceholderIsOne(t *testing.T) {
+	mime, id := strings.Repeat("\x01", 64), strings.Repeat("\x01", 200)
+	b := Block{Kind: BlockImage, MIME: mime}
+	text := PlaceholderText(b, Digest{Size: 1<<63 - 1}, id)
+	body := jsonString(text)
+	body = body[1 : len(body)-1] // the raw body, without its quotes
+	if !isPlaceholder(body) {
+		t.Errorf("a placeholder of %d bytes is not taken for one: %s", len(body), body)
+	}
+}
