@@ -129,26 +129,27 @@ func (t *transcript) writeBranches() {
 }
 
 // branchLeaves returns the leaves that have a path, in the tree's
-// depth-first order, and which entries (by index) are on one. A leaf
-// below an entry that is its own parent has none (the tree takes that
-// entry for a root, pi's walk up from the leaf never ends), nor has an
-// entry on a cycle. The paths are not kept: on a session of many long
-// branches they would be many times the session.
+// depth-first order, and which entries (by index) are on one. The tree
+// takes an entry that is its own parent for a root, but pi's walk up from
+// it never ends: nothing below it has a path (nor has an entry on a
+// cycle, which no root reaches). Every other root's walk ends at it, so
+// one look per root tells, without a path per leaf.
 func (t *transcript) branchLeaves() ([]*project.Entry, []bool) {
 	tree := t.s.Tree()
 	var leaves []*project.Entry
 	onPath := make([]bool, len(t.s.Entries))
-	tree.Walk(func(i, _ int) {
-		if len(tree.Children(i)) > 0 {
+	rooted := false
+	tree.Walk(func(i, depth int) {
+		if depth == 0 {
+			_, err := t.s.Path(t.s.Entries[i])
+			rooted = err == nil
+		}
+		if !rooted {
 			return
 		}
-		path, err := t.s.Path(t.s.Entries[i])
-		if err != nil {
-			return
-		}
-		leaves = append(leaves, t.s.Entries[i])
-		for _, e := range path {
-			onPath[e.Index] = true
+		onPath[i] = true
+		if len(tree.Children(i)) == 0 {
+			leaves = append(leaves, t.s.Entries[i])
 		}
 	})
 	return leaves, onPath
