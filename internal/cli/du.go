@@ -10,7 +10,9 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pisess/pisess/internal/du"
+	"github.com/pisess/pisess/internal/fix"
 	"github.com/pisess/pisess/internal/render"
+	"github.com/pisess/pisess/internal/text"
 )
 
 func (c *CLI) duCommand() *cli.Command {
@@ -24,9 +26,9 @@ func (c *CLI) duCommand() *cli.Command {
 		), c.runDU)
 	cmd.Description = `Reads each file once and charges every line to what it holds. The rows of
 kinds type, blank, torn and invalid charge whole lines and add up to the
-file; role, customType and tool charge the lines of those entries again,
-toolCall the arguments of tool calls and image the base64 data of image
-blocks (docs/cli.md says exactly what each row counts). --max-bytes N adds
+file; role and customType charge the lines of those entries again, tool
+the content and details of tool results, toolCall the arguments of tool
+calls and image the base64 data of image blocks (docs/cli.md says exactly what each row counts). --max-bytes N adds
 what slim --rewrite --max-bytes N would take off each row. Files come largest
 first, rows largest first within their kind; with more than one file the
 totals follow. Exit 0, or 2 when a file cannot be read.
@@ -45,8 +47,8 @@ func (c *CLI) runDU(ctx *cli.Context) error {
 		return err
 	}
 	maxBytes := sizeOf(ctx, "max-bytes")
-	if maxBytes < 0 {
-		return usageErrorf("--max-bytes must be 0 or more")
+	if maxBytes != 0 && maxBytes < fix.MinSlimBytes {
+		return usageErrorf("--max-bytes must be 0 (not asked) or at least %s, as slim --rewrite takes it", text.Bytes(fix.MinSlimBytes))
 	}
 	opt := render.DUOptions{Format: ctx.String("format"), Summary: ctx.Bool("summary"), Shrink: maxBytes > 0}
 	if opt.Width, err = c.duWidth(ctx); err != nil {

@@ -185,6 +185,13 @@ func (c *CLI) runFix(ctx *cli.Context, op fixOp) error {
 			return err
 		}
 	}
+	if opts.Output == "-" {
+		what := name
+		if ctx.Bool("rewrite") {
+			what += " --rewrite"
+		}
+		return usageErrorf("%s --output needs a file name: \"-\" (standard output) cannot be written safely", what)
+	}
 	defer opts.Temps.RemoveOnSignal(migrate.OS())() // Ctrl-C removes the temp files and partial copies
 	rep, err := op(migrate.OS(), file, opts)
 	var leafErr *fix.LeafError

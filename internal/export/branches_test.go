@@ -290,3 +290,32 @@ func TestLongTextIsFencedInTranscript(t *testing.T) {
 		t.Errorf("the transcript's last block is %q, not the next entry's long", seg.Value(src))
 	}
 }
+
+// An entry that is its own parent is a root of the tree but has no path
+// (pi's walk up never ends): the branches below it are counted with the
+// entries not shown, not among the branches, and their usage is not in
+// the tokens of the branches written.
+func TestMarkdownBranchesSelfParent(t *testing.T) {
+	s := load(t, `{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}
+{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"SHOWN"}}
+{"type":"message","id":"a1","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"ON-A-CYCLE"}],"provider":"p","model":"m","usage":{"input":1000,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":1001,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}}}
+{"type":"message","id":"u2","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"user","content":"BELOW-THE-CYCLE"}}
+`)
+	var out bytes.Buffer
+	if err := MarkdownBranches(&out, s, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	md := out.String()
+	for _, want := range []string{
+		"\n- branches: 1 (", "\n## Branch 1 of 1: to `u1`",
+		"\n- not shown: 2 entries on a parentId cycle (no path reaches them)\n",
+		"\n- tokens, all branches: 0 (",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("no %q in:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "of 2") || strings.Contains(md, "CYCLE") {
+		t.Errorf("the cycle is written:\n%s", md)
+	}
+}

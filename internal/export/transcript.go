@@ -92,17 +92,15 @@ func (t *transcript) write() {
 
 // writeBranches writes the facts of the session and every branch.
 func (t *transcript) writeBranches() {
-	tree := t.s.Tree()
-	var order, leaves []int32
-	tree.Walk(func(i, _ int) {
-		order = append(order, int32(i))
-		if len(tree.Children(i)) == 0 {
-			leaves = append(leaves, int32(i))
-		}
-	})
+	leaves, onPath := t.branchLeaves()
 	var total usage
-	for _, i := range order {
-		if e := t.s.Entries[i]; e.Role() == "assistant" {
+	shown := 0
+	for i, e := range t.s.Entries {
+		if !onPath[i] {
+			continue
+		}
+		shown++
+		if e.Role() == "assistant" {
 			if tr := t.turn(e); tr.msg.Usage != nil {
 				total.add(tr.msg.Usage)
 			}
@@ -119,18 +117,42 @@ func (t *transcript) writeBranches() {
 		t.printf("- leaf: `%s` (%d entries on the path of %d)\n", t.line(shortID(t.leaf.ID())), len(t.path), len(t.s.Entries))
 	}
 	t.printf("- branches: %d (the path to every leaf, each entry written once)\n", len(leaves))
-	if n := len(tree.Detached); n > 0 {
+	if n := len(t.s.Entries) - shown; n > 0 {
 		t.printf("- not shown: %d entries on a parentId cycle (no path reaches them)\n", n)
 	}
 	t.printf("- tokens, all branches: %s (%s)\n\n", count(total.TotalTokens), usageLine(&total))
 	writtenIn := make([]int32, len(t.s.Entries)) // the branch (from 1) that wrote an entry; 0: none yet
 	for b, leaf := range leaves {
-		path, err := t.s.Path(t.s.Entries[leaf])
-		if err != nil { // a root reaches it: no cycle
-			continue
-		}
+		path, _ := t.s.Path(leaf) // branchLeaves found it has one
 		t.branch(b+1, len(leaves), path, writtenIn)
 	}
+}
+
+// branchLeaves returns the leaves that have a path, in the tree's
+// depth-first order, and which entries (by index) are on one. The tree
+// takes an entry that is its own parent for a root, but pi's walk up from
+// it never ends: nothing below it has a path (nor has an entry on a
+// cycle, which no root reaches). Every other root's walk ends at it, so
+// one look per root tells, without a path per leaf.
+func (t *transcript) branchLeaves() ([]*project.Entry, []bool) {
+	tree := t.s.Tree()
+	var leaves []*project.Entry
+	onPath := make([]bool, len(t.s.Entries))
+	rooted := false
+	tree.Walk(func(i, depth int) {
+		if depth == 0 {
+			_, err := t.s.Path(t.s.Entries[i])
+			rooted = err == nil
+		}
+		if !rooted {
+			return
+		}
+		onPath[i] = true
+		if len(tree.Children(i)) == 0 {
+			leaves = append(leaves, t.s.Entries[i])
+		}
+	})
+	return leaves, onPath
 }
 
 // branch writes the bth of n branches, from where path leaves the

@@ -115,12 +115,20 @@ func contentBlocks(t *parse.Tape, c int, yield func(Block) bool) bool {
 func block(t *parse.Tape, kind BlockKind, node, data int, mime string) Block {
 	start, end := t.Span(node)
 	return Block{Kind: kind, MIME: mime, Node: node, Data: data, Bytes: int64(end - start),
-		Placeholder: kind == BlockText && bytes.HasPrefix(t.Text(data), []byte(placeholderMark))}
+		Placeholder: kind == BlockText && isPlaceholder(t.Text(data))}
 }
 
 // placeholderMark starts the text of every placeholder slim --rewrite
 // writes.
 const placeholderMark = "[pisess: removed "
+
+// isPlaceholder reports whether the raw body of a text is one slim
+// --rewrite could have written: the mark, a closing bracket, and shorter
+// than MinSlimBytes (a placeholder must fit under the smallest
+// --max-bytes). A person's long text that only starts like one is not.
+func isPlaceholder(body []byte) bool {
+	return len(body) < MinSlimBytes && bytes.HasPrefix(body, []byte(placeholderMark)) && bytes.HasSuffix(body, []byte("]"))
+}
 
 // Digest is the size and sha256 of the string a block held: its text, or
 // an image's base64 data; the bytes `jq -j` prints of it (JSON escapes

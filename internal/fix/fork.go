@@ -325,11 +325,16 @@ func ForkFile(fsys migrate.FS, source string, opts Options) (r Report, err error
 	return r, nil
 }
 
-// openRegular opens a regular file, through symbolic links (fork only
-// reads it), and returns its permission bits.
+// openRegular opens a regular file, through symbolic links (fork and
+// slim --rewrite --output only read it), and returns its permission bits.
+// Anything else is refused before it is opened: opening a FIFO would wait
+// for a writer.
 func openRegular(fsys migrate.FS, path string) (migrate.File, os.FileMode, error) {
 	if target, err := fsys.EvalSymlinks(path); err == nil {
 		path = target // fsys.Open does not follow a link
+	}
+	if info, err := fsys.Lstat(path); err == nil && !info.Mode().IsRegular() {
+		return nil, 0, &migrate.Error{Code: migrate.NotRegular, Err: fmt.Errorf("not a regular file (%s)", info.Mode().Type())}
 	}
 	f, err := fsys.Open(path)
 	if err != nil {

@@ -78,7 +78,7 @@ func SlimRewriteFile(fsys migrate.FS, path string, opts Options) (Report, error)
 	if done {
 		r.Output = opts.Output
 	}
-	if g.done {
+	if g.done && err == nil { // a refusal has no figures: nothing was removed
 		r.RewriteStats = &g.stats
 	}
 	if out.Backup != "" && (out.Written || opts.DryRun) {
@@ -117,11 +117,16 @@ func (g *slimRewriter) toNewFile(fsys migrate.FS, path string) (migrate.Outcome,
 		return migrate.Outcome{}, &migrate.Error{Code: migrate.CreateFailed, Path: g.opts.Output, Err: migrate.ErrExists}
 	}
 	if g.opts.DryRun {
-		return migrate.Rewrite(fsys, path, migrate.RewriteOptions{DryRun: true, Verify: g.verifier()}, g.generate)
+		out, err := migrate.Rewrite(fsys, path, migrate.RewriteOptions{DryRun: true, FollowSymlinks: true, Verify: g.verifier()}, g.generate)
+		out.Path = path // the name given, not a link's target
+		return out, err
 	}
-	src, err := fsys.Open(path)
+	src, perm, err := openRegular(fsys, path)
 	if err != nil {
-		return migrate.Outcome{}, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
+		if e := (*migrate.Error)(nil); errors.As(err, &e) {
+			e.Path = path
+		}
+		return migrate.Outcome{}, err
 	}
 	defer src.Close()
 	info, err := src.Stat()
@@ -133,7 +138,7 @@ func (g *slimRewriter) toNewFile(fsys migrate.FS, path string) (migrate.Outcome,
 		in = openedFile{io.NewSectionReader(at, 0, info.Size()), info} // the file as it was opened: lines pi appends meanwhile are not half read
 	}
 	out := migrate.Outcome{Path: path}
-	err = migrate.Create(fsys, g.opts.Output, info.Mode().Perm(), g.opts.Temps, func(w io.Writer, name string) error {
+	err = migrate.Create(fsys, g.opts.Output, perm, g.opts.Temps, func(w io.Writer, name string) error {
 		if err := g.generate(in, w); err != nil {
 			return err
 		}
@@ -152,6 +157,9 @@ func (g *slimRewriter) toNewFile(fsys migrate.FS, path string) (migrate.Outcome,
 	var e *migrate.Error
 	if errors.As(err, &e) && errors.Is(e.Err, errNothingToDo) {
 		return out, nil
+	}
+	if e != nil && e.Path == "" {
+		e.Path = path // a refusal of the source names it, as Rewrite's do
 	}
 	out.Changed, out.Written = err == nil, err == nil
 	return out, err
@@ -373,7 +381,11 @@ func copyBlank(w *bufio.Writer, l *parse.Line) error {
 	if !ok {
 		f = finding.Errorf(finding.InvalidJSON, l.Num, "the line holds no JSON object")
 	}
-	return &migrate.Error{Code: migrate.RefusedCorrupt, Line: l.Num, Finding: &f, Err: errors.New("run pisess repair --backup first")}
+	advice := "run pisess repair --backup first"
+	if f.Code == finding.LineTooLong {
+		advice = "raise --max-line-bytes to read it" // repair cannot read it either
+	}
+	return &migrate.Error{Code: migrate.RefusedCorrupt, Line: l.Num, Finding: &f, Err: errors.New(advice)}
 }
 
 // copyLine writes line l exactly as it is in the file.

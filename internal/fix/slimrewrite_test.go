@@ -381,6 +381,9 @@ func TestBlocksOfEveryPlace(t *testing.T) {
 		{`{"type":"custom","id":"a","parentId":null,"timestamp":"t","customType":"x","data":{"content":"text"}}`, ""},
 		{`{"type":"compaction","id":"a","parentId":null,"timestamp":"t","summary":"s","firstKeptEntryId":"a","tokensBefore":1,"retainedTail":[{"role":"user","content":"x","timestamp":1},{"role":"compactionSummary","summary":"s"}]}`, "t"},
 		{`{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":[{"type":"text","text":"` + placeholderMark + `x]"}]}}`, "P"},
+		// a person's text that starts as a placeholder does but is longer than any placeholder
+		{msgEntry("a", "", userMsg(`[{"type":"text","text":"`+placeholderMark+`text, 4.0 KiB (4139 bytes, sha256:5c5c), from entry zz] `+strings.Repeat("x", 5000)+`"}]`)), "t"},
+		{msgEntry("a", "", userMsg(`"`+placeholderMark+strings.Repeat("x", 5000)+`]"`)), "t"},
 	} {
 		var tp parse.Tape
 		if err := tp.Build([]byte(tt.entry)); err != nil {
@@ -476,5 +479,20 @@ func TestSlimRewriteOutputWithoutHardLinks(t *testing.T) {
 	entries, _ := os.ReadDir(filepath.Dir(opts.Output))
 	if len(entries) != 1 {
 		t.Errorf("%d files beside the output", len(entries)-1)
+	}
+}
+
+// TestLongestPlaceholderIsOne: the longest placeholder slim can write (a
+// MIME type and an entry id of control characters, each escaped to six
+// bytes, the largest size) is still under MinSlimBytes, so it is taken
+// for a placeholder and never removed again.
+func TestLongestPlaceholderIsOne(t *testing.T) {
+	mime, id := strings.Repeat("\x01", 64), strings.Repeat("\x01", 200)
+	b := Block{Kind: BlockImage, MIME: mime}
+	text := PlaceholderText(b, Digest{Size: 1<<63 - 1}, id)
+	body := jsonString(text)
+	body = body[1 : len(body)-1] // the raw body, without its quotes
+	if !isPlaceholder(body) {
+		t.Errorf("a placeholder of %d bytes is not taken for one: %s", len(body), body)
 	}
 }

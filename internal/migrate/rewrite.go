@@ -242,7 +242,7 @@ func resolve(fsys FS, path string, follow bool) (string, error) {
 	}
 	if info.Mode()&fs.ModeSymlink != 0 {
 		if !follow {
-			return path, &Error{Code: Symlink, Err: errors.New("is a symbolic link: not rewritten (use --follow-symlinks to rewrite its target)")}
+			return path, &Error{Code: Symlink, Err: errors.New("is a symbolic link: not rewritten (rewrite its target; migrate and repair take --follow-symlinks)")}
 		}
 		if path, err = fsys.EvalSymlinks(path); err != nil {
 			return "", &Error{Code: ReadFailed, Err: err}
