@@ -168,7 +168,7 @@ func (a *appends) report(add func(finding.Finding)) {
 		first, last = last, first
 	}
 	add(finding.Warnf(finding.InterleavedAppends, a.from,
-		"from line %d on, two branches grow by turns (%d times one resumed where it had stopped), as two pi processes appending to one session leave it: tips %s (line %d, %d entries) and %s (line %d, %d entries); pi -c resumes only the branch of the last entry: `pisess fork --leaf %s` makes the other a session of its own",
+		"from line %d on, two branches grow by turns (%d times one resumed where it had stopped), as two pi processes appending to one session leave it: tips %s (line %d, %d entries) and %s (line %d, %d entries); pi -c resumes only the branch of the last entry: `pisess fork --leaf %s FILE` makes the other a session of its own",
 		a.from, a.resumes, quoteID(first.tipID), first.tipLine, first.entries, quoteID(last.tipID), last.tipLine, last.entries, quoteID(first.tipID)).
 		WithEntry(string(first.tipID)))
 }
