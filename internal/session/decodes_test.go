@@ -2,10 +2,7 @@ package session
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,42 +50,21 @@ func checkJSONDecodes(t *testing.T, root string) {
 // json.NewDecoder or json.Decoder in the production code (cmd and
 // internal, test files aside) outside internal/parse.
 func jsonDecodes(t *testing.T, root string) []string {
-	t.Helper()
 	var found []string
-	fset := token.NewFileSet()
-	for _, top := range []string{"cmd", "internal"} {
-		err := filepath.WalkDir(filepath.Join(root, top), func(path string, d fs.DirEntry, err error) error {
-			switch {
-			case err != nil:
-				return err
-			case d.IsDir() && (d.Name() == "testdata" || path == filepath.Join(root, "internal", "parse")):
-				return filepath.SkipDir
-			case d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go"):
-				return nil
-			}
-			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-			if err != nil {
-				return err
-			}
-			name := importName(f, "encoding/json", "json")
-			if name == "" {
-				return nil
-			}
-			ast.Inspect(f, func(n ast.Node) bool {
-				if s, ok := n.(*ast.SelectorExpr); ok {
-					if x, ok := s.X.(*ast.Ident); ok && x.Name == name && (s.Sel.Name == "Unmarshal" || s.Sel.Name == "NewDecoder" || s.Sel.Name == "Decoder") {
-						rel, _ := filepath.Rel(root, fset.Position(s.Pos()).Filename)
-						found = append(found, filepath.ToSlash(rel)+":"+strconv.Itoa(fset.Position(s.Pos()).Line)+": json."+s.Sel.Name)
-					}
-				}
-				return true
-			})
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
+	eachProductionFile(t, root, "parse", func(fset *token.FileSet, rel string, f *ast.File) {
+		name := importName(f, "encoding/json", "json")
+		if name == "" {
+			return
 		}
-	}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if s, ok := n.(*ast.SelectorExpr); ok {
+				if x, ok := s.X.(*ast.Ident); ok && x.Name == name && (s.Sel.Name == "Unmarshal" || s.Sel.Name == "NewDecoder" || s.Sel.Name == "Decoder") {
+					found = append(found, rel+":"+strconv.Itoa(fset.Position(s.Pos()).Line)+": json."+s.Sel.Name)
+				}
+			}
+			return true
+		})
+	})
 	sort.Strings(found)
 	return found
 }
@@ -116,43 +92,23 @@ var versionReadAllowed = map[string]string{
 // checkVersionReaders holds that ReadHeader is the one reader of a
 // header's version: no other file calls Get or StrOf with "version".
 func checkVersionReaders(t *testing.T, root string) {
-	fset := token.NewFileSet()
-	for _, top := range []string{"cmd", "internal"} {
-		err := filepath.WalkDir(filepath.Join(root, top), func(path string, d fs.DirEntry, err error) error {
-			switch {
-			case err != nil:
-				return err
-			case d.IsDir() && (d.Name() == "testdata" || path == filepath.Join(root, "internal", "session")):
-				return filepath.SkipDir
-			case d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go"):
-				return nil
-			}
-			rel, _ := filepath.Rel(root, path)
-			if _, ok := versionReadAllowed[filepath.ToSlash(rel)]; ok {
-				return nil
-			}
-			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-			if err != nil {
-				return err
-			}
-			ast.Inspect(f, func(n ast.Node) bool {
-				c, ok := n.(*ast.CallExpr)
-				if !ok || len(c.Args) != 2 {
-					return true
-				}
-				s, ok := c.Fun.(*ast.SelectorExpr)
-				lit, isLit := c.Args[1].(*ast.BasicLit)
-				if ok && isLit && (s.Sel.Name == "Get" || s.Sel.Name == "StrOf") && lit.Value == `"version"` {
-					t.Errorf("%s:%d: reads a version member (session.ReadHeader is the one reader)", rel, fset.Position(c.Pos()).Line)
-				}
-				return true
-			})
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
+	eachProductionFile(t, root, "session", func(fset *token.FileSet, rel string, f *ast.File) {
+		if _, ok := versionReadAllowed[rel]; ok {
+			return
 		}
-	}
+		ast.Inspect(f, func(n ast.Node) bool {
+			c, ok := n.(*ast.CallExpr)
+			if !ok || len(c.Args) != 2 {
+				return true
+			}
+			s, ok := c.Fun.(*ast.SelectorExpr)
+			lit, isLit := c.Args[1].(*ast.BasicLit)
+			if ok && isLit && (s.Sel.Name == "Get" || s.Sel.Name == "StrOf") && lit.Value == `"version"` {
+				t.Errorf("%s:%d: reads a version member (session.ReadHeader is the one reader)", rel, fset.Position(c.Pos()).Line)
+			}
+			return true
+		})
+	})
 }
 
 // TestJSONDecodesFound: the rule finds a decoding (it cannot pass by

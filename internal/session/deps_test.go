@@ -79,15 +79,28 @@ var writeFlags = map[string]bool{"O_WRONLY": true, "O_RDWR": true, "O_CREATE": t
 // files aside) outside internal/migrate, read from the syntax of every
 // file whatever its build constraints.
 func writesOutsideMigrate(t *testing.T, root string) []string {
-	t.Helper()
 	var found []string
+	eachProductionFile(t, root, "migrate", func(fset *token.FileSet, rel string, f *ast.File) {
+		for _, pos := range osWriteUses(f) {
+			found = append(found, rel+":"+strconv.Itoa(fset.Position(pos.at).Line)+": os."+pos.name)
+		}
+	})
+	return found
+}
+
+// eachProductionFile calls visit with the syntax of every production file
+// of cmd and internal (test files and testdata aside, whatever the build
+// constraints) outside internal/<skip>, and its path relative to root,
+// with slashes.
+func eachProductionFile(t *testing.T, root, skip string, visit func(fset *token.FileSet, rel string, f *ast.File)) {
+	t.Helper()
 	fset := token.NewFileSet()
 	for _, top := range []string{"cmd", "internal"} {
 		err := filepath.WalkDir(filepath.Join(root, top), func(path string, d fs.DirEntry, err error) error {
 			switch {
 			case err != nil:
 				return err
-			case d.IsDir() && (d.Name() == "testdata" || path == filepath.Join(root, "internal", "migrate")):
+			case d.IsDir() && (d.Name() == "testdata" || path == filepath.Join(root, "internal", skip)):
 				return filepath.SkipDir
 			case d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go"):
 				return nil
@@ -96,18 +109,14 @@ func writesOutsideMigrate(t *testing.T, root string) []string {
 			if err != nil {
 				return err
 			}
-			for _, pos := range osWriteUses(f) {
-				p := fset.Position(pos.at)
-				rel, _ := filepath.Rel(root, p.Filename)
-				found = append(found, rel+":"+strconv.Itoa(p.Line)+": os."+pos.name)
-			}
+			rel, _ := filepath.Rel(root, path)
+			visit(fset, filepath.ToSlash(rel), f)
 			return nil
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	return found
 }
 
 type use struct {
