@@ -163,6 +163,26 @@ func firstLine(r *bufio.Reader) (line []byte, end string, err error) {
 	}
 }
 
+// lockedList takes root's lock (see lock) and lists its sessions (List),
+// telling skipped, when it is not nil, of each file List passed over. On
+// success the caller releases the lock with unlock.
+func lockedList(fsys migrate.FS, root string, skipped func(error)) (all []Session, unlock func(), err error) {
+	if unlock, err = lock(fsys, root); err != nil {
+		return nil, nil, err
+	}
+	all, passed, err := List(fsys, root)
+	if err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	if skipped != nil {
+		for _, e := range passed {
+			skipped(e)
+		}
+	}
+	return all, unlock, nil
+}
+
 // lock takes the directory's lock for one move or prune at a time; the
 // returned function releases it.
 func lock(fsys migrate.FS, root string) (func(), error) {

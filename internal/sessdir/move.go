@@ -68,20 +68,11 @@ type job struct {
 // names that appear next), then each file is linked under its new name,
 // its old name removed, and its header rewritten (mtime kept).
 func Move(fsys migrate.FS, opts MoveOptions, report func(Change)) error {
-	unlock, err := lock(fsys, opts.Root)
+	all, unlock, err := lockedList(fsys, opts.Root, opts.Skipped)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	all, skipped, err := List(fsys, opts.Root)
-	if err != nil {
-		return err
-	}
-	if opts.Skipped != nil {
-		for _, err := range skipped {
-			opts.Skipped(err)
-		}
-	}
 	jobs, err := planMove(fsys, opts, all)
 	if err != nil {
 		return err

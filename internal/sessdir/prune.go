@@ -76,20 +76,11 @@ type candidate struct {
 // taken. A trash name that holds other bytes refuses the run before
 // anything changed; a session that changes after it was read stops it.
 func Prune(fsys migrate.FS, opts PruneOptions, report func(Pruned)) error {
-	unlock, err := lock(fsys, opts.Root)
+	all, unlock, err := lockedList(fsys, opts.Root, opts.Skipped)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	all, skipped, err := List(fsys, opts.Root)
-	if err != nil {
-		return err
-	}
-	if opts.Skipped != nil {
-		for _, err := range skipped {
-			opts.Skipped(err)
-		}
-	}
 	cands := make([]*candidate, 0, len(all))
 	for _, s := range all {
 		c := &candidate{Session: s}
