@@ -45,27 +45,7 @@ func TestRedactInterruptRemovesTheTempFile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a child process")
 	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, "s.jsonl")
-	if err := os.WriteFile(path, []byte(carrySession), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestRedactInterruptRemovesTheTempFile$")
-	cmd.Env = append(os.Environ(), "PISESS_TEST_REDACT_SIGNAL="+dir)
-	out, err := cmd.CombinedOutput()
-	var xe *exec.ExitError
-	if !errors.As(err, &xe) || xe.ProcessState.Sys().(syscall.WaitStatus).Signal() != syscall.SIGINT {
-		t.Fatalf("the child did not end by SIGINT: %v\n%s", err, out)
-	}
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if e.Name() != "s.jsonl" {
-			t.Errorf("left behind: %s", e.Name())
-		}
-	}
-	if got, _ := os.ReadFile(path); string(got) != carrySession {
-		t.Errorf("the original changed:\n%s", got)
-	}
+	interruptInChild(t, "TestRedactInterruptRemovesTheTempFile", "PISESS_TEST_REDACT_SIGNAL")
 }
 
 // linkSignalFS sends the process SIGINT (Ctrl-C) when the new file is
@@ -95,13 +75,22 @@ func TestRedactOutputInterruptLeavesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a child process")
 	}
+	interruptInChild(t, "TestRedactOutputInterruptLeavesNothing", "PISESS_TEST_REDACT_OUTPUT_SIGNAL")
+}
+
+// interruptInChild runs test name again in a child process whose env
+// names a directory holding carrySession as s.jsonl, for the child to be
+// interrupted in; the child must end by SIGINT, leave nothing else in the
+// directory and the session as it was.
+func interruptInChild(t *testing.T, name, env string) {
+	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.jsonl")
 	if err := os.WriteFile(path, []byte(carrySession), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestRedactOutputInterruptLeavesNothing$")
-	cmd.Env = append(os.Environ(), "PISESS_TEST_REDACT_OUTPUT_SIGNAL="+dir)
+	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$")
+	cmd.Env = append(os.Environ(), env+"="+dir)
 	out, err := cmd.CombinedOutput()
 	var xe *exec.ExitError
 	if !errors.As(err, &xe) || xe.ProcessState.Sys().(syscall.WaitStatus).Signal() != syscall.SIGINT {
