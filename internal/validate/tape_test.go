@@ -169,7 +169,7 @@ func entryFromMap(v map[string]any, line int, linear bool) entry {
 		e.FirstKeptID, e.HasFirstKeptID = str(v, "firstKeptEntryId")
 		if idx, ok := v["firstKeptEntryIndex"]; ok {
 			n, err := asInt(idx)
-			e.FirstKeptIndex = session.KeptIndex{Present: true, N: n, IsInt: err == nil, Text: fmt.Sprint(idx)}
+			e.FirstKeptIndex = session.KeptIndex{Present: true, N: n, IsInt: err == nil, Text: session.Clip(fmt.Sprint(idx))} // a description, clipped as every echoed value is
 		}
 		if tail, ok := v["retainedTail"].([]any); ok {
 			e.HasTail, e.Tail = true, []session.Message{}
