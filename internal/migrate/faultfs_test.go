@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"io/fs"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,14 +20,22 @@ type faultFS struct {
 	limit int64 // >0: files created with CreateExcl accept this many bytes, then ENOSPC
 	ops   []string
 	perms map[string]fs.FileMode // perm asked for each created file
+	// A backup made as a copy is written to a temp file and then takes the
+	// backup's name: its operations are asked and recorded under the
+	// backup's name, so a hook can fail "the backup" whichever name it has.
+	linkFailed string            // the backup whose hard link just failed
+	alias      map[string]string // temp file → the backup it will be
 }
 
 func newFaultFS(fail func(op, name string) error) *faultFS {
-	return &faultFS{FS: OS(), fail: fail, perms: map[string]fs.FileMode{}}
+	return &faultFS{FS: OS(), fail: fail, perms: map[string]fs.FileMode{}, alias: map[string]string{}}
 }
 
 func (f *faultFS) check(op, name string) error {
 	f.mu.Lock()
+	if b, ok := f.alias[name]; ok {
+		name = b
+	}
 	f.ops = append(f.ops, op+" "+name)
 	f.mu.Unlock()
 	if f.fail == nil {
@@ -49,6 +58,9 @@ func (f *faultFS) Open(name string) (File, error) {
 func (f *faultFS) CreateExcl(name string, perm fs.FileMode) (File, error) {
 	f.mu.Lock()
 	f.perms[name] = perm
+	if f.linkFailed != "" && IsTempName(filepath.Base(name)) {
+		f.alias[name], f.linkFailed = f.linkFailed, ""
+	}
 	f.mu.Unlock()
 	if err := f.check("CreateExcl", name); err != nil {
 		return nil, err
@@ -68,10 +80,16 @@ func (f *faultFS) Lstat(name string) (fs.FileInfo, error) {
 }
 
 func (f *faultFS) Link(oldname, newname string) error {
-	if err := f.check("Link", newname); err != nil {
-		return err
+	err := f.check("Link", newname)
+	if err == nil {
+		err = f.FS.Link(oldname, newname)
 	}
-	return f.FS.Link(oldname, newname)
+	if _, copied := f.alias[oldname]; err != nil && isBackup(newname) && !copied {
+		f.mu.Lock()
+		f.linkFailed = newname
+		f.mu.Unlock()
+	}
+	return err
 }
 
 func (f *faultFS) Rename(oldname, newname string) error {

@@ -430,48 +430,50 @@ func (r *rewrite) adopt(name, what, errPath string) error {
 // name the directory can hold.
 const TempPrefix = ".pisess-tmp-"
 
-// createTemp creates `.pisess-tmp-<12 hex>` beside the original,
-// exclusively, with the original's permission bits, and locks it for as
-// long as the run lasts (so `repair --clean-temps` never takes it for a
-// killed run's leftover).
+// createTemp creates the temp file of the new generation (newTemp) and
+// records it as this run's.
 func (r *rewrite) createTemp() (File, error) {
+	name, f, held, err := r.newTemp()
+	if err != nil {
+		return nil, &Error{Code: CreateFailed, Err: err}
+	}
+	r.temp, r.held = name, held
+	if r.tempID, err = f.Stat(); err != nil {
+		f.Close()
+		return nil, &Error{Code: CreateFailed, Err: err}
+	}
+	return f, nil
+}
+
+// newTemp creates `.pisess-tmp-<12 hex>` beside the original, exclusively,
+// with the original's permission bits, registered for Ctrl-C clean-up, and
+// locks it through a second descriptor (held, nil where locking failed)
+// for as long as the run uses it, so `repair --clean-temps` never takes it
+// for a killed run's leftover.
+func (r *rewrite) newTemp() (name string, f, held File, err error) {
 	dir := filepath.Dir(r.path)
-	var err error
 	for attempt := 0; attempt < 8; attempt++ {
-		name := filepath.Join(dir, TempPrefix+randomHex(6))
-		var f File
+		name = filepath.Join(dir, TempPrefix+randomHex(6))
 		if f, err = r.fsys.CreateExcl(name, r.info.Mode().Perm()); err == nil {
 			if err := r.opts.Temps.add(r.fsys, name); err != nil {
 				f.Close()
-				return nil, &Error{Code: CreateFailed, Err: err}
+				r.fsys.Remove(name)
+				return "", nil, nil, err
 			}
-			r.temp = name
-			return f, r.holdTemp(f)
+			if lf, err := r.fsys.Open(name); err == nil {
+				if r.fsys.Lock(lf) == nil {
+					held = lf
+				} else {
+					lf.Close()
+				}
+			}
+			return name, f, held, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			break
 		}
 	}
-	return nil, &Error{Code: CreateFailed, Err: err}
-}
-
-// holdTemp records the new temp file's identity and locks it through a
-// second descriptor, kept open until the run ends.
-func (r *rewrite) holdTemp(f File) error {
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return &Error{Code: CreateFailed, Err: err}
-	}
-	r.tempID = info
-	if lf, err := r.fsys.Open(r.temp); err == nil {
-		if r.fsys.Lock(lf) == nil {
-			r.held = lf
-		} else {
-			lf.Close()
-		}
-	}
-	return nil
+	return "", nil, nil, err
 }
 
 // verifyTemp verifies the new generation as it is on disk.
@@ -561,35 +563,68 @@ func (r *rewrite) reuseBackup(path string) error {
 }
 
 // copyBackup makes the backup as a copy when a hard link is impossible.
-// The copy is checked against the hash of what was read.
+// The original is copied into a temp file of the protocol's own (checked
+// against the hash of what was read, sealed, given the original's mode,
+// owner and times), and only the complete copy takes the backup's name:
+// a run killed while copying leaves a temp file, which a later run's
+// `repair --clean-temps` removes, never a partial backup in the way of the
+// next run.
 func (r *rewrite) copyBackup(path string) (reused bool, err error) {
-	bf, err := r.fsys.CreateExcl(path, r.info.Mode().Perm())
-	if errors.Is(err, fs.ErrExist) {
+	if _, err := r.fsys.Lstat(path); err == nil {
 		return true, r.reuseBackup(path)
 	}
+	name, bf, held, err := r.newTemp()
 	if err != nil {
 		return false, &Error{Code: BackupFailed, Path: path, Err: err}
 	}
-	if err := r.opts.Temps.add(r.fsys, path); err != nil { // partial until adopted
-		bf.Close()
-		return false, &Error{Code: BackupFailed, Path: path, Err: err}
-	}
-	r.backup = path
-	if r.bakID, err = bf.Stat(); err != nil {
-		bf.Close()
-		return false, &Error{Code: BackupFailed, Path: path, Err: err}
-	}
+	defer func() {
+		if held != nil {
+			held.Close()
+		}
+		if name != "" { // not placed: the temp goes
+			r.fsys.Remove(name)
+		}
+		r.opts.Temps.done(name)
+	}()
 	err = r.copyOriginal(bf, path)
-	if cerr := bf.Close(); cerr != nil && err == nil {
-		err = &Error{Code: BackupFailed, Path: path, Err: cerr}
+	info, serr := bf.Stat()
+	if cerr := bf.Close(); err == nil && (serr != nil || cerr != nil) {
+		err = &Error{Code: BackupFailed, Path: path, Err: errors.Join(serr, cerr)}
+	}
+	if err == nil {
+		err = r.adopt(name, "the backup", path)
 	}
 	if err != nil {
 		return false, err
 	}
-	if err := r.adopt(path, "the backup", path); err != nil {
-		return false, err
+	reused, err = r.placeBackup(name, path, info)
+	if err == nil && !reused {
+		name = "" // it is the backup now
 	}
-	r.opts.Temps.done(path) // complete: the user's from now on
+	return reused, err
+}
+
+// placeBackup gives the complete copy at temp the backup's name, never
+// over a file already there: a hard link where the file system has them,
+// else a rename once the name is found free (the session's lock keeps
+// other pisess runs out of the window between the two).
+func (r *rewrite) placeBackup(temp, path string, copied fs.FileInfo) (reused bool, err error) {
+	lerr := r.fsys.Link(temp, path)
+	if errors.Is(lerr, fs.ErrExist) {
+		return true, r.reuseBackup(path)
+	}
+	if lerr != nil {
+		if _, err := r.fsys.Lstat(path); err == nil {
+			return true, r.reuseBackup(path)
+		}
+		if err := r.fsys.Rename(temp, path); err != nil {
+			return false, &Error{Code: BackupFailed, Path: path, Err: err}
+		}
+	}
+	r.backup, r.bakID = path, copied
+	if lerr == nil {
+		r.fsys.Remove(temp) // the backup's second name
+	}
 	return false, nil
 }
 
