@@ -59,7 +59,7 @@ func TestErrorsDocListsEveryCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	codes := append(stringConstants(t, "../finding", "Code"), stringConstants(t, "../migrate", "Code")...)
+	codes := append(stringConstants(t, "../finding", "Code"), stringConstants(t, "../safefile", "Code")...)
 	for _, code := range codes {
 		if !strings.Contains(string(doc), "`"+code+"`") {
 			t.Errorf("docs/errors.md does not list `%s`", code)

@@ -3,13 +3,13 @@ package cli
 import (
 	"io"
 
-	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/render"
+	"github.com/pisess/pisess/internal/safefile"
 )
 
 // copyEscaped writes what the spool holds to w with
 // render.EscapeControls applied.
-func copyEscaped(w io.Writer, sp *migrate.Spool) error {
+func copyEscaped(w io.Writer, sp *safefile.Spool) error {
 	r, err := sp.Reader()
 	if err != nil {
 		return err

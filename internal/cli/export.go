@@ -9,9 +9,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pisess/pisess/internal/export"
-	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/render"
+	"github.com/pisess/pisess/internal/safefile"
 )
 
 func (c *CLI) exportCommand() *cli.Command {
@@ -102,7 +102,7 @@ func (c *CLI) runExport(ctx *cli.Context) error {
 		fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s no entry (blank, torn or corrupt: `pisess validate %s` explains)\n",
 			render.Safe(v.file), skippedLines(v.session.Skipped), render.Safe(v.file))
 	}
-	var out migrate.Spool // a page of a huge session costs no memory; a failure half-way writes nothing
+	var out safefile.Spool // a page of a huge session costs no memory; a failure half-way writes nothing
 	defer out.Close()
 	switch {
 	case ctx.String("format") == "html":
@@ -115,7 +115,7 @@ func (c *CLI) runExport(ctx *cli.Context) error {
 	if err != nil {
 		return v.pathError(err)
 	}
-	return c.deliver(migrate.OS(), ctx.String("output"), &out)
+	return c.deliver(safefile.OS(), ctx.String("output"), &out)
 }
 
 // exportUsage checks the flags that go together.

@@ -7,8 +7,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pisess/pisess/internal/fix"
-	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/render"
+	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/text"
 )
 
@@ -145,7 +145,7 @@ Examples:
 }
 
 // fixOp is one of the fix package's file operations.
-type fixOp func(migrate.FS, string, fix.Options) (fix.Report, error)
+type fixOp func(safefile.FS, string, fix.Options) (fix.Report, error)
 
 func (c *CLI) runFix(ctx *cli.Context, op fixOp) error {
 	name := ctx.Command.Name
@@ -163,7 +163,7 @@ func (c *CLI) runFix(ctx *cli.Context, op fixOp) error {
 	opts := fix.Options{
 		Leaf: ctx.String("leaf"), ResolveLeaf: resolveLeaf, Now: c.now(), Random: c.Random, Validate: vopts,
 		Backup: ctx.Bool("backup"), DryRun: ctx.Bool("dry-run"), Output: ctx.String("output"),
-		ID: ctx.String("id"), Cwd: ctx.String("cwd"), Temps: &migrate.Temps{},
+		ID: ctx.String("id"), Cwd: ctx.String("cwd"), Temps: &safefile.Temps{},
 	}
 	switch name {
 	case "recover-header":
@@ -192,8 +192,8 @@ func (c *CLI) runFix(ctx *cli.Context, op fixOp) error {
 		}
 		return usageErrorf("%s --output needs a file name: \"-\" (standard output) cannot be written safely", what)
 	}
-	defer opts.Temps.RemoveOnSignal(migrate.OS())() // Ctrl-C removes the temp files and partial copies
-	rep, err := op(migrate.OS(), file, opts)
+	defer opts.Temps.RemoveOnSignal(safefile.OS())() // Ctrl-C removes the temp files and partial copies
+	rep, err := op(safefile.OS(), file, opts)
 	var leafErr *fix.LeafError
 	if errors.As(err, &leafErr) {
 		return usageErrorf("%s: %v", file, leafErr.Err)

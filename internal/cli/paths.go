@@ -12,8 +12,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/render"
+	"github.com/pisess/pisess/internal/safefile"
 )
 
 // stdinName is how standard input ("-") is named in reports.
@@ -172,7 +172,7 @@ func (w *walker) walk(dir string, info fs.FileInfo) {
 			w.out = append(w.out, target{Path: path, Err: err})
 		case info.IsDir():
 			w.walk(path, info)
-		case migrate.IsTempName(e.Name()) && info.Mode().IsRegular():
+		case safefile.IsTempName(e.Name()) && info.Mode().IsRegular():
 			w.temps = append(w.temps, path)
 		case !strings.HasSuffix(e.Name(), ".jsonl"):
 		case !info.Mode().IsRegular():

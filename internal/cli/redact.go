@@ -11,9 +11,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/render"
+	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/secrets"
 	"github.com/pisess/pisess/internal/validate"
 )
@@ -54,8 +54,8 @@ Examples:
 
 // redaction is one redact invocation.
 type redaction struct {
-	fsys  migrate.FS     // where it writes (migrate.OS(); tests inject faults)
-	temps *migrate.Temps // --in-place: the temp files a signal removes
+	fsys  safefile.FS     // where it writes (safefile.OS(); tests inject faults)
+	temps *safefile.Temps // --in-place: the temp files a signal removes
 	file  string
 	opts  secrets.Options
 	vopts validate.Options
@@ -84,7 +84,7 @@ func (c *CLI) runRedact(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	r := &redaction{fsys: migrate.OS(), file: file, opts: secrets.Options{Rules: rules, Limits: vopts.Limits}, vopts: vopts, quiet: globalBool(ctx, "quiet")}
+	r := &redaction{fsys: safefile.OS(), file: file, opts: secrets.Options{Rules: rules, Limits: vopts.Limits}, vopts: vopts, quiet: globalBool(ctx, "quiet")}
 	if inPlace {
 		return c.redactInPlace(r, backup)
 	}
@@ -102,14 +102,14 @@ const maxRedactRounds = 4
 // carries nothing; success is never reported with carried bytes left
 // unredacted.
 func (c *CLI) redactInPlace(r *redaction, backup bool) error {
-	r.temps = &migrate.Temps{}
-	defer r.temps.RemoveOnSignal(migrate.OS())() // Ctrl-C removes the temp file (and a partial backup copy)
+	r.temps = &safefile.Temps{}
+	defer r.temps.RemoveOnSignal(safefile.OS())() // Ctrl-C removes the temp file (and a partial backup copy)
 	total := secrets.RedactResult{ByKind: map[string]int{}}
 	var bak string
 	var carried int64 // left unredacted by the round before
 	var err error
 	for round := 1; ; round++ {
-		var out migrate.Outcome
+		var out safefile.Outcome
 		var res secrets.RedactResult
 		out, res, err = r.rewriteOnce(backup && round == 1)
 		if round == 1 && err != nil && !out.Written {
@@ -127,7 +127,7 @@ func (c *CLI) redactInPlace(r *redaction, backup bool) error {
 			break
 		}
 		if round == maxRedactRounds {
-			err = &migrate.Error{Code: migrate.ChangedDuringRewrite, Path: r.file, Err: fmt.Errorf(
+			err = &safefile.Error{Code: safefile.ChangedDuringRewrite, Path: r.file, Err: fmt.Errorf(
 				"another program (pi) appended to the file during each of %d renames; the last %d bytes of the file, carried over from the last, are not redacted: run redact --in-place again when the session is idle", round, carried)}
 			break
 		}
@@ -145,17 +145,17 @@ func (c *CLI) redactInPlace(r *redaction, backup bool) error {
 
 // rewriteOnce redacts the file in place once, checked against the file
 // as it is now.
-func (r *redaction) rewriteOnce(backup bool) (migrate.Outcome, secrets.RedactResult, error) {
+func (r *redaction) rewriteOnce(backup bool) (safefile.Outcome, secrets.RedactResult, error) {
 	var res secrets.RedactResult
 	base, err := r.baseline(func() (io.ReadCloser, error) { return parse.OpenFile(r.file) })
 	if err != nil {
-		return migrate.Outcome{}, res, err
+		return safefile.Outcome{}, res, err
 	}
-	ropts := migrate.RewriteOptions{Verify: r.verifier(base), Temps: r.temps}
+	ropts := safefile.RewriteOptions{Verify: r.verifier(base), Temps: r.temps}
 	if backup {
 		ropts.BackupSuffix = redactBackupSuffix
 	}
-	out, err := migrate.Rewrite(r.fsys, r.file, ropts, func(in io.ReadSeeker, w io.Writer) error {
+	out, err := safefile.Rewrite(r.fsys, r.file, ropts, func(in io.ReadSeeker, w io.Writer) error {
 		var err error
 		res, err = secrets.Redact(in, w, r.opts)
 		return refusal(err)
@@ -167,7 +167,7 @@ func (r *redaction) rewriteOnce(backup bool) (migrate.Outcome, secrets.RedactRes
 // the round before carried over are still in the file as pi wrote them.
 func unredacted(err error, carried int64) error {
 	note := fmt.Errorf("the %d bytes another program (pi) appended during the previous rename, carried over into the file, are not redacted", carried)
-	var me *migrate.Error
+	var me *safefile.Error
 	var ee *ExitError
 	switch {
 	case errors.As(err, &me):
@@ -223,7 +223,7 @@ func (c *CLI) redactCopy(r *redaction, output string) error {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	defer in.Close()
-	var sp migrate.Spool // a copy of a huge session costs no memory
+	var sp safefile.Spool // a copy of a huge session costs no memory
 	defer sp.Close()
 	res, err := secrets.Redact(in, &sp, r.opts)
 	if err != nil {
@@ -264,10 +264,10 @@ func readOnce(open func() (io.ReadCloser, error)) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
-// deliver writes what sp holds to output, a new file (migrate.Create: it
+// deliver writes what sp holds to output, a new file (safefile.Create: it
 // appears whole, never over an existing file; Ctrl-C removes what is
 // partial), or to standard output when output is "" or "-".
-func (c *CLI) deliver(fsys migrate.FS, output string, sp *migrate.Spool) error {
+func (c *CLI) deliver(fsys safefile.FS, output string, sp *safefile.Spool) error {
 	if output == "" || output == "-" {
 		r, err := sp.Reader()
 		if err == nil {
@@ -278,9 +278,9 @@ func (c *CLI) deliver(fsys migrate.FS, output string, sp *migrate.Spool) error {
 		}
 		return nil
 	}
-	temps := &migrate.Temps{}
-	defer temps.RemoveOnSignal(migrate.OS())()
-	err := migrate.Create(fsys, output, 0o600, temps, func(w io.Writer, _ string) error {
+	temps := &safefile.Temps{}
+	defer temps.RemoveOnSignal(safefile.OS())()
+	err := safefile.Create(fsys, output, 0o600, temps, func(w io.Writer, _ string) error {
 		r, err := sp.Reader()
 		if err == nil {
 			_, err = io.Copy(w, r)
@@ -307,7 +307,7 @@ func refusal(err error) error {
 	default:
 		return err
 	}
-	return &migrate.Error{Code: migrate.RefusedCorrupt, Line: f.Line, Finding: &f}
+	return &safefile.Error{Code: safefile.RefusedCorrupt, Line: f.Line, Finding: &f}
 }
 
 func redactError(file string, err error) error {
@@ -349,7 +349,7 @@ func (r *redaction) baseline(open func() (io.ReadCloser, error)) (map[errorKey]b
 
 // verifier accepts a redacted copy that has no validation error the
 // original does not have.
-func (r *redaction) verifier(base map[errorKey]bool) migrate.VerifyFunc {
+func (r *redaction) verifier(base map[errorKey]bool) safefile.VerifyFunc {
 	return verifyNone(r.vopts, func(f finding.Finding) bool {
 		return f.Severity == finding.Error && !base[errorKey{f.Code, f.Line}]
 	})

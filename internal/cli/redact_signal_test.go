@@ -13,15 +13,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/secrets"
 	"github.com/pisess/pisess/internal/validate"
 )
 
 // signalFS sends the process SIGINT (Ctrl-C) when the rewrite is about
 // to rename its temp file, and waits for the signal to end the process.
-type signalFS struct{ migrate.FS }
+type signalFS struct{ safefile.FS }
 
 func (s signalFS) Rename(oldname, newname string) error {
 	syscall.Kill(os.Getpid(), syscall.SIGINT)
@@ -30,7 +30,7 @@ func (s signalFS) Rename(oldname, newname string) error {
 }
 
 // Ctrl-C during redact --in-place left its .pisess-tmp-<hex> beside the
-// file (redact passed no migrate.Temps, unlike migrate and repair): the
+// file (redact passed no safefile.Temps, unlike migrate and repair): the
 // temp file is removed and the process still ends by the signal.
 func TestRedactInterruptRemovesTheTempFile(t *testing.T) {
 	if dir := os.Getenv("PISESS_TEST_REDACT_SIGNAL"); dir != "" {
@@ -38,7 +38,7 @@ func TestRedactInterruptRemovesTheTempFile(t *testing.T) {
 		rules, _ := secrets.Default()
 		lim := parse.DefaultLimits()
 		c := &CLI{Stdout: io.Discard, Stderr: io.Discard}
-		r := &redaction{fsys: signalFS{migrate.OS()}, file: path, opts: secrets.Options{Rules: rules, Limits: lim}, vopts: validate.Options{Limits: lim}}
+		r := &redaction{fsys: signalFS{safefile.OS()}, file: path, opts: secrets.Options{Rules: rules, Limits: lim}, vopts: validate.Options{Limits: lim}}
 		fmt.Println(c.redactInPlace(r, false))
 		os.Exit(0)
 	}
@@ -51,7 +51,7 @@ func TestRedactInterruptRemovesTheTempFile(t *testing.T) {
 // linkSignalFS sends the process SIGINT (Ctrl-C) when the new file is
 // written and about to be linked under its name, and waits for the
 // signal to end the process.
-type linkSignalFS struct{ migrate.FS }
+type linkSignalFS struct{ safefile.FS }
 
 func (s linkSignalFS) Link(oldname, newname string) error {
 	syscall.Kill(os.Getpid(), syscall.SIGINT)
@@ -68,7 +68,7 @@ func TestRedactOutputInterruptLeavesNothing(t *testing.T) {
 		rules, _ := secrets.Default()
 		lim := parse.DefaultLimits()
 		c := &CLI{Stdout: io.Discard, Stderr: io.Discard}
-		r := &redaction{fsys: linkSignalFS{migrate.OS()}, file: filepath.Join(dir, "s.jsonl"), opts: secrets.Options{Rules: rules, Limits: lim}, vopts: validate.Options{Limits: lim}}
+		r := &redaction{fsys: linkSignalFS{safefile.OS()}, file: filepath.Join(dir, "s.jsonl"), opts: secrets.Options{Rules: rules, Limits: lim}, vopts: validate.Options{Limits: lim}}
 		fmt.Println(c.redactCopy(r, filepath.Join(dir, "out.jsonl")))
 		os.Exit(0)
 	}

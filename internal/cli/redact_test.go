@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/secrets"
 	"github.com/pisess/pisess/internal/validate"
 )
@@ -19,7 +19,7 @@ import (
 // `times` renames: pi appending during redact --in-place's rename, which
 // the rewrite carries over to the new file.
 type appendingFS struct {
-	migrate.FS
+	safefile.FS
 	t     *testing.T
 	path  string
 	line  string
@@ -48,7 +48,7 @@ const (
 )
 
 // redactWith runs redact --in-place on a copy of carrySession through fsys.
-func redactWith(t *testing.T, backup bool, fsys func(path string) migrate.FS) (path, stderr string, err error) {
+func redactWith(t *testing.T, backup bool, fsys func(path string) safefile.FS) (path, stderr string, err error) {
 	t.Helper()
 	dir := t.TempDir()
 	path = filepath.Join(dir, "s.jsonl")
@@ -78,8 +78,8 @@ func TestRedactInPlaceRedactsCarriedLines(t *testing.T) {
 		if backup {
 			line = strings.TrimSuffix(carryLine, `","timestamp":9}}`+"\n")
 		}
-		path, stderr, err := redactWith(t, backup, func(path string) migrate.FS {
-			return &appendingFS{FS: migrate.OS(), t: t, path: path, line: line, times: 1}
+		path, stderr, err := redactWith(t, backup, func(path string) safefile.FS {
+			return &appendingFS{FS: safefile.OS(), t: t, path: path, line: line, times: 1}
 		})
 		if err != nil {
 			t.Fatalf("backup=%v: %v (stderr %q)", backup, err, stderr)
@@ -111,15 +111,15 @@ func TestRedactInPlaceRedactsCarriedLines(t *testing.T) {
 // pi appending a secret during every rename: redact gives up after a few
 // rounds and says so (changed_during_rewrite, exit 1), never success.
 func TestRedactInPlaceFailsWhileAppendsKeepComing(t *testing.T) {
-	_, stderr, err := redactWith(t, false, func(path string) migrate.FS {
-		return &appendingFS{FS: migrate.OS(), t: t, path: path, line: carryLine, times: 1000}
+	_, stderr, err := redactWith(t, false, func(path string) safefile.FS {
+		return &appendingFS{FS: safefile.OS(), t: t, path: path, line: carryLine, times: 1000}
 	})
 	var ee *ExitError
 	if !errors.As(err, &ee) || ee.Code != ExitInvalid {
 		t.Fatalf("got %v, want exit 1 (stderr %q)", err, stderr)
 	}
-	var me *migrate.Error
-	if !errors.As(err, &me) || me.Code != migrate.ChangedDuringRewrite || !strings.Contains(err.Error(), "not redacted") {
+	var me *safefile.Error
+	if !errors.As(err, &me) || me.Code != safefile.ChangedDuringRewrite || !strings.Contains(err.Error(), "not redacted") {
 		t.Fatalf("got %v, want changed_during_rewrite saying what is not redacted", err)
 	}
 	t.Log(err)
@@ -141,11 +141,11 @@ func (f *failSecondRename) Rename(oldname, newname string) error {
 // When the round that redacts the carried bytes fails, the error says
 // they are still in the file as pi wrote them.
 func TestRedactInPlaceSaysCarriedBytesAreLeft(t *testing.T) {
-	_, stderr, err := redactWith(t, false, func(path string) migrate.FS {
-		return &failSecondRename{appendingFS: &appendingFS{FS: migrate.OS(), t: t, path: path, line: carryLine, times: 1}}
+	_, stderr, err := redactWith(t, false, func(path string) safefile.FS {
+		return &failSecondRename{appendingFS: &appendingFS{FS: safefile.OS(), t: t, path: path, line: carryLine, times: 1}}
 	})
-	var me *migrate.Error
-	if !errors.As(err, &me) || me.Code != migrate.RenameFailed {
+	var me *safefile.Error
+	if !errors.As(err, &me) || me.Code != safefile.RenameFailed {
 		t.Fatalf("got %v, want rename_failed (stderr %q)", err, stderr)
 	}
 	want := fmt.Sprintf("rename_failed: no rename today; the %d bytes another program (pi) appended during the previous rename, carried over into the file, are not redacted", len(carryLine))

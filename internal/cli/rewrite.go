@@ -11,6 +11,7 @@ import (
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/render"
+	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/validate"
 )
 
@@ -41,19 +42,19 @@ func (c *CLI) repairCommand() *cli.Command {
 }
 
 // fileOp is migrate.MigrateFile or migrate.RepairFile.
-type fileOp func(migrate.FS, string, migrate.Options) (migrate.Report, error)
+type fileOp func(safefile.FS, string, migrate.Options) (migrate.Report, error)
 
 // verifier builds the check a new generation must pass before it replaces
 // the original, and, for migrate, the check of the original (nil: the
 // same check).
-type verifier func(ctx *cli.Context, opts validate.Options) (migrate.VerifyFunc, migrate.CheckFunc)
+type verifier func(ctx *cli.Context, opts validate.Options) (safefile.VerifyFunc, migrate.CheckFunc)
 
 // migrateVerifier: with --strict, a migrated file, like the file it came
 // from, has no validation error at all. Without, migrate takes what pi
 // 1.6.0 takes (migrateChecker). Warnings never count: a tolerated file (a
 // torn line, a missing final newline) is migrated with them kept as they
 // are.
-func migrateVerifier(ctx *cli.Context, opts validate.Options) (migrate.VerifyFunc, migrate.CheckFunc) {
+func migrateVerifier(ctx *cli.Context, opts validate.Options) (safefile.VerifyFunc, migrate.CheckFunc) {
 	verify := verifyNone(opts, func(f finding.Finding) bool { return f.Severity == finding.Error })
 	if ctx.Bool("strict") {
 		return verify, nil
@@ -68,7 +69,7 @@ func migrateVerifier(ctx *cli.Context, opts validate.Options) (migrate.VerifyFun
 // session pi can load blocks it (blocksMigration). The new generation may
 // keep the original's errors, on their lines, but have no other.
 func migrateChecker(opts validate.Options) migrate.CheckFunc {
-	return func(name string, r io.Reader) ([]finding.Finding, migrate.VerifyFunc, error) {
+	return func(name string, r io.Reader) ([]finding.Finding, safefile.VerifyFunc, error) {
 		rep, err := validate.Stream(name, r, opts)
 		if err != nil {
 			return nil, nil, err
@@ -84,7 +85,7 @@ func migrateChecker(opts validate.Options) migrate.CheckFunc {
 				continue
 			}
 			if blocksMigration(f.Code) {
-				return nil, nil, &migrate.FindingError{Finding: f}
+				return nil, nil, &safefile.FindingError{Finding: f}
 			}
 			had[place{f.Line, f.Code}] = true
 			f.Severity = finding.Warning
@@ -133,14 +134,14 @@ func leftBehind(f finding.Finding) bool {
 
 // repairVerifier: a repaired file has no parse-level problem left (other
 // problems are not repair's to fix, and are reported by validate).
-func repairVerifier(_ *cli.Context, opts validate.Options) (migrate.VerifyFunc, migrate.CheckFunc) {
+func repairVerifier(_ *cli.Context, opts validate.Options) (safefile.VerifyFunc, migrate.CheckFunc) {
 	return verifyNone(opts, func(f finding.Finding) bool { return parseLevel(f.Code) }), nil
 }
 
 // verifyNone accepts a new generation in which no finding that counts is
 // one it must not have (leftBehind); else the first such finding is the
 // error.
-func verifyNone(opts validate.Options, counts func(finding.Finding) bool) migrate.VerifyFunc {
+func verifyNone(opts validate.Options, counts func(finding.Finding) bool) safefile.VerifyFunc {
 	return func(name string, r io.Reader) error {
 		rep, err := validate.Stream(name, r, opts)
 		if err != nil {
@@ -148,7 +149,7 @@ func verifyNone(opts validate.Options, counts func(finding.Finding) bool) migrat
 		}
 		for _, f := range rep.Findings {
 			if counts(f) && leftBehind(f) {
-				return &migrate.FindingError{Finding: f}
+				return &safefile.FindingError{Finding: f}
 			}
 		}
 		return nil
@@ -166,11 +167,11 @@ func (c *CLI) runRewrite(ctx *cli.Context, op fileOp, verify verifier) error {
 	opts := migrate.Options{
 		Backup: ctx.Bool("backup"), DryRun: ctx.Bool("dry-run"), Diff: ctx.Bool("diff"),
 		FollowSymlinks: ctx.Bool("follow-symlinks"), ZeroTail: ctx.Bool("zero-tail"),
-		Limits: vopts.Limits, Temps: &migrate.Temps{},
+		Limits: vopts.Limits, Temps: &safefile.Temps{},
 	}
 	opts.Verify, opts.Check = verify(ctx, vopts)
 	if !opts.DryRun { // Ctrl-C removes the temp files of the runs under way
-		defer opts.Temps.RemoveOnSignal(migrate.OS())()
+		defer opts.Temps.RemoveOnSignal(safefile.OS())()
 	}
 	targets := c.targets
 	p := &render.Rewrites{Out: c.Stdout, Err: c.Stderr, Format: ctx.String("format"), Quiet: globalBool(ctx, "quiet"), Style: c.style(ctx, c.Stdout)}
@@ -183,7 +184,7 @@ func (c *CLI) runRewrite(ctx *cli.Context, op fileOp, verify verifier) error {
 		if t.Err != nil {
 			return toResult(migrate.Report{File: t.Path, Action: migrate.Refused}, unreadable(t))
 		}
-		return toResult(op(migrate.OS(), t.Path, opts))
+		return toResult(op(safefile.OS(), t.Path, opts))
 	}, func(_ int, r render.RewriteResult) {
 		worst = max(worst, r.Exit)
 		p.Result(r)
@@ -202,7 +203,7 @@ func (c *CLI) cleanTemps(targets []target, p *render.Rewrites, dryRun bool) {
 			continue
 		}
 		seen[dir] = true
-		verdicts, err := migrate.CleanTemps(migrate.OS(), dir, c.now(), dryRun)
+		verdicts, err := safefile.CleanTemps(safefile.OS(), dir, c.now(), dryRun)
 		if err != nil {
 			p.TempsFailed(err)
 			continue
@@ -223,12 +224,12 @@ func (c *CLI) cleanTemps(targets []target, p *render.Rewrites, dryRun bool) {
 // unreadable is the refusal of a target the walk could not read: a path
 // that is not a regular file (a FIFO, a device) is not_regular, anything
 // else read_failed; both exit 2, as migrate's own refusals of them.
-func unreadable(t target) *migrate.Error {
-	code := migrate.ReadFailed
+func unreadable(t target) *safefile.Error {
+	code := safefile.ReadFailed
 	if info, err := os.Stat(t.Path); err == nil && !info.Mode().IsRegular() && !info.IsDir() {
-		code = migrate.NotRegular
+		code = safefile.NotRegular
 	}
-	return &migrate.Error{Code: code, Path: t.Path, Err: t.Err}
+	return &safefile.Error{Code: code, Path: t.Path, Err: t.Err}
 }
 
 // toResult turns a file operation's report and error into its result.
@@ -251,10 +252,10 @@ func toResult(rep migrate.Report, err error) render.RewriteResult {
 	return r
 }
 
-// failure is the code and exit code of a failed write: a *migrate.Error
+// failure is the code and exit code of a failed write: a *safefile.Error
 // carries both; any other error is an I/O error (exit 2) without a code.
 func failure(err error) (code string, exit int) {
-	var merr *migrate.Error
+	var merr *safefile.Error
 	if errors.As(err, &merr) {
 		return string(merr.Code), merr.ExitCode()
 	}

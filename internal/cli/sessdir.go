@@ -14,8 +14,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pisess/pisess/internal/fix"
-	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/render"
+	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/sessdir"
 	pisession "github.com/pisess/pisess/internal/session"
 )
@@ -70,18 +70,18 @@ func (c *CLI) runMove(ctx *cli.Context) error {
 	if !quiet {
 		fmt.Fprintf(c.Stderr, "pisess: reading %s (%s)\n", render.Safe(dir.path), dir.source)
 	}
-	opts := sessdir.MoveOptions{Root: dir.path, From: from, To: to, DryRun: ctx.Bool("dry-run"), Temps: &migrate.Temps{}}
+	opts := sessdir.MoveOptions{Root: dir.path, From: from, To: to, DryRun: ctx.Bool("dry-run"), Temps: &safefile.Temps{}}
 	if !quiet {
 		opts.Skipped = c.warnSkipped
 	}
 	if ctx.Bool("backup") {
 		opts.BackupSuffix = fix.BackupSuffix
 	}
-	defer opts.Temps.RemoveOnSignal(migrate.OS())() // Ctrl-C removes the temp file of a rewrite under way
+	defer opts.Temps.RemoveOnSignal(safefile.OS())() // Ctrl-C removes the temp file of a rewrite under way
 	format := ctx.String("format")
 	style := c.style(ctx, c.Stdout)
 	var moved, updated int
-	err = sessdir.Move(migrate.OS(), opts, func(ch sessdir.Change) {
+	err = sessdir.Move(safefile.OS(), opts, func(ch sessdir.Change) {
 		if ch.CwdBefore != ch.CwdAfter {
 			moved++
 		} else {
@@ -156,8 +156,8 @@ func sessdirError(err error) error {
 	case errors.As(err, &refusal):
 		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("refused: %s", refusal.Error())}
 	}
-	var merr *migrate.Error
-	if errors.As(err, &merr) && merr.Code == migrate.ChangedDuringRewrite {
+	var merr *safefile.Error
+	if errors.As(err, &merr) && merr.Code == safefile.ChangedDuringRewrite {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
 	return &ExitError{Code: ExitUsage, Err: err}
@@ -218,7 +218,7 @@ func (c *CLI) runPrune(ctx *cli.Context) error {
 	style := c.style(ctx, c.Stdout)
 	var count int
 	var bytes int64
-	err = sessdir.Prune(migrate.OS(), opts, func(p sessdir.Pruned) {
+	err = sessdir.Prune(safefile.OS(), opts, func(p sessdir.Pruned) {
 		count++
 		bytes += p.Bytes
 		render.PrunedSession(c.Stdout, style, format, p)

@@ -15,10 +15,10 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/render"
+	"github.com/pisess/pisess/internal/safefile"
 )
 
 // The garbage collector's targets for the views (Go's default is 100):
@@ -192,7 +192,7 @@ func (c *CLI) emit(sure bool, write func(io.Writer) error) error {
 		}
 		return nil
 	}
-	var sp migrate.Spool
+	var sp safefile.Spool
 	defer sp.Close()
 	if err := write(&sp); err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}

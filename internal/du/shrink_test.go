@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/fix"
-	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/validate"
 )
 
@@ -29,7 +29,7 @@ func TestShrinkIsSlimRewrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	const maxBytes = 10_000
-	rep, err := fix.SlimRewriteFile(migrate.OS(), path, fix.Options{Backup: true, DryRun: true, MaxBytes: maxBytes,
+	rep, err := fix.SlimRewriteFile(safefile.OS(), path, fix.Options{Backup: true, DryRun: true, MaxBytes: maxBytes,
 		Validate: validate.Options{Limits: parse.DefaultLimits()}})
 	if err != nil || rep.RewriteStats == nil {
 		t.Fatalf("slim --rewrite --dry-run: %+v %v", rep, err)

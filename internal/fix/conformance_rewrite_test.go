@@ -18,6 +18,7 @@ import (
 
 	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/safefile"
 )
 
 // TestConformanceSlimRewrite: pi 1.6.0 loads what slim --rewrite writes
@@ -45,7 +46,7 @@ func TestConformanceSlimRewrite(t *testing.T) {
 					continue
 				}
 			}
-			rep, err := SlimRewriteFile(migrate.OS(), src, opts)
+			rep, err := SlimRewriteFile(safefile.OS(), src, opts)
 			if err != nil {
 				t.Logf("%s: %v", filepath.Base(src), err) // v1/v2, omp, invalid: refused, untouched
 				continue

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/safefile"
 )
 
 // The conformance test runs pi 1.6.0's own loader and projection
@@ -83,12 +83,12 @@ func TestConformanceUnstickAndSlim(t *testing.T) {
 			var err error
 			switch cmd {
 			case "unstick":
-				rep, err = UnstickFile(migrate.OS(), path, opts)
+				rep, err = UnstickFile(safefile.OS(), path, opts)
 			case "slim 1KiB":
 				opts.MaxBytes = 1024
 				fallthrough
 			default:
-				rep, err = SlimFile(migrate.OS(), path, opts)
+				rep, err = SlimFile(safefile.OS(), path, opts)
 			}
 			if err != nil {
 				counts[cmd+" refused"]++
@@ -155,7 +155,7 @@ func TestConformanceFork(t *testing.T) {
 			}
 			opts := options(t)
 			opts.Leaf, opts.Output = leaf.ID(), filepath.Join(t.TempDir(), "fork.jsonl")
-			if _, err := ForkFile(migrate.OS(), src, opts); err != nil {
+			if _, err := ForkFile(safefile.OS(), src, opts); err != nil {
 				t.Logf("fork %s@%s: %v", filepath.Base(src), leaf.ID(), err)
 				continue
 			}
@@ -190,7 +190,7 @@ func TestConformanceRecoverHeader(t *testing.T) {
 		os.WriteFile(path, orig[i+1:], 0o644)
 		opts := options(t)
 		opts.Cwd = "/w"
-		if _, err := RecoverHeaderFile(migrate.OS(), path, opts); err != nil {
+		if _, err := RecoverHeaderFile(safefile.OS(), path, opts); err != nil {
 			t.Logf("recover-header %s: %v", filepath.Base(src), err)
 			continue
 		}
@@ -246,7 +246,7 @@ func TestConformanceForkCwd(t *testing.T) {
 			}
 			opts := options(t)
 			opts.Leaf, opts.Output = "60e9216a", filepath.Join(t.TempDir(), "fork.jsonl")
-			if _, err := ForkFile(migrate.OS(), path, opts); err != nil {
+			if _, err := ForkFile(safefile.OS(), path, opts); err != nil {
 				t.Fatal(err)
 			}
 			s, err := project.LoadFile(opts.Output, parse.DefaultLimits())

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/validate"
 )
 
@@ -78,7 +78,7 @@ func TestUnstickFile(t *testing.T) {
 			path, orig := copyFile(t, tt.file)
 			dry := options(t)
 			dry.DryRun = true
-			rep, err := UnstickFile(migrate.OS(), path, dry)
+			rep, err := UnstickFile(safefile.OS(), path, dry)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,7 +87,7 @@ func TestUnstickFile(t *testing.T) {
 			}
 			opts := options(t)
 			opts.Backup = true
-			rep, err = UnstickFile(migrate.OS(), path, opts)
+			rep, err = UnstickFile(safefile.OS(), path, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -118,7 +118,7 @@ func TestUnstickFile(t *testing.T) {
 				t.Error("the backup is not the original")
 			}
 			noErrors(t, path)
-			again, err := UnstickFile(migrate.OS(), path, options(t))
+			again, err := UnstickFile(safefile.OS(), path, options(t))
 			if err != nil || again.Action != "unchanged" {
 				t.Errorf("second run: %+v %v", again, err)
 			}
@@ -129,8 +129,8 @@ func TestUnstickFile(t *testing.T) {
 func TestUnstickRefusesInvalidFiles(t *testing.T) {
 	for _, file := range []string{"invalid/duplicate_id.jsonl", "tolerated/torn-tail.jsonl", "valid/v1-linear.jsonl", "other/v4-header.jsonl"} {
 		path, orig := copyFile(t, file)
-		_, err := UnstickFile(migrate.OS(), path, options(t))
-		var e *migrate.Error
+		_, err := UnstickFile(safefile.OS(), path, options(t))
+		var e *safefile.Error
 		if !errors.As(err, &e) || e.ExitCode() != 1 {
 			t.Errorf("%s: error %v, want a refusal", file, err)
 		}
@@ -144,7 +144,7 @@ func TestUnstickUnknownLeaf(t *testing.T) {
 	path, _ := copyFile(t, "invalid/unanswered_tool_call.jsonl")
 	opts := options(t)
 	opts.Leaf = "nope"
-	_, err := UnstickFile(migrate.OS(), path, opts)
+	_, err := UnstickFile(safefile.OS(), path, opts)
 	var le *LeafError
 	if !errors.As(err, &le) {
 		t.Errorf("error %v, want a LeafError", err)
@@ -175,7 +175,7 @@ func TestSlimFile(t *testing.T) {
 	orig, _ := os.ReadFile(path)
 	opts := options(t)
 	opts.MaxBytes = 1024
-	rep, err := SlimFile(migrate.OS(), path, opts)
+	rep, err := SlimFile(safefile.OS(), path, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestSlimFile(t *testing.T) {
 	if !bytes.Contains(ctx.Messages[1], []byte(`"id":"call_1"`)) {
 		t.Error("the assistant message lost its tool call")
 	}
-	again, err := SlimFile(migrate.OS(), path, opts)
+	again, err := SlimFile(safefile.OS(), path, opts)
 	if err != nil || again.Action != "unchanged" {
 		t.Errorf("second run: %+v %v", again, err)
 	}
@@ -233,7 +233,7 @@ func TestForkFile(t *testing.T) {
 			}
 			opts := options(t)
 			opts.Leaf = leaf
-			rep, err := ForkFile(migrate.OS(), path, opts)
+			rep, err := ForkFile(safefile.OS(), path, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -257,7 +257,7 @@ func TestForkFile(t *testing.T) {
 			if got != want {
 				t.Errorf("contexts differ:\n%s\n%s", got, want)
 			}
-			if _, err := ForkFile(migrate.OS(), path, Options{Leaf: leaf, Output: rep.Output, Validate: opts.Validate, Now: now}); err == nil {
+			if _, err := ForkFile(safefile.OS(), path, Options{Leaf: leaf, Output: rep.Output, Validate: opts.Validate, Now: now}); err == nil {
 				t.Error("a fork over an existing file was not refused")
 			}
 		})
@@ -282,7 +282,7 @@ func TestForkLabels(t *testing.T) {
 	path, _ := copyFile(t, "valid/v3-branched.jsonl")
 	opts := options(t)
 	opts.Leaf, opts.Output = "60e9216a", filepath.Join(t.TempDir(), "f.jsonl")
-	if _, err := ForkFile(migrate.OS(), path, opts); err != nil {
+	if _, err := ForkFile(safefile.OS(), path, opts); err != nil {
 		t.Fatal(err)
 	}
 	s, err := project.LoadFile(opts.Output, parse.DefaultLimits())
@@ -361,7 +361,7 @@ func TestRecoverHeaderFile(t *testing.T) {
 	body := orig[bytes.IndexByte(orig, '\n')+1:]
 	path := filepath.Join(dir, "2026-01-01T00-00-00-000Z_019c0000-0000-7000-8000-000000000009.jsonl")
 	os.WriteFile(path, body, 0o644)
-	rep, err := RecoverHeaderFile(migrate.OS(), path, options(t))
+	rep, err := RecoverHeaderFile(safefile.OS(), path, options(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,7 +373,7 @@ func TestRecoverHeaderFile(t *testing.T) {
 		t.Error("backup")
 	}
 	noErrors(t, path)
-	if rep, err := RecoverHeaderFile(migrate.OS(), path, options(t)); err != nil || rep.Action != "unchanged" {
+	if rep, err := RecoverHeaderFile(safefile.OS(), path, options(t)); err != nil || rep.Action != "unchanged" {
 		t.Errorf("second run %+v %v", rep, err)
 	}
 }
@@ -474,18 +474,18 @@ func TestBlankLineIsNotTheRepairs(t *testing.T) {
 		action          string
 	}{
 		{"unstick", "", "s.jsonl", read("invalid/unanswered_tool_call.jsonl"), func(path string, opts Options) (Report, error) {
-			return UnstickFile(migrate.OS(), path, opts)
+			return UnstickFile(safefile.OS(), path, opts)
 		}, "unstuck"},
 		{"slim", "", "s.jsonl", big, func(path string, opts Options) (Report, error) {
 			opts.MaxBytes = 1024
-			return SlimFile(migrate.OS(), path, opts)
+			return SlimFile(safefile.OS(), path, opts)
 		}, "slimmed"},
 		{"fork", "", "s.jsonl", read("valid/v3-branched.jsonl"), func(path string, opts Options) (Report, error) {
 			opts.Leaf, opts.Output = "60e9216a", path+".fork"
-			return ForkFile(migrate.OS(), path, opts)
+			return ForkFile(safefile.OS(), path, opts)
 		}, "forked"},
 		{"recover-header", headerDir, "2026-01-01T00-00-00-000Z_019c0000-0000-7000-8000-000000000009.jsonl", headless, func(path string, opts Options) (Report, error) {
-			return RecoverHeaderFile(migrate.OS(), path, opts)
+			return RecoverHeaderFile(safefile.OS(), path, opts)
 		}, "recovered"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -577,7 +577,7 @@ func TestRecoverHeaderPassesBlankLines(t *testing.T) {
 			path := filepath.Join(dir, name)
 			os.Remove(path + BackupSuffix)
 			os.WriteFile(path, []byte(tt.content), 0o644)
-			rep, err := RecoverHeaderFile(migrate.OS(), path, options(t))
+			rep, err := RecoverHeaderFile(safefile.OS(), path, options(t))
 			if err != nil || rep.Action != tt.want {
 				t.Fatalf("%+v %v", rep, err)
 			}
@@ -610,9 +610,9 @@ func TestRecoverHeaderReadsOneLineAtMost(t *testing.T) {
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	rep, err := RecoverHeaderFile(migrate.OS(), path, opts)
+	rep, err := RecoverHeaderFile(safefile.OS(), path, opts)
 	runtime.ReadMemStats(&after)
-	var me *migrate.Error
+	var me *safefile.Error
 	if !errors.As(err, &me) || rep.Action != "refused" {
 		t.Fatalf("%+v %v", rep, err)
 	}
@@ -632,7 +632,7 @@ func TestRecoverHeaderVersion2(t *testing.T) {
 	os.MkdirAll(dir, 0o755)
 	path := filepath.Join(dir, "2026-01-01T00-00-00-000Z_019c0000-0000-7000-8000-000000000009.jsonl")
 	os.WriteFile(path, orig[bytes.IndexByte(orig, '\n')+1:], 0o644)
-	rep, err := RecoverHeaderFile(migrate.OS(), path, options(t))
+	rep, err := RecoverHeaderFile(safefile.OS(), path, options(t))
 	if err != nil || rep.Action != "recovered" {
 		t.Fatalf("%+v %v", rep, err)
 	}
@@ -662,7 +662,7 @@ func TestUnstickDuplicateCallIDs(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "dup.jsonl")
 	os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
-	rep, err := UnstickFile(migrate.OS(), path, options(t))
+	rep, err := UnstickFile(safefile.OS(), path, options(t))
 	if err != nil || rep.Action != "unstuck" {
 		t.Fatalf("%+v %v", rep, err)
 	}
@@ -676,7 +676,7 @@ func TestUnstickDuplicateCallIDs(t *testing.T) {
 // linkWatchFS records each hard link made, and whether its new name
 // existed just before.
 type linkWatchFS struct {
-	migrate.FS
+	safefile.FS
 	links *[]string
 }
 
@@ -688,7 +688,7 @@ func (f linkWatchFS) Link(oldname, newname string) error {
 
 // TestForkOutputAppearsWhole: the new session is written under a temp
 // file's name (one repair --clean-temps knows) and only then linked under
-// its own (migrate.Create): a fork killed while it writes leaves no torn
+// its own (safefile.Create): a fork killed while it writes leaves no torn
 // session where pi looks for sessions, and an existing file is still
 // never overwritten.
 func TestForkOutputAppearsWhole(t *testing.T) {
@@ -698,22 +698,22 @@ func TestForkOutputAppearsWhole(t *testing.T) {
 	opts.Leaf = "60e9216a"
 	opts.Output = filepath.Join(dir, "fork.jsonl")
 	var links []string
-	if _, err := ForkFile(linkWatchFS{migrate.OS(), &links}, path, opts); err != nil {
+	if _, err := ForkFile(linkWatchFS{safefile.OS(), &links}, path, opts); err != nil {
 		t.Fatal(err)
 	}
 	if len(links) != 1 {
 		t.Fatalf("links: %v", links)
 	}
 	from, _, _ := strings.Cut(links[0], " -> ")
-	if !migrate.IsTempName(filepath.Base(from)) || filepath.Dir(from) != dir || !strings.HasSuffix(links[0], opts.Output+" (existed false)") {
+	if !safefile.IsTempName(filepath.Base(from)) || filepath.Dir(from) != dir || !strings.HasSuffix(links[0], opts.Output+" (existed false)") {
 		t.Errorf("linked %s", links[0])
 	}
 	written, _ := os.ReadFile(opts.Output)
 	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
 		t.Errorf("left behind: %v", left)
 	}
-	_, err := ForkFile(migrate.OS(), path, opts)
-	if !errors.Is(err, migrate.ErrExists) {
+	_, err := ForkFile(safefile.OS(), path, opts)
+	if !errors.Is(err, safefile.ErrExists) {
 		t.Errorf("over an existing file: %v", err)
 	}
 	if got, _ := os.ReadFile(opts.Output); !bytes.Equal(got, written) {
@@ -745,11 +745,11 @@ func TestGuessHeaderDashedElements(t *testing.T) {
 // interruptingFS stops the run (as Ctrl-C's handler does: Temps.RemoveAll)
 // as soon as a file is created.
 type interruptingFS struct {
-	migrate.FS
-	temps *migrate.Temps
+	safefile.FS
+	temps *safefile.Temps
 }
 
-func (f interruptingFS) CreateExcl(name string, perm os.FileMode) (migrate.File, error) {
+func (f interruptingFS) CreateExcl(name string, perm os.FileMode) (safefile.File, error) {
 	file, err := f.FS.CreateExcl(name, perm)
 	f.temps.RemoveAll(f.FS)
 	return file, err
@@ -766,21 +766,21 @@ func TestRecoverHeaderInterrupted(t *testing.T) {
 	path := filepath.Join(dir, "2026-01-01T00-00-00-000Z_019c0000-0000-7000-8000-000000000009.jsonl")
 	os.WriteFile(path, body, 0o644)
 	opts := options(t)
-	opts.Temps = &migrate.Temps{}
-	if rep, err := RecoverHeaderFile(interruptingFS{migrate.OS(), opts.Temps}, path, opts); err == nil {
+	opts.Temps = &safefile.Temps{}
+	if rep, err := RecoverHeaderFile(interruptingFS{safefile.OS(), opts.Temps}, path, opts); err == nil {
 		t.Errorf("an interrupted run succeeded: %+v", rep)
 	}
 	if got, _ := os.ReadFile(path); !bytes.Equal(got, body) {
 		t.Error("the file changed")
 	}
-	left, _ := filepath.Glob(filepath.Join(dir, migrate.TempPrefix+"*"))
+	left, _ := filepath.Glob(filepath.Join(dir, safefile.TempPrefix+"*"))
 	if len(left) > 0 {
 		t.Errorf("left behind: %v", left)
 	}
 }
 
 // TestUnstickInterruptedDuringBackup: unstick and slim copy the backup
-// (migrate.Append cannot hard-link it), and that copy is recorded in
+// (safefile.Append cannot hard-link it), and that copy is recorded in
 // Options.Temps while partial, so a run stopped by a signal leaves no
 // half backup that would refuse every later run (backup_exists), and the
 // file unchanged.
@@ -788,8 +788,8 @@ func TestUnstickInterruptedDuringBackup(t *testing.T) {
 	path, orig := copyFile(t, "invalid/unanswered_tool_call.jsonl")
 	opts := options(t)
 	opts.Backup = true
-	opts.Temps = &migrate.Temps{}
-	if rep, err := UnstickFile(interruptingFS{migrate.OS(), opts.Temps}, path, opts); err == nil {
+	opts.Temps = &safefile.Temps{}
+	if rep, err := UnstickFile(interruptingFS{safefile.OS(), opts.Temps}, path, opts); err == nil {
 		t.Errorf("an interrupted run succeeded: %+v", rep)
 	}
 	if got, _ := os.ReadFile(path); !bytes.Equal(got, orig) {
@@ -803,14 +803,14 @@ func TestUnstickInterruptedDuringBackup(t *testing.T) {
 // noLinkFS is a file system without hard links that stops the run (as
 // interruptingFS) when the file named at is created.
 type noLinkFS struct {
-	migrate.FS
-	temps *migrate.Temps
+	safefile.FS
+	temps *safefile.Temps
 	at    string
 }
 
 func (f noLinkFS) Link(string, string) error { return errors.New("no hard links here") }
 
-func (f noLinkFS) CreateExcl(name string, perm os.FileMode) (migrate.File, error) {
+func (f noLinkFS) CreateExcl(name string, perm os.FileMode) (safefile.File, error) {
 	file, err := f.FS.CreateExcl(name, perm)
 	if name == f.at {
 		f.temps.RemoveAll(f.FS)
@@ -825,10 +825,12 @@ func (f noLinkFS) CreateExcl(name string, perm os.FileMode) (migrate.File, error
 func TestForkInterrupted(t *testing.T) {
 	for _, tt := range []struct {
 		name string
-		fs   func(fsys migrate.FS, temps *migrate.Temps, output string) migrate.FS
+		fs   func(fsys safefile.FS, temps *safefile.Temps, output string) safefile.FS
 	}{
-		{"temp file", func(fsys migrate.FS, temps *migrate.Temps, _ string) migrate.FS { return interruptingFS{fsys, temps} }},
-		{"no hard links", func(fsys migrate.FS, temps *migrate.Temps, output string) migrate.FS {
+		{"temp file", func(fsys safefile.FS, temps *safefile.Temps, _ string) safefile.FS {
+			return interruptingFS{fsys, temps}
+		}},
+		{"no hard links", func(fsys safefile.FS, temps *safefile.Temps, output string) safefile.FS {
 			return noLinkFS{fsys, temps, output}
 		}},
 	} {
@@ -838,8 +840,8 @@ func TestForkInterrupted(t *testing.T) {
 			opts := options(t)
 			opts.Leaf = "60e9216a"
 			opts.Output = filepath.Join(dir, "fork.jsonl")
-			opts.Temps = &migrate.Temps{}
-			if rep, err := ForkFile(tt.fs(migrate.OS(), opts.Temps, opts.Output), path, opts); err == nil {
+			opts.Temps = &safefile.Temps{}
+			if rep, err := ForkFile(tt.fs(safefile.OS(), opts.Temps, opts.Output), path, opts); err == nil {
 				t.Errorf("an interrupted run succeeded: %+v", rep)
 			}
 			if got, _ := os.ReadFile(path); !bytes.Equal(got, orig) {
@@ -910,7 +912,7 @@ func TestForkCwdAsPi(t *testing.T) {
 			opts := options(t)
 			opts.Leaf = "60e9216a"
 			opts.Output = filepath.Join(filepath.Dir(path), "fork.jsonl")
-			if _, err := ForkFile(migrate.OS(), path, opts); err != nil {
+			if _, err := ForkFile(safefile.OS(), path, opts); err != nil {
 				t.Fatal(err)
 			}
 			s, err := project.LoadFile(opts.Output, parse.DefaultLimits())
@@ -963,9 +965,9 @@ func TestCwdPiCannotRead(t *testing.T) {
 		opts := options(t)
 		opts.Leaf = "60e9216a"
 		opts.Output = filepath.Join(filepath.Dir(path), "fork.jsonl")
-		_, err := ForkFile(migrate.OS(), path, opts)
-		var me *migrate.Error
-		if !errors.As(err, &me) || me.Code != migrate.Unsupported || !strings.Contains(err.Error(), "pi cannot read") {
+		_, err := ForkFile(safefile.OS(), path, opts)
+		var me *safefile.Error
+		if !errors.As(err, &me) || me.Code != safefile.Unsupported || !strings.Contains(err.Error(), "pi cannot read") {
 			t.Errorf("fork of cwd %q: %v", cwd, err)
 		}
 		if _, err := os.Lstat(opts.Output); err == nil {
@@ -1000,7 +1002,7 @@ func TestForkDryRunWritesNothing(t *testing.T) {
 				}
 				opts.Leaf = src.DefaultLeaf().ID()
 			}
-			rep, err := ForkFile(migrate.OS(), path, opts)
+			rep, err := ForkFile(safefile.OS(), path, opts)
 			if err != nil || rep.Action != "would-fork" {
 				t.Fatalf("%+v %v", rep, err)
 			}
@@ -1027,9 +1029,9 @@ func TestForkMigratedCopyInterrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts.Leaf, opts.DryRun = src.DefaultLeaf().ID(), true
-	opts.Temps = &migrate.Temps{}
-	opts.Temps.RemoveAll(migrate.OS()) // the signal came first
-	if rep, err := ForkFile(migrate.OS(), path, opts); err == nil {
+	opts.Temps = &safefile.Temps{}
+	opts.Temps.RemoveAll(safefile.OS()) // the signal came first
+	if rep, err := ForkFile(safefile.OS(), path, opts); err == nil {
 		t.Errorf("an interrupted run succeeded: %+v", rep)
 	}
 	if left, _ := os.ReadDir(tmp); len(left) > 0 {

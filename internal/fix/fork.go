@@ -20,6 +20,7 @@ import (
 	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/session"
 )
 
@@ -73,7 +74,7 @@ func Fork(s *project.Session, leaf *project.Entry, source, id string, now time.T
 		if raw[0] != '"' { // not a string: validate refuses it
 			header.raw("cwd", raw)
 		} else if cwd, err := PiCwd(s.Header.Cwd); err != nil {
-			return nil, &migrate.Error{Code: migrate.Unsupported, Line: 1, Err: err}
+			return nil, &safefile.Error{Code: safefile.Unsupported, Line: 1, Err: err}
 		} else {
 			header.str("cwd", cwd)
 		}
@@ -132,7 +133,7 @@ func (p *ForkPlan) write(w io.Writer, whole map[*project.Entry]bool) error {
 		}
 		r, err := rd.Read(e)
 		if err != nil {
-			return &migrate.Error{Code: migrate.ReadFailed, Err: err}
+			return &safefile.Error{Code: safefile.ReadFailed, Err: err}
 		}
 		set := []member{{"parentId", parent}}
 		if first, ok := r.Tape.Str(r.Member("firstKeptEntryId")); ok && e.Type() == "compaction" && first != e.ID() {
@@ -200,7 +201,7 @@ func resolvedLabels(s *project.Session, kept map[string]bool) ([]label, error) {
 		}
 		r, err := rd.Read(e)
 		if err != nil {
-			return nil, &migrate.Error{Code: migrate.ReadFailed, Err: err}
+			return nil, &safefile.Error{Code: safefile.ReadFailed, Err: err}
 		}
 		l := label{target: r.Str("targetId"), label: r.Raw("label"), timestamp: r.Raw("timestamp")}
 		_, set := byTarget[l.target]
@@ -264,22 +265,22 @@ func NewSessionID(now time.Time, random io.Reader) string {
 // session: created exclusively (never over an existing file), fsynced, its
 // directory fsynced. The source is only read. The new session is checked
 // before it is synced (a dry run writes it to a temporary file, removed).
-func ForkFile(fsys migrate.FS, source string, opts Options) (r Report, err error) {
+func ForkFile(fsys safefile.FS, source string, opts Options) (r Report, err error) {
 	r = Report{File: source, Action: "refused"}
 	defer func() {
-		var e *migrate.Error
+		var e *safefile.Error
 		if errors.As(err, &e) {
 			if e.Path == "" {
 				e.Path = source
 			}
-			if e.Code == migrate.VerifyFailed {
+			if e.Code == safefile.VerifyFailed {
 				r = Report{File: source, Action: "refused"}
 			}
 		}
 	}()
 	abs, err := filepath.Abs(source)
 	if err != nil {
-		return r, &migrate.Error{Code: migrate.ReadFailed, Err: err}
+		return r, &safefile.Error{Code: safefile.ReadFailed, Err: err}
 	}
 	f, perm, err := openRegular(fsys, source)
 	if err != nil {
@@ -311,7 +312,7 @@ func ForkFile(fsys migrate.FS, source string, opts Options) (r Report, err error
 	if opts.DryRun {
 		err = dryRunCheck(plan, l, opts.Validate.Limits)
 	} else {
-		err = migrate.Create(fsys, r.Output, perm, opts.Temps, write)
+		err = safefile.Create(fsys, r.Output, perm, opts.Temps, write)
 	}
 	if err != nil {
 		return r, err
@@ -319,7 +320,7 @@ func ForkFile(fsys migrate.FS, source string, opts Options) (r Report, err error
 	r.Action = action("fork", true, opts.DryRun)
 	if opts.DryRun {
 		if _, err := fsys.Lstat(r.Output); err == nil {
-			return r, &migrate.Error{Code: migrate.CreateFailed, Path: r.Output, Err: migrate.ErrExists}
+			return r, &safefile.Error{Code: safefile.CreateFailed, Path: r.Output, Err: safefile.ErrExists}
 		}
 	}
 	return r, nil
@@ -329,23 +330,23 @@ func ForkFile(fsys migrate.FS, source string, opts Options) (r Report, err error
 // slim --rewrite --output only read it), and returns its permission bits.
 // Anything else is refused before it is opened: opening a FIFO would wait
 // for a writer.
-func openRegular(fsys migrate.FS, path string) (migrate.File, os.FileMode, error) {
+func openRegular(fsys safefile.FS, path string) (safefile.File, os.FileMode, error) {
 	if target, err := fsys.EvalSymlinks(path); err == nil {
 		path = target // fsys.Open does not follow a link
 	}
 	if info, err := fsys.Lstat(path); err == nil && !info.Mode().IsRegular() {
-		return nil, 0, &migrate.Error{Code: migrate.NotRegular, Err: fmt.Errorf("not a regular file (%s)", info.Mode().Type())}
+		return nil, 0, &safefile.Error{Code: safefile.NotRegular, Err: fmt.Errorf("not a regular file (%s)", info.Mode().Type())}
 	}
 	f, err := fsys.Open(path)
 	if err != nil {
-		return nil, 0, &migrate.Error{Code: migrate.ReadFailed, Err: err}
+		return nil, 0, &safefile.Error{Code: safefile.ReadFailed, Err: err}
 	}
 	info, err := f.Stat()
 	switch {
 	case err != nil:
-		err = &migrate.Error{Code: migrate.ReadFailed, Err: err}
+		err = &safefile.Error{Code: safefile.ReadFailed, Err: err}
 	case !info.Mode().IsRegular():
-		err = &migrate.Error{Code: migrate.NotRegular, Err: fmt.Errorf("not a regular file (%s)", info.Mode().Type())}
+		err = &safefile.Error{Code: safefile.NotRegular, Err: fmt.Errorf("not a regular file (%s)", info.Mode().Type())}
 	}
 	if err != nil {
 		f.Close()
@@ -359,21 +360,21 @@ func openRegular(fsys migrate.FS, path string) (migrate.File, os.FileMode, error
 // index reads entries back from a file; done removes it; it is recorded in
 // temps meanwhile), any other as it is (load reports what is wrong with
 // it).
-func atVersion3(f migrate.File, name string, limits parse.Limits, temps *migrate.Temps) (io.ReadSeeker, string, func(), error) {
+func atVersion3(f safefile.File, name string, limits parse.Limits, temps *safefile.Temps) (io.ReadSeeker, string, func(), error) {
 	v, err := migrate.PeekVersion(f, limits)
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, "", nil, &migrate.Error{Code: migrate.ReadFailed, Err: err}
+		return nil, "", nil, &safefile.Error{Code: safefile.ReadFailed, Err: err}
 	}
 	if err != nil || v >= project.CurrentVersion {
 		return f, name, func() {}, nil
 	}
 	tmp, err := os.CreateTemp("", "pisess-fork-*.jsonl")
 	if err != nil {
-		return nil, "", nil, &migrate.Error{Code: migrate.CreateFailed, Err: err}
+		return nil, "", nil, &safefile.Error{Code: safefile.CreateFailed, Err: err}
 	}
-	if err := temps.Add(migrate.OS(), tmp.Name()); err != nil { // interrupted: Add removed it
+	if err := temps.Add(safefile.OS(), tmp.Name()); err != nil { // interrupted: Add removed it
 		tmp.Close()
-		return nil, "", nil, &migrate.Error{Code: migrate.CreateFailed, Err: err}
+		return nil, "", nil, &safefile.Error{Code: safefile.CreateFailed, Err: err}
 	}
 	done := func() { tmp.Close(); os.Remove(tmp.Name()); temps.Done(tmp.Name()) }
 	if _, err = migrate.Migrate(f, tmp, limits); err == nil {

@@ -13,8 +13,8 @@ import (
 	"strings"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/session"
 )
 
@@ -178,7 +178,7 @@ func decodeCwd(dir string) (string, error) {
 // RecoverHeaderFile puts a rebuilt header line before the entries of a
 // file that lost it, through the safe rewrite protocol, always keeping
 // FILE.bak. A file that starts with a header is left alone.
-func RecoverHeaderFile(fsys migrate.FS, path string, opts Options) (Report, error) {
+func RecoverHeaderFile(fsys safefile.FS, path string, opts Options) (Report, error) {
 	r := Report{File: path, Action: "refused"}
 	fl, err := firstLine(fsys, path, opts.Validate.Limits)
 	if err != nil {
@@ -198,21 +198,21 @@ func RecoverHeaderFile(fsys migrate.FS, path string, opts Options) (Report, erro
 		if !fl.mendable {
 			advice = "pisess repair cannot mend it either: if it is what is left of the lost header, delete that line by hand, then run recover-header again"
 		}
-		return r, &migrate.Error{Code: migrate.RefusedCorrupt, Path: path, Line: n, Finding: &f, Err: errors.New(advice)}
+		return r, &safefile.Error{Code: safefile.RefusedCorrupt, Path: path, Line: n, Finding: &f, Err: errors.New(advice)}
 	case object && t.StrOf(0, "type") == "session":
 		r.Action, r.HeaderLine = "unchanged", n
 		return r, nil
 	case fl.slot:
 		f := finding.Errorf(finding.MissingHeader, n, "line %d, after oh-my-pi's title slot, is not the session header", n)
-		return r, &migrate.Error{Code: migrate.Unsupported, Path: path, Line: n, Finding: &f,
+		return r, &safefile.Error{Code: safefile.Unsupported, Path: path, Line: n, Finding: &f,
 			Err: errors.New("an oh-my-pi session that lost its header: recover-header writes pi's header, not omp's")}
 	case typeKind != parse.KindString || !absent(kindKind) || !session.IsEntryType(t.StrOf(0, "type")):
 		f := finding.Errorf(finding.NotASession, n, "line %d is not a session entry", n)
-		return r, &migrate.Error{Code: migrate.Unsupported, Path: path, Line: n, Finding: &f, Err: errors.New("not a pi session that lost its header")}
+		return r, &safefile.Error{Code: safefile.Unsupported, Path: path, Line: n, Finding: &f, Err: errors.New("not a pi session that lost its header")}
 	}
 	g, err := GuessHeader(path, first, opts.ID, opts.Cwd)
 	if err != nil {
-		return r, &migrate.Error{Code: migrate.Unsupported, Path: path, Err: err}
+		return r, &safefile.Error{Code: safefile.Unsupported, Path: path, Err: err}
 	}
 	if g.Version == 3 {
 		hook, err := hasHookMessage(fsys, path, opts.Validate.Limits)
@@ -225,7 +225,7 @@ func RecoverHeaderFile(fsys migrate.FS, path string, opts Options) (Report, erro
 	}
 	r.Header = g
 	header := append(g.Line(), '\n')
-	out, err := migrate.Rewrite(fsys, path, migrate.RewriteOptions{BackupSuffix: BackupSuffix, DryRun: opts.DryRun, Verify: verifier(opts.Validate, headerBroken), Temps: opts.Temps},
+	out, err := safefile.Rewrite(fsys, path, safefile.RewriteOptions{BackupSuffix: BackupSuffix, DryRun: opts.DryRun, Verify: verifier(opts.Validate, headerBroken), Temps: opts.Temps},
 		func(in io.ReadSeeker, w io.Writer) error {
 			_, err := io.Copy(w, io.MultiReader(bytes.NewReader(header), in))
 			return err
@@ -277,11 +277,11 @@ type firstRecord struct {
 // so that is where pi looks for the header); an oh-my-pi title slot on
 // line 1 is passed over (the header belongs after it). Lines are read one
 // at a time up to the line limit: a line over it is refused unread.
-func firstLine(fsys migrate.FS, path string, limits parse.Limits) (firstRecord, error) {
+func firstLine(fsys safefile.FS, path string, limits parse.Limits) (firstRecord, error) {
 	var fr firstRecord
 	f, err := fsys.Open(path)
 	if err != nil {
-		return fr, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
+		return fr, &safefile.Error{Code: safefile.ReadFailed, Path: path, Err: err}
 	}
 	defer f.Close()
 	rd := parse.NewReader(f, limits)
@@ -292,7 +292,7 @@ func firstLine(fsys migrate.FS, path string, limits parse.Limits) (firstRecord, 
 			continue
 		case l.Raw == nil: // over the line limit
 			f, _ := l.Finding()
-			return fr, &migrate.Error{Code: migrate.RefusedCorrupt, Path: path, Line: l.Num, Finding: &f}
+			return fr, &safefile.Error{Code: safefile.RefusedCorrupt, Path: path, Line: l.Num, Finding: &f}
 		case l.Num == 1 && l.Class == parse.Object && !l.BOM && parse.IsTitleSlot(l.Raw):
 			fr.slot = true
 			continue
@@ -305,19 +305,19 @@ func firstLine(fsys migrate.FS, path string, limits parse.Limits) (firstRecord, 
 		return fr, nil
 	}
 	if err := rd.Err(); err != nil {
-		return fr, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
+		return fr, &safefile.Error{Code: safefile.ReadFailed, Path: path, Err: err}
 	}
 	f1 := finding.Errorf(finding.MissingHeader, 1, "the file is empty")
-	return fr, &migrate.Error{Code: migrate.Unsupported, Path: path, Line: 1, Finding: &f1, Err: errors.New("nothing to recover")}
+	return fr, &safefile.Error{Code: safefile.Unsupported, Path: path, Line: 1, Finding: &f1, Err: errors.New("nothing to recover")}
 }
 
 // hasHookMessage reports whether a message entry of the file has the role
 // hookMessage, which only version 2 has: pi's migration to version 3 makes
 // it custom, and does so only for a file whose header says version 2.
-func hasHookMessage(fsys migrate.FS, path string, limits parse.Limits) (bool, error) {
+func hasHookMessage(fsys safefile.FS, path string, limits parse.Limits) (bool, error) {
 	f, err := fsys.Open(path)
 	if err != nil {
-		return false, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
+		return false, &safefile.Error{Code: safefile.ReadFailed, Path: path, Err: err}
 	}
 	defer f.Close()
 	rd := parse.NewReader(f, limits)
@@ -332,7 +332,7 @@ func hasHookMessage(fsys migrate.FS, path string, limits parse.Limits) (bool, er
 		}
 	}
 	if err := rd.Err(); err != nil {
-		return false, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
+		return false, &safefile.Error{Code: safefile.ReadFailed, Path: path, Err: err}
 	}
 	return false, nil
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pisess/pisess/internal/migrate"
+	"github.com/pisess/pisess/internal/safefile"
 )
 
 // hugeSession writes a session of n user messages of size bytes each, each
@@ -73,7 +73,7 @@ func TestMemoryDoesNotFollowTheFile(t *testing.T) {
 	opts.DryRun, opts.MaxBytes = true, 1024
 	for _, tt := range []struct {
 		want string
-		run  func(migrate.FS, string, Options) (Report, error)
+		run  func(safefile.FS, string, Options) (Report, error)
 	}{
 		{"would-unstick", UnstickFile},
 		{"would-slim", SlimFile},
@@ -86,7 +86,7 @@ func TestMemoryDoesNotFollowTheFile(t *testing.T) {
 		runtime.GC()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		rep, err := tt.run(migrate.OS(), path, opts)
+		rep, err := tt.run(safefile.OS(), path, opts)
 		runtime.ReadMemStats(&after)
 		if err != nil || rep.Action != tt.want {
 			t.Fatalf("%s: %+v %v", tt.want, rep, err)

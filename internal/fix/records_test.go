@@ -6,9 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pisess/pisess/internal/migrate"
-
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/safefile"
 )
 
 // TestWithoutCallsReadsKeysAsPi: withoutCalls reads a message's keys as
@@ -70,8 +69,8 @@ func TestRecoverHeaderReadsKeysAsPi(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			os.Remove(path + BackupSuffix)
 			os.WriteFile(path, []byte(tt.content), 0o644)
-			rep, err := RecoverHeaderFile(migrate.OS(), path, Options{Validate: options(t).Validate, Cwd: "/tmp"})
-			var me *migrate.Error
+			rep, err := RecoverHeaderFile(safefile.OS(), path, Options{Validate: options(t).Validate, Cwd: "/tmp"})
+			var me *safefile.Error
 			switch {
 			case errors.As(err, &me) && me.Finding != nil:
 				if string(me.Finding.Code) != tt.action {

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/validate"
 )
 
@@ -33,8 +33,8 @@ type Options struct {
 	ID, Cwd     string   // recover-header overrides
 	// Temps, when set, records recover-header's temp file, a backup copy
 	// and fork's new file while they are partial, so that a signal handler
-	// can remove them (migrate.Temps.RemoveOnSignal).
-	Temps *migrate.Temps
+	// can remove them (safefile.Temps.RemoveOnSignal).
+	Temps *safefile.Temps
 }
 
 // BackupSuffix is the backup unstick, slim and recover-header keep.
@@ -89,7 +89,7 @@ func action(command string, done, dryRun bool) string {
 type loaded struct {
 	s     *project.Session
 	leaf  *project.Entry
-	temps *migrate.Temps // records the check's stand-in while it has a name
+	temps *safefile.Temps // records the check's stand-in while it has a name
 }
 
 // load checks the session file at path and indexes it: valid (no error
@@ -107,19 +107,19 @@ func load(in io.ReadSeeker, path, name string, opts Options) (*loaded, error) {
 		return nil, err
 	}
 	if rep.Version < project.CurrentVersion {
-		return nil, &migrate.Error{Code: migrate.Unsupported, Err: fmt.Errorf("version %d: bring it to version 3 first (pisess migrate --backup)", rep.Version)}
+		return nil, &safefile.Error{Code: safefile.Unsupported, Err: fmt.Errorf("version %d: bring it to version 3 first (pisess migrate --backup)", rep.Version)}
 	}
 	read, err := in.Seek(0, io.SeekCurrent)
 	if err != nil {
-		return nil, &migrate.Error{Code: migrate.ReadFailed, Err: err}
+		return nil, &safefile.Error{Code: safefile.ReadFailed, Err: err}
 	}
 	s, err := project.Open(path, opts.Validate.Limits)
 	if err != nil {
-		return nil, &migrate.Error{Code: migrate.Unsupported, Err: err}
+		return nil, &safefile.Error{Code: safefile.Unsupported, Err: err}
 	}
 	l := &loaded{s: s, temps: opts.Temps}
 	if info, serr := os.Stat(path); serr != nil || info.Size() != read {
-		err = &migrate.Error{Code: migrate.ChangedDuringRewrite, Err: errors.New("the file changed while it was being read: left untouched; run again when the session is idle")}
+		err = &safefile.Error{Code: safefile.ChangedDuringRewrite, Err: errors.New("the file changed while it was being read: left untouched; run again when the session is idle")}
 	} else {
 		l.leaf, err = resolve(s, opts)
 	}
@@ -135,12 +135,12 @@ func usable(rep *validate.Report) error {
 	for _, f := range rep.Findings {
 		switch {
 		case rep.Kind != validate.Session:
-			return &migrate.Error{Code: migrate.Unsupported, Line: f.Line, Finding: &f}
+			return &safefile.Error{Code: safefile.Unsupported, Line: f.Line, Finding: &f}
 		case f.Severity == finding.Error:
-			return &migrate.Error{Code: migrate.RefusedInvalid, Line: f.Line, Finding: &f,
+			return &safefile.Error{Code: safefile.RefusedInvalid, Line: f.Line, Finding: &f,
 				Err: errors.New("fix the errors first (pisess validate explains them)")}
 		case f.Code == finding.PartialTail || f.Code == finding.TornLine:
-			return &migrate.Error{Code: migrate.RefusedCorrupt, Line: f.Line, Finding: &f,
+			return &safefile.Error{Code: safefile.RefusedCorrupt, Line: f.Line, Finding: &f,
 				Err: errors.New("run pisess repair --backup first")}
 		}
 	}
@@ -157,7 +157,7 @@ func resolve(s *project.Session, opts Options) (*project.Entry, error) {
 		return nil, &LeafError{Err: err}
 	}
 	if leaf == nil {
-		return nil, &migrate.Error{Code: migrate.Unsupported, Err: errors.New("the session has no entries")}
+		return nil, &safefile.Error{Code: safefile.Unsupported, Err: errors.New("the session has no entries")}
 	}
 	return leaf, nil
 }
@@ -234,7 +234,7 @@ func (l *loaded) writeStandIn(ctx *project.Context, lines []byte) (string, error
 		return "", err
 	}
 	name := f.Name()
-	if err := l.temps.Add(migrate.OS(), name); err != nil {
+	if err := l.temps.Add(safefile.OS(), name); err != nil {
 		f.Close()
 		os.Remove(name)
 		return "", err
@@ -287,12 +287,12 @@ func checkFailed(err error) error {
 	if err == nil {
 		return nil
 	}
-	return &migrate.Error{Code: migrate.VerifyFailed, Err: fmt.Errorf("the planned entries do not do what they should (please report it): %w", err)}
+	return &safefile.Error{Code: safefile.VerifyFailed, Err: fmt.Errorf("the planned entries do not do what they should (please report it): %w", err)}
 }
 
 // verifier is the check a result must pass: it validates, and no finding
 // is bad.
-func verifier(vopts validate.Options, bad func(f finding.Finding) bool) migrate.VerifyFunc {
+func verifier(vopts validate.Options, bad func(f finding.Finding) bool) safefile.VerifyFunc {
 	return func(name string, r io.Reader) error {
 		rep, err := validate.Stream(name, r, vopts)
 		if err != nil {
@@ -307,18 +307,18 @@ func verifier(vopts validate.Options, bad func(f finding.Finding) bool) migrate.
 	}
 }
 
-// appendFix runs a repair through migrate.Append and reports it: plan gets
+// appendFix runs a repair through safefile.Append and reports it: plan gets
 // the file loaded and returns what to append, or why not (a plan with an
 // error is reported, and nothing is appended).
-func appendFix(fsys migrate.FS, path, command string, opts Options, plan func(*loaded) (*Plan, error)) (Report, error) {
-	o := migrate.RewriteOptions{DryRun: opts.DryRun, Verify: verifier(opts.Validate, func(f finding.Finding) bool {
+func appendFix(fsys safefile.FS, path, command string, opts Options, plan func(*loaded) (*Plan, error)) (Report, error) {
+	o := safefile.RewriteOptions{DryRun: opts.DryRun, Verify: verifier(opts.Validate, func(f finding.Finding) bool {
 		return f.Severity == finding.Error || f.Code == finding.PartialTail
 	}), Temps: opts.Temps}
 	if opts.Backup {
 		o.BackupSuffix = BackupSuffix
 	}
 	var p *Plan
-	out, err := migrate.Append(fsys, path, o, func(in io.Reader) ([]byte, error) {
+	out, err := safefile.Append(fsys, path, o, func(in io.Reader) ([]byte, error) {
 		l, err := load(in.(io.ReadSeeker), path, path, opts)
 		if err != nil {
 			return nil, err
@@ -343,7 +343,7 @@ func appendFix(fsys migrate.FS, path, command string, opts Options, plan func(*l
 }
 
 // UnstickFile runs Unstick on the file at path and appends its plan.
-func UnstickFile(fsys migrate.FS, path string, opts Options) (Report, error) {
+func UnstickFile(fsys safefile.FS, path string, opts Options) (Report, error) {
 	return appendFix(fsys, path, "unstick", opts, func(l *loaded) (*Plan, error) {
 		plan, err := Unstick(l.s, l.leaf, opts.Now)
 		if err != nil || len(plan.Lines) == 0 {
@@ -361,7 +361,7 @@ func UnstickFile(fsys migrate.FS, path string, opts Options) (Report, error) {
 }
 
 // SlimFile runs Slim on the file at path and appends its plan.
-func SlimFile(fsys migrate.FS, path string, opts Options) (Report, error) {
+func SlimFile(fsys safefile.FS, path string, opts Options) (Report, error) {
 	var plan *SlimPlan
 	r, err := appendFix(fsys, path, "slim", opts, func(l *loaded) (*Plan, error) {
 		var err error
@@ -399,7 +399,7 @@ func editsUnknown(s *project.Session, added []Added) error {
 	}
 	for _, a := range added {
 		if a.Type == "context_edit" {
-			return &migrate.Error{Code: migrate.Unsupported, Err: errors.New("an oh-my-pi session: omp has no context_edit entries, which this repair appends (omp would pass them over); left untouched")}
+			return &safefile.Error{Code: safefile.Unsupported, Err: errors.New("an oh-my-pi session: omp has no context_edit entries, which this repair appends (omp would pass them over); left untouched")}
 		}
 	}
 	return nil

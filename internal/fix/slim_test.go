@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/safefile"
 )
 
 // callSession is a session whose assistant message (aaaa0002) holds text
@@ -77,7 +77,7 @@ func TestSlimManyToolCalls(t *testing.T) {
 			orig := mustRead(t, path)
 			opts := options(t)
 			opts.MaxBytes = 1024
-			rep, err := SlimFile(migrate.OS(), path, opts)
+			rep, err := SlimFile(safefile.OS(), path, opts)
 			if err != nil || rep.Action != tt.action {
 				t.Fatalf("report %+v, %v; want %s", rep, err, tt.action)
 			}
@@ -107,7 +107,7 @@ func TestSlimManyToolCalls(t *testing.T) {
 			}
 			// A second run has nothing to do, and says the same of what
 			// stays over.
-			again, err := SlimFile(migrate.OS(), path, opts)
+			again, err := SlimFile(safefile.OS(), path, opts)
 			if err != nil || again.Action != "unchanged" || len(again.Over) != len(rep.Over) {
 				t.Fatalf("second run: %+v, %v", again, err)
 			}

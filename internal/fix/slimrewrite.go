@@ -14,6 +14,7 @@ import (
 	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/validate"
 )
 
@@ -52,25 +53,25 @@ type RewriteStats struct {
 // and every value but the replaced ones.
 //
 // The original must be kept: opts.Backup (FILE.bak) rewrites the file in
-// place with the safe rewrite protocol (migrate.Rewrite); opts.Output
+// place with the safe rewrite protocol (safefile.Rewrite); opts.Output
 // writes a new file and leaves the source alone. A file with errors, a
 // torn or corrupt line, before version 3 or of oh-my-pi is refused and left
 // as it is; the result is validated before it replaces anything. Memory is
 // the current line: a block's placeholder is computed from its span in the
 // line.
-func SlimRewriteFile(fsys migrate.FS, path string, opts Options) (Report, error) {
+func SlimRewriteFile(fsys safefile.FS, path string, opts Options) (Report, error) {
 	if !opts.Backup && opts.Output == "" {
 		return Report{File: path, Action: "refused"}, ErrNoPlaceForOriginal
 	}
 	g := &slimRewriter{opts: opts, name: path}
 	var (
-		out migrate.Outcome
+		out safefile.Outcome
 		err error
 	)
 	if opts.Output != "" {
 		out, err = g.toNewFile(fsys, path)
 	} else {
-		out, err = migrate.Rewrite(fsys, path, migrate.RewriteOptions{BackupSuffix: BackupSuffix, DryRun: opts.DryRun,
+		out, err = safefile.Rewrite(fsys, path, safefile.RewriteOptions{BackupSuffix: BackupSuffix, DryRun: opts.DryRun,
 			Verify: g.verifier(), Temps: opts.Temps}, g.generate)
 	}
 	done := out.Written || opts.DryRun && out.Changed // a failed rename replaced nothing
@@ -103,7 +104,7 @@ type slimRewriter struct {
 	ed    edit.Editor
 }
 
-func (g *slimRewriter) verifier() migrate.VerifyFunc {
+func (g *slimRewriter) verifier() safefile.VerifyFunc {
 	return verifier(g.opts.Validate, func(f finding.Finding) bool {
 		return f.Severity == finding.Error || f.Code == finding.PartialTail
 	})
@@ -112,49 +113,49 @@ func (g *slimRewriter) verifier() migrate.VerifyFunc {
 // toNewFile writes the result to opts.Output, created exclusively (the
 // source is only read); nothing is created when nothing would change. A
 // dry run produces it in a spool, as Rewrite's does.
-func (g *slimRewriter) toNewFile(fsys migrate.FS, path string) (migrate.Outcome, error) {
+func (g *slimRewriter) toNewFile(fsys safefile.FS, path string) (safefile.Outcome, error) {
 	if _, err := fsys.Lstat(g.opts.Output); err == nil {
-		return migrate.Outcome{}, &migrate.Error{Code: migrate.CreateFailed, Path: g.opts.Output, Err: migrate.ErrExists}
+		return safefile.Outcome{}, &safefile.Error{Code: safefile.CreateFailed, Path: g.opts.Output, Err: safefile.ErrExists}
 	}
 	if g.opts.DryRun {
-		out, err := migrate.Rewrite(fsys, path, migrate.RewriteOptions{DryRun: true, FollowSymlinks: true, Verify: g.verifier()}, g.generate)
+		out, err := safefile.Rewrite(fsys, path, safefile.RewriteOptions{DryRun: true, FollowSymlinks: true, Verify: g.verifier()}, g.generate)
 		out.Path = path // the name given, not a link's target
 		return out, err
 	}
 	src, perm, err := openRegular(fsys, path)
 	if err != nil {
-		if e := (*migrate.Error)(nil); errors.As(err, &e) {
+		if e := (*safefile.Error)(nil); errors.As(err, &e) {
 			e.Path = path
 		}
-		return migrate.Outcome{}, err
+		return safefile.Outcome{}, err
 	}
 	defer src.Close()
 	info, err := src.Stat()
 	if err != nil {
-		return migrate.Outcome{}, &migrate.Error{Code: migrate.ReadFailed, Path: path, Err: err}
+		return safefile.Outcome{}, &safefile.Error{Code: safefile.ReadFailed, Path: path, Err: err}
 	}
 	var in io.ReadSeeker = src
 	if at, ok := src.(io.ReaderAt); ok {
 		in = openedFile{io.NewSectionReader(at, 0, info.Size()), info} // the file as it was opened: lines pi appends meanwhile are not half read
 	}
-	out := migrate.Outcome{Path: path}
-	err = migrate.Create(fsys, g.opts.Output, perm, g.opts.Temps, func(w io.Writer, name string) error {
+	out := safefile.Outcome{Path: path}
+	err = safefile.Create(fsys, g.opts.Output, perm, g.opts.Temps, func(w io.Writer, name string) error {
 		if err := g.generate(in, w); err != nil {
 			return err
 		}
 		if g.stats.BlocksRemoved+g.stats.CustomDropped == 0 {
 			return errNothingToDo
 		}
-		f := w.(migrate.File)
+		f := w.(safefile.File)
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return &migrate.Error{Code: migrate.ReadFailed, Path: g.opts.Output, Err: err}
+			return &safefile.Error{Code: safefile.ReadFailed, Path: g.opts.Output, Err: err}
 		}
 		if err := g.verifier()(g.name, bufio.NewReaderSize(f, 1<<20)); err != nil {
-			return &migrate.Error{Code: migrate.VerifyFailed, Err: err}
+			return &safefile.Error{Code: safefile.VerifyFailed, Err: err}
 		}
 		return nil
 	})
-	var e *migrate.Error
+	var e *safefile.Error
 	if errors.As(err, &e) && errors.Is(e.Err, errNothingToDo) {
 		return out, nil
 	}
@@ -178,7 +179,7 @@ type openedFile struct {
 
 func (f openedFile) Stat() (fs.FileInfo, error) { return f.info, nil }
 
-// generate is the migrate.Generator: it checks the header, plans the
+// generate is the safefile.Generator: it checks the header, plans the
 // drops, then copies the file line by line with the blocks replaced. The
 // file is checked through what is written, not by a pass of its own: the
 // new lines are validated as they are written (the lines copied are the
@@ -207,7 +208,7 @@ func (g *slimRewriter) generate(in io.ReadSeeker, out io.Writer) error {
 		if refusal := g.checkFile(in); refusal != nil {
 			return refusal
 		}
-		return &migrate.Error{Code: migrate.VerifyFailed, Err: bad}
+		return &safefile.Error{Code: safefile.VerifyFailed, Err: bad}
 	}
 	g.done = true
 	return nil
@@ -217,25 +218,25 @@ func (g *slimRewriter) generate(in io.ReadSeeker, out io.Writer) error {
 // PeekVersion refuses about a header, too) and rewinds in.
 func (g *slimRewriter) checkHeader(in io.ReadSeeker) error {
 	if _, err := in.Seek(0, io.SeekStart); err != nil { // a second generation (createFile without hard links) starts over
-		return &migrate.Error{Code: migrate.ReadFailed, Err: err}
+		return &safefile.Error{Code: safefile.ReadFailed, Err: err}
 	}
 	version, err := migrate.PeekVersion(in, g.opts.Validate.Limits)
 	if err != nil {
 		return err
 	}
 	if version < project.CurrentVersion {
-		return &migrate.Error{Code: migrate.Unsupported, Err: fmt.Errorf("version %d: bring it to version 3 first (pisess migrate --backup)", version)}
+		return &safefile.Error{Code: safefile.Unsupported, Err: fmt.Errorf("version %d: bring it to version 3 first (pisess migrate --backup)", version)}
 	}
 	prefix := make([]byte, 64<<10)
 	if _, err := in.Seek(0, io.SeekStart); err != nil {
-		return &migrate.Error{Code: migrate.ReadFailed, Err: err}
+		return &safefile.Error{Code: safefile.ReadFailed, Err: err}
 	}
 	n, err := io.ReadFull(in, prefix)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return &migrate.Error{Code: migrate.ReadFailed, Err: err}
+		return &safefile.Error{Code: safefile.ReadFailed, Err: err}
 	}
 	if parse.SniffDialect(prefix[:n]) == parse.Omp {
-		return &migrate.Error{Code: migrate.Unsupported, Err: errors.New("an oh-my-pi session: slim --rewrite is checked against pi 1.6.0's loader only; left untouched")}
+		return &safefile.Error{Code: safefile.Unsupported, Err: errors.New("an oh-my-pi session: slim --rewrite is checked against pi 1.6.0's loader only; left untouched")}
 	}
 	return nil
 }
@@ -244,7 +245,7 @@ func (g *slimRewriter) checkHeader(in io.ReadSeeker) error {
 // torn line) and returns why it is refused, if it is.
 func (g *slimRewriter) checkFile(in io.ReadSeeker) error {
 	if _, err := in.Seek(0, io.SeekStart); err != nil {
-		return &migrate.Error{Code: migrate.ReadFailed, Err: err}
+		return &safefile.Error{Code: safefile.ReadFailed, Err: err}
 	}
 	rep, err := validate.Stream(g.name, in, g.opts.Validate)
 	if err != nil {
@@ -257,15 +258,15 @@ func (g *slimRewriter) checkFile(in io.ReadSeeker) error {
 func (g *slimRewriter) write(in io.ReadSeeker, out io.Writer) error {
 	if len(g.opts.DropCustom) > 0 {
 		if _, err := in.Seek(0, io.SeekStart); err != nil {
-			return &migrate.Error{Code: migrate.ReadFailed, Err: err}
+			return &safefile.Error{Code: safefile.ReadFailed, Err: err}
 		}
 		var err error
 		if g.drop, err = planDrops(in, g.opts.Validate.Limits, g.opts.DropCustom); err != nil {
-			return &migrate.Error{Code: migrate.ReadFailed, Err: err}
+			return &safefile.Error{Code: safefile.ReadFailed, Err: err}
 		}
 	}
 	if _, err := in.Seek(0, io.SeekStart); err != nil {
-		return &migrate.Error{Code: migrate.ReadFailed, Err: err}
+		return &safefile.Error{Code: safefile.ReadFailed, Err: err}
 	}
 	cw := &countingWriter{w: out}
 	bw := bufio.NewWriterSize(cw, 1<<20)
@@ -288,7 +289,7 @@ func (g *slimRewriter) write(in io.ReadSeeker, out io.Writer) error {
 		entry++
 	}
 	if err := rd.Err(); err != nil {
-		return &migrate.Error{Code: migrate.ReadFailed, Err: err}
+		return &safefile.Error{Code: safefile.ReadFailed, Err: err}
 	}
 	if err := bw.Flush(); err != nil {
 		return err
@@ -385,7 +386,7 @@ func copyBlank(w *bufio.Writer, l *parse.Line) error {
 	if f.Code == finding.LineTooLong {
 		advice = "raise --max-line-bytes to read it" // repair cannot read it either
 	}
-	return &migrate.Error{Code: migrate.RefusedCorrupt, Line: l.Num, Finding: &f, Err: errors.New(advice)}
+	return &safefile.Error{Code: safefile.RefusedCorrupt, Line: l.Num, Finding: &f, Err: errors.New(advice)}
 }
 
 // copyLine writes line l exactly as it is in the file.

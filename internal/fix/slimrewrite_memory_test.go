@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pisess/pisess/internal/migrate"
+	"github.com/pisess/pisess/internal/safefile"
 )
 
 // longToolResult writes a version-3 session whose tool result holds one
@@ -50,7 +50,7 @@ func TestSlimRewriteOutputHoldsALongLineOnce(t *testing.T) {
 	opts.Validate.Limits.MaxLineBytes = 2 * n
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	rep, err := SlimRewriteFile(migrate.OS(), path, opts)
+	rep, err := SlimRewriteFile(safefile.OS(), path, opts)
 	runtime.ReadMemStats(&after)
 	if err != nil || rep.Action != "slimmed" || rep.RewriteStats == nil || rep.RewriteStats.BlocksRemoved != 1 {
 		t.Fatalf("%+v %v", rep, err)
@@ -110,7 +110,7 @@ func TestSlimMemoryDoesNotFollowTheFile(t *testing.T) {
 	debug.FreeOSMemory() // what earlier tests grew is given back: it is counted if taken again
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	rep, err := SlimFile(migrate.OS(), path, opts)
+	rep, err := SlimFile(safefile.OS(), path, opts)
 	runtime.ReadMemStats(&after)
 	if err != nil || rep.Action != "slimmed" || len(rep.Elided) != 128 {
 		t.Fatalf("%+v %v", rep, err)
@@ -142,7 +142,7 @@ func TestSlimHoldsALongLineOnce(t *testing.T) {
 	debug.FreeOSMemory() // what earlier tests grew is given back: it is counted if taken again
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	rep, err := SlimFile(migrate.OS(), path, opts)
+	rep, err := SlimFile(safefile.OS(), path, opts)
 	runtime.ReadMemStats(&after)
 	if err != nil || rep.Action != "slimmed" || len(rep.Elided) != 1 {
 		t.Fatalf("%+v %v", rep, err)

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/safefile"
 )
 
 // sessionLines writes a version-3 session of the given entry lines (each
@@ -95,7 +95,7 @@ func TestSlimRewriteBlocks(t *testing.T) {
 	orig := mustRead(t, path)
 	opts := options(t)
 	opts.MaxBytes, opts.Backup = 4096, true
-	rep, err := SlimRewriteFile(migrate.OS(), path, opts)
+	rep, err := SlimRewriteFile(safefile.OS(), path, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestSlimRewriteBlocks(t *testing.T) {
 	}
 
 	// A second run has nothing to do, and says the placeholders are there.
-	again, err := SlimRewriteFile(migrate.OS(), path, opts)
+	again, err := SlimRewriteFile(safefile.OS(), path, opts)
 	if err != nil || again.Action != "unchanged" || again.BlocksRemoved != 0 || again.Placeholders != 6 {
 		t.Errorf("second run: %+v %v", again, err)
 	}
@@ -221,7 +221,7 @@ func TestSlimRewriteNeedsAPlaceForTheOriginal(t *testing.T) {
 	orig := mustRead(t, path)
 	opts := options(t)
 	opts.MaxBytes = 1024
-	if _, err := SlimRewriteFile(migrate.OS(), path, opts); !errors.Is(err, ErrNoPlaceForOriginal) {
+	if _, err := SlimRewriteFile(safefile.OS(), path, opts); !errors.Is(err, ErrNoPlaceForOriginal) {
 		t.Fatalf("err %v", err)
 	}
 	if !bytes.Equal(mustRead(t, path), orig) {
@@ -242,7 +242,7 @@ func TestSlimRewriteOutput(t *testing.T) {
 	opts.MaxBytes = 1024
 	opts.Output = filepath.Join(t.TempDir(), "small.jsonl")
 	opts.DryRun = true
-	rep, err := SlimRewriteFile(migrate.OS(), path, opts)
+	rep, err := SlimRewriteFile(safefile.OS(), path, opts)
 	if err != nil || rep.Action != "would-slim" || rep.BlocksRemoved == 0 {
 		t.Fatalf("dry run: %+v %v", rep, err)
 	}
@@ -250,7 +250,7 @@ func TestSlimRewriteOutput(t *testing.T) {
 		t.Fatal("the dry run wrote the output")
 	}
 	opts.DryRun = false
-	rep, err = SlimRewriteFile(migrate.OS(), path, opts)
+	rep, err = SlimRewriteFile(safefile.OS(), path, opts)
 	if err != nil || rep.Action != "slimmed" || rep.Backup != nil {
 		t.Fatalf("%+v %v", rep, err)
 	}
@@ -262,13 +262,13 @@ func TestSlimRewriteOutput(t *testing.T) {
 		t.Errorf("output of %d bytes, reported %d, source %d", len(out), rep.BytesAfter, len(orig))
 	}
 	// never over an existing file
-	if _, err := SlimRewriteFile(migrate.OS(), path, opts); !isCode(err, migrate.CreateFailed) {
+	if _, err := SlimRewriteFile(safefile.OS(), path, opts); !isCode(err, safefile.CreateFailed) {
 		t.Errorf("over an existing output: %v", err)
 	}
 	// nothing to do: no output file
 	opts.Output = filepath.Join(t.TempDir(), "none.jsonl")
 	opts.MaxBytes = 1 << 20
-	if rep, err := SlimRewriteFile(migrate.OS(), path, opts); err != nil || rep.Action != "unchanged" {
+	if rep, err := SlimRewriteFile(safefile.OS(), path, opts); err != nil || rep.Action != "unchanged" {
 		t.Errorf("nothing to do: %+v %v", rep, err)
 	}
 	if _, err := os.Stat(opts.Output); err == nil {
@@ -276,8 +276,8 @@ func TestSlimRewriteOutput(t *testing.T) {
 	}
 }
 
-func isCode(err error, code migrate.Code) bool {
-	var e *migrate.Error
+func isCode(err error, code safefile.Code) bool {
+	var e *safefile.Error
 	return errors.As(err, &e) && e.Code == code
 }
 
@@ -286,15 +286,15 @@ func isCode(err error, code migrate.Code) bool {
 func TestSlimRewriteRefuses(t *testing.T) {
 	for _, tt := range []struct {
 		file string
-		code migrate.Code
+		code safefile.Code
 	}{
-		{"invalid/duplicate_id.jsonl", migrate.RefusedInvalid},
-		{"valid/v1-linear.jsonl", migrate.Unsupported},
+		{"invalid/duplicate_id.jsonl", safefile.RefusedInvalid},
+		{"valid/v1-linear.jsonl", safefile.Unsupported},
 	} {
 		path, orig := copyFile(t, tt.file)
 		opts := options(t)
 		opts.MaxBytes, opts.Backup = 1024, true
-		if _, err := SlimRewriteFile(migrate.OS(), path, opts); !isCode(err, tt.code) {
+		if _, err := SlimRewriteFile(safefile.OS(), path, opts); !isCode(err, tt.code) {
 			t.Errorf("%s: %v, want %s", tt.file, err, tt.code)
 		}
 		if !bytes.Equal(mustRead(t, path), orig) {
@@ -330,7 +330,7 @@ func TestDropCustom(t *testing.T) {
 	orig := mustRead(t, path)
 	opts := options(t)
 	opts.MaxBytes, opts.Output, opts.DropCustom = 1024, filepath.Join(t.TempDir(), "out.jsonl"), []string{"state"}
-	rep, err := SlimRewriteFile(migrate.OS(), path, opts)
+	rep, err := SlimRewriteFile(safefile.OS(), path, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,7 +356,7 @@ func TestDropCustom(t *testing.T) {
 	noErrors(t, opts.Output)
 	// without --drop-custom no custom entry is touched
 	opts.Output, opts.DropCustom = filepath.Join(t.TempDir(), "out.jsonl"), nil
-	if rep, err := SlimRewriteFile(migrate.OS(), path, opts); err != nil || rep.Action != "unchanged" {
+	if rep, err := SlimRewriteFile(safefile.OS(), path, opts); err != nil || rep.Action != "unchanged" {
 		t.Errorf("without --drop-custom: %+v %v", rep, err)
 	}
 	if !bytes.Equal(mustRead(t, path), orig) {
@@ -440,7 +440,7 @@ func TestDropCustomKeepsWhatIsNamed(t *testing.T) {
 	)
 	opts := options(t)
 	opts.MaxBytes, opts.Output, opts.DropCustom = 1024, filepath.Join(t.TempDir(), "out.jsonl"), []string{"state"}
-	rep, err := SlimRewriteFile(migrate.OS(), path, opts)
+	rep, err := SlimRewriteFile(safefile.OS(), path, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -457,7 +457,7 @@ func TestDropCustomKeepsWhatIsNamed(t *testing.T) {
 }
 
 // linklessFS is a file system without hard links.
-type linklessFS struct{ migrate.FS }
+type linklessFS struct{ safefile.FS }
 
 func (linklessFS) Link(string, string) error { return errors.New("no hard links here") }
 
@@ -468,7 +468,7 @@ func TestSlimRewriteOutputWithoutHardLinks(t *testing.T) {
 	path := bigSession(t)
 	opts := options(t)
 	opts.MaxBytes, opts.Output = 1024, filepath.Join(t.TempDir(), "small.jsonl")
-	rep, err := SlimRewriteFile(linklessFS{migrate.OS()}, path, opts)
+	rep, err := SlimRewriteFile(linklessFS{safefile.OS()}, path, opts)
 	if err != nil || rep.Action != "slimmed" {
 		t.Fatalf("%+v %v", rep, err)
 	}

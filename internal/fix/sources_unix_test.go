@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pisess/pisess/internal/migrate"
+	"github.com/pisess/pisess/internal/safefile"
 )
 
 // TestNewFileSources: the commands that write a new file and only read
@@ -34,12 +34,12 @@ func TestNewFileSources(t *testing.T) {
 		"slim --rewrite --output": func(source, output string, dryRun bool) (Report, error) {
 			opts := options(t)
 			opts.MaxBytes, opts.Output, opts.DryRun = 1024, output, dryRun
-			return SlimRewriteFile(migrate.OS(), source, opts)
+			return SlimRewriteFile(safefile.OS(), source, opts)
 		},
 		"fork": func(source, output string, dryRun bool) (Report, error) {
 			opts := options(t)
 			opts.Leaf, opts.Output, opts.DryRun = "aaaa0003", output, dryRun
-			return ForkFile(migrate.OS(), source, opts)
+			return ForkFile(safefile.OS(), source, opts)
 		},
 	}
 	for name, do := range run {
@@ -59,7 +59,7 @@ func TestNewFileSources(t *testing.T) {
 		}()
 		select {
 		case err := <-done:
-			if !isCode(err, migrate.NotRegular) {
+			if !isCode(err, safefile.NotRegular) {
 				t.Errorf("%s of a FIFO: %v, want not_regular", name, err)
 			}
 		case <-time.After(5 * time.Second):

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/safefile"
 )
 
 // Plan is what a repair appends to a session.
@@ -46,7 +46,7 @@ func (b *builder) finish() *Plan {
 //
 // A healthy context gives an empty plan. Problems inside a compaction's
 // retainedTail cannot be edited one message at a time: they are refused
-// (*migrate.Error, refused_corrupt, with the finding).
+// (*safefile.Error, refused_corrupt, with the finding).
 func Unstick(s *project.Session, leaf *project.Entry, now time.Time) (*Plan, error) {
 	ctx, b, err := start(s, leaf, now)
 	if err != nil {
@@ -131,7 +131,7 @@ func withoutCalls(msg json.RawMessage, calls []project.Unpaired) (json.RawMessag
 // unfixable refuses a rule-6 problem that appending cannot fix.
 func unfixable(u project.Unpaired, why string) error {
 	f := finding.Warnf(finding.UnpairedToolInContext, u.Line, "%s", u.Describe()).WithEntry(u.EntryID)
-	return &migrate.Error{Code: migrate.RefusedCorrupt, Line: u.Line, Finding: &f,
+	return &safefile.Error{Code: safefile.RefusedCorrupt, Line: u.Line, Finding: &f,
 		Err: fmt.Errorf("not fixed by appending: %s; in pi, use /tree to continue from an entry before it", why)}
 }
 
@@ -139,7 +139,7 @@ func unfixable(u project.Unpaired, why string) error {
 func cycleRefusal(err error) error {
 	if ce, ok := err.(*project.CycleError); ok {
 		f := finding.Errorf(finding.ParentCycle, ce.Line, "%v", ce).WithEntry(ce.ID)
-		return &migrate.Error{Code: migrate.RefusedCorrupt, Line: ce.Line, Finding: &f}
+		return &safefile.Error{Code: safefile.RefusedCorrupt, Line: ce.Line, Finding: &f}
 	}
-	return &migrate.Error{Code: migrate.RefusedCorrupt, Err: err}
+	return &safefile.Error{Code: safefile.RefusedCorrupt, Err: err}
 }

@@ -17,15 +17,15 @@ import (
 	"time"
 
 	"github.com/pisess/pisess/internal/cli"
-	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/safefile"
 )
 
 // isRefusal reports whether a migrate/repair code is a refusal that
 // protects data (exit 1) rather than an I/O failure (exit 2), which no
 // file content may cause.
 func isRefusal(code string) bool {
-	return (&migrate.Error{Code: migrate.Code(code)}).ExitCode() == cli.ExitInvalid
+	return (&safefile.Error{Code: safefile.Code(code)}).ExitCode() == cli.ExitInvalid
 }
 
 // batch is a set of hostile inputs written as files of one directory, so

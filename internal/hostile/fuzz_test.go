@@ -10,6 +10,7 @@ import (
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/safefile"
 )
 
 // fuzzLimits keep the fuzzers' lines small.
@@ -100,7 +101,7 @@ func FuzzMigrate(f *testing.F) {
 // refusal fails unless err is a migrate refusal.
 func refusal(t *testing.T, err error) {
 	t.Helper()
-	var e *migrate.Error
+	var e *safefile.Error
 	if !errors.As(err, &e) || !isRefusal(string(e.Code)) {
 		t.Fatalf("not a refusal: %v", err)
 	}

@@ -231,11 +231,11 @@ func setup(scratch string) error {
 }
 
 // declaredCodes reads every finding and refusal code the packages declare
-// (constants of type Code in internal/finding and internal/migrate): a
+// (constants of type Code in internal/finding and internal/safefile): a
 // command must never print any other.
 func declaredCodes() (map[string]bool, error) {
 	codes := map[string]bool{}
-	for _, file := range []string{"../finding/finding.go", "../migrate/errors.go"} {
+	for _, file := range []string{"../finding/finding.go", "../safefile/errors.go"} {
 		f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
 		if err != nil {
 			return nil, err

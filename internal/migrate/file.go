@@ -7,6 +7,7 @@ import (
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/safefile"
 )
 
 // Action is what happened to one file; the values are the `action` field
@@ -36,7 +37,7 @@ type Options struct {
 	// fails on any error finding. MigrateFile applies it to the original
 	// first (an invalid file is refused untouched) and to the new
 	// generation; RepairFile to the new generation. nil skips validation.
-	Verify VerifyFunc
+	Verify safefile.VerifyFunc
 	// Check, when set, is what MigrateFile asks of a version-1/2 original
 	// in place of Verify: the findings it returns are reported with the
 	// migration (Report.Notes) and do not block it, its error refuses the
@@ -45,14 +46,14 @@ type Options struct {
 	// there is nothing to migrate.
 	Check CheckFunc
 	// Temps, when set, records the temp file of each rewrite while it
-	// exists (see Temps.RemoveOnSignal).
-	Temps *Temps
+	// exists (see safefile.Temps.RemoveOnSignal).
+	Temps *safefile.Temps
 }
 
 // CheckFunc validates the original of a migration: the findings the
 // migration reports of it, the check its new generation must pass, or an
-// error (a *FindingError names the line) that refuses the file.
-type CheckFunc func(name string, r io.Reader) ([]finding.Finding, VerifyFunc, error)
+// error (a *safefile.FindingError names the line) that refuses the file.
+type CheckFunc func(name string, r io.Reader) ([]finding.Finding, safefile.VerifyFunc, error)
 
 // Report is the result for one file.
 type Report struct {
@@ -78,9 +79,9 @@ const BackupSuffixRepair = ".bak"
 // safe rewrite protocol. A version-3 file is left byte-identical
 // (Unchanged); a file that is invalid, corrupt, not a session or of an
 // unknown version is refused untouched. On error the report's Action is
-// Refused and the error is an *Error, except after the rename: then the
+// Refused and the error is a *safefile.Error, except after the rename: then the
 // report says what was written and the error what went wrong afterwards.
-func MigrateFile(fsys FS, path string, opts Options) (Report, error) {
+func MigrateFile(fsys safefile.FS, path string, opts Options) (Report, error) {
 	return again(func() (Report, error) { return migrateFile(fsys, path, opts) })
 }
 
@@ -89,22 +90,22 @@ func MigrateFile(fsys FS, path string, opts Options) (Report, error) {
 // sees the new file (usually unchanged by then).
 func again(op func() (Report, error)) (Report, error) {
 	rep, err := op()
-	if errors.Is(err, errReplacedWhileWaiting) {
+	if errors.Is(err, safefile.ErrReplacedWhileWaiting) {
 		rep, err = op()
 	}
 	return rep, err
 }
 
-func migrateFile(fsys FS, path string, opts Options) (Report, error) {
+func migrateFile(fsys safefile.FS, path string, opts Options) (Report, error) {
 	rep := Report{File: path, Action: Refused}
-	target, err := resolve(fsys, path, opts.FollowSymlinks)
+	target, err := safefile.Resolve(fsys, path, opts.FollowSymlinks)
 	if err != nil {
-		return rep, withPath(err, path)
+		return rep, safefile.WithPath(err, path)
 	}
 	version, warnings, verify, err := checkOriginal(fsys, target, opts)
 	rep.From = version
 	if err != nil {
-		return rep, withPath(err, path)
+		return rep, safefile.WithPath(err, path)
 	}
 	if version == CurrentVersion {
 		rep.Action, rep.To = Unchanged, version
@@ -115,11 +116,11 @@ func migrateFile(fsys FS, path string, opts Options) (Report, error) {
 	gen := func(in io.ReadSeeker, out io.Writer) error {
 		var err error
 		if res, err = Migrate(in, out, opts.Limits); err == nil && res.From != version {
-			err = &Error{Code: ChangedDuringRewrite, Err: errors.New("the header changed while the file was being migrated")}
+			err = &safefile.Error{Code: safefile.ChangedDuringRewrite, Err: errors.New("the header changed while the file was being migrated")}
 		}
 		return err
 	}
-	out, err := Rewrite(fsys, path, rewriteOptions(opts, BackupSuffixMigrate(version)), gen)
+	out, err := safefile.Rewrite(fsys, path, rewriteOptions(opts, BackupSuffixMigrate(version)), gen)
 	if err != nil && !out.Written {
 		return rep, err
 	}
@@ -132,22 +133,22 @@ func migrateFile(fsys FS, path string, opts Options) (Report, error) {
 // rewrite protocol (see Repair for what is repaired). A file that needs no
 // repair is left byte-identical (Unchanged); one with corruption Repair
 // does not fix is refused untouched. On error the report's Action is
-// Refused and the error is an *Error, except after the rename (see
+// Refused and the error is a *safefile.Error, except after the rename (see
 // MigrateFile).
-func RepairFile(fsys FS, path string, opts Options) (Report, error) {
+func RepairFile(fsys safefile.FS, path string, opts Options) (Report, error) {
 	return again(func() (Report, error) { return repairFile(fsys, path, opts) })
 }
 
-func repairFile(fsys FS, path string, opts Options) (Report, error) {
+func repairFile(fsys safefile.FS, path string, opts Options) (Report, error) {
 	rep := Report{File: path, Action: Refused}
-	target, err := resolve(fsys, path, opts.FollowSymlinks)
+	target, err := safefile.Resolve(fsys, path, opts.FollowSymlinks)
 	if err != nil {
-		return rep, withPath(err, path)
+		return rep, safefile.WithPath(err, path)
 	}
 	ropts := RepairOptions{ZeroTail: opts.ZeroTail, Limits: opts.Limits}
 	needed, err := repairNeeded(fsys, target, ropts)
 	if err != nil {
-		return rep, withPath(err, path)
+		return rep, safefile.WithPath(err, path)
 	}
 	if !needed {
 		rep.Action = Unchanged
@@ -159,7 +160,7 @@ func repairFile(fsys FS, path string, opts Options) (Report, error) {
 		res, err = Repair(in, out, ropts)
 		return err
 	}
-	out, err := Rewrite(fsys, path, rewriteOptions(opts, BackupSuffixRepair), gen)
+	out, err := safefile.Rewrite(fsys, path, rewriteOptions(opts, BackupSuffixRepair), gen)
 	if err != nil && !out.Written {
 		return rep, err
 	}
@@ -168,8 +169,8 @@ func repairFile(fsys FS, path string, opts Options) (Report, error) {
 	return rep, err
 }
 
-func rewriteOptions(opts Options, suffix string) RewriteOptions {
-	ro := RewriteOptions{DryRun: opts.DryRun, Diff: opts.Diff,
+func rewriteOptions(opts Options, suffix string) safefile.RewriteOptions {
+	ro := safefile.RewriteOptions{DryRun: opts.DryRun, Diff: opts.Diff,
 		FollowSymlinks: opts.FollowSymlinks, Verify: opts.Verify, Temps: opts.Temps}
 	if opts.Backup {
 		ro.BackupSuffix = suffix
@@ -177,8 +178,8 @@ func rewriteOptions(opts Options, suffix string) RewriteOptions {
 	return ro
 }
 
-// fill records a Rewrite outcome in the report.
-func (rep *Report) fill(out Outcome, done, would Action) {
+// fill records a safefile.Rewrite outcome in the report.
+func (rep *Report) fill(out safefile.Outcome, done, would Action) {
 	rep.Backup, rep.Diff, rep.ReadOnly = out.Backup, out.Diff, out.ReadOnly
 	rep.Carried, rep.Rescued = out.Carried, out.Rescued
 	switch {
@@ -197,10 +198,10 @@ func (rep *Report) fill(out Outcome, done, would Action) {
 // the migration's warnings, and it says how the new generation is
 // verified); else with Verify, any one, which must pass. It returns the
 // file's version (0 when the first pass refused it).
-func checkOriginal(fsys FS, path string, opts Options) (version int, warnings []finding.Finding, verify VerifyFunc, err error) {
+func checkOriginal(fsys safefile.FS, path string, opts Options) (version int, warnings []finding.Finding, verify safefile.VerifyFunc, err error) {
 	f, err := fsys.Open(path)
 	if err != nil {
-		return 0, nil, nil, &Error{Code: ReadFailed, Err: err}
+		return 0, nil, nil, &safefile.Error{Code: safefile.ReadFailed, Err: err}
 	}
 	defer f.Close()
 	s, err := scanSession(f, opts.Limits, false)
@@ -215,10 +216,10 @@ func checkOriginal(fsys FS, path string, opts Options) (version int, warnings []
 		return s.version, nil, nil, nil
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return s.version, nil, nil, &Error{Code: ReadFailed, Err: err}
+		return s.version, nil, nil, &safefile.Error{Code: safefile.ReadFailed, Err: err}
 	}
 	if opts.Check != nil {
-		var next VerifyFunc
+		var next safefile.VerifyFunc
 		warnings, next, err = opts.Check(path, f)
 		if next != nil {
 			verify = next
@@ -226,33 +227,29 @@ func checkOriginal(fsys FS, path string, opts Options) (version int, warnings []
 	} else {
 		err = verify(path, f)
 	}
-	var fe *FindingError
+	var fe *safefile.FindingError
 	switch {
 	case errors.As(err, &fe):
-		return s.version, nil, nil, refuse(RefusedInvalid, fe.Finding)
+		return s.version, nil, nil, refuse(safefile.RefusedInvalid, fe.Finding)
 	case err != nil:
-		return s.version, nil, nil, &Error{Code: RefusedInvalid, Err: err}
+		return s.version, nil, nil, &safefile.Error{Code: safefile.RefusedInvalid, Err: err}
 	}
 	return s.version, warnings, verify, nil
 }
 
 // repairNeeded runs Repair without writing, to leave clean files alone
 // without creating a temp file, and to refuse what cannot be repaired.
-func repairNeeded(fsys FS, path string, opts RepairOptions) (bool, error) {
+func repairNeeded(fsys safefile.FS, path string, opts RepairOptions) (bool, error) {
 	f, err := fsys.Open(path)
 	if err != nil {
-		return false, &Error{Code: ReadFailed, Err: err}
+		return false, &safefile.Error{Code: safefile.ReadFailed, Err: err}
 	}
 	defer f.Close()
 	res, err := Repair(f, io.Discard, opts)
 	return res.Changed, err
 }
 
-// withPath sets the path of an *Error that has none.
-func withPath(err error, path string) error {
-	var e *Error
-	if errors.As(err, &e) && e.Path == "" {
-		e.Path = path
-	}
-	return err
+// refuse returns a RefusedCorrupt (or other code) error for a finding.
+func refuse(code safefile.Code, f finding.Finding) *safefile.Error {
+	return &safefile.Error{Code: code, Line: f.Line, Finding: &f}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/safefile"
 )
 
 // noCreate fails any file creation: proves an operation wrote nothing.
@@ -28,16 +29,16 @@ func noCreate(op, name string) error {
 func TestRefusedInvalidNamesTheLine(t *testing.T) {
 	path := writeSession(t, t.TempDir(), sampleV1)
 	f := finding.Errorf(finding.Schema, 2, "required key %q is missing", "content")
-	verify := func(string, io.Reader) error { return &FindingError{Finding: f} }
+	verify := func(string, io.Reader) error { return &safefile.FindingError{Finding: f} }
 	_, err := MigrateFile(newFaultFS(noCreate), path, Options{Verify: verify})
-	var e *Error
-	if !errors.As(err, &e) || e.Code != RefusedInvalid || e.Line != 2 || e.Finding == nil || e.Finding.Code != finding.Schema {
+	var e *safefile.Error
+	if !errors.As(err, &e) || e.Code != safefile.RefusedInvalid || e.Line != 2 || e.Finding == nil || e.Finding.Code != finding.Schema {
 		t.Fatalf("got %#v", err)
 	}
 	if want := path + `:2: refused_invalid: error schema: required key "content" is missing`; err.Error() != want {
 		t.Errorf("got %q, want %q", err, want)
 	}
-	if got := (&FindingError{Finding: f}).Error(); got != `line 2: schema: required key "content" is missing` {
+	if got := (&safefile.FindingError{Finding: f}).Error(); got != `line 2: schema: required key "content" is missing` {
 		t.Errorf("FindingError: %q", got)
 	}
 }
@@ -54,7 +55,7 @@ func TestMigrateFile(t *testing.T) {
 		wantAction Action
 		wantFrom   int
 		wantBackup string // suffix
-		wantCode   Code
+		wantCode   safefile.Code
 		changed    bool
 	}{
 		{name: "v1 with backup", content: sampleV1, opts: Options{Backup: true},
@@ -68,13 +69,13 @@ func TestMigrateFile(t *testing.T) {
 		{name: "dry run", content: sampleV1, opts: Options{Backup: true, DryRun: true, Diff: true}, fail: noCreate,
 			wantAction: WouldMigrate, wantFrom: 1},
 		{name: "invalid file is refused before anything is written", content: sampleV1, opts: Options{Verify: invalid}, fail: noCreate,
-			wantAction: Refused, wantFrom: 1, wantCode: RefusedInvalid},
+			wantAction: Refused, wantFrom: 1, wantCode: safefile.RefusedInvalid},
 		{name: "invalid v3 file is refused too", content: v3, opts: Options{Verify: invalid}, fail: noCreate,
-			wantAction: Refused, wantFrom: 3, wantCode: RefusedInvalid},
+			wantAction: Refused, wantFrom: 3, wantCode: safefile.RefusedInvalid},
 		{name: "corrupt file is refused", content: sampleV1 + "{}{}\n", fail: noCreate,
-			wantAction: Refused, wantCode: RefusedCorrupt},
+			wantAction: Refused, wantCode: safefile.RefusedCorrupt},
 		{name: "not a session", content: `{"version":1,"recordType":"message"}` + "\n", fail: noCreate,
-			wantAction: Refused, wantCode: Unsupported},
+			wantAction: Refused, wantCode: safefile.Unsupported},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,7 +83,7 @@ func TestMigrateFile(t *testing.T) {
 			path := writeSession(t, dir, tt.content)
 			rep, err := MigrateFile(newFaultFS(tt.fail), path, tt.opts)
 			if tt.wantCode != "" {
-				var e *Error
+				var e *safefile.Error
 				if !errors.As(err, &e) || e.Code != tt.wantCode || e.Path != path {
 					t.Fatalf("got %v, want %s", err, tt.wantCode)
 				}
@@ -129,7 +130,7 @@ func TestRepairFile(t *testing.T) {
 		fail        func(op, name string) error
 		wantAction  Action
 		want        string // file content afterwards ("" = unchanged)
-		wantCode    Code
+		wantCode    safefile.Code
 		wantFinding finding.Code
 	}{
 		{name: "clean file: nothing written", content: h + "\n" + a + "\n", opts: Options{Backup: true}, fail: noCreate,
@@ -139,16 +140,16 @@ func TestRepairFile(t *testing.T) {
 		{name: "torn tail dropped", content: h + "\n" + a + "\n" + `{"type":"b`,
 			wantAction: Repaired, want: h + "\n" + a + "\n"},
 		{name: "zero tail refused without the option", content: h + "\n\x00\x00", fail: noCreate,
-			wantAction: Refused, wantCode: RefusedCorrupt, wantFinding: finding.ZeroFill},
+			wantAction: Refused, wantCode: safefile.RefusedCorrupt, wantFinding: finding.ZeroFill},
 		{name: "zero tail cut with the option", content: h + "\n\x00\x00", opts: Options{ZeroTail: true},
 			wantAction: Repaired, want: h + "\n"},
 		{name: "invalid json refused", content: h + "\n{\"a\":}\n" + a + a + "\n", fail: noCreate,
-			wantAction: Refused, wantCode: RefusedCorrupt, wantFinding: finding.InvalidJSON},
+			wantAction: Refused, wantCode: safefile.RefusedCorrupt, wantFinding: finding.InvalidJSON},
 		{name: "dry run", content: h + "\n" + a, opts: Options{DryRun: true, Diff: true}, fail: noCreate,
 			wantAction: WouldRepair},
 		{name: "verify rejects the repaired file", content: h + "\n" + a,
 			opts:       Options{Verify: func(string, io.Reader) error { return errors.New("bad") }},
-			wantAction: Refused, wantCode: VerifyFailed},
+			wantAction: Refused, wantCode: safefile.VerifyFailed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -156,7 +157,7 @@ func TestRepairFile(t *testing.T) {
 			path := writeSession(t, dir, tt.content)
 			rep, err := RepairFile(newFaultFS(tt.fail), path, tt.opts)
 			if tt.wantCode != "" {
-				var e *Error
+				var e *safefile.Error
 				if !errors.As(err, &e) || e.Code != tt.wantCode {
 					t.Fatalf("got %v, want %s", err, tt.wantCode)
 				}
@@ -198,7 +199,7 @@ func TestRealDamagedFilesEndToEnd(t *testing.T) {
 			orig := readFile(t, filepath.Join(realCorpus, name))
 			dir := t.TempDir()
 			path := writeSession(t, dir, string(orig))
-			rep, err := RepairFile(OS(), path, Options{Backup: true})
+			rep, err := RepairFile(safefile.OS(), path, Options{Backup: true})
 			if err != nil || rep.Action != Repaired {
 				t.Fatalf("repair: %+v, %v", rep, err)
 			}
@@ -206,7 +207,7 @@ func TestRealDamagedFilesEndToEnd(t *testing.T) {
 			if bytes.Count(repaired, []byte("\n")) != bytes.Count(orig, []byte("\n"))+1 {
 				t.Error("repair did not add exactly one line")
 			}
-			mrep, err := MigrateFile(OS(), path, Options{Backup: true})
+			mrep, err := MigrateFile(safefile.OS(), path, Options{Backup: true})
 			if err != nil || mrep.Action != Migrated || mrep.From != 1 {
 				t.Fatalf("migrate: %+v, %v", mrep, err)
 			}
@@ -216,7 +217,7 @@ func TestRealDamagedFilesEndToEnd(t *testing.T) {
 			if b := readFile(t, path+".v1.bak"); !bytes.Equal(b, repaired) {
 				t.Error(".v1.bak is not the repaired v1 file")
 			}
-			again, err := MigrateFile(OS(), path, Options{Backup: true})
+			again, err := MigrateFile(safefile.OS(), path, Options{Backup: true})
 			if err != nil || again.Action != Unchanged {
 				t.Errorf("second migrate: %+v, %v", again, err)
 			}
@@ -241,29 +242,29 @@ func TestMigrateFileCheck(t *testing.T) {
 		check      CheckFunc
 		fail       func(op, name string) error
 		wantAction Action
-		wantCode   Code
+		wantCode   safefile.Code
 		wantNotes  []finding.Code
 	}{
 		{name: "warnings are reported, the file migrated", content: sampleV1,
-			check: func(string, io.Reader) ([]finding.Finding, VerifyFunc, error) {
+			check: func(string, io.Reader) ([]finding.Finding, safefile.VerifyFunc, error) {
 				return []finding.Finding{warning}, pass, nil
 			},
 			wantAction: Migrated, wantNotes: []finding.Code{finding.Schema}},
 		{name: "the check's warnings come before migrate's notes", content: dangling,
-			check: func(string, io.Reader) ([]finding.Finding, VerifyFunc, error) {
+			check: func(string, io.Reader) ([]finding.Finding, safefile.VerifyFunc, error) {
 				return []finding.Finding{warning}, pass, nil
 			},
 			wantAction: Migrated, wantNotes: []finding.Code{finding.Schema, finding.DanglingFirstKept}},
 		{name: "an error refuses before anything is written", content: sampleV1, fail: noCreate,
-			check: func(string, io.Reader) ([]finding.Finding, VerifyFunc, error) {
-				return nil, nil, &FindingError{Finding: finding.Errorf(finding.MissingHeader, 1, "no header")}
+			check: func(string, io.Reader) ([]finding.Finding, safefile.VerifyFunc, error) {
+				return nil, nil, &safefile.FindingError{Finding: finding.Errorf(finding.MissingHeader, 1, "no header")}
 			},
-			wantAction: Refused, wantCode: RefusedInvalid},
+			wantAction: Refused, wantCode: safefile.RefusedInvalid},
 		{name: "the new generation is checked with the check's verify", content: sampleV1,
-			check:      func(string, io.Reader) ([]finding.Finding, VerifyFunc, error) { return nil, fail, nil },
-			wantAction: Refused, wantCode: VerifyFailed},
+			check:      func(string, io.Reader) ([]finding.Finding, safefile.VerifyFunc, error) { return nil, fail, nil },
+			wantAction: Refused, wantCode: safefile.VerifyFailed},
 		{name: "a version-3 file is not checked", content: v3, fail: noCreate,
-			check: func(string, io.Reader) ([]finding.Finding, VerifyFunc, error) {
+			check: func(string, io.Reader) ([]finding.Finding, safefile.VerifyFunc, error) {
 				return nil, nil, errors.New("must not be called")
 			},
 			wantAction: Unchanged},
@@ -273,7 +274,7 @@ func TestMigrateFileCheck(t *testing.T) {
 			dir := t.TempDir()
 			path := writeSession(t, dir, tt.content)
 			rep, err := MigrateFile(newFaultFS(tt.fail), path, Options{Check: tt.check, Verify: pass})
-			var e *Error
+			var e *safefile.Error
 			switch {
 			case tt.wantCode == "" && err != nil:
 				t.Fatal(err)
@@ -303,8 +304,8 @@ func TestMigrateFileCheck(t *testing.T) {
 func TestMigrateRefusesLinesPiWouldLose(t *testing.T) {
 	path := writeSession(t, t.TempDir(), sampleV1[:strings.Index(sampleV1, "\n")+1]+"not-json\n"+sampleV1[strings.Index(sampleV1, "\n")+1:])
 	_, err := MigrateFile(newFaultFS(noCreate), path, Options{})
-	var e *Error
-	if !errors.As(err, &e) || e.Code != RefusedCorrupt || e.Line != 2 {
+	var e *safefile.Error
+	if !errors.As(err, &e) || e.Code != safefile.RefusedCorrupt || e.Line != 2 {
 		t.Fatalf("got %v, want refused_corrupt on line 2", err)
 	}
 	if !strings.Contains(err.Error(), "pi 1.6.0's own migration would drop or change this line") || !strings.Contains(err.Error(), "`pisess repair`") {
@@ -314,7 +315,27 @@ func TestMigrateRefusesLinesPiWouldLose(t *testing.T) {
 	limits := parse.DefaultLimits()
 	limits.MaxLineBytes = 100
 	_, err = MigrateFile(newFaultFS(noCreate), writeSession(t, t.TempDir(), sampleV1), Options{Limits: limits})
-	if !errors.As(err, &e) || e.Code != RefusedCorrupt || e.Finding == nil || e.Finding.Code != finding.LineTooLong || strings.Contains(err.Error(), "pi 1.6.0") {
+	if !errors.As(err, &e) || e.Code != safefile.RefusedCorrupt || e.Finding == nil || e.Finding.Code != finding.LineTooLong || strings.Contains(err.Error(), "pi 1.6.0") {
 		t.Errorf("got %v, want refused_corrupt line_too_long without the note", err)
+	}
+}
+
+func TestFileAPISymlinkPolicy(t *testing.T) {
+	dir := t.TempDir()
+	target := writeSession(t, dir, sampleV1)
+	link := filepath.Join(dir, "link.jsonl")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range []func(safefile.FS, string, Options) (Report, error){MigrateFile, RepairFile} {
+		rep, err := op(safefile.OS(), link, Options{})
+		var e *safefile.Error
+		if !errors.As(err, &e) || e.Code != safefile.Symlink || rep.Action != Refused || e.Path != link {
+			t.Errorf("got %+v, %v", rep, err)
+		}
+	}
+	rep, err := MigrateFile(safefile.OS(), link, Options{FollowSymlinks: true, Backup: true})
+	if err != nil || rep.Action != Migrated || rep.Backup != target+".v1.bak" {
+		t.Errorf("follow: %+v, %v", rep, err)
 	}
 }

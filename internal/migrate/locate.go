@@ -7,6 +7,7 @@ import (
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/safefile"
 )
 
 // Migration edits exactly the bytes of one key or value and copies all the
@@ -47,7 +48,7 @@ func numberValue(t *parse.Tape, v int) (float64, bool) {
 // classifier should have rejected.
 func unreadable(line int, err error) error {
 	if errors.Is(err, parse.ErrTooDeep) {
-		return refuse(RefusedCorrupt, finding.Errorf(finding.TooDeep, line, "%v", err))
+		return refuse(safefile.RefusedCorrupt, finding.Errorf(finding.TooDeep, line, "%v", err))
 	}
 	return malformed(line, "", err)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/safefile"
 )
 
 func TestLocateMembers(t *testing.T) {
@@ -68,7 +69,7 @@ func TestLocateTooDeepIsAnError(t *testing.T) {
 	if !errors.Is(err, parse.ErrTooDeep) {
 		t.Fatalf("err %v, want parse.ErrTooDeep", err)
 	}
-	var e *Error
+	var e *safefile.Error
 	if !errors.As(unreadable(1, err), &e) || e.Finding == nil || e.Finding.Code != "too_deep" {
 		t.Errorf("unreadable: %v, want a too_deep refusal", unreadable(1, err))
 	}

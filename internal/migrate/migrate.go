@@ -11,6 +11,7 @@ import (
 	"github.com/pisess/pisess/internal/edit"
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/session"
 )
 
@@ -41,7 +42,7 @@ type Result struct {
 // indexes to lines (a v1 firstKeptEntryIndex may name a later record), the
 // second writes. Memory grows with the number of records, not their size.
 // A file with a corrupt line (parse level, including concatenated objects)
-// is refused with an *Error carrying the finding; nothing useful is written
+// is refused with a *safefile.Error carrying the finding; nothing useful is written
 // to out then.
 func Migrate(in io.ReadSeeker, out io.Writer, limits parse.Limits) (Result, error) {
 	s, err := scanSession(in, limits, false)
@@ -51,15 +52,15 @@ func Migrate(in io.ReadSeeker, out io.Writer, limits parse.Limits) (Result, erro
 	res := Result{From: s.version, To: CurrentVersion, Changed: s.version < CurrentVersion,
 		Lines: s.lines, Entries: len(s.recLine) - 1}
 	if _, err := in.Seek(0, io.SeekStart); err != nil {
-		return Result{}, &Error{Code: ReadFailed, Err: err}
+		return Result{}, &safefile.Error{Code: safefile.ReadFailed, Err: err}
 	}
 	if !res.Changed {
 		tw := &trackingWriter{w: out}
 		if _, err := io.Copy(tw, in); err != nil {
-			if tw.err != nil {
-				return Result{}, &Error{Code: WriteFailed, Err: err}
+			if tw.failed {
+				return Result{}, &safefile.Error{Code: safefile.WriteFailed, Err: err}
 			}
-			return Result{}, &Error{Code: ReadFailed, Err: err}
+			return Result{}, &safefile.Error{Code: safefile.ReadFailed, Err: err}
 		}
 		return res, nil
 	}
@@ -69,6 +70,19 @@ func Migrate(in io.ReadSeeker, out io.Writer, limits parse.Limits) (Result, erro
 	}
 	res.Notes = w.notes
 	return res, nil
+}
+
+// trackingWriter remembers whether a write failed, to tell a write error
+// from a read error after io.Copy.
+type trackingWriter struct {
+	w      io.Writer
+	failed bool
+}
+
+func (t *trackingWriter) Write(p []byte) (int, error) {
+	n, err := t.w.Write(p)
+	t.failed = t.failed || err != nil
+	return n, err
 }
 
 // PeekVersion reads the header of the session in r and returns its version
@@ -100,14 +114,14 @@ func scanSession(in io.Reader, limits parse.Limits, headerOnly bool) (*scanned, 
 		l := rd.Line()
 		s.lines = l.Num
 		if f, ok := l.BOMFinding(); ok {
-			return nil, refuse(RefusedCorrupt, f)
+			return nil, refuse(safefile.RefusedCorrupt, f)
 		}
 		switch l.Class {
 		case parse.Blank, parse.PartialTail:
 			continue // not records: pi's loader skips them
 		case parse.TornLine:
 			if len(s.recLine) == 0 {
-				return nil, refuse(RefusedCorrupt, tornHeader(l))
+				return nil, refuse(safefile.RefusedCorrupt, tornHeader(l))
 			}
 			continue // not a record: pi's loader skips it
 		case parse.Object:
@@ -135,7 +149,7 @@ func scanSession(in io.Reader, limits parse.Limits, headerOnly bool) (*scanned, 
 		return nil, err
 	}
 	if len(s.recLine) == 0 {
-		return nil, refuse(RefusedCorrupt, finding.Errorf(finding.MissingHeader, 1, "the file holds no session header"))
+		return nil, refuse(safefile.RefusedCorrupt, finding.Errorf(finding.MissingHeader, 1, "the file holds no session header"))
 	}
 	return s, nil
 }
@@ -147,7 +161,7 @@ func readEntry(t *parse.Tape, l *parse.Line) error {
 	}
 	typ, err := stringMember(t, l, "type")
 	if typ == "session" {
-		return refuse(RefusedCorrupt, finding.Errorf(finding.MisplacedHeader, l.Num, "a session header after line 1"))
+		return refuse(safefile.RefusedCorrupt, finding.Errorf(finding.MisplacedHeader, l.Num, "a session header after line 1"))
 	}
 	return err
 }
@@ -167,18 +181,18 @@ func readHeader(t *parse.Tape, l *parse.Line) (session.Header, error) {
 	h := session.ReadHeader(t)
 	if h.Type != "session" {
 		if h.HasKind {
-			return session.Header{}, refuse(Unsupported, finding.Errorf(finding.UnsupportedVersion, l.Num,
+			return session.Header{}, refuse(safefile.Unsupported, finding.Errorf(finding.UnsupportedVersion, l.Num,
 				"the first record is not a version 1-3 session header (a newer pi format?): pisess does not migrate it"))
 		}
-		return session.Header{}, refuse(Unsupported, finding.Errorf(finding.NotASession, l.Num,
+		return session.Header{}, refuse(safefile.Unsupported, finding.Errorf(finding.NotASession, l.Num,
 			"the first record is not a session header (type %q): not a pi session", h.Type))
 	}
 	if !h.VersionOK {
-		return session.Header{}, refuse(Unsupported, finding.Errorf(finding.UnsupportedVersion, l.Num,
+		return session.Header{}, refuse(safefile.Unsupported, finding.Errorf(finding.UnsupportedVersion, l.Num,
 			"header version %s is not 1, 2 or 3", h.VersionText).WithPointer("/version"))
 	}
 	if h.ID == "" {
-		return session.Header{}, refuse(RefusedCorrupt, finding.Errorf(finding.Schema, l.Num,
+		return session.Header{}, refuse(safefile.RefusedCorrupt, finding.Errorf(finding.Schema, l.Num,
 			"the session header has no id").WithPointer("/id"))
 	}
 	return h, nil
@@ -259,7 +273,7 @@ func (w *rewriter) run(in io.Reader, out io.Writer) error {
 		return changedBetweenPasses(w.lines)
 	}
 	if err := bw.Flush(); err != nil {
-		return &Error{Code: WriteFailed, Err: err}
+		return &safefile.Error{Code: safefile.WriteFailed, Err: err}
 	}
 	return nil
 }
@@ -291,13 +305,13 @@ func (w *rewriter) writeEdited(bw *bufio.Writer, l *parse.Line) error {
 	}
 	span := l.Objects[0]
 	if _, err := bw.Write(l.Raw[:span[0]]); err != nil {
-		return &Error{Code: WriteFailed, Err: err}
+		return &safefile.Error{Code: safefile.WriteFailed, Err: err}
 	}
 	if _, err := w.ed.WriteTo(bw); err != nil {
 		if errors.Is(err, edit.ErrOverlap) || errors.Is(err, edit.ErrNotObject) {
 			return malformed(l.Num, "", err)
 		}
-		return &Error{Code: WriteFailed, Err: err}
+		return &safefile.Error{Code: safefile.WriteFailed, Err: err}
 	}
 	return writeRaw(bw, l.Raw[span[1]:], "")
 }
@@ -370,7 +384,7 @@ func (w *rewriter) set(l *parse.Line, name string, value []byte) error {
 // does for an id it cannot find; a note says so.
 func (w *rewriter) firstKept(l *parse.Line, v, rec int) (string, error) {
 	if w.tape.Kind(v) != parse.KindNumber {
-		return "", refuse(RefusedCorrupt, finding.Errorf(finding.Schema, l.Num,
+		return "", refuse(safefile.RefusedCorrupt, finding.Errorf(finding.Schema, l.Num,
 			"firstKeptEntryIndex is not a number").WithPointer("/firstKeptEntryIndex"))
 	}
 	// A number too large for a double (JSON.parse: ±Infinity) names no entry.
@@ -421,10 +435,10 @@ func ownTerminator(l *parse.Line) string {
 // writeRaw writes b and then the terminator term.
 func writeRaw(w *bufio.Writer, b []byte, term string) error {
 	if _, err := w.Write(b); err != nil {
-		return &Error{Code: WriteFailed, Err: err}
+		return &safefile.Error{Code: safefile.WriteFailed, Err: err}
 	}
 	if _, err := w.WriteString(term); err != nil {
-		return &Error{Code: WriteFailed, Err: err}
+		return &safefile.Error{Code: safefile.WriteFailed, Err: err}
 	}
 	return nil
 }
@@ -439,7 +453,7 @@ func tornHeader(l *parse.Line) finding.Finding {
 // lineRefusal refuses a line that is not one complete object.
 func lineRefusal(l *parse.Line) error {
 	f, _ := l.Finding()
-	return refuse(RefusedCorrupt, f)
+	return refuse(safefile.RefusedCorrupt, f)
 }
 
 // lostByPi refuses to migrate a line that is not one complete object:
@@ -448,7 +462,7 @@ func lineRefusal(l *parse.Line) error {
 // limit of pisess (too long, too deep) is one pi reads: only refused.
 func lostByPi(l *parse.Line) error {
 	f, _ := l.Finding()
-	e := refuse(RefusedCorrupt, f)
+	e := refuse(safefile.RefusedCorrupt, f)
 	if f.Code != finding.LineTooLong && f.Code != finding.TooDeep {
 		e.Err = errLostByPi
 	}
@@ -464,20 +478,20 @@ func readError(err error, line int) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, parse.ErrFileTooLarge):
-		return refuse(RefusedCorrupt, finding.Errorf(finding.FileTooLarge, line, "the file exceeds the size limit"))
+		return refuse(safefile.RefusedCorrupt, finding.Errorf(finding.FileTooLarge, line, "the file exceeds the size limit"))
 	}
-	return &Error{Code: ReadFailed, Err: err}
+	return &safefile.Error{Code: safefile.ReadFailed, Err: err}
 }
 
 // malformed refuses a record the locator could not take apart (a
 // duplicated key, or bytes the classifier should have rejected).
 func malformed(line int, pointer string, err error) error {
-	return refuse(RefusedCorrupt, finding.Errorf(finding.Schema, line, "cannot migrate this record: %v", err).WithPointer(pointer))
+	return refuse(safefile.RefusedCorrupt, finding.Errorf(finding.Schema, line, "cannot migrate this record: %v", err).WithPointer(pointer))
 }
 
 // changedBetweenPasses reports that the second pass saw different lines
 // than the first.
 func changedBetweenPasses(line int) error {
-	return &Error{Code: ChangedDuringRewrite, Line: line,
+	return &safefile.Error{Code: safefile.ChangedDuringRewrite, Line: line,
 		Err: fmt.Errorf("the file changed while it was being migrated")}
 }

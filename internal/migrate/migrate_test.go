@@ -9,6 +9,7 @@ import (
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/session"
 )
 
@@ -218,40 +219,40 @@ func TestMigrateRefuses(t *testing.T) {
 	tests := []struct {
 		name string
 		in   string
-		code Code
+		code safefile.Code
 		fc   finding.Code
 		line int
 	}{
-		{"empty file", "", RefusedCorrupt, finding.MissingHeader, 1},
-		{"only blank lines", "\n\n", RefusedCorrupt, finding.MissingHeader, 1},
-		{"concatenated objects", h1 + "\n" + `{"type":"a"}{"type":"b"}` + "\n", RefusedCorrupt, finding.ConcatenatedObjects, 2},
-		{"invalid json", h1 + "\n{\"type\":}\n", RefusedCorrupt, finding.InvalidJSON, 2},
-		{"invalid json as the last line", h1 + "\n" + `{"type":"a"}` + "\nnot-json", RefusedCorrupt, finding.InvalidJSON, 3},
-		{"invalid utf8", h1 + "\n{\"type\":\"\xff\"}\n", RefusedCorrupt, finding.InvalidUTF8, 2},
-		{"trailing data", h1 + "\n{\"type\":\"a\"} x\n", RefusedCorrupt, finding.TrailingData, 2},
-		{"not an object", h1 + "\n[1]\n", RefusedCorrupt, finding.NotObject, 2},
-		{"zero fill", h1 + "\n\x00\x00\x00", RefusedCorrupt, finding.ZeroFill, 2},
-		{"misplaced header", h1 + "\n" + h1 + "\n", RefusedCorrupt, finding.MisplacedHeader, 2},
-		{"not a session", `{"version":1,"recordType":"message"}` + "\n", Unsupported, finding.NotASession, 1},
-		{"v4 header", `{"kind":"header","version":4}` + "\n", Unsupported, finding.UnsupportedVersion, 1},
-		{"version 4", `{"type":"session","version":4,"id":"s1"}` + "\n", Unsupported, finding.UnsupportedVersion, 1},
-		{"version as string", `{"type":"session","version":"2","id":"s1"}` + "\n", Unsupported, finding.UnsupportedVersion, 1},
-		{"version 2.5", `{"type":"session","version":2.5,"id":"s1"}` + "\n", Unsupported, finding.UnsupportedVersion, 1},
-		{"header without id", `{"type":"session"}` + "\n", RefusedCorrupt, finding.Schema, 1},
-		{"duplicate id key", h1 + "\n" + `{"type":"a","id":"x","id":"y"}` + "\n", RefusedCorrupt, finding.Schema, 2},
-		{"duplicate parentId key", h1 + "\n" + `{"type":"a","parentId":null,"parentId":null}` + "\n", RefusedCorrupt, finding.Schema, 2},
-		{"duplicate firstKeptEntryIndex key", h1 + "\n" + `{"type":"compaction","firstKeptEntryIndex":1,"firstKeptEntryIndex":1}` + "\n", RefusedCorrupt, finding.Schema, 2},
-		{"duplicate version key", `{"type":"session","version":2,"version":3,"id":"s1"}` + "\n", RefusedCorrupt, finding.Schema, 1},
-		{"byte order mark", "\xef\xbb\xbf" + h1 + "\n", RefusedCorrupt, finding.BOM, 1},
-		{"torn header", `{"type":"sess` + "\n" + `{"type":"a"}` + "\n", RefusedCorrupt, finding.InvalidJSON, 1},
-		{"firstKeptEntryIndex not a number", h1 + "\n" + `{"type":"compaction","firstKeptEntryIndex":"1"}` + "\n", RefusedCorrupt, finding.Schema, 2},
+		{"empty file", "", safefile.RefusedCorrupt, finding.MissingHeader, 1},
+		{"only blank lines", "\n\n", safefile.RefusedCorrupt, finding.MissingHeader, 1},
+		{"concatenated objects", h1 + "\n" + `{"type":"a"}{"type":"b"}` + "\n", safefile.RefusedCorrupt, finding.ConcatenatedObjects, 2},
+		{"invalid json", h1 + "\n{\"type\":}\n", safefile.RefusedCorrupt, finding.InvalidJSON, 2},
+		{"invalid json as the last line", h1 + "\n" + `{"type":"a"}` + "\nnot-json", safefile.RefusedCorrupt, finding.InvalidJSON, 3},
+		{"invalid utf8", h1 + "\n{\"type\":\"\xff\"}\n", safefile.RefusedCorrupt, finding.InvalidUTF8, 2},
+		{"trailing data", h1 + "\n{\"type\":\"a\"} x\n", safefile.RefusedCorrupt, finding.TrailingData, 2},
+		{"not an object", h1 + "\n[1]\n", safefile.RefusedCorrupt, finding.NotObject, 2},
+		{"zero fill", h1 + "\n\x00\x00\x00", safefile.RefusedCorrupt, finding.ZeroFill, 2},
+		{"misplaced header", h1 + "\n" + h1 + "\n", safefile.RefusedCorrupt, finding.MisplacedHeader, 2},
+		{"not a session", `{"version":1,"recordType":"message"}` + "\n", safefile.Unsupported, finding.NotASession, 1},
+		{"v4 header", `{"kind":"header","version":4}` + "\n", safefile.Unsupported, finding.UnsupportedVersion, 1},
+		{"version 4", `{"type":"session","version":4,"id":"s1"}` + "\n", safefile.Unsupported, finding.UnsupportedVersion, 1},
+		{"version as string", `{"type":"session","version":"2","id":"s1"}` + "\n", safefile.Unsupported, finding.UnsupportedVersion, 1},
+		{"version 2.5", `{"type":"session","version":2.5,"id":"s1"}` + "\n", safefile.Unsupported, finding.UnsupportedVersion, 1},
+		{"header without id", `{"type":"session"}` + "\n", safefile.RefusedCorrupt, finding.Schema, 1},
+		{"duplicate id key", h1 + "\n" + `{"type":"a","id":"x","id":"y"}` + "\n", safefile.RefusedCorrupt, finding.Schema, 2},
+		{"duplicate parentId key", h1 + "\n" + `{"type":"a","parentId":null,"parentId":null}` + "\n", safefile.RefusedCorrupt, finding.Schema, 2},
+		{"duplicate firstKeptEntryIndex key", h1 + "\n" + `{"type":"compaction","firstKeptEntryIndex":1,"firstKeptEntryIndex":1}` + "\n", safefile.RefusedCorrupt, finding.Schema, 2},
+		{"duplicate version key", `{"type":"session","version":2,"version":3,"id":"s1"}` + "\n", safefile.RefusedCorrupt, finding.Schema, 1},
+		{"byte order mark", "\xef\xbb\xbf" + h1 + "\n", safefile.RefusedCorrupt, finding.BOM, 1},
+		{"torn header", `{"type":"sess` + "\n" + `{"type":"a"}` + "\n", safefile.RefusedCorrupt, finding.InvalidJSON, 1},
+		{"firstKeptEntryIndex not a number", h1 + "\n" + `{"type":"compaction","firstKeptEntryIndex":"1"}` + "\n", safefile.RefusedCorrupt, finding.Schema, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := migrateString(t, tt.in)
-			var e *Error
+			var e *safefile.Error
 			if !errors.As(err, &e) {
-				t.Fatalf("want *Error, got %v", err)
+				t.Fatalf("want *safefile.Error, got %v", err)
 			}
 			if e.Code != tt.code || e.Finding == nil || e.Finding.Code != tt.fc || e.Line != tt.line || e.ExitCode() != 1 {
 				t.Errorf("got %v (finding %+v), want %s/%s at line %d", e, e.Finding, tt.code, tt.fc, tt.line)
@@ -263,7 +264,7 @@ func TestMigrateRefuses(t *testing.T) {
 func TestMigrateLineTooLongIsRefused(t *testing.T) {
 	in := `{"type":"session","id":"s1"}` + "\n" + `{"type":"message","pad":"` + strings.Repeat("x", 100) + `"}` + "\n"
 	_, err := Migrate(strings.NewReader(in), &bytes.Buffer{}, parse.Limits{MaxLineBytes: 64})
-	var e *Error
+	var e *safefile.Error
 	if !errors.As(err, &e) || e.Finding == nil || e.Finding.Code != finding.LineTooLong || e.Line != 2 {
 		t.Fatalf("got %v", err)
 	}
@@ -274,8 +275,8 @@ func TestMigrateDetectsChangeBetweenPasses(t *testing.T) {
 	second := first + `{"type":"b"}` + "\n"
 	in := &swappingReader{first: first, second: second}
 	_, err := Migrate(in, &bytes.Buffer{}, parse.DefaultLimits())
-	var e *Error
-	if !errors.As(err, &e) || e.Code != ChangedDuringRewrite {
+	var e *safefile.Error
+	if !errors.As(err, &e) || e.Code != safefile.ChangedDuringRewrite {
 		t.Fatalf("got %v, want changed_during_rewrite", err)
 	}
 }
@@ -301,8 +302,8 @@ func (s *swappingReader) Seek(off int64, whence int) (int64, error) {
 func TestMigrateWriteFailureIsTyped(t *testing.T) {
 	in := `{"type":"session","id":"s1"}` + "\n" + `{"type":"a"}` + "\n"
 	_, err := Migrate(strings.NewReader(in), failingWriter{}, parse.DefaultLimits())
-	var e *Error
-	if !errors.As(err, &e) || e.Code != WriteFailed || e.ExitCode() != 2 {
+	var e *safefile.Error
+	if !errors.As(err, &e) || e.Code != safefile.WriteFailed || e.ExitCode() != 2 {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -329,7 +330,7 @@ func TestPeekVersion(t *testing.T) {
 	if _, err := PeekVersion(strings.NewReader(`{"kind":"header","version":4}`), parse.Limits{}); err == nil {
 		t.Error("v4 header: no error")
 	}
-	var e *Error
+	var e *safefile.Error
 	if _, err := PeekVersion(strings.NewReader("\xef\xbb\xbf"+`{"type":"session","id":"s"}`), parse.Limits{}); !errors.As(err, &e) || e.Finding == nil || e.Finding.Code != finding.BOM {
 		t.Errorf("byte order mark: got %v, want a bom refusal", err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/safefile"
 )
 
 // realCorpus is pi's own files, beside the project; CI has it.
@@ -92,7 +93,7 @@ func TestRealDamagedFilesRepairThenMigrate(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			in := readFile(t, filepath.Join(realCorpus, name))
 			_, err := Migrate(bytes.NewReader(in), &bytes.Buffer{}, parse.DefaultLimits())
-			var e *Error
+			var e *safefile.Error
 			if !errors.As(err, &e) || e.Finding == nil || e.Finding.Code != finding.ConcatenatedObjects || e.Line != line {
 				t.Fatalf("migrate of the damaged file: got %v, want concatenated_objects at %d", err, line)
 			}

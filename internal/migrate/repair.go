@@ -9,6 +9,7 @@ import (
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/safefile"
 )
 
 // RepairOptions select what Repair may fix beyond the always-safe repairs.
@@ -58,7 +59,7 @@ type RepairResult struct {
 // when it has one, else "\r\n" if the previous line ended so, else "\n".
 // Blank lines are kept. Any other corruption (invalid_json, invalid_utf8,
 // trailing_data, not_object, line_too_long, zero_fill without ZeroTail,
-// file_too_large) is refused with an *Error carrying the finding; so is a
+// file_too_large) is refused with a *safefile.Error carrying the finding; so is a
 // file in which no complete object would remain. Repair does not look at
 // what the objects mean: the caller verifies the result.
 func Repair(in io.Reader, out io.Writer, opts RepairOptions) (RepairResult, error) {
@@ -95,11 +96,11 @@ func Repair(in io.Reader, out io.Writer, opts RepairOptions) (RepairResult, erro
 		return RepairResult{}, err
 	}
 	if objects == 0 {
-		return RepairResult{}, refuse(RefusedCorrupt, finding.Errorf(finding.MissingHeader, 1,
+		return RepairResult{}, refuse(safefile.RefusedCorrupt, finding.Errorf(finding.MissingHeader, 1,
 			"no complete record would remain: nothing to repair into a session"))
 	}
 	if err := bw.Flush(); err != nil {
-		return RepairResult{}, &Error{Code: WriteFailed, Err: err}
+		return RepairResult{}, &safefile.Error{Code: safefile.WriteFailed, Err: err}
 	}
 	res.Changed = len(res.Fixes) > 0
 	return res, nil
@@ -224,7 +225,7 @@ func (t *tornEntries) check(l *parse.Line, records int) error {
 	switch l.Class {
 	case parse.TornLine:
 		if records == 0 {
-			return refuse(RefusedCorrupt, tornHeader(l))
+			return refuse(safefile.RefusedCorrupt, tornHeader(l))
 		}
 		id, ok := parse.PrefixString(l.Raw, "id")
 		if !ok || len(t.ids) >= 4096 {
@@ -286,7 +287,7 @@ func readIDs(src io.ReadSeeker, n int64, limits parse.Limits) (map[string]struct
 		_, err = src.Seek(0, io.SeekStart)
 	}
 	if err != nil {
-		return nil, &Error{Code: ReadFailed, Err: err}
+		return nil, &safefile.Error{Code: safefile.ReadFailed, Err: err}
 	}
 	known := map[string]struct{}{}
 	rd := parse.NewReader(io.LimitReader(src, n), limits)
@@ -302,10 +303,10 @@ func readIDs(src io.ReadSeeker, n int64, limits parse.Limits) (map[string]struct
 		}
 	}
 	if err := rd.Err(); err != nil {
-		return nil, &Error{Code: ReadFailed, Err: err}
+		return nil, &safefile.Error{Code: safefile.ReadFailed, Err: err}
 	}
 	if _, err := src.Seek(pos, io.SeekStart); err != nil {
-		return nil, &Error{Code: ReadFailed, Err: err}
+		return nil, &safefile.Error{Code: safefile.ReadFailed, Err: err}
 	}
 	return known, nil
 }
@@ -333,7 +334,7 @@ func (t *tornEntries) checkObject(l *parse.Line, k int) error {
 		if key == "parentId" {
 			code = finding.MissingParent
 		}
-		return refuse(RefusedCorrupt, finding.Errorf(code, l.Num,
+		return refuse(safefile.RefusedCorrupt, finding.Errorf(code, l.Num,
 			"%s %q names the entry torn on line %d: pi never loads it, and removing the torn line would not give this entry its %s back; the file is left as it is",
 			key, id, line, strings.TrimSuffix(key, "Id")).WithPointer("/"+key))
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/safefile"
 )
 
 func TestRepair(t *testing.T) {
@@ -141,11 +142,11 @@ func TestRepairRefuses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Repair(strings.NewReader(tt.in), &bytes.Buffer{}, RepairOptions{Limits: tt.limits})
-			var e *Error
+			var e *safefile.Error
 			if !errors.As(err, &e) {
-				t.Fatalf("want *Error, got %v", err)
+				t.Fatalf("want *safefile.Error, got %v", err)
 			}
-			if e.Code != RefusedCorrupt || e.Finding == nil || e.Finding.Code != tt.code || e.Line != tt.line || e.ExitCode() != 1 {
+			if e.Code != safefile.RefusedCorrupt || e.Finding == nil || e.Finding.Code != tt.code || e.Line != tt.line || e.ExitCode() != 1 {
 				t.Errorf("got %v, want refused %s at line %d", e, tt.code, tt.line)
 			}
 		})

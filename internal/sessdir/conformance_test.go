@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pisess/pisess/internal/migrate"
+	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/session"
 )
 
@@ -59,7 +59,7 @@ func TestConformanceMove(t *testing.T) {
 	before, after := t.TempDir(), t.TempDir()
 	cwds := map[string]bool{}
 	for i, src := range files {
-		s, err := ReadSession(migrate.OS(), src)
+		s, err := ReadSession(safefile.OS(), src)
 		if err != nil || !filepath.IsAbs(s.Header.Cwd) {
 			continue
 		}
@@ -83,7 +83,7 @@ func TestConformanceMove(t *testing.T) {
 		if len(want.Listed) == 0 {
 			t.Fatalf("pi lists no session of %s before the move", cwd)
 		}
-		err := Move(migrate.OS(), MoveOptions{Root: filepath.Join(after, "sessions"), From: cwd, To: to}, func(Change) {})
+		err := Move(safefile.OS(), MoveOptions{Root: filepath.Join(after, "sessions"), From: cwd, To: to}, func(Change) {})
 		if err != nil {
 			t.Fatal(err)
 		}

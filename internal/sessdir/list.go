@@ -17,8 +17,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/session"
 )
 
@@ -61,7 +61,7 @@ const (
 // default, a directory per project). Symbolic links below root are not
 // followed (skipped names them). A file whose first line is not a session
 // header is left out (skipped says why), as pi's listing leaves it out.
-func List(fsys migrate.FS, root string) (found []Session, skipped []error, err error) {
+func List(fsys safefile.FS, root string) (found []Session, skipped []error, err error) {
 	top, err := fsys.ReadDir(root)
 	if err != nil {
 		return nil, nil, err
@@ -88,7 +88,7 @@ func List(fsys migrate.FS, root string) (found []Session, skipped []error, err e
 	return found, skipped, nil
 }
 
-func add(fsys migrate.FS, path string, d fs.DirEntry, found []Session, skipped []error) ([]Session, []error) {
+func add(fsys safefile.FS, path string, d fs.DirEntry, found []Session, skipped []error) ([]Session, []error) {
 	if !strings.HasSuffix(path, ".jsonl") {
 		return found, skipped
 	}
@@ -106,7 +106,7 @@ func add(fsys migrate.FS, path string, d fs.DirEntry, found []Session, skipped [
 }
 
 // ReadSession reads the header of the session file at path.
-func ReadSession(fsys migrate.FS, path string) (Session, error) {
+func ReadSession(fsys safefile.FS, path string) (Session, error) {
 	f, err := fsys.Open(path)
 	if err != nil {
 		return Session{}, err
@@ -166,7 +166,7 @@ func firstLine(r *bufio.Reader) (line []byte, end string, err error) {
 // lockedList takes root's lock (see lock) and lists its sessions (List),
 // telling skipped, when it is not nil, of each file List passed over. On
 // success the caller releases the lock with unlock.
-func lockedList(fsys migrate.FS, root string, skipped func(error)) (all []Session, unlock func(), err error) {
+func lockedList(fsys safefile.FS, root string, skipped func(error)) (all []Session, unlock func(), err error) {
 	if unlock, err = lock(fsys, root); err != nil {
 		return nil, nil, err
 	}
@@ -185,7 +185,7 @@ func lockedList(fsys migrate.FS, root string, skipped func(error)) (all []Sessio
 
 // lock takes the directory's lock for one move or prune at a time; the
 // returned function releases it.
-func lock(fsys migrate.FS, root string) (func(), error) {
+func lock(fsys safefile.FS, root string) (func(), error) {
 	real, err := fsys.EvalSymlinks(root)
 	if err != nil {
 		return nil, err
@@ -196,7 +196,7 @@ func lock(fsys migrate.FS, root string) (func(), error) {
 	}
 	if err := fsys.Lock(d); err != nil {
 		d.Close()
-		if errors.Is(err, migrate.ErrLocked) {
+		if errors.Is(err, safefile.ErrLocked) {
 			return nil, refusef(Busy, "another pisess move or prune is working on %s: run again when it is done", root)
 		}
 		return nil, err
@@ -206,7 +206,7 @@ func lock(fsys migrate.FS, root string) (func(), error) {
 
 // unchanged reports whether the file at path is still what s read: the
 // same file, size and modification time.
-func unchanged(fsys migrate.FS, s Session) error {
+func unchanged(fsys safefile.FS, s Session) error {
 	info, err := fsys.Lstat(s.Path)
 	if err != nil {
 		return err

@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/pisess/pisess/internal/edit"
-	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/session"
 )
 
@@ -24,7 +24,7 @@ type MoveOptions struct {
 	// BackupSuffix, when set, keeps each rewritten file's original as
 	// <file><suffix> beside its new generation.
 	BackupSuffix string
-	Temps        *migrate.Temps
+	Temps        *safefile.Temps
 	// Skipped, when set, is told of each file of the directory left alone
 	// though it may be a session: a symbolic link, a file that could not
 	// be read, a header line that is not one.
@@ -67,7 +67,7 @@ type job struct {
 // finishes. The order makes that so: references are updated first (to
 // names that appear next), then each file is linked under its new name,
 // its old name removed, and its header rewritten (mtime kept).
-func Move(fsys migrate.FS, opts MoveOptions, report func(Change)) error {
+func Move(fsys safefile.FS, opts MoveOptions, report func(Change)) error {
 	all, unlock, err := lockedList(fsys, opts.Root, opts.Skipped)
 	if err != nil {
 		return err
@@ -100,7 +100,7 @@ func Move(fsys migrate.FS, opts MoveOptions, report func(Change)) error {
 }
 
 // planMove decides every file's job, or refuses.
-func planMove(fsys migrate.FS, opts MoveOptions, all []Session) ([]*job, error) {
+func planMove(fsys safefile.FS, opts MoveOptions, all []Session) ([]*job, error) {
 	root := filepath.Clean(opts.Root)
 	var jobs []*job
 	byDest := map[string]*job{}
@@ -147,7 +147,7 @@ func planMove(fsys migrate.FS, opts MoveOptions, all []Session) ([]*job, error) 
 // session: the same file (a run stopped after the link) or the same bytes
 // (a copy under the new name), which checkTarget takes as the job half
 // done.
-func sameSession(fsys migrate.FS, a, b Session) (bool, error) {
+func sameSession(fsys safefile.FS, a, b Session) (bool, error) {
 	if os.SameFile(a.Info, b.Info) {
 		return true, nil
 	}
@@ -160,7 +160,7 @@ func sameSession(fsys migrate.FS, a, b Session) (bool, error) {
 // checkTarget refuses a target name that holds another file with other
 // bytes; the same file (a run stopped after the link) or the same bytes
 // is the job half done.
-func checkTarget(fsys migrate.FS, j *job) error {
+func checkTarget(fsys safefile.FS, j *job) error {
 	if j.dest == j.Path || j.linked {
 		return nil
 	}
@@ -281,7 +281,7 @@ func join(dir, rest string) string {
 }
 
 // moveOne does one job and reports it.
-func moveOne(fsys migrate.FS, opts MoveOptions, j *job, report func(Change)) error {
+func moveOne(fsys safefile.FS, opts MoveOptions, j *job, report func(Change)) error {
 	c := Change{File: j.Path, To: j.dest, CwdBefore: j.Header.Cwd, CwdAfter: j.Header.Cwd,
 		ParentBefore: j.Header.ParentSession, ParentAfter: j.refs["parentSession"]}
 	if c.ParentAfter == "" {
@@ -304,7 +304,7 @@ func moveOne(fsys migrate.FS, opts MoveOptions, j *job, report func(Change)) err
 			return err
 		}
 	}
-	out, err := migrate.Rewrite(fsys, j.dest, migrate.RewriteOptions{BackupSuffix: opts.BackupSuffix, Temps: opts.Temps,
+	out, err := safefile.Rewrite(fsys, j.dest, safefile.RewriteOptions{BackupSuffix: opts.BackupSuffix, Temps: opts.Temps,
 		Verify: verifyHeader(j)}, editHeader(j))
 	if err != nil {
 		return err
@@ -316,7 +316,7 @@ func moveOne(fsys migrate.FS, opts MoveOptions, j *job, report func(Change)) err
 
 // relink gives the file its new name and takes the old one away: the
 // file is never absent, and never in two places with two contents.
-func relink(fsys migrate.FS, j *job) error {
+func relink(fsys safefile.FS, j *job) error {
 	dir := filepath.Dir(j.dest)
 	if err := os.MkdirAll(dir, 0o777); err != nil { // pi's mkdirSync: 0777 less the umask
 		return err
@@ -337,7 +337,7 @@ func relink(fsys migrate.FS, j *job) error {
 
 // editHeader rewrites the header's cwd and references, every other byte as
 // it was.
-func editHeader(j *job) migrate.Generator {
+func editHeader(j *job) safefile.Generator {
 	return func(in io.ReadSeeker, out io.Writer) error {
 		br := bufio.NewReaderSize(in, 64<<10)
 		line, end, err := firstLine(br)
@@ -369,7 +369,7 @@ func editHeader(j *job) migrate.Generator {
 
 // verifyHeader checks that the new generation's header says what the job
 // wrote.
-func verifyHeader(j *job) migrate.VerifyFunc {
+func verifyHeader(j *job) safefile.VerifyFunc {
 	return func(name string, r io.Reader) error {
 		line, _, err := firstLine(bufio.NewReader(r))
 		if err != nil {
@@ -419,7 +419,7 @@ func within(path, dir string) (rest string, ok bool) {
 }
 
 // sameBytes reports whether the files a and b hold the same bytes.
-func sameBytes(fsys migrate.FS, a, b string) (bool, error) {
+func sameBytes(fsys safefile.FS, a, b string) (bool, error) {
 	fa, err := fsys.Open(a)
 	if err != nil {
 		return false, err

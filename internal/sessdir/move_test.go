@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pisess/pisess/internal/migrate"
+	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/session"
 )
 
@@ -99,7 +99,7 @@ func move(root string, opts MoveOptions) ([]Change, error) {
 		opts.From, opts.To = "/old/shop", "/new/shop"
 	}
 	var got []Change
-	err := Move(migrate.OS(), opts, func(c Change) { got = append(got, c) })
+	err := Move(safefile.OS(), opts, func(c Change) { got = append(got, c) })
 	return got, err
 }
 
@@ -209,7 +209,7 @@ func TestMoveRefuses(t *testing.T) {
 // hookFS runs a function before the first Lstat of a name (after the
 // headers were read): a writer changing a session under the move.
 type hookFS struct {
-	migrate.FS
+	safefile.FS
 	name string
 	do   func()
 }
@@ -240,7 +240,7 @@ func TestMoveRefusesAFileBeingWritten(t *testing.T) {
 	root := project(t)
 	b := filepath.Join(root, "--old-shop-sub--/b.jsonl")
 	before := tree(t, root)
-	fsys := &hookFS{FS: migrate.OS(), name: b, do: appendLine(t, b)}
+	fsys := &hookFS{FS: safefile.OS(), name: b, do: appendLine(t, b)}
 	err := Move(fsys, MoveOptions{Root: root, From: "/old/shop", To: "/new/shop"}, func(Change) {})
 	if !isRefusal(err, Changed) {
 		t.Fatalf("got %v", err)
@@ -310,7 +310,7 @@ func TestMoveResumes(t *testing.T) {
 // refused (busy) and changes nothing.
 func TestMoveTwoAtOnce(t *testing.T) {
 	root := project(t)
-	unlock, err := lock(migrate.OS(), root)
+	unlock, err := lock(safefile.OS(), root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -390,7 +390,7 @@ func TestWithin(t *testing.T) {
 // faultFS fails the n-th change it is asked to make (and every one after
 // it, as a full disk or a lost mount would), counting from 1.
 type faultFS struct {
-	migrate.FS
+	safefile.FS
 	n, calls int
 }
 
@@ -404,7 +404,7 @@ func (f *faultFS) fault() error {
 	return nil
 }
 
-func (f *faultFS) CreateExcl(name string, perm fs.FileMode) (migrate.File, error) {
+func (f *faultFS) CreateExcl(name string, perm fs.FileMode) (safefile.File, error) {
 	if err := f.fault(); err != nil {
 		return nil, err
 	}
@@ -453,7 +453,7 @@ func TestMoveSurvivesFaults(t *testing.T) {
 	want[4] = strings.Replace(want[4], "--old-shop--", "--new-shop--", 1)
 	for n := 1; ; n++ {
 		root := project(t)
-		fsys := &faultFS{FS: migrate.OS(), n: n}
+		fsys := &faultFS{FS: safefile.OS(), n: n}
 		err := Move(fsys, MoveOptions{Root: root, From: "/old/shop", To: "/new/shop"}, func(Change) {})
 		if err == nil {
 			if n < 10 {
@@ -468,7 +468,7 @@ func TestMoveSurvivesFaults(t *testing.T) {
 		ids := map[string][]os.FileInfo{} // session id -> the files that hold it
 		filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err == nil && !d.IsDir() && !strings.HasPrefix(d.Name(), ".pisess-tmp") {
-				s, err := ReadSession(migrate.OS(), path)
+				s, err := ReadSession(safefile.OS(), path)
 				if err != nil {
 					t.Errorf("fault %d: %s: %v", n, path, err)
 					return nil

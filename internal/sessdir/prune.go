@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/safefile"
 )
 
 // RecentlyModified is how recently a file must not have been modified for
@@ -75,7 +75,7 @@ type candidate struct {
 // session a kept session forks from. Each session is reported as it is
 // taken. A trash name that holds other bytes refuses the run before
 // anything changed; a session that changes after it was read stops it.
-func Prune(fsys migrate.FS, opts PruneOptions, report func(Pruned)) error {
+func Prune(fsys safefile.FS, opts PruneOptions, report func(Pruned)) error {
 	all, unlock, err := lockedList(fsys, opts.Root, opts.Skipped)
 	if err != nil {
 		return err
@@ -171,7 +171,7 @@ func trashName(root, trash, path string) string {
 }
 
 // checkTrash refuses a trash name that holds other bytes.
-func checkTrash(fsys migrate.FS, c *candidate, to string) error {
+func checkTrash(fsys safefile.FS, c *candidate, to string) error {
 	info, err := fsys.Lstat(to)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -192,7 +192,7 @@ func checkTrash(fsys migrate.FS, c *candidate, to string) error {
 }
 
 // pruneOne takes one session away and reports it.
-func pruneOne(fsys migrate.FS, opts PruneOptions, trash string, c *candidate, report func(Pruned)) error {
+func pruneOne(fsys safefile.FS, opts PruneOptions, trash string, c *candidate, report func(Pruned)) error {
 	p := Pruned{File: c.Path, Action: "trashed", Bytes: c.Info.Size(), LastEntry: c.lastAt, Fork: c.fork}
 	if opts.Delete {
 		p.Action = "deleted"
@@ -235,7 +235,7 @@ const tailWindow = 256 << 10
 
 // lastEntry is the timestamp of the file's last entry that has one (the
 // header's when none has), read from the end of the file.
-func lastEntry(fsys migrate.FS, s Session) (time.Time, string) {
+func lastEntry(fsys safefile.FS, s Session) (time.Time, string) {
 	f, err := fsys.Open(s.Path)
 	if err != nil {
 		return time.Time{}, ""

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pisess/pisess/internal/migrate"
+	"github.com/pisess/pisess/internal/safefile"
 )
 
 var now = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
@@ -43,7 +43,7 @@ func prune(t *testing.T, root string, opts PruneOptions) ([]string, error) {
 	t.Helper()
 	opts.Root, opts.Now = root, now
 	var got []string
-	err := Prune(migrate.OS(), opts, func(p Pruned) {
+	err := Prune(safefile.OS(), opts, func(p Pruned) {
 		rel, _ := filepath.Rel(root, p.File)
 		s := p.Action + " " + rel
 		if p.Fork {
@@ -169,16 +169,16 @@ func TestPruneLastEntry(t *testing.T) {
 	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	fmt.Fprintf(f, `{"type":"message","id":"u3","parentId":"u2","timestamp":"2026-05-31T00:00:00.000Z","message":{"role":"user","content":%s}}`+"\n", jsonString(strings.Repeat("y", tailWindow+10)))
 	f.Close()
-	s, err := ReadSession(migrate.OS(), path)
+	s, err := ReadSession(safefile.OS(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, text := lastEntry(migrate.OS(), s); text != "2026-05-31T00:00:00.000Z" {
+	if _, text := lastEntry(safefile.OS(), s); text != "2026-05-31T00:00:00.000Z" {
 		t.Errorf("last entry %q", text)
 	}
 	os.Truncate(path, s.Info.Size()-3) // a torn last line: the entry before it counts
-	s, _ = ReadSession(migrate.OS(), path)
-	if _, text := lastEntry(migrate.OS(), s); !strings.HasPrefix(text, now.Add(-100*24*time.Hour).Format("2006-01-02")) {
+	s, _ = ReadSession(safefile.OS(), path)
+	if _, text := lastEntry(safefile.OS(), s); !strings.HasPrefix(text, now.Add(-100*24*time.Hour).Format("2006-01-02")) {
 		t.Errorf("last entry of a torn file %q", text)
 	}
 }
@@ -192,7 +192,7 @@ func TestPruneSurvivesFaults(t *testing.T) {
 		root := pruneTree(t)
 		all := len(names(t, root))
 		opts.Root = root
-		err := Prune(&faultFS{FS: migrate.OS(), n: n}, opts, func(Pruned) {})
+		err := Prune(&faultFS{FS: safefile.OS(), n: n}, opts, func(Pruned) {})
 		if err == nil {
 			t.Logf("%d changes, each failed in turn", n-1)
 			break

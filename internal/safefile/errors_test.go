@@ -1,9 +1,7 @@
-package migrate
+package safefile
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/pisess/pisess/internal/finding"
@@ -29,7 +27,7 @@ func TestErrorMessage(t *testing.T) {
 		err  *Error
 		want string
 	}{
-		{refuse(RefusedCorrupt, f), "refused_corrupt: error concatenated_objects: 2 complete objects on one line"},
+		{&Error{Code: RefusedCorrupt, Line: f.Line, Finding: &f}, "refused_corrupt: error concatenated_objects: 2 complete objects on one line"},
 		{&Error{Code: RefusedCorrupt, Path: "a.jsonl", Line: 440, Finding: &f}, "a.jsonl:440: refused_corrupt: error concatenated_objects: 2 complete objects on one line"},
 		{&Error{Code: RenameFailed, Path: "a.jsonl", Err: errors.New("EIO")}, "a.jsonl: rename_failed: EIO"},
 		{&Error{Code: Symlink}, "symlink"},
@@ -38,25 +36,5 @@ func TestErrorMessage(t *testing.T) {
 		if got := tt.err.Error(); got[len(got)-len(tt.want):] != tt.want || (tt.err.Path != "" && got != tt.want) {
 			t.Errorf("got %q, want %q", got, tt.want)
 		}
-	}
-}
-
-func TestFileAPISymlinkPolicy(t *testing.T) {
-	dir := t.TempDir()
-	target := writeSession(t, dir, sampleV1)
-	link := filepath.Join(dir, "link.jsonl")
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
-	}
-	for _, op := range []func(FS, string, Options) (Report, error){MigrateFile, RepairFile} {
-		rep, err := op(OS(), link, Options{})
-		var e *Error
-		if !errors.As(err, &e) || e.Code != Symlink || rep.Action != Refused || e.Path != link {
-			t.Errorf("got %+v, %v", rep, err)
-		}
-	}
-	rep, err := MigrateFile(OS(), link, Options{FollowSymlinks: true, Backup: true})
-	if err != nil || rep.Action != Migrated || rep.Backup != target+".v1.bak" {
-		t.Errorf("follow: %+v, %v", rep, err)
 	}
 }

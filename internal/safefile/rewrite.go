@@ -1,4 +1,4 @@
-package migrate
+package safefile
 
 import (
 	"bytes"
@@ -119,7 +119,7 @@ func (r *rewrite) finish(path string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return withPath(r.cleanup(err), cmp.Or(r.path, path))
+	return WithPath(r.cleanup(err), cmp.Or(r.path, path))
 }
 
 // rewrite is the state of one Rewrite: what it read and what it created.
@@ -180,7 +180,7 @@ func (r *rewrite) run(path string, generate Generator) (Outcome, error) {
 // lock (not in a dry run) and records its identity. The caller closes it.
 func (r *rewrite) open(path string) (File, error) {
 	var err error
-	if r.path, err = resolve(r.fsys, path, r.opts.FollowSymlinks); err != nil {
+	if r.path, err = Resolve(r.fsys, path, r.opts.FollowSymlinks); err != nil {
 		return nil, err
 	}
 	f, err := r.fsys.Open(r.path)
@@ -200,9 +200,10 @@ func (r *rewrite) open(path string) (File, error) {
 	return f, nil
 }
 
-// errReplacedWhileWaiting: the file was replaced (most likely by the run
-// whose lock this one waited for); starting again sees the new file.
-var errReplacedWhileWaiting = errors.New("another process replaced the file while this run waited for its lock")
+// ErrReplacedWhileWaiting is wrapped by the error of a run that waited
+// for another's lock and found the file replaced (most likely by the run
+// it waited for): starting again sees the new file.
+var ErrReplacedWhileWaiting = errors.New("another process replaced the file while this run waited for its lock")
 
 // lock takes the exclusive advisory lock on the opened original, waiting
 // up to LockWait for another holder (another pisess run) to finish.
@@ -233,9 +234,10 @@ func (r *rewrite) unlock() {
 	}
 }
 
-// resolve applies the symlink policy and returns the file to rewrite (with
-// an error about it, the file it is about when known).
-func resolve(fsys FS, path string, follow bool) (string, error) {
+// Resolve applies the symlink policy of Rewrite and Append and returns
+// the file they would rewrite (with an error about it, the file it is
+// about when known).
+func Resolve(fsys FS, path string, follow bool) (string, error) {
 	info, err := fsys.Lstat(path)
 	if err != nil {
 		return "", &Error{Code: ReadFailed, Err: err}
@@ -267,7 +269,7 @@ func (r *rewrite) identify(f File) error {
 	named, err := r.fsys.Lstat(r.path)
 	if err != nil || !os.SameFile(info, named) {
 		if r.waited {
-			return &Error{Code: ChangedDuringRewrite, Err: errReplacedWhileWaiting}
+			return &Error{Code: ChangedDuringRewrite, Err: ErrReplacedWhileWaiting}
 		}
 		return &Error{Code: ChangedDuringRewrite, Err: errors.New("the file was replaced while it was being opened")}
 	}

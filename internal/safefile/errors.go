@@ -1,4 +1,4 @@
-package migrate
+package safefile
 
 import (
 	"errors"
@@ -43,7 +43,8 @@ const (
 	RenameFailed Code = "rename_failed" // the temp file could not replace the original
 )
 
-// Error is a typed failure of migrate, repair or the rewrite protocol.
+// Error is a typed failure of a command that writes: of the protocol, or
+// a refusal of what it was asked to write (migrate's, repair's, fix's).
 type Error struct {
 	Code    Code
 	Path    string           // the file concerned (the original, or the backup for BackupExists)
@@ -107,7 +108,11 @@ func typed(err error, code Code) error {
 	return &Error{Code: code, Err: err}
 }
 
-// refuse returns a RefusedCorrupt (or other code) error for a finding.
-func refuse(code Code, f finding.Finding) *Error {
-	return &Error{Code: code, Line: f.Line, Finding: &f}
+// WithPath sets the path of an *Error that has none, and returns err.
+func WithPath(err error, path string) error {
+	var e *Error
+	if errors.As(err, &e) && e.Path == "" {
+		e.Path = path
+	}
+	return err
 }

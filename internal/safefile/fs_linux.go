@@ -1,6 +1,6 @@
 //go:build linux
 
-package migrate
+package safefile
 
 import (
 	"errors"

@@ -1,6 +1,6 @@
 //go:build linux
 
-package migrate
+package safefile
 
 import (
 	"bytes"
@@ -67,44 +67,6 @@ func TestRewriteKeepsABackupAnotherRunReported(t *testing.T) {
 		}
 		if got, _ := os.ReadFile(path); !bytes.Equal(got, expectedV1(t)) {
 			t.Fatal("the file is not the migrated generation")
-		}
-	}
-}
-
-// With flock, the same race serialises: B waits for A's lock, then sees
-// the file A installed, and has nothing left to do.
-func TestMigrateFileRunsTakeTurns(t *testing.T) {
-	for i := 0; i < 10; i++ {
-		dir := t.TempDir()
-		path := writeSession(t, dir, sampleV1)
-		var wg sync.WaitGroup
-		var b Report
-		var berr error
-		bDone := make(chan struct{})
-		fsys := &hookFS{FS: OS()}
-		fsys.afterLink = func() {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer close(bDone)
-				b, berr = MigrateFile(OS(), path, Options{Backup: true})
-			}()
-			select {
-			case <-bDone:
-				t.Error("run B finished while run A held the lock")
-			case <-time.After(30 * time.Millisecond):
-			}
-		}
-		a, aerr := MigrateFile(fsys, path, Options{Backup: true})
-		wg.Wait()
-		if aerr != nil || a.Action != Migrated || a.Backup == "" {
-			t.Fatalf("run A: %+v, %v", a, aerr)
-		}
-		if berr != nil || b.Action != Unchanged {
-			t.Fatalf("run B: %+v, %v (want unchanged after waiting)", b, berr)
-		}
-		if got, err := os.ReadFile(a.Backup); err != nil || string(got) != sampleV1 {
-			t.Fatalf("backup: %v", err)
 		}
 	}
 }
