@@ -121,6 +121,43 @@ func TestInterruptRemovesAPartialBackupCopy(t *testing.T) {
 	}
 }
 
+// TestBackupCopyIsNeverPartialUnderItsName: a run killed while it copies
+// the backup (no hard link possible) must not leave a partial file under
+// the backup's name, which the next run would refuse as a different
+// backup in the way (CI saw it: EIO on the copy, then the Go runtime
+// aborted). While the copy is written the name is free; once the run is
+// done it holds the whole original, and no temp file is left.
+func TestBackupCopyIsNeverPartialUnderItsName(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSession(t, dir, sampleV1)
+	backup := path + ".v1.bak"
+	writes := 0
+	fsys := newFaultFS(func(op, name string) error {
+		switch {
+		case op == "Link":
+			return syscall.EXDEV
+		case op == "write" && name == backup:
+			writes++
+			if _, err := os.Lstat(backup); !os.IsNotExist(err) {
+				t.Errorf("while the copy is written, the backup's name holds a file (%v): a kill now leaves a partial backup", err)
+			}
+		}
+		return nil
+	})
+	if _, err := Rewrite(fsys, path, RewriteOptions{BackupSuffix: ".v1.bak", Temps: &Temps{}}, copyGen("new\n")); err != nil {
+		t.Fatal(err)
+	}
+	if writes == 0 {
+		t.Fatal("the backup was not copied")
+	}
+	if got, _ := os.ReadFile(backup); string(got) != sampleV1 {
+		t.Errorf("backup = %q, want the original", got)
+	}
+	if got := tempsIn(t, dir); len(got) != 0 {
+		t.Errorf("temp files left: %v", got)
+	}
+}
+
 // TestFinishedBackupCopyIsNotRemoved: a backup copy that is complete is
 // the user's: a later signal leaves it.
 func TestFinishedBackupCopyIsNotRemoved(t *testing.T) {
