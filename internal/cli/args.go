@@ -209,23 +209,3 @@ func suggest(word string, candidates []string) string {
 	}
 	return ""
 }
-
-// formatFlag is --format with its choices, checked when the line is read:
-// a value not among them is a usage error before the command starts.
-func formatFlag(usage string, choices ...string) cli.Flag {
-	return &cli.StringFlag{Name: "format", Value: choices[0], Usage: usage,
-		Action: func(_ *cli.Context, v string) error {
-			if slices.Contains(choices, v) {
-				return nil
-			}
-			return usageErrorf("--format must be %s, not %q", orList(choices), v)
-		}}
-}
-
-// orList joins words as "a, b or c".
-func orList(words []string) string {
-	if len(words) == 1 {
-		return words[0]
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
-}

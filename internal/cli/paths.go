@@ -26,14 +26,6 @@ type target struct {
 	Err   error // the path could not be read (exit 2)
 }
 
-// pathFlags are the flags of the commands that take many paths.
-func pathFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.BoolFlag{Name: "allow-empty", Usage: "a directory with no session files is not an error"},
-		&cli.StringFlag{Name: "sessions-dir", Usage: "the sessions `DIR` read when no PATH is given", DefaultText: "as pi: PI_CODING_AGENT_SESSION_DIR, else sessionDir in settings.json, else <agent dir>/sessions"},
-	}
-}
-
 // oneFile is the FILE argument of a command that takes exactly one.
 func oneFile(ctx *cli.Context) (string, error) {
 	args := ctx.Args().Slice()
@@ -73,16 +65,16 @@ func (c *CLI) resolvePaths(ctx *cli.Context, args []string) error {
 		}
 	}
 	if len(args) == 0 {
-		dir, err := c.sessionsDir(ctx.String("sessions-dir"))
+		dir, err := c.sessionsDir(c.paths.sessionsDir)
 		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
-		if !globalBool(ctx, "quiet") {
+		if !c.quiet() {
 			fmt.Fprintf(c.Stderr, "pisess: reading %s (%s)\n", render.Safe(dir.path), dir.source)
 		}
 		args = []string{dir.path}
 	}
-	found, err := expandPaths(args, ctx.Bool("allow-empty"))
+	found, err := expandPaths(args, c.paths.allowEmpty)
 	if err != nil {
 		return err
 	}
