@@ -17,7 +17,6 @@ var jsonDecodeAllowed = map[string]struct {
 	uses int
 	why  string
 }{
-	"internal/export/export.go":          {2, "a message member at a time off the Tape into typed fields (usage into a struct: its keys still matched case-insensitively, issue 25), and one secret string unescaped"},
 	"internal/validate/schemas_quick.go": {1, "pisess's own embedded JSON schemas, not a record"},
 	"internal/cli/paths.go":              {1, "pi's settings.json, not a session record"},
 }
