@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pisess/pisess/internal/migrate"
+	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/render"
 )
 
@@ -226,8 +227,9 @@ func (c *CLI) existing(dir sessionsDir) (sessionsDir, error) {
 	return dir, nil
 }
 
-// settingsSessionDir reads sessionDir from a pi settings file; a missing
-// file or field is "".
+// settingsSessionDir reads sessionDir from a pi settings file as pi does
+// (JSON.parse, a BOM stripped first): a missing file or member, or a null
+// one, is "".
 func settingsSessionDir(path string) (string, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -236,14 +238,29 @@ func settingsSessionDir(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var settings struct {
-		SessionDir string `json:"sessionDir"`
+	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
+	if string(bytes.Trim(data, jsonSpace)) == "null" {
+		return "", nil
 	}
-	if err := json.Unmarshal(data, &settings); err != nil {
-		return "", fmt.Errorf("not valid JSON: %w", err)
+	var t parse.Tape
+	if t.Build(data) != nil {
+		return "", errors.New("not a JSON object")
 	}
-	return settings.SessionDir, nil
+	if _, end := t.Span(0); len(bytes.Trim(data[end:], jsonSpace)) > 0 {
+		return "", errors.New("not a JSON object: more follows it")
+	}
+	dir := t.Get(0, "sessionDir")
+	if s, ok := t.Str(dir); ok {
+		return strings.Clone(s), nil
+	}
+	if k := t.Kind(dir); k != parse.KindNone && k != parse.KindNull {
+		return "", errors.New("sessionDir is not a string")
+	}
+	return "", nil
 }
+
+// jsonSpace is the white space JSON allows between tokens.
+const jsonSpace = " \t\r\n"
 
 // home is the user's home directory.
 func (c *CLI) home() string {

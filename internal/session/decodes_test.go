@@ -18,7 +18,6 @@ var jsonDecodeAllowed = map[string]struct {
 	why  string
 }{
 	"internal/validate/schemas_quick.go": {1, "pisess's own embedded JSON schemas, not a record"},
-	"internal/cli/paths.go":              {1, "pi's settings.json, not a session record"},
 }
 
 // checkJSONDecodes holds the rule that the Tape (internal/parse) is the
