@@ -3,11 +3,8 @@ package cli
 import (
 	"cmp"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"github.com/pisess/pisess/internal/du"
 	"github.com/pisess/pisess/internal/fix"
@@ -103,19 +100,11 @@ type duOutcome struct {
 // duWidth is the width the tables fit: --width, else COLUMNS or the
 // terminal's width when stdout is a terminal; piped output is never cut.
 func (c *CLI) duWidth(width widthFlag) (int, error) {
-	if width.given {
+	switch {
+	case width.given:
 		return width.checked()
-	}
-	if !c.IsTerminal(c.Stdout) {
+	case !c.IsTerminal(c.Stdout):
 		return 0, nil
 	}
-	if cols, err := strconv.Atoi(strings.TrimSpace(c.Getenv("COLUMNS"))); err == nil && cols > 0 {
-		return cols, nil
-	}
-	if f, ok := c.Stdout.(interface{ Fd() uintptr }); ok {
-		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
-			return w, nil
-		}
-	}
-	return 0, nil
+	return c.columns(), nil
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -11,7 +10,6 @@ import (
 	"github.com/pisess/pisess/internal/export"
 	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/project"
-	"github.com/pisess/pisess/internal/render"
 )
 
 // exportFlags are export's flags.
@@ -109,10 +107,7 @@ func (c *CLI) runExport(ctx *cli.Context, f *exportFlags) error {
 	if v.leaf, err = resolveLeaf(v.session, f.leaf); err != nil {
 		return usageErrorf("%s: %v", v.file, err)
 	}
-	if !c.quiet() && len(v.session.Skipped) > 0 {
-		fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s no entry (blank, torn or corrupt: `pisess validate %s` explains)\n",
-			render.Safe(v.file), skippedLines(v.session.Skipped), render.Safe(v.file))
-	}
+	c.warnSkippedLines(v)
 	var out migrate.Spool // a page of a huge session costs no memory; a failure half-way writes nothing
 	defer out.Close()
 	switch {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -223,14 +224,11 @@ func (c *CLI) emit(sure bool, write func(io.Writer) error) error {
 // Standard input ("-") and a pipe are spooled to a temporary file first,
 // so records can be read back from them.
 func (c *CLI) openView(ctx *cli.Context, f *viewFlags, lines bool) (*view, error) {
-	args := ctx.Args().Slice()
-	switch {
-	case len(args) == 0:
-		return nil, usageErrorf("%s needs a session FILE (see `pisess %s --help`)", ctx.Command.Name, ctx.Command.Name)
-	case len(args) > 1:
-		return nil, usageErrorf("%s takes one FILE, not %d", ctx.Command.Name, len(args))
+	file, err := oneFile(ctx)
+	if err != nil {
+		return nil, err
 	}
-	v := &view{file: args[0], format: f.format}
+	v := &view{file: file, format: f.format}
 	width, err := c.width(f.width)
 	if err != nil {
 		return nil, err
@@ -267,12 +265,18 @@ func (c *CLI) openView(ctx *cli.Context, f *viewFlags, lines bool) (*view, error
 		v.session.Close()
 		return nil, usageErrorf("%s: %v", v.file, err)
 	}
-	if !v.opts.Quiet && len(v.session.Skipped) > 0 {
+	c.warnSkippedLines(v)
+	v.opts.Style, v.opts.File = c.style(c.Stdout), v.file
+	return v, nil
+}
+
+// warnSkippedLines warns of the lines of the view's file that hold no
+// entry, unless --quiet.
+func (c *CLI) warnSkippedLines(v *view) {
+	if !c.quiet() && len(v.session.Skipped) > 0 {
 		fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s no entry (blank, torn or corrupt: `pisess validate %s` explains)\n",
 			render.Safe(v.file), skippedLines(v.session.Skipped), render.Safe(v.file))
 	}
-	v.opts.Style, v.opts.File = c.style(c.Stdout), v.file
-	return v, nil
 }
 
 // isPipe says whether name is a pipe, a socket or a character device
@@ -321,15 +325,20 @@ func (c *CLI) width(width widthFlag) (int, error) {
 	if width.given {
 		return width.checked()
 	}
+	return cmp.Or(c.columns(), defaultWidth), nil
+}
+
+// columns is COLUMNS, else the width of the terminal stdout is, else 0.
+func (c *CLI) columns() int {
 	if cols, err := strconv.Atoi(strings.TrimSpace(c.Getenv("COLUMNS"))); err == nil && cols > 0 {
-		return cols, nil
+		return cols
 	}
 	if f, ok := c.Stdout.(interface{ Fd() uintptr }); ok && c.IsTerminal(c.Stdout) {
 		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
-			return w, nil
+			return w
 		}
 	}
-	return defaultWidth, nil
+	return 0
 }
 
 // loadError maps a load failure to its exit code: a file that cannot be
