@@ -15,6 +15,12 @@ import (
 // argument, so flags typed after a path would be taken for paths. The
 // whole line is read here against the command's flag set, and handed to
 // urfave/cli in the order it expects.
+//
+// It is the first half of the one way flags are read, not a second
+// parser: it knows only the names and aliases of the flags and which take
+// a value, from the definitions themselves (flagTable), and so can reject
+// an unknown flag with a suggestion; urfave/cli then parses every value
+// once, into the command's flag struct (flags.go).
 type commandLine struct {
 	prog        string
 	globals     []string // flags before the command name
