@@ -15,6 +15,12 @@ import (
 // argument, so flags typed after a path would be taken for paths. The
 // whole line is read here against the command's flag set, and handed to
 // urfave/cli in the order it expects.
+//
+// It is the first half of the one way flags are read, not a second
+// parser: it knows only the names and aliases of the flags and which take
+// a value, from the definitions themselves (flagTable), and so can reject
+// an unknown flag with a suggestion; urfave/cli then parses every value
+// once, into the command's flag struct (flags.go).
 type commandLine struct {
 	prog        string
 	globals     []string // flags before the command name
@@ -208,24 +214,4 @@ func suggest(word string, candidates []string) string {
 		}
 	}
 	return ""
-}
-
-// formatFlag is --format with its choices, checked when the line is read:
-// a value not among them is a usage error before the command starts.
-func formatFlag(usage string, choices ...string) cli.Flag {
-	return &cli.StringFlag{Name: "format", Value: choices[0], Usage: usage,
-		Action: func(_ *cli.Context, v string) error {
-			if slices.Contains(choices, v) {
-				return nil
-			}
-			return usageErrorf("--format must be %s, not %q", orList(choices), v)
-		}}
-}
-
-// orList joins words as "a, b or c".
-func orList(words []string) string {
-	if len(words) == 1 {
-		return words[0]
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }

@@ -15,21 +15,31 @@ import (
 	"github.com/pisess/pisess/internal/render"
 )
 
+// auditFlags are audit's flags.
+type auditFlags struct {
+	limits                                limitFlags
+	format, sort, order, by, since, until string
+	tz                                    string
+	summary, wide, noSchema               bool
+	jobs                                  int
+}
+
 func (c *CLI) auditCommand() *cli.Command {
-	return command("audit", "verdict, size, tokens and cost of every session, with totals that count forked and snapshot copies once", "[PATH...]",
-		append(limitFlags(),
-			formatFlag("table, json (one object per file, then a summary line) or csv", "table", "json", "csv"),
-			&cli.StringFlag{Name: "sort", Usage: "order of the table or csv rows: activity, size, cost, tokens or file (default: activity for the table, the order given for csv)"},
-			&cli.StringFlag{Name: "order", Value: "asc", Usage: "asc (the newest, largest, costliest last, next to the totals) or desc"},
-			&cli.StringFlag{Name: "by", Usage: "grouped totals by day, week (ISO), month, model (provider/model of each usage), project (header cwd) or session (header id)"},
-			&cli.StringFlag{Name: "since", Usage: "count usage from this `DATE` on (YYYY-MM-DD, in --tz, or RFC 3339)"},
-			&cli.StringFlag{Name: "until", Usage: "count usage up to this `DATE`, inclusive (YYYY-MM-DD, in --tz, or RFC 3339)"},
-			&cli.StringFlag{Name: "tz", Usage: "time `ZONE` of dates, days, weeks and months (IANA name such as Europe/Berlin, or UTC)", DefaultText: "local"},
-			&cli.BoolFlag{Name: "summary", Usage: "totals only: no row per file"},
-			&cli.BoolFlag{Name: "wide", Usage: "show every table column and whole values, however wide (default on a terminal: fit its width, or COLUMNS; piped output is never cut)"},
-			&cli.BoolFlag{Name: "no-schema", Usage: "parse, structure and linkage checks only (faster)"},
-			jobsFlag(),
-		), c.runAudit)
+	var f auditFlags
+	return c.command("audit", "verdict, size, tokens and cost of every session, with totals that count forked and snapshot copies once", "[PATH...]",
+		append(f.limits.flags(),
+			formatFlag(&f.format, "table, json (one object per file, then a summary line) or csv", "table", "json", "csv"),
+			&cli.StringFlag{Name: "sort", Usage: "order of the table or csv rows: activity, size, cost, tokens or file (default: activity for the table, the order given for csv)", Destination: &f.sort},
+			&cli.StringFlag{Name: "order", Value: "asc", Usage: "asc (the newest, largest, costliest last, next to the totals) or desc", Destination: &f.order},
+			&cli.StringFlag{Name: "by", Usage: "grouped totals by day, week (ISO), month, model (provider/model of each usage), project (header cwd) or session (header id)", Destination: &f.by},
+			&cli.StringFlag{Name: "since", Usage: "count usage from this `DATE` on (YYYY-MM-DD, in --tz, or RFC 3339)", Destination: &f.since},
+			&cli.StringFlag{Name: "until", Usage: "count usage up to this `DATE`, inclusive (YYYY-MM-DD, in --tz, or RFC 3339)", Destination: &f.until},
+			&cli.StringFlag{Name: "tz", Usage: "time `ZONE` of dates, days, weeks and months (IANA name such as Europe/Berlin, or UTC)", DefaultText: "local", Destination: &f.tz},
+			&cli.BoolFlag{Name: "summary", Usage: "totals only: no row per file", Destination: &f.summary},
+			&cli.BoolFlag{Name: "wide", Usage: "show every table column and whole values, however wide (default on a terminal: fit its width, or COLUMNS; piped output is never cut)", Destination: &f.wide},
+			&cli.BoolFlag{Name: "no-schema", Usage: "parse, structure and linkage checks only (faster)", Destination: &f.noSchema},
+			jobsFlag(&f.jobs),
+		), func(*cli.Context) error { return c.runAudit(&f) })
 }
 
 // auditRun is one audit invocation: how its output is shaped, and what
@@ -42,20 +52,20 @@ type auditRun struct {
 	bar     *progress
 }
 
-func (c *CLI) runAudit(ctx *cli.Context) error {
-	a, err := c.newAuditRun(ctx)
+func (c *CLI) runAudit(f *auditFlags) error {
+	a, err := c.newAuditRun(f)
 	if err != nil {
 		return err
 	}
-	opts, err := validateOptions(ctx, !ctx.Bool("no-schema"))
+	opts, err := validateOptions(&f.limits, !f.noSchema)
 	if err != nil {
 		return err
 	}
 	targets := c.targets
 	a.res.StaleTemps = c.staleTemps
-	opts.Workers = workersPerFile(jobs(ctx), len(targets))
-	a.bar = c.newProgress(ctx, a.opt.Format, targets)
-	ordered(len(targets), jobs(ctx), func(i int) auditOutcome {
+	opts.Workers = workersPerFile(workers(f.jobs), len(targets))
+	a.bar = c.newProgress(a.opt.Format, targets)
+	ordered(len(targets), workers(f.jobs), func(i int) auditOutcome {
 		o := auditOutcome{err: targets[i].Err}
 		if o.err == nil {
 			o.rec, o.err = audit.File(targets[i].Path, opts)
@@ -72,9 +82,9 @@ func (c *CLI) runAudit(ctx *cli.Context) error {
 }
 
 // newAuditRun reads and checks the flags.
-func (c *CLI) newAuditRun(ctx *cli.Context) (*auditRun, error) {
-	o := render.AuditOptions{Format: ctx.String("format"), Sort: ctx.String("sort"), Summary: ctx.Bool("summary"),
-		Quiet: globalBool(ctx, "quiet"), Style: c.style(ctx, c.Stdout)}
+func (c *CLI) newAuditRun(f *auditFlags) (*auditRun, error) {
+	o := render.AuditOptions{Format: f.format, Sort: f.sort, Summary: f.summary,
+		Quiet: c.quiet(), Style: c.style(c.Stdout)}
 	switch o.Sort {
 	case "", "activity", "size", "cost", "tokens", "file":
 	default:
@@ -86,28 +96,28 @@ func (c *CLI) newAuditRun(ctx *cli.Context) (*auditRun, error) {
 	if o.Sort == "" && o.Format == "table" {
 		o.Sort = "activity"
 	}
-	switch order := ctx.String("order"); order {
+	switch order := f.order; order {
 	case "asc", "desc":
 		o.Desc = order == "desc"
 	default:
 		return nil, usageErrorf("--order must be asc or desc, not %q", order)
 	}
-	by, err := audit.ParseGrouping(ctx.String("by"))
+	by, err := audit.ParseGrouping(f.by)
 	if err != nil {
 		return nil, usageErrorf("%v", err)
 	}
 	o.Totals.By = by
-	if o.Totals.Location, err = location(ctx.String("tz")); err != nil {
+	if o.Totals.Location, err = location(f.tz); err != nil {
 		return nil, err
 	}
-	if o.Totals.Window, err = window(ctx.String("since"), ctx.String("until"), o.Totals.Location); err != nil {
+	if o.Totals.Window, err = window(f.since, f.until, o.Totals.Location); err != nil {
 		return nil, err
 	}
 	// Piped or redirected, nothing is cut: no table cell, no path (as gh,
 	// kubectl and ls do). On a terminal the table fits its width unless
 	// --wide.
-	if !ctx.Bool("wide") && c.IsTerminal(c.Stdout) {
-		if o.Width, err = c.width(ctx); err != nil {
+	if !f.wide && c.IsTerminal(c.Stdout) {
+		if o.Width, err = c.width(widthFlag{}); err != nil {
 			return nil, err
 		}
 	}
@@ -208,8 +218,8 @@ type progress struct {
 // newProgress returns a progress bar when stderr is a terminal and no
 // --quiet, or nil. JSON streamed to the same terminal would mix with it,
 // so then there is none either.
-func (c *CLI) newProgress(ctx *cli.Context, format string, targets []target) *progress {
-	if globalBool(ctx, "quiet") || !c.IsTerminal(c.Stderr) || (format == "json" && c.IsTerminal(c.Stdout)) {
+func (c *CLI) newProgress(format string, targets []target) *progress {
+	if c.quiet() || !c.IsTerminal(c.Stderr) || (format == "json" && c.IsTerminal(c.Stdout)) {
 		return nil
 	}
 	var total int64

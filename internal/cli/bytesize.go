@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/dustin/go-humanize"
-	"github.com/urfave/cli/v2"
 
 	"github.com/pisess/pisess/internal/text"
 )
@@ -29,18 +28,4 @@ func (b *byteSize) String() string {
 		return "0"
 	}
 	return text.Bytes(int64(*b))
-}
-
-// sizeFlag is a byte-size flag with a default.
-func sizeFlag(name string, def int64, usage string) cli.Flag {
-	v := byteSize(def)
-	return &cli.GenericFlag{Name: name, Value: &v, Usage: usage + " (bytes, or with KiB, MiB, GiB, KB, MB, GB)"}
-}
-
-// sizeOf reads a sizeFlag.
-func sizeOf(ctx *cli.Context, name string) int64 {
-	if v, ok := ctx.Generic(name).(*byteSize); ok && v != nil {
-		return int64(*v)
-	}
-	return 0
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strings"
 	"time"
 
@@ -31,6 +30,13 @@ type ExitError struct {
 	Code int
 	Err  error
 }
+
+// exitCoder is an error that knows its exit code (as in gojq): an
+// *ExitError, and the typed errors of the packages below (migrate's).
+type exitCoder interface{ ExitCode() int }
+
+// ExitCode is the exit code the error asks for.
+func (e *ExitError) ExitCode() int { return e.Code }
 
 func (e *ExitError) Error() string {
 	if e.Err == nil {
@@ -81,6 +87,13 @@ type CLI struct {
 	// Build is what the linker stamped into the binary (zero in tests and
 	// plain go builds: the build information is read instead).
 	Build Build
+
+	// The flags of this invocation that are not one command's own: the
+	// global flags given before the command name and after it (each
+	// bound apart: a command's flag set resets what it is bound to), and
+	// the path flags of the commands that take many paths.
+	appGlobals, cmdGlobals globals
+	paths                  pathFlags
 
 	targets    []target // the files the command's paths name (resolveTargets)
 	staleTemps []string // temp files of an interrupted rewrite found there
@@ -139,20 +152,26 @@ func (c *CLI) run(args []string) int {
 	return c.exitCode(app.Run(line.args()))
 }
 
-// exitCode reports err on stderr and returns its exit code: an error that
-// is no *ExitError is a usage or I/O error.
+// exitCode reports err on stderr and returns its exit code; it is the one
+// place an error is mapped to one. The first error in err's chain that
+// knows its code (an exitCoder) gives it, else err is a usage or I/O error
+// (exit 2). An *ExitError reports its Err alone, and nothing when Err is
+// nil: the reason was reported already.
 func (c *CLI) exitCode(err error) int {
 	if err == nil {
 		return ExitOK
 	}
-	var exit *ExitError
-	if !errors.As(err, &exit) {
-		exit = &ExitError{Code: ExitUsage, Err: err}
+	var coded exitCoder
+	if !errors.As(err, &coded) {
+		coded = &ExitError{Code: ExitUsage, Err: err}
 	}
-	if exit.Err != nil {
-		c.printError(exit.Err)
+	if exit, ok := coded.(*ExitError); ok {
+		err = exit.Err
 	}
-	return exit.Code
+	if err != nil {
+		c.printError(err)
+	}
+	return coded.ExitCode()
 }
 
 // printError reports err on stderr, its text made safe for a terminal.
@@ -184,17 +203,10 @@ func (o *output) Fd() uintptr {
 	return ^uintptr(0)
 }
 
-// globalFlags are accepted before or after the command name.
-func globalFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.BoolFlag{Name: "no-color", Usage: "never colour the output (NO_COLOR is honoured too)"},
-		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print errors only: no warnings, summaries or progress"},
-	}
-}
-
 // app is pisess's command tree. The commands that take many paths get the
 // path flags and have their paths resolved before they run.
 func (c *CLI) app() *cli.App {
+	var version bool
 	app := &cli.App{
 		Name:        "pisess",
 		Usage:       "validate, migrate, repair and inspect pi coding-agent session files",
@@ -203,7 +215,7 @@ func (c *CLI) app() *cli.App {
 		// --help is listed here because urfave/cli adds it only to an app
 		// without a command named help, and pisess has one: without it
 		// `pisess --help` was a flag error (exit 2).
-		Flags:                append(globalFlags(), &cli.BoolFlag{Name: "version", Aliases: []string{"v"}, Usage: "print the version"}, cli.HelpFlag),
+		Flags:                append(c.appGlobals.flags(), &cli.BoolFlag{Name: "version", Aliases: []string{"v"}, Usage: "print the version", Destination: &version}, cli.HelpFlag),
 		Reader:               c.Stdin,
 		Writer:               c.Stdout,
 		ErrWriter:            c.Stderr,
@@ -211,7 +223,7 @@ func (c *CLI) app() *cli.App {
 		EnableBashCompletion: true,
 		ExitErrHandler:       func(*cli.Context, error) {}, // Run maps errors to codes
 		OnUsageError:         flagError("pisess"),
-		Action:               c.runApp,
+		Action:               func(ctx *cli.Context) error { return c.runApp(ctx, version) },
 		Commands: []*cli.Command{
 			c.validateCommand(),
 			c.migrateCommand(),
@@ -241,7 +253,7 @@ func (c *CLI) app() *cli.App {
 	addExamples(app.Commands)
 	for _, cmd := range app.Commands {
 		if cmd.ArgsUsage == "[PATH...]" {
-			cmd.Flags = append(cmd.Flags, pathFlags()...)
+			cmd.Flags = append(cmd.Flags, c.paths.flags()...)
 			cmd.Before = c.resolveTargets
 		}
 	}
@@ -250,12 +262,12 @@ func (c *CLI) app() *cli.App {
 
 // command builds a command with the global flags repeated on it, so they
 // work after the command name too.
-func command(name, usage, argsUsage string, flags []cli.Flag, action cli.ActionFunc) *cli.Command {
+func (c *CLI) command(name, usage, argsUsage string, flags []cli.Flag, action cli.ActionFunc) *cli.Command {
 	return &cli.Command{
 		Name:            name,
 		Usage:           usage,
 		ArgsUsage:       argsUsage,
-		Flags:           append(flags, globalFlags()...),
+		Flags:           append(flags, c.cmdGlobals.flags()...),
 		Action:          action,
 		HideHelpCommand: true, // `pisess validate help` is a file named help
 		OnUsageError:    flagError("pisess " + name),
@@ -279,29 +291,12 @@ func flagError(where string) cli.OnUsageErrorFunc {
 	}
 }
 
-// style returns the colour style for w under the context's flags.
-func (c *CLI) style(ctx *cli.Context, w io.Writer) render.Style {
-	off := globalBool(ctx, "no-color") || c.Getenv("NO_COLOR") != "" || !c.IsTerminal(w)
+// quiet is --quiet, before or after the command name.
+func (c *CLI) quiet() bool { return c.appGlobals.quiet || c.cmdGlobals.quiet }
+
+// style returns the colour style for w: none with --no-color (before or
+// after the command name), NO_COLOR or when w is no terminal.
+func (c *CLI) style(w io.Writer) render.Style {
+	off := c.appGlobals.noColor || c.cmdGlobals.noColor || c.Getenv("NO_COLOR") != "" || !c.IsTerminal(w)
 	return render.NewStyle(!off)
-}
-
-// jobsFlag is --jobs, default the number of CPUs.
-func jobsFlag() cli.Flag {
-	return &cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "files processed in parallel"}
-}
-
-// jobs reads --jobs, at least 1.
-func jobs(ctx *cli.Context) int {
-	return max(ctx.Int("jobs"), 1)
-}
-
-// globalBool reads a global flag given before or after the command name:
-// the command's own copy of the flag would hide the application's.
-func globalBool(ctx *cli.Context, name string) bool {
-	for _, c := range ctx.Lineage() {
-		if c.Bool(name) {
-			return true
-		}
-	}
-	return false
 }

@@ -3,11 +3,8 @@ package cli
 import (
 	"cmp"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"github.com/pisess/pisess/internal/du"
 	"github.com/pisess/pisess/internal/fix"
@@ -15,15 +12,26 @@ import (
 	"github.com/pisess/pisess/internal/text"
 )
 
+// duFlags are du's flags.
+type duFlags struct {
+	limits   limitFlags
+	format   string
+	summary  bool
+	maxBytes byteSize
+	width    widthFlag
+	jobs     int
+}
+
 func (c *CLI) duCommand() *cli.Command {
-	cmd := command("du", "where the bytes of sessions are: by entry type, role, customType, tool, tool call and image", "[PATH...]",
-		append(limitFlags(),
-			formatFlag("table or json (one object per row: file, kind, name, entries, bytes)", "table", "json"),
-			&cli.BoolFlag{Name: "summary", Usage: "the totals of all files only"},
-			sizeFlag("max-bytes", 0, "also say what slim --rewrite --max-bytes `N` would take off each row (0: not)"),
-			&cli.IntFlag{Name: "width", Usage: "cut names to fit `N` columns; 0 never cuts", DefaultText: "the terminal's width; never cut when stdout is not a terminal"},
-			jobsFlag(),
-		), c.runDU)
+	var f duFlags
+	cmd := c.command("du", "where the bytes of sessions are: by entry type, role, customType, tool, tool call and image", "[PATH...]",
+		append(f.limits.flags(),
+			formatFlag(&f.format, "table or json (one object per row: file, kind, name, entries, bytes)", "table", "json"),
+			&cli.BoolFlag{Name: "summary", Usage: "the totals of all files only", Destination: &f.summary},
+			sizeFlag(&f.maxBytes, "max-bytes", 0, "also say what slim --rewrite --max-bytes `N` would take off each row (0: not)"),
+			f.width.flag("cut names to fit `N` columns; 0 never cuts", "the terminal's width; never cut when stdout is not a terminal"),
+			jobsFlag(&f.jobs),
+		), func(*cli.Context) error { return c.runDU(&f) })
 	cmd.Description = `Reads each file once and charges every line to what it holds. The rows of
 kinds type, blank, torn and invalid charge whole lines and add up to the
 file; role and customType charge the lines of those entries again, tool
@@ -41,24 +49,24 @@ Examples:
 	return cmd
 }
 
-func (c *CLI) runDU(ctx *cli.Context) error {
-	lim, err := limits(ctx)
+func (c *CLI) runDU(f *duFlags) error {
+	lim, err := f.limits.limits()
 	if err != nil {
 		return err
 	}
-	maxBytes := sizeOf(ctx, "max-bytes")
+	maxBytes := int64(f.maxBytes)
 	if maxBytes != 0 && maxBytes < fix.MinSlimBytes {
 		return usageErrorf("--max-bytes must be 0 (not asked) or at least %s, as slim --rewrite takes it", text.Bytes(fix.MinSlimBytes))
 	}
-	opt := render.DUOptions{Format: ctx.String("format"), Summary: ctx.Bool("summary"), Shrink: maxBytes > 0}
-	if opt.Width, err = c.duWidth(ctx); err != nil {
+	opt := render.DUOptions{Format: f.format, Summary: f.summary, Shrink: maxBytes > 0}
+	if opt.Width, err = c.duWidth(f.width); err != nil {
 		return err
 	}
 	targets := c.targets
-	opts := du.Options{Limits: lim, Workers: workersPerFile(jobs(ctx), len(targets)), MaxBytes: maxBytes}
+	opts := du.Options{Limits: lim, Workers: workersPerFile(workers(f.jobs), len(targets)), MaxBytes: maxBytes}
 	var files []*du.Usage
 	unreadable := 0
-	ordered(len(targets), jobs(ctx), func(i int) duOutcome {
+	ordered(len(targets), workers(f.jobs), func(i int) duOutcome {
 		t := targets[i]
 		if t.Err != nil {
 			return duOutcome{err: t.Err}
@@ -91,23 +99,12 @@ type duOutcome struct {
 
 // duWidth is the width the tables fit: --width, else COLUMNS or the
 // terminal's width when stdout is a terminal; piped output is never cut.
-func (c *CLI) duWidth(ctx *cli.Context) (int, error) {
-	if ctx.IsSet("width") {
-		if w := ctx.Int("width"); w >= 0 {
-			return w, nil
-		}
-		return 0, usageErrorf("--width must be 0 (never cut) or more, not %d", ctx.Int("width"))
-	}
-	if !c.IsTerminal(c.Stdout) {
+func (c *CLI) duWidth(width widthFlag) (int, error) {
+	switch {
+	case width.given:
+		return width.checked()
+	case !c.IsTerminal(c.Stdout):
 		return 0, nil
 	}
-	if cols, err := strconv.Atoi(strings.TrimSpace(c.Getenv("COLUMNS"))); err == nil && cols > 0 {
-		return cols, nil
-	}
-	if f, ok := c.Stdout.(interface{ Fd() uintptr }); ok {
-		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
-			return w, nil
-		}
-	}
-	return 0, nil
+	return c.columns(), nil
 }

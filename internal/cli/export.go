@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -10,21 +9,31 @@ import (
 
 	"github.com/pisess/pisess/internal/export"
 	"github.com/pisess/pisess/internal/project"
-	"github.com/pisess/pisess/internal/render"
 	"github.com/pisess/pisess/internal/safefile"
 )
 
+// exportFlags are export's flags.
+type exportFlags struct {
+	limits               limitFlags
+	format, leaf, output string
+	leafGiven            bool
+	allBranches, redact  bool
+	rules                rulesFlag
+	maxBlock             int
+}
+
 func (c *CLI) exportCommand() *cli.Command {
-	cmd := command("export", "render a session as one self-contained HTML page or a Markdown transcript", "FILE",
-		append(limitFlags(),
-			formatFlag("html (the tree and the conversation, one offline file) or md (a transcript of the path)", "html", "md"),
-			&cli.StringFlag{Name: "leaf", Usage: "show the conversation up to the entry with this `ID` (or unique id prefix); default: the last entry"},
-			&cli.BoolFlag{Name: "all-branches", Usage: "md: the path to every leaf, each as its own section, each entry written once"},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of standard output (FILE must not exist; - is standard output)"},
-			&cli.BoolFlag{Name: "redact", Usage: "replace every secret `pisess scan` would find with [REDACTED:<kind>]"},
-			rulesFlag(),
-			&cli.IntFlag{Name: "max-block", Value: export.DefaultMaxBlock, Usage: "md: keep `N` bytes of each tool call, tool result or thinking block"},
-		), c.runExport)
+	var f exportFlags
+	cmd := c.command("export", "render a session as one self-contained HTML page or a Markdown transcript", "FILE",
+		append(f.limits.flags(),
+			formatFlag(&f.format, "html (the tree and the conversation, one offline file) or md (a transcript of the path)", "html", "md"),
+			&cli.StringFlag{Name: "leaf", Usage: "show the conversation up to the entry with this `ID` (or unique id prefix); default: the last entry", Destination: &f.leaf, Action: given[string](&f.leafGiven)},
+			&cli.BoolFlag{Name: "all-branches", Usage: "md: the path to every leaf, each as its own section, each entry written once", Destination: &f.allBranches},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of standard output (FILE must not exist; - is standard output)", Destination: &f.output},
+			&cli.BoolFlag{Name: "redact", Usage: "replace every secret `pisess scan` would find with [REDACTED:<kind>]", Destination: &f.redact},
+			f.rules.flag(),
+			&cli.IntFlag{Name: "max-block", Value: export.DefaultMaxBlock, Usage: "md: keep `N` bytes of each tool call, tool result or thinking block", Destination: &f.maxBlock},
+		), func(ctx *cli.Context) error { return c.runExport(ctx, &f) })
 	cmd.Description = `html: one file with its style and its one small script inside and no
 reference to anything outside it (it works offline; light or dark as the
 system is). It shows the whole tree, branches collapsible, the path to the
@@ -61,22 +70,22 @@ Examples:
 	return cmd
 }
 
-func (c *CLI) runExport(ctx *cli.Context) error {
+func (c *CLI) runExport(ctx *cli.Context, f *exportFlags) error {
 	file, err := oneFile(ctx)
 	if err != nil {
 		return err
 	}
-	if err := exportUsage(ctx); err != nil {
+	if err := f.check(); err != nil {
 		return err
 	}
-	lim, err := limits(ctx)
+	lim, err := f.limits.limits()
 	if err != nil {
 		return err
 	}
 	v := &view{file: file}
-	opts := export.Options{Name: filepath.Base(v.file), MaxBlock: ctx.Int("max-block")}
-	if ctx.Bool("redact") {
-		if opts.Redact, err = loadRules(ctx); err != nil {
+	opts := export.Options{Name: filepath.Base(v.file), MaxBlock: f.maxBlock}
+	if f.redact {
+		if opts.Redact, err = f.rules.load(); err != nil {
 			return err
 		}
 	}
@@ -95,19 +104,16 @@ func (c *CLI) runExport(ctx *cli.Context) error {
 	}
 	defer v.session.Close()
 	defer limitExportMemory(v.session)()
-	if v.leaf, err = resolveLeaf(v.session, ctx.String("leaf")); err != nil {
+	if v.leaf, err = resolveLeaf(v.session, f.leaf); err != nil {
 		return usageErrorf("%s: %v", v.file, err)
 	}
-	if !globalBool(ctx, "quiet") && len(v.session.Skipped) > 0 {
-		fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s no entry (blank, torn or corrupt: `pisess validate %s` explains)\n",
-			render.Safe(v.file), skippedLines(v.session.Skipped), render.Safe(v.file))
-	}
+	c.warnSkippedLines(v)
 	var out safefile.Spool // a page of a huge session costs no memory; a failure half-way writes nothing
 	defer out.Close()
 	switch {
-	case ctx.String("format") == "html":
+	case f.format == "html":
 		err = export.HTML(&out, v.session, v.leaf, opts)
-	case ctx.Bool("all-branches"):
+	case f.allBranches:
 		err = export.MarkdownBranches(&out, v.session, opts)
 	default:
 		err = export.Markdown(&out, v.session, v.leaf, opts)
@@ -115,19 +121,19 @@ func (c *CLI) runExport(ctx *cli.Context) error {
 	if err != nil {
 		return v.pathError(err)
 	}
-	return c.deliver(safefile.OS(), ctx.String("output"), &out)
+	return c.deliver(safefile.OS(), f.output, &out)
 }
 
-// exportUsage checks the flags that go together.
-func exportUsage(ctx *cli.Context) error {
+// check checks the flags that go together.
+func (f *exportFlags) check() error {
 	switch {
-	case ctx.IsSet("rules") && !ctx.Bool("redact"):
+	case f.rules.given && !f.redact:
 		return usageErrorf("--rules goes with --redact")
-	case ctx.Int("max-block") < 0:
-		return usageErrorf("--max-block must be 0 (the default, %d) or more, not %d", export.DefaultMaxBlock, ctx.Int("max-block"))
-	case ctx.Bool("all-branches") && ctx.String("format") != "md":
+	case f.maxBlock < 0:
+		return usageErrorf("--max-block must be 0 (the default, %d) or more, not %d", export.DefaultMaxBlock, f.maxBlock)
+	case f.allBranches && f.format != "md":
 		return usageErrorf("--all-branches goes with --format md (the page holds every branch already)")
-	case ctx.Bool("all-branches") && ctx.IsSet("leaf"):
+	case f.allBranches && f.leafGiven:
 		return usageErrorf("--all-branches writes every leaf's path: it takes no --leaf")
 	}
 	return nil

@@ -22,20 +22,37 @@ to do; 1 refused to protect data (the file has errors, changed meanwhile,
 or cannot be fixed this way: the reason is printed, the file is untouched);
 2 usage error, or a file could not be read or written.`
 
-func fixFlags(leafUsage string) []cli.Flag {
-	return append(limitFlags(),
-		&cli.StringFlag{Name: "leaf", Usage: leafUsage},
-		&cli.BoolFlag{Name: "backup", Usage: "first keep a copy of the file as FILE.bak (never overwrites a different one)"},
-		&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "write nothing; say what would be done"},
-		formatFlag("text or json", "text", "json"),
+// fixFlags are the flags of unstick, slim, fork and recover-header; each
+// command defines those it takes.
+type fixFlags struct {
+	limits                  limitFlags
+	leaf, format            string
+	leafGiven               bool
+	backup, dryRun, rewrite bool
+	maxBytes                byteSize
+	output                  string
+	outputGiven             bool
+	dropCustom              cli.StringSlice
+	dropCustomGiven         bool
+	id, cwd                 string
+}
+
+// common are the flags of unstick, slim and fork.
+func (f *fixFlags) common(leafUsage string) []cli.Flag {
+	return append(f.limits.flags(),
+		&cli.StringFlag{Name: "leaf", Usage: leafUsage, Destination: &f.leaf, Action: given[string](&f.leafGiven)},
+		&cli.BoolFlag{Name: "backup", Usage: "first keep a copy of the file as FILE.bak (never overwrites a different one)", Destination: &f.backup},
+		&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "write nothing; say what would be done", Destination: &f.dryRun},
+		formatFlag(&f.format, "text or json", "text", "json"),
 	)
 }
 
 const defaultLeafUsage = "work on the context of the entry with this `ID` (or unique id prefix); default: the last entry"
 
 func (c *CLI) unstickCommand() *cli.Command {
-	cmd := command("unstick", "make a stuck session's context well-formed again by appending what is missing", "FILE",
-		fixFlags(defaultLeafUsage), func(ctx *cli.Context) error { return c.runFix(ctx, fix.UnstickFile) })
+	var f fixFlags
+	cmd := c.command("unstick", "make a stuck session's context well-formed again by appending what is missing", "FILE",
+		f.common(defaultLeafUsage), func(ctx *cli.Context) error { return c.runFix(ctx, &f, fix.UnstickFile) })
 	cmd.Description = `A session is stuck when its context ends in a tool call without a result
 (the agent died while a tool ran: unanswered_tool_call) or breaks the pairing
 of calls and results (unpaired_tool_in_context): providers reject the next
@@ -56,17 +73,18 @@ Examples:
 }
 
 func (c *CLI) slimCommand() *cli.Command {
-	flags := append(fixFlags(defaultLeafUsage),
-		sizeFlag("max-bytes", 64<<10, "hide each message whose content is larger than this (--rewrite: each content block)"),
-		&cli.BoolFlag{Name: "rewrite", Usage: "remove the blocks from the file itself, in every entry of every branch (needs --backup or --output)"},
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "with --rewrite: write the result to `NEW` and leave FILE as it is"},
-		&cli.StringSliceFlag{Name: "drop-custom", Usage: "with --rewrite: also drop the custom entries of this customType (`TYPE`, repeatable) that a later one supersedes on every branch"})
-	cmd := command("slim", "hide giant tool outputs and images from the model with context_edit entries, or remove them (--rewrite)", "FILE",
+	var f fixFlags
+	flags := append(f.common(defaultLeafUsage),
+		sizeFlag(&f.maxBytes, "max-bytes", 64<<10, "hide each message whose content is larger than this (--rewrite: each content block)"),
+		&cli.BoolFlag{Name: "rewrite", Usage: "remove the blocks from the file itself, in every entry of every branch (needs --backup or --output)", Destination: &f.rewrite},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "with --rewrite: write the result to `NEW` and leave FILE as it is", Destination: &f.output, Action: given[string](&f.outputGiven)},
+		&cli.StringSliceFlag{Name: "drop-custom", Usage: "with --rewrite: also drop the custom entries of this customType (`TYPE`, repeatable) that a later one supersedes on every branch", Destination: &f.dropCustom, Action: given[[]string](&f.dropCustomGiven)})
+	cmd := c.command("slim", "hide giant tool outputs and images from the model with context_edit entries, or remove them (--rewrite)", "FILE",
 		flags, func(ctx *cli.Context) error {
-			if ctx.Bool("rewrite") {
-				return c.runFix(ctx, fix.SlimRewriteFile)
+			if f.rewrite {
+				return c.runFix(ctx, &f, fix.SlimRewriteFile)
 			}
-			return c.runFix(ctx, fix.SlimFile)
+			return c.runFix(ctx, &f, fix.SlimFile)
 		})
 	cmd.Description = `For each message of the leaf's context whose content (tool output, text,
 images as base64) is larger than --max-bytes, appends a context_edit that
@@ -97,10 +115,11 @@ Examples:
 }
 
 func (c *CLI) forkCommand() *cli.Command {
-	flags := append(fixFlags("the entry whose path becomes the new session (`ID` or unique id prefix; required)"),
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the new session to `FILE` (default: <timestamp>_<id>.jsonl beside the source, as pi names it)"})
-	cmd := command("fork", "write one branch of a session as a new session file, as pi's /fork does", "FILE",
-		flags, func(ctx *cli.Context) error { return c.runFix(ctx, fix.ForkFile) })
+	var f fixFlags
+	flags := append(f.common("the entry whose path becomes the new session (`ID` or unique id prefix; required)"),
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the new session to `FILE` (default: <timestamp>_<id>.jsonl beside the source, as pi names it)", Destination: &f.output})
+	cmd := c.command("fork", "write one branch of a session as a new session file, as pi's /fork does", "FILE",
+		flags, func(ctx *cli.Context) error { return c.runFix(ctx, &f, fix.ForkFile) })
 	cmd.Description = `Writes the path from the root to --leaf as a new session, exactly as pi
 1.6.0's SessionManager.createBranchedSession builds it: the entries of the
 path (labels taken out of the chain and re-added at the end), a new session
@@ -117,15 +136,16 @@ Examples:
 }
 
 func (c *CLI) recoverHeaderCommand() *cli.Command {
-	flags := append(limitFlags(),
-		&cli.BoolFlag{Name: "backup", Usage: "keep the original as FILE.bak (always done: accepted for symmetry)"},
-		&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "write nothing; show the header that would be written"},
-		formatFlag("text or json", "text", "json"),
-		&cli.StringFlag{Name: "id", Usage: "the session `ID` (when the file name is not <timestamp>_<id>.jsonl)"},
-		&cli.StringFlag{Name: "cwd", Usage: "the session's working `DIR` (when the directory name does not say it)"},
+	var f fixFlags
+	flags := append(f.limits.flags(),
+		&cli.BoolFlag{Name: "backup", Usage: "keep the original as FILE.bak (always done: accepted for symmetry)", Destination: &f.backup},
+		&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "write nothing; show the header that would be written", Destination: &f.dryRun},
+		formatFlag(&f.format, "text or json", "text", "json"),
+		&cli.StringFlag{Name: "id", Usage: "the session `ID` (when the file name is not <timestamp>_<id>.jsonl)", Destination: &f.id},
+		&cli.StringFlag{Name: "cwd", Usage: "the session's working `DIR` (when the directory name does not say it)", Destination: &f.cwd},
 	)
-	cmd := command("recover-header", "give a session file that lost its header line a new one", "FILE",
-		flags, func(ctx *cli.Context) error { return c.runFix(ctx, fix.RecoverHeaderFile) })
+	cmd := c.command("recover-header", "give a session file that lost its header line a new one", "FILE",
+		flags, func(ctx *cli.Context) error { return c.runFix(ctx, &f, fix.RecoverHeaderFile) })
 	cmd.Description = `pi ignores a file whose first line is an entry, not the session header.
 recover-header rebuilds the header: the session id and time from the file
 name (<timestamp>_<session id>.jsonl), the working directory from the
@@ -147,7 +167,7 @@ Examples:
 // fixOp is one of the fix package's file operations.
 type fixOp func(safefile.FS, string, fix.Options) (fix.Report, error)
 
-func (c *CLI) runFix(ctx *cli.Context, op fixOp) error {
+func (c *CLI) runFix(ctx *cli.Context, f *fixFlags, op fixOp) error {
 	name := ctx.Command.Name
 	file, err := oneFile(ctx)
 	if err != nil {
@@ -156,14 +176,14 @@ func (c *CLI) runFix(ctx *cli.Context, op fixOp) error {
 	if file == "-" {
 		return usageErrorf("%s changes a file: it cannot read standard input", name)
 	}
-	vopts, err := validateOptions(ctx, true)
+	vopts, err := validateOptions(&f.limits, true)
 	if err != nil {
 		return err
 	}
 	opts := fix.Options{
-		Leaf: ctx.String("leaf"), ResolveLeaf: resolveLeaf, Now: c.now(), Random: c.Random, Validate: vopts,
-		Backup: ctx.Bool("backup"), DryRun: ctx.Bool("dry-run"), Output: ctx.String("output"),
-		ID: ctx.String("id"), Cwd: ctx.String("cwd"), Temps: &safefile.Temps{},
+		Leaf: f.leaf, ResolveLeaf: resolveLeaf, Now: c.now(), Random: c.Random, Validate: vopts,
+		Backup: f.backup, DryRun: f.dryRun, Output: f.output,
+		ID: f.id, Cwd: f.cwd, Temps: &safefile.Temps{},
 	}
 	switch name {
 	case "recover-header":
@@ -177,17 +197,17 @@ func (c *CLI) runFix(ctx *cli.Context, op fixOp) error {
 			return usageErrorf("fork needs --leaf ID: the entry whose path becomes the new session (see `pisess tree FILE`)")
 		}
 	case "slim":
-		opts.MaxBytes = sizeOf(ctx, "max-bytes")
+		opts.MaxBytes = int64(f.maxBytes)
 		if opts.MaxBytes < fix.MinSlimBytes {
 			return usageErrorf("--max-bytes must be at least %s (the placeholder must fit)", text.Bytes(fix.MinSlimBytes))
 		}
-		if err := slimRewriteUsage(ctx, &opts); err != nil {
+		if err := f.checkSlim(&opts); err != nil {
 			return err
 		}
 	}
 	if opts.Output == "-" {
 		what := name
-		if ctx.Bool("rewrite") {
+		if f.rewrite {
 			what += " --rewrite"
 		}
 		return usageErrorf("%s --output needs a file name: \"-\" (standard output) cannot be written safely", what)
@@ -198,11 +218,12 @@ func (c *CLI) runFix(ctx *cli.Context, op fixOp) error {
 	if errors.As(err, &leafErr) {
 		return usageErrorf("%s: %v", file, leafErr.Err)
 	}
-	return c.emitFix(ctx, rep, err)
+	return c.emitFix(name, f.format, rep, err)
 }
 
-// emitFix writes the outcome and returns the exit code as an error.
-func (c *CLI) emitFix(ctx *cli.Context, rep fix.Report, err error) error {
+// emitFix writes the outcome of command and returns the exit code as an
+// error.
+func (c *CLI) emitFix(command, format string, rep fix.Report, err error) error {
 	r := render.FixResult{Report: rep}
 	exit := ExitOK
 	if err != nil {
@@ -212,26 +233,27 @@ func (c *CLI) emitFix(ctx *cli.Context, rep fix.Report, err error) error {
 			r.Action = "refused"
 		}
 	}
-	render.Fixes{Out: c.Stdout, Err: c.Stderr, Command: ctx.Command.Name, Format: ctx.String("format"),
-		Quiet: globalBool(ctx, "quiet"), Style: c.style(ctx, c.Stdout)}.Result(r)
+	render.Fixes{Out: c.Stdout, Err: c.Stderr, Command: command, Format: format,
+		Quiet: c.quiet(), Style: c.style(c.Stdout)}.Result(r)
 	return exitWith(exit)
 }
 
-// slimRewriteUsage checks the flags that belong to slim --rewrite: it needs
-// a place for the original, works on every branch (no --leaf), and
-// --output and --drop-custom mean nothing without it.
-func slimRewriteUsage(ctx *cli.Context, opts *fix.Options) error {
-	opts.DropCustom = ctx.StringSlice("drop-custom")
-	if !ctx.Bool("rewrite") {
-		for _, name := range []string{"output", "drop-custom"} {
-			if ctx.IsSet(name) {
-				return usageErrorf("--%s needs --rewrite", name)
-			}
+// checkSlim checks the flags that belong to slim --rewrite: it needs a
+// place for the original, works on every branch (no --leaf), and --output
+// and --drop-custom mean nothing without it.
+func (f *fixFlags) checkSlim(opts *fix.Options) error {
+	opts.DropCustom = f.dropCustom.Value()
+	if !f.rewrite {
+		switch {
+		case f.outputGiven:
+			return usageErrorf("--output needs --rewrite")
+		case f.dropCustomGiven:
+			return usageErrorf("--drop-custom needs --rewrite")
 		}
 		return nil
 	}
 	switch {
-	case ctx.IsSet("leaf"):
+	case f.leafGiven:
 		return usageErrorf("slim --rewrite works on every entry of every branch: it takes no --leaf")
 	case !opts.Backup && opts.Output == "":
 		return usageErrorf("%v", fix.ErrNoPlaceForOriginal)

@@ -16,20 +16,31 @@ import (
 	"github.com/pisess/pisess/internal/render"
 )
 
+// grepFlags are grep's flags.
+type grepFlags struct {
+	limits                            limitFlags
+	ignoreCase, fixedStrings          bool
+	filesWithMatches, count, thinking bool
+	role                              cli.StringSlice
+	since, until, format              string
+	jobs                              int
+}
+
 func (c *CLI) grepCommand() *cli.Command {
-	cmd := command("grep", "find text in sessions as a person reads it, in every branch", "PATTERN [PATH...]",
-		append(append(limitFlags(),
-			&cli.BoolFlag{Name: "ignore-case", Aliases: []string{"i"}, Usage: "letters match in either case"},
-			&cli.BoolFlag{Name: "fixed-strings", Aliases: []string{"F"}, Usage: "PATTERN is a plain string, not a regular expression"},
-			&cli.BoolFlag{Name: "files-with-matches", Aliases: []string{"l"}, Usage: "print only the names of files with a match"},
-			&cli.BoolFlag{Name: "count", Aliases: []string{"c"}, Usage: "print only each file's number of matches"},
-			&cli.BoolFlag{Name: "thinking", Usage: "search the assistant's thinking too"},
-			&cli.StringSliceFlag{Name: "role", Usage: "only entries of `ROLE` (repeat or comma-separate: " + strings.Join(grep.Roles(), ", ") + ")"},
-			&cli.StringFlag{Name: "since", Usage: "only entries from `TIME` on (YYYY-MM-DD in UTC, or RFC 3339)"},
-			&cli.StringFlag{Name: "until", Usage: "only entries up to `TIME`, inclusive (YYYY-MM-DD in UTC, or RFC 3339)"},
-			formatFlag("text or json (one object per match)", "text", "json"),
-			jobsFlag(),
-		), pathFlags()...), c.runGrep)
+	var f grepFlags
+	cmd := c.command("grep", "find text in sessions as a person reads it, in every branch", "PATTERN [PATH...]",
+		append(append(f.limits.flags(),
+			&cli.BoolFlag{Name: "ignore-case", Aliases: []string{"i"}, Usage: "letters match in either case", Destination: &f.ignoreCase},
+			&cli.BoolFlag{Name: "fixed-strings", Aliases: []string{"F"}, Usage: "PATTERN is a plain string, not a regular expression", Destination: &f.fixedStrings},
+			&cli.BoolFlag{Name: "files-with-matches", Aliases: []string{"l"}, Usage: "print only the names of files with a match", Destination: &f.filesWithMatches},
+			&cli.BoolFlag{Name: "count", Aliases: []string{"c"}, Usage: "print only each file's number of matches", Destination: &f.count},
+			&cli.BoolFlag{Name: "thinking", Usage: "search the assistant's thinking too", Destination: &f.thinking},
+			&cli.StringSliceFlag{Name: "role", Usage: "only entries of `ROLE` (repeat or comma-separate: " + strings.Join(grep.Roles(), ", ") + ")", Destination: &f.role},
+			&cli.StringFlag{Name: "since", Usage: "only entries from `TIME` on (YYYY-MM-DD in UTC, or RFC 3339)", Destination: &f.since},
+			&cli.StringFlag{Name: "until", Usage: "only entries up to `TIME`, inclusive (YYYY-MM-DD in UTC, or RFC 3339)", Destination: &f.until},
+			formatFlag(&f.format, "text or json (one object per match)", "text", "json"),
+			jobsFlag(&f.jobs),
+		), c.paths.flags()...), func(ctx *cli.Context) error { return c.runGrep(ctx, &f) })
 	cmd.Before = c.resolveGrepTargets
 	cmd.Description = `Searches the text a person reads in a session, decoded from its JSON: user
 and assistant text, tool-call arguments (their string values), tool
@@ -73,8 +84,8 @@ type grepOutcome struct {
 	err     error
 }
 
-func (c *CLI) runGrep(ctx *cli.Context) error {
-	opts, err := grepOptions(ctx)
+func (c *CLI) runGrep(ctx *cli.Context, f *grepFlags) error {
+	opts, err := f.options(ctx.Args().First())
 	if err != nil {
 		return err
 	}
@@ -82,14 +93,14 @@ func (c *CLI) runGrep(ctx *cli.Context) error {
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	format := ctx.String("format")
-	list, count := ctx.Bool("files-with-matches"), ctx.Bool("count")
+	format := f.format
+	list, count := f.filesWithMatches, f.count
 	needPath := format == "json" && !list && !count
 	targets := c.targets
-	style := c.style(ctx, c.Stdout)
-	quiet := globalBool(ctx, "quiet")
+	style := c.style(c.Stdout)
+	quiet := c.quiet()
 	var matched, unreadable int
-	ordered(len(targets), jobs(ctx), func(i int) grepOutcome {
+	ordered(len(targets), workers(f.jobs), func(i int) grepOutcome {
 		return grepTarget(m, targets[i], opts.Limits, needPath)
 	}, func(i int, o grepOutcome) {
 		name := targets[i].Path
@@ -118,15 +129,15 @@ func (c *CLI) runGrep(ctx *cli.Context) error {
 	return filesExit(unreadable, matched == 0)
 }
 
-// grepOptions reads grep's flags.
-func grepOptions(ctx *cli.Context) (grep.Options, error) {
-	lim, err := limits(ctx)
+// options are the search options of pattern and grep's flags.
+func (f *grepFlags) options(pattern string) (grep.Options, error) {
+	lim, err := f.limits.limits()
 	if err != nil {
 		return grep.Options{}, err
 	}
-	opts := grep.Options{Pattern: ctx.Args().First(), Fixed: ctx.Bool("fixed-strings"), IgnoreCase: ctx.Bool("ignore-case"),
-		Thinking: ctx.Bool("thinking"), Limits: lim}
-	for _, r := range ctx.StringSlice("role") {
+	opts := grep.Options{Pattern: pattern, Fixed: f.fixedStrings, IgnoreCase: f.ignoreCase,
+		Thinking: f.thinking, Limits: lim}
+	for _, r := range f.role.Value() {
 		for _, one := range strings.Split(r, ",") {
 			if !slices.Contains(grep.Roles(), one) {
 				return opts, usageErrorf("--role %q is none of %s", one, strings.Join(grep.Roles(), ", "))
@@ -134,7 +145,7 @@ func grepOptions(ctx *cli.Context) (grep.Options, error) {
 			opts.Roles = append(opts.Roles, one)
 		}
 	}
-	w, err := window(ctx.String("since"), ctx.String("until"), time.UTC)
+	w, err := window(f.since, f.until, time.UTC)
 	opts.Since, opts.Until = w.From, w.To
 	return opts, err
 }

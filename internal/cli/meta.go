@@ -10,8 +10,8 @@ import (
 )
 
 // runApp runs `pisess` with no command: --version, else the help.
-func (c *CLI) runApp(ctx *cli.Context) error {
-	if ctx.Bool("version") {
+func (c *CLI) runApp(ctx *cli.Context, version bool) error {
+	if version {
 		fmt.Fprintf(c.Stdout, "pisess %s\n", c.Build)
 		return nil
 	}
@@ -19,7 +19,7 @@ func (c *CLI) runApp(ctx *cli.Context) error {
 }
 
 func (c *CLI) helpCommand() *cli.Command {
-	cmd := command("help", "show the help of pisess or of a command", "[COMMAND]", nil, c.runHelp)
+	cmd := c.command("help", "show the help of pisess or of a command", "[COMMAND]", nil, c.runHelp)
 	cmd.Description = `Examples:
    pisess help
    pisess help audit`
@@ -42,7 +42,7 @@ func (c *CLI) runHelp(ctx *cli.Context) error {
 }
 
 func (c *CLI) versionCommand() *cli.Command {
-	cmd := command("version", "print the version of pisess and of the Go toolchain that built it", "", nil, c.runVersion)
+	cmd := c.command("version", "print the version of pisess and of the Go toolchain that built it", "", nil, c.runVersion)
 	cmd.Description = "The same as `pisess --version`, with the Go version and platform."
 	return cmd
 }
@@ -121,7 +121,7 @@ func fromBuildInfo(info *debug.BuildInfo) string {
 // manCommand prints pisess's man page (section 1, roff) made from the
 // command definitions; hidden, it is how the release makes pisess.1.
 func (c *CLI) manCommand() *cli.Command {
-	cmd := command("man", "print the man page (roff)", "", nil, c.runMan)
+	cmd := c.command("man", "print the man page (roff)", "", nil, c.runMan)
 	cmd.Description = `The page the release archives carry as man/pisess.1, made from the
 commands' own definitions.
 
@@ -145,7 +145,7 @@ func (c *CLI) runMan(ctx *cli.Context) error {
 }
 
 func (c *CLI) completionCommand() *cli.Command {
-	cmd := command("completion", "print a shell completion script for bash, zsh or fish", "SHELL", nil, c.runCompletion)
+	cmd := c.command("completion", "print a shell completion script for bash, zsh or fish", "SHELL", nil, c.runCompletion)
 	cmd.Description = `Commands and flags complete; paths complete as files.
 
 Examples:

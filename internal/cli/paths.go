@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/render"
 	"github.com/pisess/pisess/internal/safefile"
 )
@@ -24,14 +25,6 @@ type target struct {
 	Path  string
 	Stdin bool  // the session is read from standard input ("-")
 	Err   error // the path could not be read (exit 2)
-}
-
-// pathFlags are the flags of the commands that take many paths.
-func pathFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.BoolFlag{Name: "allow-empty", Usage: "a directory with no session files is not an error"},
-		&cli.StringFlag{Name: "sessions-dir", Usage: "the sessions `DIR` read when no PATH is given", DefaultText: "as pi: PI_CODING_AGENT_SESSION_DIR, else sessionDir in settings.json, else <agent dir>/sessions"},
-	}
 }
 
 // oneFile is the FILE argument of a command that takes exactly one.
@@ -73,16 +66,16 @@ func (c *CLI) resolvePaths(ctx *cli.Context, args []string) error {
 		}
 	}
 	if len(args) == 0 {
-		dir, err := c.sessionsDir(ctx.String("sessions-dir"))
+		dir, err := c.sessionsDir(c.paths.sessionsDir)
 		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
-		if !globalBool(ctx, "quiet") {
+		if !c.quiet() {
 			fmt.Fprintf(c.Stderr, "pisess: reading %s (%s)\n", render.Safe(dir.path), dir.source)
 		}
 		args = []string{dir.path}
 	}
-	found, err := expandPaths(args, ctx.Bool("allow-empty"))
+	found, err := expandPaths(args, c.paths.allowEmpty)
 	if err != nil {
 		return err
 	}
@@ -234,8 +227,9 @@ func (c *CLI) existing(dir sessionsDir) (sessionsDir, error) {
 	return dir, nil
 }
 
-// settingsSessionDir reads sessionDir from a pi settings file; a missing
-// file or field is "".
+// settingsSessionDir reads sessionDir from a pi settings file as pi does
+// (JSON.parse, a BOM stripped first): a missing file or member, or a null
+// one, is "".
 func settingsSessionDir(path string) (string, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -244,14 +238,29 @@ func settingsSessionDir(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var settings struct {
-		SessionDir string `json:"sessionDir"`
+	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
+	if string(bytes.Trim(data, jsonSpace)) == "null" {
+		return "", nil
 	}
-	if err := json.Unmarshal(data, &settings); err != nil {
-		return "", fmt.Errorf("not valid JSON: %w", err)
+	var t parse.Tape
+	if t.Build(data) != nil {
+		return "", errors.New("not a JSON object")
 	}
-	return settings.SessionDir, nil
+	if _, end := t.Span(0); len(bytes.Trim(data[end:], jsonSpace)) > 0 {
+		return "", errors.New("not a JSON object: more follows it")
+	}
+	dir := t.Get(0, "sessionDir")
+	if s, ok := t.Str(dir); ok {
+		return strings.Clone(s), nil
+	}
+	if k := t.Kind(dir); k != parse.KindNone && k != parse.KindNull {
+		return "", errors.New("sessionDir is not a string")
+	}
+	return "", nil
 }
+
+// jsonSpace is the white space JSON allows between tokens.
+const jsonSpace = " \t\r\n"
 
 // home is the user's home directory.
 func (c *CLI) home() string {

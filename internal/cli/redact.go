@@ -22,14 +22,23 @@ import (
 // holds the secrets.
 const redactBackupSuffix = ".unredacted.bak"
 
+// redactFlags are redact's flags.
+type redactFlags struct {
+	limits          limitFlags
+	output          string
+	inPlace, backup bool
+	rules           rulesFlag
+}
+
 func (c *CLI) redactCommand() *cli.Command {
-	cmd := command("redact", "replace every secret scan finds with [REDACTED:<kind>]", "FILE",
-		append(limitFlags(),
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the redacted copy to `FILE` (which must not exist; - is standard output)"},
-			&cli.BoolFlag{Name: "in-place", Usage: "rewrite FILE itself, with the safe rewrite protocol"},
-			&cli.BoolFlag{Name: "backup", Usage: "with --in-place: keep the original as FILE" + redactBackupSuffix + " (it still holds the secrets)"},
-			rulesFlag(),
-		), c.runRedact)
+	var f redactFlags
+	cmd := c.command("redact", "replace every secret scan finds with [REDACTED:<kind>]", "FILE",
+		append(f.limits.flags(),
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the redacted copy to `FILE` (which must not exist; - is standard output)", Destination: &f.output},
+			&cli.BoolFlag{Name: "in-place", Usage: "rewrite FILE itself, with the safe rewrite protocol", Destination: &f.inPlace},
+			&cli.BoolFlag{Name: "backup", Usage: "with --in-place: keep the original as FILE" + redactBackupSuffix + " (it still holds the secrets)", Destination: &f.backup},
+			f.rules.flag(),
+		), func(ctx *cli.Context) error { return c.runRedact(ctx, &f) })
 	cmd.Description = `Each secret ` + "`pisess scan`" + ` finds (with the same rules and --rules) is replaced
 by [REDACTED:<kind>]; every other byte stays as it was (the rest of the
 string and its escapes, the other lines, CRLF line ends), so the JSON stays
@@ -62,12 +71,12 @@ type redaction struct {
 	quiet bool
 }
 
-func (c *CLI) runRedact(ctx *cli.Context) error {
+func (c *CLI) runRedact(ctx *cli.Context, f *redactFlags) error {
 	file, err := oneFile(ctx)
 	if err != nil {
 		return err
 	}
-	output, inPlace, backup := ctx.String("output"), ctx.Bool("in-place"), ctx.Bool("backup")
+	output, inPlace, backup := f.output, f.inPlace, f.backup
 	switch {
 	case output != "" && inPlace:
 		return usageErrorf("--output and --in-place exclude each other")
@@ -76,15 +85,15 @@ func (c *CLI) runRedact(ctx *cli.Context) error {
 	case inPlace && file == "-":
 		return usageErrorf("--in-place cannot rewrite standard input")
 	}
-	vopts, err := validateOptions(ctx, true)
+	vopts, err := validateOptions(&f.limits, true)
 	if err != nil {
 		return err
 	}
-	rules, err := loadRules(ctx)
+	rules, err := f.rules.load()
 	if err != nil {
 		return err
 	}
-	r := &redaction{fsys: safefile.OS(), file: file, opts: secrets.Options{Rules: rules, Limits: vopts.Limits}, vopts: vopts, quiet: globalBool(ctx, "quiet")}
+	r := &redaction{fsys: safefile.OS(), file: file, opts: secrets.Options{Rules: rules, Limits: vopts.Limits}, vopts: vopts, quiet: c.quiet()}
 	if inPlace {
 		return c.redactInPlace(r, backup)
 	}

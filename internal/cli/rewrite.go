@@ -15,30 +15,43 @@ import (
 	"github.com/pisess/pisess/internal/validate"
 )
 
-func rewriteFlags() []cli.Flag {
-	return append(limitFlags(),
-		&cli.BoolFlag{Name: "backup", Usage: "keep the original beside the file (never overwrites an existing backup)"},
-		&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "write nothing; say what would change"},
-		&cli.BoolFlag{Name: "diff", Usage: "with --dry-run: show a unified diff of what would change"},
-		formatFlag("text or json (one object per file)", "text", "json"),
-		&cli.BoolFlag{Name: "follow-symlinks", Usage: "rewrite the file a symbolic link points to (refused by default)"},
-		jobsFlag(),
-	)
+// rewriteFlags are the flags of migrate and repair (strict migrate's,
+// zero-tail and clean-temps repair's).
+type rewriteFlags struct {
+	limits                       limitFlags
+	backup, dryRun, diff         bool
+	format                       string
+	followSymlinks               bool
+	strict, zeroTail, cleanTemps bool
+	jobs                         int
+}
+
+func (f *rewriteFlags) flags(extra ...cli.Flag) []cli.Flag {
+	return append(append(f.limits.flags(),
+		&cli.BoolFlag{Name: "backup", Usage: "keep the original beside the file (never overwrites an existing backup)", Destination: &f.backup},
+		&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "write nothing; say what would change", Destination: &f.dryRun},
+		&cli.BoolFlag{Name: "diff", Usage: "with --dry-run: show a unified diff of what would change", Destination: &f.diff},
+		formatFlag(&f.format, "text or json (one object per file)", "text", "json"),
+		&cli.BoolFlag{Name: "follow-symlinks", Usage: "rewrite the file a symbolic link points to (refused by default)", Destination: &f.followSymlinks},
+		jobsFlag(&f.jobs),
+	), extra...)
 }
 
 func (c *CLI) migrateCommand() *cli.Command {
-	flags := append(rewriteFlags(),
-		&cli.BoolFlag{Name: "strict", Usage: "refuse a file with any validation error (refused_invalid), where pi 1.6.0 would migrate it: for CI"})
-	return command("migrate", "bring version 1/2 files to version 3 with the safe rewrite protocol", "[PATH...]",
-		flags, func(ctx *cli.Context) error { return c.runRewrite(ctx, migrate.MigrateFile, migrateVerifier) })
+	var f rewriteFlags
+	flags := f.flags(
+		&cli.BoolFlag{Name: "strict", Usage: "refuse a file with any validation error (refused_invalid), where pi 1.6.0 would migrate it: for CI", Destination: &f.strict})
+	return c.command("migrate", "bring version 1/2 files to version 3 with the safe rewrite protocol", "[PATH...]",
+		flags, func(ctx *cli.Context) error { return c.runRewrite(ctx, &f, migrate.MigrateFile, migrateVerifier) })
 }
 
 func (c *CLI) repairCommand() *cli.Command {
-	flags := append(rewriteFlags(),
-		&cli.BoolFlag{Name: "zero-tail", Usage: "also cut a trailing run of NUL bytes (zero_fill)"},
-		&cli.BoolFlag{Name: "clean-temps", Usage: "first remove temp files a killed pisess run left beside the files (.pisess-tmp-*: only unlocked ones older than a minute)"})
-	return command("repair", "safe repairs only: torn tails, missing final newline, lost newlines between objects", "[PATH...]",
-		flags, func(ctx *cli.Context) error { return c.runRewrite(ctx, migrate.RepairFile, repairVerifier) })
+	var f rewriteFlags
+	flags := f.flags(
+		&cli.BoolFlag{Name: "zero-tail", Usage: "also cut a trailing run of NUL bytes (zero_fill)", Destination: &f.zeroTail},
+		&cli.BoolFlag{Name: "clean-temps", Usage: "first remove temp files a killed pisess run left beside the files (.pisess-tmp-*: only unlocked ones older than a minute)", Destination: &f.cleanTemps})
+	return c.command("repair", "safe repairs only: torn tails, missing final newline, lost newlines between objects", "[PATH...]",
+		flags, func(ctx *cli.Context) error { return c.runRewrite(ctx, &f, migrate.RepairFile, repairVerifier) })
 }
 
 // fileOp is migrate.MigrateFile or migrate.RepairFile.
@@ -47,16 +60,16 @@ type fileOp func(safefile.FS, string, migrate.Options) (migrate.Report, error)
 // verifier builds the check a new generation must pass before it replaces
 // the original, and, for migrate, the check of the original (nil: the
 // same check).
-type verifier func(ctx *cli.Context, opts validate.Options) (safefile.VerifyFunc, migrate.CheckFunc)
+type verifier func(f *rewriteFlags, opts validate.Options) (safefile.VerifyFunc, migrate.CheckFunc)
 
 // migrateVerifier: with --strict, a migrated file, like the file it came
 // from, has no validation error at all. Without, migrate takes what pi
 // 1.6.0 takes (migrateChecker). Warnings never count: a tolerated file (a
 // torn line, a missing final newline) is migrated with them kept as they
 // are.
-func migrateVerifier(ctx *cli.Context, opts validate.Options) (safefile.VerifyFunc, migrate.CheckFunc) {
+func migrateVerifier(f *rewriteFlags, opts validate.Options) (safefile.VerifyFunc, migrate.CheckFunc) {
 	verify := verifyNone(opts, func(f finding.Finding) bool { return f.Severity == finding.Error })
-	if ctx.Bool("strict") {
+	if f.strict {
 		return verify, nil
 	}
 	return verify, migrateChecker(opts)
@@ -134,7 +147,7 @@ func leftBehind(f finding.Finding) bool {
 
 // repairVerifier: a repaired file has no parse-level problem left (other
 // problems are not repair's to fix, and are reported by validate).
-func repairVerifier(_ *cli.Context, opts validate.Options) (safefile.VerifyFunc, migrate.CheckFunc) {
+func repairVerifier(_ *rewriteFlags, opts validate.Options) (safefile.VerifyFunc, migrate.CheckFunc) {
 	return verifyNone(opts, func(f finding.Finding) bool { return parseLevel(f.Code) }), nil
 }
 
@@ -156,30 +169,30 @@ func verifyNone(opts validate.Options, counts func(finding.Finding) bool) safefi
 	}
 }
 
-func (c *CLI) runRewrite(ctx *cli.Context, op fileOp, verify verifier) error {
-	if ctx.Bool("diff") && !ctx.Bool("dry-run") { // a real run is not previewed
+func (c *CLI) runRewrite(ctx *cli.Context, f *rewriteFlags, op fileOp, verify verifier) error {
+	if f.diff && !f.dryRun { // a real run is not previewed
 		return usageErrorf("--diff goes with --dry-run (it shows what a dry run would change)")
 	}
-	vopts, err := validateOptions(ctx, true)
+	vopts, err := validateOptions(&f.limits, true)
 	if err != nil {
 		return err
 	}
 	opts := migrate.Options{
-		Backup: ctx.Bool("backup"), DryRun: ctx.Bool("dry-run"), Diff: ctx.Bool("diff"),
-		FollowSymlinks: ctx.Bool("follow-symlinks"), ZeroTail: ctx.Bool("zero-tail"),
+		Backup: f.backup, DryRun: f.dryRun, Diff: f.diff,
+		FollowSymlinks: f.followSymlinks, ZeroTail: f.zeroTail,
 		Limits: vopts.Limits, Temps: &safefile.Temps{},
 	}
-	opts.Verify, opts.Check = verify(ctx, vopts)
+	opts.Verify, opts.Check = verify(f, vopts)
 	if !opts.DryRun { // Ctrl-C removes the temp files of the runs under way
 		defer opts.Temps.RemoveOnSignal(safefile.OS())()
 	}
 	targets := c.targets
-	p := &render.Rewrites{Out: c.Stdout, Err: c.Stderr, Format: ctx.String("format"), Quiet: globalBool(ctx, "quiet"), Style: c.style(ctx, c.Stdout)}
-	if ctx.Bool("clean-temps") {
+	p := &render.Rewrites{Out: c.Stdout, Err: c.Stderr, Format: f.format, Quiet: c.quiet(), Style: c.style(c.Stdout)}
+	if f.cleanTemps {
 		c.cleanTemps(targets, p, opts.DryRun)
 	}
 	worst := ExitOK
-	ordered(len(targets), jobs(ctx), func(i int) render.RewriteResult {
+	ordered(len(targets), workers(f.jobs), func(i int) render.RewriteResult {
 		t := targets[i]
 		if t.Err != nil {
 			return toResult(migrate.Report{File: t.Path, Action: migrate.Refused}, unreadable(t))

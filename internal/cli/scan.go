@@ -14,13 +14,22 @@ import (
 	"github.com/pisess/pisess/internal/secrets"
 )
 
+// scanFlags are scan's flags.
+type scanFlags struct {
+	limits limitFlags
+	format string
+	rules  rulesFlag
+	jobs   int
+}
+
 func (c *CLI) scanCommand() *cli.Command {
-	cmd := command("scan", "find secrets (API keys, tokens, private keys, passwords) in session files", "[PATH...]",
-		append(limitFlags(),
-			formatFlag("text, json (one object per secret) or github (Actions annotations)", "text", "json", "github"),
-			rulesFlag(),
-			jobsFlag(),
-		), c.runScan)
+	var f scanFlags
+	cmd := c.command("scan", "find secrets (API keys, tokens, private keys, passwords) in session files", "[PATH...]",
+		append(f.limits.flags(),
+			formatFlag(&f.format, "text, json (one object per secret) or github (Actions annotations)", "text", "json", "github"),
+			f.rules.flag(),
+			jobsFlag(&f.jobs),
+		), func(*cli.Context) error { return c.runScan(&f) })
 	cmd.Description = `Every JSON string of every entry is searched, decoded, for AWS access key
 ids, Anthropic, OpenAI, Google, GitHub, Slack and Stripe keys, private key
 blocks, JSON Web Tokens and password=/token=/secret= assignments with a
@@ -43,17 +52,23 @@ Examples:
 	return cmd
 }
 
-func rulesFlag() cli.Flag {
-	return &cli.StringFlag{Name: "rules", Usage: "also use the rules in `FILE` (gitleaks TOML format)"}
+// rulesFlag is --rules, the rule file of scan, redact and export --redact.
+type rulesFlag struct {
+	file  string
+	given bool
 }
 
-// loadRules returns the built-in rules plus those of --rules.
-func loadRules(ctx *cli.Context) (*secrets.Rules, error) {
+func (r *rulesFlag) flag() cli.Flag {
+	return &cli.StringFlag{Name: "rules", Usage: "also use the rules in `FILE` (gitleaks TOML format)", Destination: &r.file, Action: given[string](&r.given)}
+}
+
+// load returns the built-in rules plus those of --rules.
+func (r *rulesFlag) load() (*secrets.Rules, error) {
 	def, err := secrets.Default()
 	if err != nil {
 		return nil, err
 	}
-	name := ctx.String("rules")
+	name := r.file
 	if name == "" {
 		return def, nil
 	}
@@ -76,22 +91,22 @@ type scanOutcome struct {
 	err   error
 }
 
-func (c *CLI) runScan(ctx *cli.Context) error {
-	format := ctx.String("format")
-	lim, err := limits(ctx)
+func (c *CLI) runScan(f *scanFlags) error {
+	format := f.format
+	lim, err := f.limits.limits()
 	if err != nil {
 		return err
 	}
-	rules, err := loadRules(ctx)
+	rules, err := f.rules.load()
 	if err != nil {
 		return err
 	}
 	opts := secrets.Options{Rules: rules, Limits: lim}
 	targets := c.targets
-	quiet := globalBool(ctx, "quiet")
-	style := c.style(ctx, c.Stdout)
+	quiet := c.quiet()
+	style := c.style(c.Stdout)
 	var files, withSecrets, count, unreadable int
-	ordered(len(targets), jobs(ctx), func(i int) scanOutcome {
+	ordered(len(targets), workers(f.jobs), func(i int) scanOutcome {
 		return c.scanTarget(targets[i], opts)
 	}, func(i int, o scanOutcome) {
 		files++

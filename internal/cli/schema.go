@@ -10,17 +10,18 @@ import (
 )
 
 func (c *CLI) schemaCommand() *cli.Command {
-	return command("schema", "print the embedded JSON Schemas (header, entry types, message roles)", "[TYPE]", []cli.Flag{
-		&cli.BoolFlag{Name: "list", Aliases: []string{"l"}, Usage: "list the schema names"},
-	}, c.runSchema)
+	var list bool
+	return c.command("schema", "print the embedded JSON Schemas (header, entry types, message roles)", "[TYPE]", []cli.Flag{
+		&cli.BoolFlag{Name: "list", Aliases: []string{"l"}, Usage: "list the schema names", Destination: &list},
+	}, func(ctx *cli.Context) error { return c.runSchema(ctx, list) })
 }
 
-func (c *CLI) runSchema(ctx *cli.Context) error {
+func (c *CLI) runSchema(ctx *cli.Context, list bool) error {
 	args := ctx.Args().Slice()
 	switch {
-	case ctx.Bool("list") && len(args) > 0:
+	case list && len(args) > 0:
 		return usageErrorf("--list takes no TYPE")
-	case ctx.Bool("list"):
+	case list:
 		fmt.Fprintln(c.Stdout, strings.Join(schema.Names(), "\n"))
 		return nil
 	case len(args) == 0:

@@ -20,16 +20,24 @@ import (
 	pisession "github.com/pisess/pisess/internal/session"
 )
 
+// moveFlags are move's flags.
+type moveFlags struct {
+	from, to, sessionsDir string
+	dryRun, backup        bool
+	format                string
+}
+
 func (c *CLI) moveCommand() *cli.Command {
-	cmd := command("move", "move a project's sessions to its new directory, where pi looks for them", "",
+	var f moveFlags
+	cmd := c.command("move", "move a project's sessions to its new directory, where pi looks for them", "",
 		[]cli.Flag{
-			&cli.StringFlag{Name: "from", Usage: "the project's old `DIR`"},
-			&cli.StringFlag{Name: "to", Usage: "the project's new `DIR`"},
-			&cli.StringFlag{Name: "sessions-dir", Usage: "the sessions `DIR`", DefaultText: "as pi: PI_CODING_AGENT_SESSION_DIR, else sessionDir in settings.json, else <agent dir>/sessions"},
-			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "write nothing; list every change"},
-			&cli.BoolFlag{Name: "backup", Usage: "keep each rewritten file's original as FILE.bak"},
-			formatFlag("text or json (one object per file)", "text", "json"),
-		}, c.runMove)
+			&cli.StringFlag{Name: "from", Usage: "the project's old `DIR`", Destination: &f.from},
+			&cli.StringFlag{Name: "to", Usage: "the project's new `DIR`", Destination: &f.to},
+			&cli.StringFlag{Name: "sessions-dir", Usage: "the sessions `DIR`", DefaultText: "as pi: PI_CODING_AGENT_SESSION_DIR, else sessionDir in settings.json, else <agent dir>/sessions", Destination: &f.sessionsDir},
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "write nothing; list every change", Destination: &f.dryRun},
+			&cli.BoolFlag{Name: "backup", Usage: "keep each rewritten file's original as FILE.bak", Destination: &f.backup},
+			formatFlag(&f.format, "text or json (one object per file)", "text", "json"),
+		}, func(ctx *cli.Context) error { return c.runMove(ctx, &f) })
 	cmd.Description = `After a project directory was moved or renamed, pi (pi -c, /resume) no
 longer finds its sessions: their headers name the old cwd and they sit in
 the directory pi computes for it (<sessions>/--<cwd with - for />--/).
@@ -54,32 +62,32 @@ Examples:
 	return cmd
 }
 
-func (c *CLI) runMove(ctx *cli.Context) error {
+func (c *CLI) runMove(ctx *cli.Context, f *moveFlags) error {
 	if ctx.Args().Len() > 0 {
 		return usageErrorf("move takes no PATH: name the project with --from and --to, the sessions with --sessions-dir")
 	}
-	from, to, err := moveEnds(ctx.String("from"), ctx.String("to"))
+	from, to, err := moveEnds(f.from, f.to)
 	if err != nil {
 		return err
 	}
-	dir, err := c.sessionsDir(ctx.String("sessions-dir"))
+	dir, err := c.sessionsDir(f.sessionsDir)
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
-	quiet := globalBool(ctx, "quiet")
+	quiet := c.quiet()
 	if !quiet {
 		fmt.Fprintf(c.Stderr, "pisess: reading %s (%s)\n", render.Safe(dir.path), dir.source)
 	}
-	opts := sessdir.MoveOptions{Root: dir.path, From: from, To: to, DryRun: ctx.Bool("dry-run"), Temps: &safefile.Temps{}}
+	opts := sessdir.MoveOptions{Root: dir.path, From: from, To: to, DryRun: f.dryRun, Temps: &safefile.Temps{}}
 	if !quiet {
 		opts.Skipped = c.warnSkipped
 	}
-	if ctx.Bool("backup") {
+	if f.backup {
 		opts.BackupSuffix = fix.BackupSuffix
 	}
 	defer opts.Temps.RemoveOnSignal(safefile.OS())() // Ctrl-C removes the temp file of a rewrite under way
-	format := ctx.String("format")
-	style := c.style(ctx, c.Stdout)
+	format := f.format
+	style := c.style(c.Stdout)
 	var moved, updated int
 	err = sessdir.Move(safefile.OS(), opts, func(ch sessdir.Change) {
 		if ch.CwdBefore != ch.CwdAfter {
@@ -163,18 +171,28 @@ func sessdirError(err error) error {
 	return &ExitError{Code: ExitUsage, Err: err}
 }
 
+// pruneFlags are prune's flags.
+type pruneFlags struct {
+	olderThan, largerThan, project string
+	withForks, delete              bool
+	sessionsDir                    string
+	dryRun                         bool
+	format                         string
+}
+
 func (c *CLI) pruneCommand() *cli.Command {
-	cmd := command("prune", "take old sessions out of the sessions directory, into a trash directory or deleted", "",
+	var f pruneFlags
+	cmd := c.command("prune", "take old sessions out of the sessions directory, into a trash directory or deleted", "",
 		[]cli.Flag{
-			&cli.StringFlag{Name: "older-than", Usage: "prune sessions whose last entry is older than `AGE` (30d, 12w, 36h)"},
-			&cli.StringFlag{Name: "larger-than", Usage: "and larger than `SIZE` (500KB, 10MiB)"},
-			&cli.StringFlag{Name: "project", Usage: "only sessions whose cwd is `DIR` or inside it"},
-			&cli.BoolFlag{Name: "with-forks", Usage: "prune the forks of a pruned session with it, instead of keeping a session a kept session forks from"},
-			&cli.BoolFlag{Name: "delete", Usage: "delete the sessions instead of moving them to the trash directory"},
-			&cli.StringFlag{Name: "sessions-dir", Usage: "the sessions `DIR`", DefaultText: "as pi: PI_CODING_AGENT_SESSION_DIR, else sessionDir in settings.json, else <agent dir>/sessions"},
-			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "change nothing; list what would be pruned"},
-			formatFlag("text or json (one object per session)", "text", "json"),
-		}, c.runPrune)
+			&cli.StringFlag{Name: "older-than", Usage: "prune sessions whose last entry is older than `AGE` (30d, 12w, 36h)", Destination: &f.olderThan},
+			&cli.StringFlag{Name: "larger-than", Usage: "and larger than `SIZE` (500KB, 10MiB)", Destination: &f.largerThan},
+			&cli.StringFlag{Name: "project", Usage: "only sessions whose cwd is `DIR` or inside it", Destination: &f.project},
+			&cli.BoolFlag{Name: "with-forks", Usage: "prune the forks of a pruned session with it, instead of keeping a session a kept session forks from", Destination: &f.withForks},
+			&cli.BoolFlag{Name: "delete", Usage: "delete the sessions instead of moving them to the trash directory", Destination: &f.delete},
+			&cli.StringFlag{Name: "sessions-dir", Usage: "the sessions `DIR`", DefaultText: "as pi: PI_CODING_AGENT_SESSION_DIR, else sessionDir in settings.json, else <agent dir>/sessions", Destination: &f.sessionsDir},
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "change nothing; list what would be pruned", Destination: &f.dryRun},
+			formatFlag(&f.format, "text or json (one object per session)", "text", "json"),
+		}, func(ctx *cli.Context) error { return c.runPrune(ctx, &f) })
 	cmd.Description = `Selects the sessions whose last entry is older than --older-than (entry
 timestamps, not the file's time), larger than --larger-than, of --project,
 and moves them to the trash directory beside the sessions directory
@@ -194,28 +212,28 @@ Examples:
 	return cmd
 }
 
-func (c *CLI) runPrune(ctx *cli.Context) error {
+func (c *CLI) runPrune(ctx *cli.Context, f *pruneFlags) error {
 	if ctx.Args().Len() > 0 {
 		return usageErrorf("prune takes no PATH: name the sessions directory with --sessions-dir")
 	}
-	opts, err := pruneOptions(ctx, c.now())
+	opts, err := f.options(c.now())
 	if err != nil {
 		return err
 	}
-	dir, err := c.sessionsDir(ctx.String("sessions-dir"))
+	dir, err := c.sessionsDir(f.sessionsDir)
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	opts.Root = dir.path
-	quiet := globalBool(ctx, "quiet")
+	quiet := c.quiet()
 	if !quiet {
 		fmt.Fprintf(c.Stderr, "pisess: reading %s (%s)\n", render.Safe(dir.path), dir.source)
 	}
 	if !quiet {
 		opts.Skipped = c.warnSkipped
 	}
-	format := ctx.String("format")
-	style := c.style(ctx, c.Stdout)
+	format := f.format
+	style := c.style(c.Stdout)
 	var count int
 	var bytes int64
 	err = sessdir.Prune(safefile.OS(), opts, func(p sessdir.Pruned) {
@@ -229,10 +247,10 @@ func (c *CLI) runPrune(ctx *cli.Context) error {
 	return sessdirError(err)
 }
 
-// pruneOptions reads prune's flags.
-func pruneOptions(ctx *cli.Context, now time.Time) (sessdir.PruneOptions, error) {
-	opts := sessdir.PruneOptions{WithForks: ctx.Bool("with-forks"), Delete: ctx.Bool("delete"), DryRun: ctx.Bool("dry-run"), Now: now}
-	age := ctx.String("older-than")
+// options are the prune options of the flags, at the time now.
+func (f *pruneFlags) options(now time.Time) (sessdir.PruneOptions, error) {
+	opts := sessdir.PruneOptions{WithForks: f.withForks, Delete: f.delete, DryRun: f.dryRun, Now: now}
+	age := f.olderThan
 	if age == "" {
 		return opts, usageErrorf("prune needs --older-than AGE (30d, 12w, 36h)")
 	}
@@ -240,14 +258,14 @@ func pruneOptions(ctx *cli.Context, now time.Time) (sessdir.PruneOptions, error)
 	if opts.OlderThan, err = parseAge(age); err != nil {
 		return opts, usageErrorf("--older-than: %v", err)
 	}
-	if s := ctx.String("larger-than"); s != "" {
+	if s := f.largerThan; s != "" {
 		n, err := humanize.ParseBytes(s)
 		if err != nil || n > math.MaxInt64 {
 			return opts, usageErrorf("--larger-than must be a size such as 500KB or 10MiB, not %q", s)
 		}
 		opts.LargerThan = int64(n)
 	}
-	if p := ctx.String("project"); p != "" {
+	if p := f.project; p != "" {
 		if opts.Project, err = projectDir("prune", "project", p); err != nil {
 			return opts, err
 		}

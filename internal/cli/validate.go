@@ -2,51 +2,42 @@ package cli
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/render"
 	"github.com/pisess/pisess/internal/validate"
 )
 
+// validateFlags are validate's flags.
+type validateFlags struct {
+	limits         limitFlags
+	format         string
+	strict         bool
+	requireVersion int
+	noSchema       bool
+	jobs           int
+}
+
 func (c *CLI) validateCommand() *cli.Command {
-	return command("validate", "strict parse, JSON Schema per entry and linkage checks", "[PATH...]",
-		append(limitFlags(),
-			formatFlag("text, json (one object per file) or github (Actions annotations)", "text", "json", "github"),
-			&cli.BoolFlag{Name: "strict", Usage: "warnings fail too"},
-			&cli.IntFlag{Name: "require-version", Usage: "files older than `N` fail with needs_migration"},
-			&cli.BoolFlag{Name: "no-schema", Usage: "parse, structure and linkage checks only (faster)"},
-			jobsFlag(),
-		), c.runValidate)
+	var f validateFlags
+	return c.command("validate", "strict parse, JSON Schema per entry and linkage checks", "[PATH...]",
+		append(f.limits.flags(),
+			formatFlag(&f.format, "text, json (one object per file) or github (Actions annotations)", "text", "json", "github"),
+			&cli.BoolFlag{Name: "strict", Usage: "warnings fail too", Destination: &f.strict},
+			&cli.IntFlag{Name: "require-version", Usage: "files older than `N` fail with needs_migration", Destination: &f.requireVersion},
+			&cli.BoolFlag{Name: "no-schema", Usage: "parse, structure and linkage checks only (faster)", Destination: &f.noSchema},
+			jobsFlag(&f.jobs),
+		), func(*cli.Context) error { return c.runValidate(&f) })
 }
 
-// limitFlags are the parser limits.
-func limitFlags() []cli.Flag {
-	def := parse.DefaultLimits()
-	return []cli.Flag{
-		sizeFlag("max-line-bytes", int64(def.MaxLineBytes), "longest line accepted"),
-		sizeFlag("max-file-bytes", def.MaxFileBytes, "largest file accepted, 0 for no limit"),
-	}
-}
-
-// limits reads the limit flags.
-func limits(ctx *cli.Context) (parse.Limits, error) {
-	line, file := sizeOf(ctx, "max-line-bytes"), sizeOf(ctx, "max-file-bytes")
-	if line <= 0 || line > math.MaxInt32 {
-		return parse.Limits{}, usageErrorf("--max-line-bytes must be from 1 byte to 2GiB")
-	}
-	return parse.Limits{MaxLineBytes: int(line), MaxFileBytes: file}, nil
-}
-
-// validateOptions builds the validation options from the flags.
-func validateOptions(ctx *cli.Context, withSchemas bool) (validate.Options, error) {
-	lim, err := limits(ctx)
+// validateOptions builds the validation options from the limits given.
+func validateOptions(l *limitFlags, withSchemas bool) (validate.Options, error) {
+	lim, err := l.limits()
 	if err != nil {
 		return validate.Options{}, err
 	}
-	opts := validate.Options{Limits: lim, RequireVersion: ctx.Int("require-version")}
+	opts := validate.Options{Limits: lim}
 	if withSchemas {
 		s, err := validate.CompileSchemas()
 		if err != nil {
@@ -72,15 +63,16 @@ type outcome struct {
 	err error
 }
 
-func (c *CLI) runValidate(ctx *cli.Context) error {
-	opts, err := validateOptions(ctx, !ctx.Bool("no-schema"))
+func (c *CLI) runValidate(f *validateFlags) error {
+	opts, err := validateOptions(&f.limits, !f.noSchema)
 	if err != nil {
 		return err
 	}
+	opts.RequireVersion = f.requireVersion
 	targets := c.targets
-	opts.Workers = workersPerFile(jobs(ctx), len(targets))
-	v := &render.Validation{Format: ctx.String("format"), Quiet: globalBool(ctx, "quiet"), Strict: ctx.Bool("strict"), Style: c.style(ctx, c.Stdout)}
-	ordered(len(targets), jobs(ctx), func(i int) outcome {
+	opts.Workers = workersPerFile(workers(f.jobs), len(targets))
+	v := &render.Validation{Format: f.format, Quiet: c.quiet(), Strict: f.strict, Style: c.style(c.Stdout)}
+	ordered(len(targets), workers(f.jobs), func(i int) outcome {
 		t := targets[i]
 		if t.Err != nil {
 			return outcome{err: t.Err}

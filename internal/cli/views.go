@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -57,19 +58,30 @@ version, or too large), or (path, context) a parentId cycle lies on the
 leaf's path; 2 usage error (including a --leaf that names no entry) or the
 file could not be read. On failure nothing is written to stdout.`
 
-func viewFlags(extra ...cli.Flag) []cli.Flag {
-	return append(append(limitFlags(),
-		&cli.StringFlag{Name: "leaf", Usage: "show the session as of the entry with this `ID` (or unique id prefix); default: the last entry"},
-		formatFlag("text or json (one document, the stable form for scripts)", "text", "json"),
-		&cli.IntFlag{Name: "width", Usage: "cut text lines to `N` columns; 0 never cuts", DefaultText: "COLUMNS, else the terminal's width, else 100"},
+// viewFlags are the flags of tree, path and context (compact and depth
+// tree's only).
+type viewFlags struct {
+	limits       limitFlags
+	leaf, format string
+	width        widthFlag
+	compact      bool
+	depth        int
+}
+
+func (f *viewFlags) flags(extra ...cli.Flag) []cli.Flag {
+	return append(append(f.limits.flags(),
+		&cli.StringFlag{Name: "leaf", Usage: "show the session as of the entry with this `ID` (or unique id prefix); default: the last entry", Destination: &f.leaf},
+		formatFlag(&f.format, "text or json (one document, the stable form for scripts)", "text", "json"),
+		f.width.flag("cut text lines to `N` columns; 0 never cuts", "COLUMNS, else the terminal's width, else 100"),
 	), extra...)
 }
 
 func (c *CLI) treeCommand() *cli.Command {
-	cmd := command("tree", "show the whole session tree: branches, labels, the active path and the leaf", "FILE", viewFlags(
-		&cli.BoolFlag{Name: "compact", Usage: "fold linear runs into one \"… N entries …\" line (text)"},
-		&cli.IntFlag{Name: "depth", Usage: "show branches nested at most `N` levels deep; deeper ones are summed up (text)"},
-	), c.runTree)
+	var f viewFlags
+	cmd := c.command("tree", "show the whole session tree: branches, labels, the active path and the leaf", "FILE", f.flags(
+		&cli.BoolFlag{Name: "compact", Usage: "fold linear runs into one \"… N entries …\" line (text)", Destination: &f.compact},
+		&cli.IntFlag{Name: "depth", Usage: "show branches nested at most `N` levels deep; deeper ones are summed up (text)", Destination: &f.depth},
+	), func(ctx *cli.Context) error { return c.runTree(ctx, &f) })
 	cmd.Description = `Every entry on one line: short id, kind, first words, tools called, result
 sizes, model changes. A linear run of entries stays at one indentation; a new
 level starts below each branch point (⑂ N branches). • and the accent colour
@@ -88,7 +100,9 @@ one line. Both shape the text view; --format json is always the whole tree.
 }
 
 func (c *CLI) pathCommand() *cli.Command {
-	cmd := command("path", "list the entries from the root to the leaf", "FILE", viewFlags(), c.runPath)
+	var f viewFlags
+	cmd := c.command("path", "list the entries from the root to the leaf", "FILE", f.flags(),
+		func(ctx *cli.Context) error { return c.runPath(ctx, &f) })
 	cmd.Description = `One line per entry, root first: position, short id, time of day (UTC,
 with a dated rule when the day changes), kind (the role of a message) and a
 summary; labels, branch points and the leaf are marked. --quiet leaves out
@@ -99,7 +113,9 @@ the header.
 }
 
 func (c *CLI) contextCommand() *cli.Command {
-	cmd := command("context", "show the model context pi builds for the leaf (what the model is sent)", "FILE", viewFlags(), c.runContext)
+	var f viewFlags
+	cmd := c.command("context", "show the model context pi builds for the leaf (what the model is sent)", "FILE", f.flags(),
+		func(ctx *cli.Context) error { return c.runContext(ctx, &f) })
 	cmd.Description = `A header with the model, the thinking level, the number of messages and the
 estimated tokens (pi's estimate: the last usage the provider reported plus
 characters/4 for the messages after it), the compaction cut and the context
@@ -122,16 +138,16 @@ type view struct {
 	opts    render.ViewOptions
 }
 
-func (c *CLI) runTree(ctx *cli.Context) error {
-	if ctx.Int("depth") < 0 {
-		return usageErrorf("--depth must be 0 (all) or more, not %d", ctx.Int("depth"))
+func (c *CLI) runTree(ctx *cli.Context, f *viewFlags) error {
+	if f.depth < 0 {
+		return usageErrorf("--depth must be 0 (all) or more, not %d", f.depth)
 	}
-	v, err := c.openView(ctx, true)
+	v, err := c.openView(ctx, f, true)
 	if err != nil {
 		return err
 	}
 	defer v.session.Close()
-	v.opts.Compact, v.opts.Depth = ctx.Bool("compact"), ctx.Int("depth")
+	v.opts.Compact, v.opts.Depth = f.compact, f.depth
 	return c.emit(v.session.Described(), func(out io.Writer) error {
 		if v.format == "json" {
 			return render.TreeJSON(out, v.session, v.leaf)
@@ -140,8 +156,8 @@ func (c *CLI) runTree(ctx *cli.Context) error {
 	})
 }
 
-func (c *CLI) runPath(ctx *cli.Context) error {
-	v, err := c.openView(ctx, true)
+func (c *CLI) runPath(ctx *cli.Context, f *viewFlags) error {
+	v, err := c.openView(ctx, f, true)
 	if err != nil {
 		return err
 	}
@@ -158,8 +174,8 @@ func (c *CLI) runPath(ctx *cli.Context) error {
 	})
 }
 
-func (c *CLI) runContext(ctx *cli.Context) error {
-	v, err := c.openView(ctx, false)
+func (c *CLI) runContext(ctx *cli.Context, f *viewFlags) error {
+	v, err := c.openView(ctx, f, false)
 	if err != nil {
 		return err
 	}
@@ -207,27 +223,24 @@ func (c *CLI) emit(sure bool, write func(io.Writer) error) error {
 // With lines (tree, path) the index describes every entry for its line.
 // Standard input ("-") and a pipe are spooled to a temporary file first,
 // so records can be read back from them.
-func (c *CLI) openView(ctx *cli.Context, lines bool) (*view, error) {
-	args := ctx.Args().Slice()
-	switch {
-	case len(args) == 0:
-		return nil, usageErrorf("%s needs a session FILE (see `pisess %s --help`)", ctx.Command.Name, ctx.Command.Name)
-	case len(args) > 1:
-		return nil, usageErrorf("%s takes one FILE, not %d", ctx.Command.Name, len(args))
-	}
-	v := &view{file: args[0], format: ctx.String("format")}
-	width, err := c.width(ctx)
+func (c *CLI) openView(ctx *cli.Context, f *viewFlags, lines bool) (*view, error) {
+	file, err := oneFile(ctx)
 	if err != nil {
 		return nil, err
 	}
-	lim, err := limits(ctx)
+	v := &view{file: file, format: f.format}
+	width, err := c.width(f.width)
+	if err != nil {
+		return nil, err
+	}
+	lim, err := f.limits.limits()
 	if err != nil {
 		return nil, err
 	}
 	debug.SetGCPercent(indexGCPercent)
 	// Piped with no width asked for, the line naming the file is whole.
-	whole := !c.IsTerminal(c.Stdout) && !ctx.IsSet("width") && c.Getenv("COLUMNS") == ""
-	v.opts = render.ViewOptions{Width: width, Quiet: globalBool(ctx, "quiet"), WholeHeader: whole}
+	whole := !c.IsTerminal(c.Stdout) && !f.width.given && c.Getenv("COLUMNS") == ""
+	v.opts = render.ViewOptions{Width: width, Quiet: c.quiet(), WholeHeader: whole}
 	var describe project.Describer
 	if lines {
 		describe = render.ViewDescriber(v.format == "json", v.opts)
@@ -248,16 +261,22 @@ func (c *CLI) openView(ctx *cli.Context, lines bool) (*view, error) {
 	if v.session.Largest() > collectAfter {
 		runtime.GC()
 	}
-	if v.leaf, err = resolveLeaf(v.session, ctx.String("leaf")); err != nil {
+	if v.leaf, err = resolveLeaf(v.session, f.leaf); err != nil {
 		v.session.Close()
 		return nil, usageErrorf("%s: %v", v.file, err)
 	}
-	if !v.opts.Quiet && len(v.session.Skipped) > 0 {
+	c.warnSkippedLines(v)
+	v.opts.Style, v.opts.File = c.style(c.Stdout), v.file
+	return v, nil
+}
+
+// warnSkippedLines warns of the lines of the view's file that hold no
+// entry, unless --quiet.
+func (c *CLI) warnSkippedLines(v *view) {
+	if !c.quiet() && len(v.session.Skipped) > 0 {
 		fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s no entry (blank, torn or corrupt: `pisess validate %s` explains)\n",
 			render.Safe(v.file), skippedLines(v.session.Skipped), render.Safe(v.file))
 	}
-	v.opts.Style, v.opts.File = c.style(ctx, c.Stdout), v.file
-	return v, nil
 }
 
 // isPipe says whether name is a pipe, a socket or a character device
@@ -300,24 +319,26 @@ func openSpooled(in io.Reader, lim parse.Limits, describe project.Describer) (*p
 	return project.OpenDescribed(name, lim, describe)
 }
 
-// width is --width, else COLUMNS, else the terminal's width, else
-// defaultWidth.
-func (c *CLI) width(ctx *cli.Context) (int, error) {
-	if ctx.IsSet("width") {
-		if w := ctx.Int("width"); w >= 0 {
-			return w, nil
-		}
-		return 0, usageErrorf("--width must be 0 (never cut) or more, not %d", ctx.Int("width"))
+// width is --width when given, else COLUMNS, else the terminal's width,
+// else defaultWidth.
+func (c *CLI) width(width widthFlag) (int, error) {
+	if width.given {
+		return width.checked()
 	}
+	return cmp.Or(c.columns(), defaultWidth), nil
+}
+
+// columns is COLUMNS, else the width of the terminal stdout is, else 0.
+func (c *CLI) columns() int {
 	if cols, err := strconv.Atoi(strings.TrimSpace(c.Getenv("COLUMNS"))); err == nil && cols > 0 {
-		return cols, nil
+		return cols
 	}
 	if f, ok := c.Stdout.(interface{ Fd() uintptr }); ok && c.IsTerminal(c.Stdout) {
 		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
-			return w, nil
+			return w
 		}
 	}
-	return defaultWidth, nil
+	return 0
 }
 
 // loadError maps a load failure to its exit code: a file that cannot be

@@ -23,6 +23,7 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -151,7 +152,8 @@ func (m *message) field(name string) any {
 
 // decodeMessage reads the members names of the object at node obj of t
 // (the strings may share the record's memory). A member of another type
-// than its field's is left empty.
+// than its field's is left empty; a usage or exitCode that is not null is
+// there, empty when it is not what it should be.
 func decodeMessage(t *parse.Tape, obj int, names []string) message {
 	m := message{content: -1}
 	if t.Kind(obj) != parse.KindObject {
@@ -165,24 +167,57 @@ func decodeMessage(t *parse.Tape, obj int, names []string) message {
 		switch dst := m.field(name).(type) {
 		case *string: // off the tape: a long output or summary is decoded once, or shared
 			*dst, _ = t.Str(n)
-		default:
-			json.Unmarshal(t.Raw(n), dst) // a value of another type leaves the field empty
+		case *bool:
+			if k := t.Kind(n); k == parse.KindTrue || k == parse.KindFalse {
+				*dst = k == parse.KindTrue
+			}
+		case *float64:
+			readNumber(dst, t, n)
+		case **float64:
+			if t.Kind(n) != parse.KindNull {
+				*dst = new(float64)
+				readNumber(*dst, t, n)
+			}
+		case **usage:
+			*dst = usageAt(t, n)
 		}
 	}
 	m.content = t.Get(obj, "content")
 	return m
 }
 
+// readNumber sets *dst to number node n of t, unless n is no number or
+// one out of a float64's range.
+func readNumber(dst *float64, t *parse.Tape, n int) {
+	if t.Kind(n) != parse.KindNumber {
+		return
+	}
+	if f, err := strconv.ParseFloat(string(t.Text(n)), 64); err == nil {
+		*dst = f
+	}
+}
+
+// usageAt reads the usage at node n of t, its members by their exact
+// names, as pi reads them: null is none, any other value a usage, empty
+// unless an object.
+func usageAt(t *parse.Tape, n int) *usage {
+	if t.Kind(n) == parse.KindNull {
+		return nil
+	}
+	u := &usage{}
+	readNumber(&u.Input, t, t.Get(n, "input"))
+	readNumber(&u.Output, t, t.Get(n, "output"))
+	readNumber(&u.CacheRead, t, t.Get(n, "cacheRead"))
+	readNumber(&u.CacheWrite, t, t.Get(n, "cacheWrite"))
+	readNumber(&u.TotalTokens, t, t.Get(n, "totalTokens"))
+	readNumber(&u.Cost.Total, t, t.Get(t.Get(n, "cost"), "total"))
+	return u
+}
+
 // usage is a provider's token and cost report.
 type usage struct {
-	Input       float64 `json:"input"`
-	Output      float64 `json:"output"`
-	CacheRead   float64 `json:"cacheRead"`
-	CacheWrite  float64 `json:"cacheWrite"`
-	TotalTokens float64 `json:"totalTokens"`
-	Cost        struct {
-		Total float64 `json:"total"`
-	} `json:"cost"`
+	Input, Output, CacheRead, CacheWrite, TotalTokens float64
+	Cost                                              struct{ Total float64 }
 }
 
 func (u *usage) add(v *usage) {
@@ -447,8 +482,8 @@ func redactStart(s, secret, kind string) string {
 // decoded and its white space collapsed (a private key's line breaks become
 // spaces); "" when that is how it is found.
 func shownAs(secret string) string {
-	var decoded string
-	if json.Unmarshal([]byte(`"`+secret+`"`), &decoded) != nil {
+	decoded, ok := parse.Unquote([]byte(`"` + secret + `"`))
+	if !ok {
 		decoded = secret
 	}
 	if words := strings.Join(strings.Fields(decoded), " "); words != secret {

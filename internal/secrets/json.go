@@ -2,7 +2,6 @@ package secrets
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"sort"
 	"strconv"
@@ -93,11 +92,8 @@ func (w *walker) keyString(span [2]int) string {
 	if bytes.IndexByte(s, '\\') < 0 {
 		return string(s)
 	}
-	var out string
-	if json.Unmarshal(w.raw[span[0]-1:span[1]+1], &out) != nil {
-		return string(s)
-	}
-	return out
+	out, _ := decodeString(s, nil, nil)
+	return string(out)
 }
 
 // pointer returns the RFC 6901 JSON pointer of the value being visited.

@@ -218,6 +218,24 @@ func TestWalkerPointers(t *testing.T) {
 	}
 }
 
+// A member name written with escapes is decoded as encoding/json decoded
+// it before keyString stopped using it: lone and paired surrogates, the
+// short escapes, a \u0000.
+func TestKeyStringDecodesEscapes(t *testing.T) {
+	for _, key := range []string{`e\u0041`, `\ud83d\ude00`, `\ud800`, `\ud800\u0041`, `\ud800\ud800`, `\udc00x`,
+		`\"\\\/\b\f\n\r\t`, `\u0000`, `a\u00e9b`, `passw\u006frd`} {
+		raw := []byte(`{"` + key + `":"v"}`)
+		var want string
+		if err := json.Unmarshal([]byte(`"`+key+`"`), &want); err != nil {
+			t.Fatal(err)
+		}
+		w := walker{raw: raw}
+		if got := w.keyString([2]int{2, 2 + len(key)}); got != want {
+			t.Errorf("%s: keyString %q, encoding/json %q", key, got, want)
+		}
+	}
+}
+
 // The fast path (keywords found once per line, strings without one
 // skipped) finds what searching every string in full finds.
 func TestFastPathAgreesWithFullSearch(t *testing.T) {

@@ -337,10 +337,8 @@ func newQuickCompiler() *quickCompiler {
 
 // add registers a document under a file name.
 func (c *quickCompiler) add(file string, src []byte) error {
-	d := json.NewDecoder(strings.NewReader(string(src)))
-	d.UseNumber()
-	var doc any
-	if err := d.Decode(&doc); err != nil {
+	doc, err := parse.Decode(src, false)
+	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
 	c.docs[file] = doc
