@@ -298,25 +298,24 @@ func openPipe(name string, lim parse.Limits, describe project.Describer) (*proje
 	return openSpooled(f, lim, describe)
 }
 
-// openSpooled copies in to a temporary file (removed at once; the open
-// descriptor keeps it readable) and indexes that, so that records can be
-// read back.
+// openSpooled copies in to a scratch file (removed once the index has it
+// open, which keeps it readable; Ctrl-C meanwhile removes it too) and
+// indexes that, so that records can be read back.
 func openSpooled(in io.Reader, lim parse.Limits, describe project.Describer) (*project.Session, error) {
-	f, err := os.CreateTemp("", "pisess-stdin-*.jsonl")
+	temps := &safefile.Temps{}
+	defer temps.RemoveOnSignal(safefile.OS())()
+	f, err := safefile.Scratch(temps, "pisess-stdin-*.jsonl")
 	if err != nil {
 		return nil, err
 	}
-	name := f.Name()
-	defer os.Remove(name)
+	defer f.Close()
 	if lim.MaxFileBytes > 0 {
 		in = io.LimitReader(in, lim.MaxFileBytes+1) // one byte more: the index pass reports the file too large
 	}
 	if _, err := io.Copy(f, in); err != nil {
-		f.Close()
 		return nil, err
 	}
-	f.Close()
-	return project.OpenDescribed(name, lim, describe)
+	return project.OpenDescribed(f.Name(), lim, describe)
 }
 
 // width is --width when given, else COLUMNS, else the terminal's width,

@@ -368,15 +368,11 @@ func atVersion3(f safefile.File, name string, limits parse.Limits, temps *safefi
 	if err != nil || v >= project.CurrentVersion {
 		return f, name, func() {}, nil
 	}
-	tmp, err := os.CreateTemp("", "pisess-fork-*.jsonl")
+	tmp, err := safefile.Scratch(temps, "pisess-fork-*.jsonl")
 	if err != nil {
-		return nil, "", nil, &safefile.Error{Code: safefile.CreateFailed, Err: err}
+		return nil, "", nil, err
 	}
-	if err := temps.Add(safefile.OS(), tmp.Name()); err != nil { // interrupted: Add removed it
-		tmp.Close()
-		return nil, "", nil, &safefile.Error{Code: safefile.CreateFailed, Err: err}
-	}
-	done := func() { tmp.Close(); os.Remove(tmp.Name()); temps.Done(tmp.Name()) }
+	done := func() { tmp.Close() }
 	if _, err = migrate.Migrate(f, tmp, limits); err == nil {
 		_, err = tmp.Seek(0, io.SeekStart)
 	}

@@ -199,13 +199,12 @@ func (l *loaded) standIn(lines []byte, newLeaf string, limits parse.Limits) (*pr
 	if err != nil {
 		return nil, nil, err
 	}
-	name, err := l.writeStandIn(ctx, lines)
+	f, err := l.writeStandIn(ctx, lines)
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := project.Open(name, limits)
-	os.Remove(name)
-	l.temps.Done(name)
+	s, err := project.Open(f.Name(), limits)
+	f.Close()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -226,18 +225,12 @@ func (l *loaded) standIn(lines []byte, newLeaf string, limits parse.Limits) (*pr
 	return s, leaf, nil
 }
 
-// writeStandIn writes the stand-in of standIn to a new temporary file and
-// returns its name.
-func (l *loaded) writeStandIn(ctx *project.Context, lines []byte) (string, error) {
-	f, err := os.CreateTemp("", "pisess-check-*.jsonl")
+// writeStandIn writes the stand-in of standIn to a new scratch file and
+// returns it; closing it removes it.
+func (l *loaded) writeStandIn(ctx *project.Context, lines []byte) (*safefile.ScratchFile, error) {
+	f, err := safefile.Scratch(l.temps, "pisess-check-*.jsonl")
 	if err != nil {
-		return "", err
-	}
-	name := f.Name()
-	if err := l.temps.Add(safefile.OS(), name); err != nil {
-		f.Close()
-		os.Remove(name)
-		return "", err
+		return nil, err
 	}
 	inContext := make(map[*project.Entry]bool, len(ctx.Entries))
 	for _, e := range ctx.Entries {
@@ -261,15 +254,11 @@ func (l *loaded) writeStandIn(ctx *project.Context, lines []byte) (string, error
 	if err == nil {
 		err = w.Flush()
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
-		os.Remove(name)
-		l.temps.Done(name)
-		return "", err
+		f.Close()
+		return nil, err
 	}
-	return name, nil
+	return f, nil
 }
 
 // stub is an entry cut down to what the index keeps of it ("" is no id,

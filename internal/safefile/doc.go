@@ -17,6 +17,10 @@
 //     killed run's leftovers.
 //   - Spool holds output until it is complete (memory, past 4 MiB an
 //     unlinked temporary file).
+//   - Scratch makes a file of the system's temporary directory, recorded
+//     in Temps, removed on Close (or at once: Unlink).
+//   - Move gives a file a new name (link, fsync, remove, fsync; never over
+//     other bytes), MkdirAll makes its directory, Delete removes one.
 //   - Error is the typed failure of a command that writes: a stable Code
 //     and ExitCode() (1: refused to protect data, 2: I/O failure).
 //

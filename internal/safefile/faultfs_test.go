@@ -159,6 +159,13 @@ func (f *faultFS) OpenAppend(name string) (File, error) {
 	return &faultFile{File: file, fs: f, name: name, limit: f.limit}, nil
 }
 
+func (f *faultFS) Mkdir(name string, perm fs.FileMode) error {
+	if err := f.check("Mkdir", name); err != nil {
+		return err
+	}
+	return f.FS.Mkdir(name, perm)
+}
+
 func nameOf(file File) string {
 	if ff, ok := file.(*faultFile); ok {
 		return ff.name

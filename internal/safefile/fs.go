@@ -45,6 +45,8 @@ type FS interface {
 	OpenAppend(name string) (File, error)
 	// ReadDir lists a directory.
 	ReadDir(name string) ([]fs.DirEntry, error)
+	// Mkdir makes directory name with perm (less the umask).
+	Mkdir(name string, perm fs.FileMode) error
 }
 
 // ErrLocked is Lock's answer when another open file holds the lock.
@@ -86,6 +88,7 @@ func (osFS) SyncDir(dir string) error                          { return syncDir(
 func (osFS) Lock(f File) error                                 { return lockFile(f) }
 func (osFS) CopyXattrs(src, dst File) error                    { return copyXattrs(src, dst) }
 func (osFS) ReadDir(name string) ([]fs.DirEntry, error)        { return os.ReadDir(name) }
+func (osFS) Mkdir(name string, perm fs.FileMode) error         { return os.Mkdir(name, perm) }
 func (osFS) Chtimes(name string, atime, mtime time.Time) error { return os.Chtimes(name, atime, mtime) }
 
 // fder is an open file of the operating system.

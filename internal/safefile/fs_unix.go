@@ -44,6 +44,15 @@ func ownedByMe(info fs.FileInfo) bool {
 	return !ok || int(st.Uid) == syscall.Geteuid()
 }
 
+// linkCount is how many names the file has.
+func linkCount(info fs.FileInfo) (n uint64, known bool) {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return uint64(st.Nlink), true
+}
+
 // chownLike gives name the owner and group of like when they differ from
 // its own (only root may give a file away; anyone else gets an error
 // rather than a file silently owned by someone else).

@@ -111,6 +111,10 @@ func lockFile(f File) error {
 // directory the user can write is theirs to clean.
 func ownedByMe(fs.FileInfo) bool { return true }
 
+// linkCount: a FileInfo of Lstat does not say on Windows; Move tells the
+// names apart by their paths alone.
+func linkCount(fs.FileInfo) (uint64, bool) { return 0, false }
+
 // chownLike: a new file gets the directory's inherited ACL on Windows;
 // there is no owner and group to copy.
 func chownLike(string, fs.FileInfo) error { return nil }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
 )
 
 // spoolMemory is how much a Spool keeps in memory before it moves to a
@@ -21,7 +20,7 @@ const spoolMemory = 4 << 20
 // value is empty and ready; Close lets the file go.
 type Spool struct {
 	mem   bytes.Buffer
-	file  *os.File
+	file  *ScratchFile
 	filed int64 // bytes written to file
 }
 
@@ -46,11 +45,11 @@ func (s *Spool) Write(p []byte) (int, error) {
 // moveToFile moves what the spool holds to a temporary file, if one can be
 // made.
 func (s *Spool) moveToFile() {
-	f, err := os.CreateTemp("", "pisess-spool-*")
+	f, err := Scratch(nil, "pisess-spool-*")
 	if err != nil {
 		return
 	}
-	os.Remove(f.Name())
+	f.Unlink()
 	n, err := f.Write(s.mem.Bytes())
 	if err != nil {
 		f.Close()
@@ -84,7 +83,7 @@ func (s *Spool) Reader() (io.Reader, error) {
 	if _, err := s.file.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	return s.file, nil // all of it: a failed write moved the spool to memory
+	return s.file.File, nil // all of it: a failed write moved the spool to memory
 }
 
 // Bytes returns all the spool holds.

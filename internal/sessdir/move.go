@@ -198,16 +198,21 @@ type rename struct {
 // project's directory) names it where it goes.
 func referrers(opts MoveOptions, all []Session, jobs []*job) []*job {
 	moving := map[string]*job{}
+	bound := map[string]bool{} // the new names, which a stopped run may have made already
 	var renames []rename
 	for _, j := range jobs {
 		moving[j.Path] = j
 		if j.dest != j.Path {
+			bound[j.dest] = true
 			renames = append(renames, rename{filepath.Base(filepath.Dir(j.Path)), filepath.Base(j.Path), filepath.Base(filepath.Dir(j.dest)), j.Info})
 		}
 	}
 	renames = append(renames, settled(opts, all)...)
 	var out []*job
 	for _, s := range all {
+		if bound[s.Path] { // another name of a moving file, or a copy of it: its job writes it
+			continue
+		}
 		refs := map[string]string{}
 		for key, ref := range map[string]string{"parentSession": s.Header.ParentSession, "branchedFrom": s.Header.BranchedFrom} {
 			if to := newName(ref, renames); to != "" {
@@ -314,25 +319,14 @@ func moveOne(fsys safefile.FS, opts MoveOptions, j *job, report func(Change)) er
 	return nil
 }
 
-// relink gives the file its new name and takes the old one away: the
-// file is never absent, and never in two places with two contents.
+// relink gives the file its new name and takes the old one away
+// (safefile.Move): the file is never absent, and never in two places with
+// two contents.
 func relink(fsys safefile.FS, j *job) error {
-	dir := filepath.Dir(j.dest)
-	if err := os.MkdirAll(dir, 0o777); err != nil { // pi's mkdirSync: 0777 less the umask
+	if err := safefile.MkdirAll(fsys, filepath.Dir(j.dest), 0o777); err != nil { // pi's mkdirSync: 0777 less the umask
 		return err
 	}
-	if !j.linked {
-		if err := fsys.Link(j.Path, j.dest); err != nil {
-			return fmt.Errorf("%s: %w", j.Path, err)
-		}
-	}
-	if err := fsys.SyncDir(dir); err != nil {
-		return err
-	}
-	if err := fsys.Remove(j.Path); err != nil {
-		return err
-	}
-	return fsys.SyncDir(filepath.Dir(j.Path))
+	return safefile.Move(fsys, j.Path, j.dest)
 }
 
 // editHeader rewrites the header's cwd and references, every other byte as

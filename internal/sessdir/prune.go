@@ -207,22 +207,13 @@ func pruneOne(fsys safefile.FS, opts PruneOptions, trash string, c *candidate, r
 	if err := unchanged(fsys, c.Session); err != nil {
 		return err
 	}
-	if !opts.Delete {
-		if err := os.MkdirAll(filepath.Dir(p.To), 0o777); err != nil {
-			return err
-		}
-		err := fsys.Link(c.Path, p.To)
-		if err != nil && !errors.Is(err, fs.ErrExist) { // exists: the same file or bytes (checkTrash)
-			return err
-		}
-		if err := fsys.SyncDir(filepath.Dir(p.To)); err != nil {
-			return err
-		}
+	var err error
+	if opts.Delete {
+		err = safefile.Delete(fsys, c.Path)
+	} else if err = safefile.MkdirAll(fsys, filepath.Dir(p.To), 0o777); err == nil {
+		err = safefile.Move(fsys, c.Path, p.To) // a trash name that exists holds the same file or bytes (checkTrash)
 	}
-	if err := fsys.Remove(c.Path); err != nil {
-		return err
-	}
-	if err := fsys.SyncDir(filepath.Dir(c.Path)); err != nil {
+	if err != nil {
 		return err
 	}
 	report(p)

@@ -21,7 +21,7 @@ import (
 // (writesOutsideSafefile); it stands on nothing of pisess but finding.
 func TestDependenciesOneWay(t *testing.T) {
 	for _, w := range writesOutsideSafefile(t, "../..") {
-		t.Errorf("%s: writes a file outside internal/safefile (use safefile.Create, Rewrite or Append)", w)
+		t.Errorf("%s: writes a file outside internal/safefile (use safefile.Create, Rewrite, Append, Scratch, Move or MkdirAll)", w)
 	}
 	checkJSONDecodes(t, "../..")    // and only parse decodes records (decodes_test.go)
 	checkVersionReaders(t, "../..") // and ReadHeader alone reads a version
@@ -69,8 +69,11 @@ func TestDependenciesOneWay(t *testing.T) {
 }
 
 // osWrites are the functions of package os that create, replace or write
-// a file (os.OpenFile only with a flag that writes).
-var osWrites = map[string]bool{"Rename": true, "Create": true, "WriteFile": true, "Link": true, "Symlink": true, "Truncate": true, "OpenFile": true}
+// a file (os.OpenFile only with a flag that writes), scratch files and
+// directories included (safefile.Scratch, safefile.MkdirAll): so a Ctrl-C
+// clean-up and a fault test cover each.
+var osWrites = map[string]bool{"Rename": true, "Create": true, "WriteFile": true, "Link": true, "Symlink": true, "Truncate": true, "OpenFile": true,
+	"CreateTemp": true, "MkdirTemp": true, "MkdirAll": true, "Mkdir": true}
 
 // writeFlags are the os.OpenFile flags that make it write.
 var writeFlags = map[string]bool{"O_WRONLY": true, "O_RDWR": true, "O_CREATE": true, "O_APPEND": true, "O_TRUNC": true}
@@ -200,7 +203,10 @@ func TestOSWriteUses(t *testing.T) {
 		{`import "os"; func f() { os.OpenFile("a", os.O_WRONLY|os.O_CREATE, 0) }`, "OpenFile"},
 		{`import "os"; func f(flag int) { os.OpenFile("a", flag, 0) }`, "OpenFile"},
 		{`import "os"; func f() { os.OpenFile("a", os.O_RDONLY|syscall.O_NONBLOCK, 0) }`, ""},
-		{`import "os"; func f() { os.Open("a"); os.Remove("a") }`, ""},
+		{`import "os"; func f() { os.CreateTemp("", "x-*") }`, "CreateTemp"},
+		{`import "os"; func f() { os.MkdirTemp("", "x-*") }`, "MkdirTemp"},
+		{`import "os"; func f() { os.MkdirAll("a/b", 0o777); os.Mkdir("c", 0o777) }`, "MkdirAll,Mkdir"},
+		{`import "os"; func f() { os.Open("a"); os.Remove("a"); os.TempDir() }`, ""},
 		{`import "io"; func f() { os.Rename("a", "b") }`, ""}, // not package os
 	} {
 		f, err := parser.ParseFile(token.NewFileSet(), "x.go", "package x; "+tt.src, 0)
