@@ -22,7 +22,6 @@ var goroutinesAllowed = map[string]string{
 	"internal/migrate/interrupt.go": "the signal watcher: waits for Ctrl-C to remove the temp files",
 	"internal/fix/fork.go":          "the dry run's writer of the stand-in session into a pipe that project.Load reads",
 	"internal/fix/slimrewrite.go":   "the check of the new lines: the validator reading a pipe beside the writer",
-	"internal/project/scan.go":      "the scan's workers: perf-critical, left until a move is measured no slower",
 }
 
 // TestNoHandWrittenPools: worker goroutines are internal/pipeline's; a go
