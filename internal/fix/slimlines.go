@@ -69,7 +69,7 @@ func (s *lineSlimmer) slim(w io.Writer, l *parse.Line, object bool, entry int) (
 	case !ok:
 		return true, refuseNonObject(l)
 	case !object:
-		return false, fmt.Errorf("line %d: an object the records were not counted by", l.Num) // startsObject disagrees with the tape
+		return false, fmt.Errorf("line %d holds an object that startsObject did not count: the record numbers are off", l.Num)
 	case entry < 0:
 		return true, nil
 	case s.drop.drops(entry):

@@ -97,7 +97,7 @@ func (p *Pipeline[B]) worker(w int) {
 // Submit queues b, after the batches submitted before it, and settles
 // those ahead of it that are done; it waits for the oldest while InFlight
 // batches are pending. Its error is the pipeline's first (or ErrClosed),
-// and b is then not processed.
+// and b is then never settled.
 func (p *Pipeline[B]) Submit(b B) error {
 	switch {
 	case p.err != nil:
