@@ -1,43 +1,24 @@
 package cli
 
-import "sync"
+import "github.com/pisess/pisess/internal/pipeline"
 
 // ordered runs work(i) for i in [0,n) on up to jobs goroutines and calls
 // emit(i, result) in index order, as soon as each result's turn comes: the
-// output is stable whatever the scheduling, and at most about jobs results
-// wait in memory ahead of their turn.
+// output is stable whatever the scheduling, and at most 2 × jobs results
+// wait in memory ahead of their turn. One job runs inline.
 func ordered[R any](n, jobs int, work func(i int) R, emit func(i int, r R)) {
-	jobs = max(jobs, 1)
-	type done struct {
+	type job struct {
 		i int
 		r R
 	}
-	next := make(chan int)
-	results := make(chan done, jobs)
-	var wg sync.WaitGroup
-	for range jobs {
-		wg.Go(func() {
-			for i := range next {
-				results <- done{i, work(i)}
-			}
-		})
+	p := pipeline.New(pipeline.Config[*job]{
+		Workers: jobs,
+		Work:    func(_ int, j *job) error { j.r = work(j.i); return nil },
+		Settle:  func(j *job) error { emit(j.i, j.r); return nil },
+	})
+	defer p.Close()
+	for i := range n {
+		p.Submit(&job{i: i}) // neither work nor emit fails
 	}
-	go func() {
-		for i := range n {
-			next <- i
-		}
-		close(next)
-		wg.Wait()
-		close(results)
-	}()
-	waiting := make(map[int]R)
-	want := 0
-	for d := range results {
-		waiting[d.i] = d.r
-		for r, ok := waiting[want]; ok; r, ok = waiting[want] {
-			delete(waiting, want)
-			emit(want, r)
-			want++
-		}
-	}
+	p.Wait()
 }

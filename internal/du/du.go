@@ -19,9 +19,9 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/pipeline"
 )
 
 // Kind is what a row counts.
@@ -108,7 +108,7 @@ func File(path string, opts Options) (*Usage, error) {
 func Stream(name string, r io.Reader, opts Options) (*Usage, error) {
 	rd := parse.NewReader(r, opts.Limits)
 	rd.DeferClassify()
-	p := newPipeline(max(opts.Workers, 1), opts.MaxBytes)
+	p := newBatches(max(opts.Workers, 1), opts.MaxBytes)
 	for rd.Next() {
 		p.submit(rd)
 	}
@@ -198,7 +198,7 @@ func (t tally) rows() []Row {
 	return rows
 }
 
-// ---- the pipeline ----
+// ---- the batches ----
 
 // Batching, as validate batches: lines are copied into a batch's arena
 // and a batch at a time is counted on a worker while the reader goes on;
@@ -224,41 +224,32 @@ type batch struct {
 	items []item
 }
 
-// pipeline counts batches on its workers, each into its own tally.
-type pipeline struct {
-	cur     *batch
-	work    chan *batch
-	free    chan *batch
-	wg      sync.WaitGroup
-	tallies []tally
-	inline  *counter // Workers 1: counted on the reader's goroutine
-	lines   int64
+// batches counts batches on its workers (internal/pipeline), each into
+// a counter of its own; with one worker, on the reader's goroutine.
+type batches struct {
+	p        *pipeline.Pipeline[*batch]
+	counters []*counter // a worker's own
+	cur      *batch
+	free     []*batch // batches counted, to reuse
+	lines    int64
 }
 
-func newPipeline(workers int, maxBytes int64) *pipeline {
-	p := &pipeline{cur: &batch{arena: make([]byte, 0, batchBytes)}}
-	if workers == 1 {
-		p.inline = newCounter(maxBytes)
-		return p
+func newBatches(workers int, maxBytes int64) *batches {
+	p := &batches{cur: &batch{arena: make([]byte, 0, batchBytes)}, counters: make([]*counter, workers)}
+	for w := range p.counters {
+		p.counters[w] = newCounter(maxBytes)
 	}
-	p.work = make(chan *batch, 2*workers)
-	p.free = make(chan *batch, 3*workers+1)
-	p.tallies = make([]tally, workers)
-	for i := range workers {
-		c := newCounter(maxBytes)
-		p.tallies[i] = c.tally
-		p.wg.Go(func() {
-			for b := range p.work {
-				c.count(b)
-				p.recycle(b)
-			}
-		})
-	}
+	p.p = pipeline.New(pipeline.Config[*batch]{
+		Workers:  workers,
+		InFlight: 3 * workers,
+		Work:     func(w int, b *batch) error { p.counters[w].count(b); return nil },
+		Settle:   func(b *batch) error { p.recycle(b); return nil },
+	})
 	return p
 }
 
 // submit queues the reader's current line.
-func (p *pipeline) submit(rd *parse.Reader) {
+func (p *batches) submit(rd *parse.Reader) {
 	l := rd.Line()
 	p.lines++
 	it := item{size: l.Size, atEOF: !l.Newline}
@@ -284,57 +275,42 @@ func (p *pipeline) submit(rd *parse.Reader) {
 	p.full()
 }
 
-func (p *pipeline) full() {
+func (p *batches) full() {
 	if len(p.cur.arena) >= batchBytes || len(p.cur.items) >= batchLines {
 		p.flush()
 	}
 }
 
 // flush sends the current batch to be counted.
-func (p *pipeline) flush() {
+func (p *batches) flush() {
 	b := p.cur
 	if len(b.items) == 0 {
 		return
 	}
-	if p.inline != nil {
-		p.inline.count(b)
-		p.recycle(b)
-		p.cur = b
-		return
-	}
-	p.work <- b
-	select {
-	case p.cur = <-p.free:
-	default:
+	p.p.Submit(b) // counting never fails
+	if k := len(p.free); k > 0 {
+		p.cur, p.free = p.free[k-1], p.free[:k-1]
+	} else {
 		p.cur = &batch{arena: make([]byte, 0, batchBytes)}
 	}
 }
 
 // recycle empties a counted batch for reuse; a long line's bytes go.
-func (p *pipeline) recycle(b *batch) {
+func (p *batches) recycle(b *batch) {
 	if b.own {
 		b.arena, b.own = make([]byte, 0, batchBytes), false
 	}
 	b.arena, b.items = b.arena[:0], b.items[:0]
-	if p.free != nil {
-		select {
-		case p.free <- b:
-		default:
-		}
-	}
+	p.free = append(p.free, b)
 }
 
 // close counts what is left and returns the file's tally.
-func (p *pipeline) close() tally {
+func (p *batches) close() tally {
 	p.flush()
-	if p.inline != nil {
-		return p.inline.tally
-	}
-	close(p.work)
-	p.wg.Wait()
+	p.p.Wait()
 	t := tally{}
-	for _, w := range p.tallies {
-		t.merge(w)
+	for _, c := range p.counters {
+		t.merge(c.tally)
 	}
 	return t
 }

@@ -8,11 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/pipeline"
 )
 
 // A regular file is counted in ranges of whole lines, each read by a
@@ -46,29 +46,30 @@ func countRanges(f *os.File, size int64, opts Options) (*rangeResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	next := make(chan int)
-	results := make([]rangeResult, opts.Workers)
-	errs := make([]error, opts.Workers)
-	var wg sync.WaitGroup
-	for w := range opts.Workers {
-		wg.Go(func() {
-			r := &results[w]
-			c := newCounter(opts.MaxBytes)
-			for i := range next {
-				if errs[w] == nil {
-					errs[w] = r.count(c, f, bounds[i], bounds[i+1], bounds[i+1] == size, opts.Limits)
-				}
-			}
-			r.tally = c.tally
-		})
+	workers := max(opts.Workers, 1)
+	results := make([]rangeResult, workers) // a worker's own
+	counters := make([]*counter, workers)
+	for w := range counters {
+		counters[w] = newCounter(opts.MaxBytes)
 	}
+	p := pipeline.New(pipeline.Config[int]{
+		Workers:  workers,
+		InFlight: len(bounds), // every range at once: they need no order
+		Work: func(w, i int) error {
+			return results[w].count(counters[w], f, bounds[i], bounds[i+1], bounds[i+1] == size, opts.Limits)
+		},
+	})
+	defer p.Close()
 	for i := range len(bounds) - 1 {
-		next <- i
+		if err := p.Submit(i); err != nil {
+			return nil, err
+		}
 	}
-	close(next)
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := p.Wait(); err != nil {
 		return nil, err
+	}
+	for w := range results {
+		results[w].tally = counters[w].tally
 	}
 	all := &rangeResult{tally: tally{}}
 	for _, r := range results {

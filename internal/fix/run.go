@@ -29,6 +29,7 @@ type Options struct {
 	DryRun      bool
 	MaxBytes    int64    // slim
 	DropCustom  []string // slim --rewrite: the customTypes whose superseded entries are dropped
+	Workers     int      // slim --rewrite: goroutines slimming the lines (0: GOMAXPROCS)
 	Output      string   // fork: the new file ("" = pi's name beside the source)
 	ID, Cwd     string   // recover-header overrides
 	// Temps, when set, records recover-header's temp file, a backup copy

@@ -8,8 +8,8 @@ import (
 	"io"
 	"io/fs"
 	"slices"
+	"strings"
 
-	"github.com/pisess/pisess/internal/edit"
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/migrate"
 	"github.com/pisess/pisess/internal/parse"
@@ -100,8 +100,6 @@ type slimRewriter struct {
 	drop  *dropPlan
 	stats RewriteStats
 	done  bool // stats describe a complete generation
-	t     parse.Tape
-	ed    edit.Editor
 }
 
 func (g *slimRewriter) verifier() safefile.VerifyFunc {
@@ -272,21 +270,15 @@ func (g *slimRewriter) write(in io.ReadSeeker, out io.Writer) error {
 	bw := bufio.NewWriterSize(cw, 1<<20)
 	rd := parse.NewReader(in, g.opts.Validate.Limits)
 	rd.DeferClassify()
-	var cls parse.Classifier
-	entry := -1 // the header is record -1
+	lines := g.slimLines(bw)
+	defer lines.stop()
 	for rd.Next() {
-		l := rd.Line()
-		span, ok := objectLine(&g.t, &cls, l)
-		if !ok {
-			if err := copyBlank(bw, l); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := g.line(bw, l, span, entry); err != nil {
+		if err := lines.add(rd); err != nil {
 			return err
 		}
-		entry++
+	}
+	if err := lines.close(); err != nil {
+		return err // a line refused comes before a read that failed after it
 	}
 	if err := rd.Err(); err != nil {
 		return &safefile.Error{Code: safefile.ReadFailed, Err: err}
@@ -297,50 +289,6 @@ func (g *slimRewriter) write(in io.ReadSeeker, out io.Writer) error {
 	g.stats.BytesBefore, g.stats.BytesAfter = rd.BytesRead(), cw.n
 	slices.SortStableFunc(g.stats.Removed, func(a, b Removed) int { return cmp.Compare(b.Bytes, a.Bytes) })
 	return nil
-}
-
-// line writes one object line: the header and lines without an edit as
-// they are, a dropped entry not at all, an edited one with its edits.
-func (g *slimRewriter) line(w *bufio.Writer, l *parse.Line, span [2]int, entry int) error {
-	if entry < 0 {
-		return copyLine(w, l)
-	}
-	if g.drop.drops(entry) {
-		g.stats.CustomDropped++
-		g.stats.CustomBytes += l.Size
-		return nil
-	}
-	g.ed.Reset(&g.t)
-	if parent, ok := g.drop.newParent(entry); ok {
-		g.ed.Set(0, "parentId", parent)
-		g.stats.Reparented++
-	}
-	id := ""
-	for b := range Blocks(&g.t) {
-		if b.Placeholder {
-			g.stats.Placeholders++
-			continue
-		}
-		if b.Bytes <= g.opts.MaxBytes {
-			continue
-		}
-		if id == "" {
-			id = g.t.StrOf(0, "id")
-		}
-		value := placeholderValue(b, PlaceholderText(b, DigestOf(&g.t, b), id))
-		g.ed.Replace(b.Node, value)
-		g.stats.count(b, int64(len(value)))
-	}
-	if !g.ed.Changed() {
-		return copyLine(w, l)
-	}
-	w.Write(l.Raw[:span[0]])
-	if _, err := g.ed.WriteTo(w); err != nil {
-		return err
-	}
-	w.Write(l.Raw[span[1]:])
-	_, err := w.Write(terminator(l))
-	return err
 }
 
 // objectLine lays the object of line l (read with DeferClassify) on t and
@@ -363,7 +311,7 @@ func (s *RewriteStats) count(b Block, placeholder int64) {
 	i := slices.IndexFunc(s.Removed, func(r Removed) bool { return r.Kind == b.Kind && r.MIMEType == b.MIME })
 	if i < 0 {
 		i = len(s.Removed)
-		s.Removed = append(s.Removed, Removed{Kind: b.Kind, MIMEType: b.MIME})
+		s.Removed = append(s.Removed, Removed{Kind: b.Kind, MIMEType: strings.Clone(b.MIME)}) // b.MIME shares the line
 	}
 	r := &s.Removed[i]
 	r.Blocks++
@@ -371,12 +319,12 @@ func (s *RewriteStats) count(b Block, placeholder int64) {
 	r.Saved += b.Bytes - placeholder
 }
 
-// copyBlank copies a blank line (pi skips it), and refuses any other line
-// that holds no object: the file is damaged (a torn or corrupt line, one
-// too long to read), and the rewrite would lose it.
-func copyBlank(w *bufio.Writer, l *parse.Line) error {
+// refuseNonObject passes a blank line (pi skips it; it is copied), and
+// refuses any other line that holds no object: the file is damaged (a torn
+// or corrupt line, one too long to read), and the rewrite would lose it.
+func refuseNonObject(l *parse.Line) error {
 	if l.Class == parse.Blank {
-		return copyLine(w, l)
+		return nil
 	}
 	f, ok := l.Finding()
 	if !ok {

@@ -4,10 +4,10 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"runtime"
-	"sync"
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/pipeline"
 )
 
 // The index pass reads lines on one goroutine and hands them, a batch at a
@@ -65,7 +65,6 @@ type scanBatch struct {
 	out   []facts
 	strs  scratch // the other strings of out, until they are settled
 	pack  []byte  // the packed strings of out (facts.packed)
-	done  chan struct{}
 }
 
 // scratch holds strings for a while: they share it, so it must not be
@@ -107,24 +106,30 @@ func scan(r interface{ Read([]byte) (int, error) }, limits parse.Limits, describ
 	rd := parse.NewReader(r, limits)
 	rd.DeferClassify()
 	workers := min(runtime.GOMAXPROCS(0), 4)
-	p := &pipeline{settler: s, work: make(chan *scanBatch, workers)}
-	for range workers {
-		p.wg.Add(1)
-		go p.worker(scanWorker{describe: describe, seed: seed})
+	ws := make([]scanWorker, workers) // a worker's own
+	for w := range ws {
+		ws[w] = scanWorker{describe: describe, seed: seed}
 	}
-	defer p.stop()
+	p := &batches{settler: s, keep: 2 * workers}
+	p.p = pipeline.New(pipeline.Config[*scanBatch]{
+		Workers:  workers,
+		InFlight: 2 * workers,
+		Work:     func(w int, b *scanBatch) error { ws[w].batch(b); return nil },
+		Settle:   p.settleBatch,
+	})
+	defer p.p.Close()
 	b := p.batch()
 	for rd.Next() {
 		l := rd.Line()
 		if len(l.Raw) > scanBatchBytes { // a batch of its own, whose arena the line's bytes are: held once, not copied
 			if len(b.lines) > 0 {
-				if err := p.submit(b); err != nil {
+				if err := p.p.Submit(b); err != nil {
 					return err
 				}
 				b = p.batch()
 			}
 			own := &scanBatch{lines: []scanLine{lineOf(l, 0, len(l.Raw))}, arena: rd.Detach()}
-			if err := p.submit(own); err != nil {
+			if err := p.p.Submit(own); err != nil {
 				return err
 			}
 			continue
@@ -133,16 +138,16 @@ func scan(r interface{ Read([]byte) (int, error) }, limits parse.Limits, describ
 		b.arena = append(b.arena, l.Raw...)
 		b.lines = append(b.lines, lineOf(l, start, len(b.arena)))
 		if len(b.arena) >= scanBatchBytes || len(b.lines) >= scanBatchLines {
-			if err := p.submit(b); err != nil {
+			if err := p.p.Submit(b); err != nil {
 				return err
 			}
 			b = p.batch()
 		}
 	}
-	if err := p.submit(b); err != nil {
+	if err := p.p.Submit(b); err != nil {
 		return err
 	}
-	if err := p.drain(0); err != nil {
+	if err := p.p.Wait(); err != nil {
 		return err
 	}
 	return rd.Err()
@@ -157,17 +162,17 @@ func lineOf(l *parse.Line, start, end int) scanLine {
 	return scanLine{num: l.Num, offset: off, atEOF: !l.Newline, tooLong: l.Code == finding.LineTooLong, bom: l.BOM, start: start, end: end}
 }
 
-// pipeline keeps the batches in flight in file order.
-type pipeline struct {
+// batches are the scan's batches on their way through the workers
+// (internal/pipeline) to the settler, in file order.
+type batches struct {
 	settler
-	work  chan *scanBatch
-	queue []*scanBatch
-	free  []*scanBatch // settled batches, to reuse
-	wg    sync.WaitGroup
+	p    *pipeline.Pipeline[*scanBatch]
+	free []*scanBatch // settled batches, to reuse
+	keep int          // the most kept in free: as many as are ever in flight
 }
 
 // batch returns an empty batch, reusing a settled one when there is one.
-func (p *pipeline) batch() *scanBatch {
+func (p *batches) batch() *scanBatch {
 	if n := len(p.free); n > 0 {
 		b := p.free[n-1]
 		p.free = p.free[:n-1]
@@ -177,51 +182,24 @@ func (p *pipeline) batch() *scanBatch {
 	return &scanBatch{arena: make([]byte, 0, 2*scanBatchBytes)}
 }
 
-func (p *pipeline) worker(w scanWorker) {
-	defer p.wg.Done()
-	for b := range p.work {
-		w.batch(b)
-		close(b.done)
+// settleBatch hands the facts of b to the settler, in order, and keeps
+// b for reuse.
+func (p *batches) settleBatch(b *scanBatch) error {
+	p.begin(b.out, b.pack)
+	for i := range b.out {
+		if err := p.settle(&b.out[i]); err != nil {
+			return err
+		}
 	}
-}
-
-// submit sends a batch to the workers and settles those that are done,
-// keeping at most a few batches in flight.
-func (p *pipeline) submit(b *scanBatch) error {
-	b.done = make(chan struct{})
-	p.queue = append(p.queue, b)
-	p.work <- b
-	return p.drain(2 * cap(p.work))
-}
-
-// drain settles finished batches in order until at most keep are queued.
-func (p *pipeline) drain(keep int) error {
-	for len(p.queue) > keep {
-		b := p.queue[0]
-		<-b.done
-		p.queue = p.queue[1:]
-		p.begin(b.out, b.pack)
-		for i := range b.out {
-			if err := p.settle(&b.out[i]); err != nil {
-				return err
-			}
-		}
-		clear(b.out) // headers may go
-		// Not one that grew for a long line, and no more than are ever in
-		// flight: a long line's batch of its own is settled here too but
-		// never taken again, so a file of lines of 256 KiB to 1 MiB grew
-		// the list to most of the file (690 MB for a 1 GiB session).
-		if cap(b.arena) <= 4*scanBatchBytes && len(p.free) <= 2*cap(p.work) {
-			p.free = append(p.free, b)
-		}
+	clear(b.out) // headers may go
+	// Not one that grew for a long line, and no more than are ever in
+	// flight: a long line's batch of its own is settled here too but
+	// never taken again, so a file of lines of 256 KiB to 1 MiB grew
+	// the list to most of the file (690 MB for a 1 GiB session).
+	if cap(b.arena) <= 4*scanBatchBytes && len(p.free) <= p.keep {
+		p.free = append(p.free, b)
 	}
 	return nil
-}
-
-// stop ends the workers (after the batches in flight).
-func (p *pipeline) stop() {
-	close(p.work)
-	p.wg.Wait()
 }
 
 // batch pulls the facts out of every line of b.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/pipeline"
 	"github.com/pisess/pisess/internal/session"
 )
 
@@ -58,20 +59,17 @@ type batch struct {
 	results []inspected  // per object, in order, for the lines inspected
 	tape    parse.Tape
 	cls     parse.Classifier
-	done    chan struct{}
 }
 
 // inspector inspects items in file order on Workers goroutines and hands
-// each result to the pass in file order.
+// each result to the pass in file order (internal/pipeline).
 type inspector struct {
 	opts      Options
 	version   int
 	to        *pass
 	cur       *batch
-	queue     []*batch // submitted, not yet settled, in file order
+	pipe      *pipeline.Pipeline[*batch]
 	free      []*batch
-	work      chan *batch
-	wg        sync.WaitGroup
 	untrusted atomic.Int64 // line of the first fatal corruption (0: none): later entries are not checked
 	closed    bool
 	dialect   parse.Dialect
@@ -80,12 +78,12 @@ type inspector struct {
 // newInspector starts the inspector of the entries after p's header.
 func newInspector(p *pass) *inspector {
 	in := &inspector{opts: p.opts, version: p.rep.Version, to: p, dialect: p.rep.Dialect}
-	if in.opts.Workers > 1 {
-		in.work = make(chan *batch, in.opts.Workers)
-		for range in.opts.Workers {
-			in.wg.Go(in.worker)
-		}
-	}
+	in.pipe = pipeline.New(pipeline.Config[*batch]{
+		Workers:  in.opts.Workers,
+		InFlight: 2 * in.opts.Workers,
+		Work:     func(_ int, b *batch) error { in.inspectBatch(b); return nil },
+		Settle:   func(b *batch) error { in.settleBatch(b); return nil },
+	})
 	in.cur = in.newBatch()
 	return in
 }
@@ -105,7 +103,6 @@ func (in *inspector) newBatch() *batch {
 		b = batches.Get().(*batch)
 	}
 	b.arena, b.items, b.lines, b.results = b.arena[:0], b.items[:0], b.lines[:0], b.results[:0]
-	b.done = make(chan struct{})
 	return b
 }
 
@@ -118,13 +115,6 @@ func (in *inspector) release() {
 		}
 	}
 	in.free, in.cur = nil, nil
-}
-
-func (in *inspector) worker() {
-	for b := range in.work {
-		in.inspectBatch(b)
-		close(b.done)
-	}
 }
 
 // submitLine queues one physical line; its bytes are copied, except a
@@ -177,27 +167,7 @@ func (in *inspector) flush() {
 		return
 	}
 	in.cur = in.newBatch()
-	if in.work == nil {
-		in.inspectBatch(b)
-		in.settleBatch(b)
-		return
-	}
-	in.queue = append(in.queue, b)
-	in.work <- b
-	for len(in.queue) > 0 {
-		head := in.queue[0]
-		if len(in.queue) <= 2*in.opts.Workers {
-			select {
-			case <-head.done:
-			default:
-				return
-			}
-		} else {
-			<-head.done
-		}
-		in.queue = in.queue[1:]
-		in.settleBatch(head)
-	}
+	in.pipe.Submit(b) // neither inspecting nor settling fails
 }
 
 // close inspects and settles everything still pending; it may be called
@@ -208,15 +178,7 @@ func (in *inspector) close() {
 	}
 	in.closed = true
 	in.flush()
-	if in.work != nil {
-		close(in.work)
-		for _, b := range in.queue {
-			<-b.done
-			in.settleBatch(b)
-		}
-		in.queue = nil
-		in.wg.Wait()
-	}
+	in.pipe.Wait()
 	in.release()
 }
 
