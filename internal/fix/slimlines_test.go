@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pisess/pisess/internal/migrate"
+	"github.com/pisess/pisess/internal/safefile"
 )
 
 // manyBatches is a session of thousands of lines, many batches' worth:
@@ -53,7 +53,7 @@ func TestSlimRewriteOnTheCores(t *testing.T) {
 		opts := options(t)
 		opts.MaxBytes, opts.DropCustom, opts.Workers = 1024, []string{"plan-state"}, workers
 		opts.Output = filepath.Join(t.TempDir(), "out.jsonl")
-		rep, err := SlimRewriteFile(migrate.OS(), path, opts)
+		rep, err := SlimRewriteFile(safefile.OS(), path, opts)
 		if err != nil {
 			t.Fatalf("%d workers: %v", workers, err)
 		}
@@ -86,10 +86,10 @@ func TestSlimRewriteOnTheCoresRefuses(t *testing.T) {
 	for _, workers := range []int{1, 2, 8} {
 		opts := options(t)
 		opts.MaxBytes, opts.Workers, opts.Backup = 1024, workers, true
-		_, err := SlimRewriteFile(migrate.OS(), path, opts)
-		var e *migrate.Error
-		if !isCode(err, migrate.RefusedCorrupt) || !errors.As(err, &e) || e.Line != 2002 {
-			t.Errorf("%d workers: %v, want %s at line 2002", workers, err, migrate.RefusedCorrupt)
+		_, err := SlimRewriteFile(safefile.OS(), path, opts)
+		var e *safefile.Error
+		if !isCode(err, safefile.RefusedCorrupt) || !errors.As(err, &e) || e.Line != 2002 {
+			t.Errorf("%d workers: %v, want %s at line 2002", workers, err, safefile.RefusedCorrupt)
 		}
 		if !bytes.Equal(mustRead(t, path), orig) {
 			t.Fatalf("%d workers: the file changed", workers)

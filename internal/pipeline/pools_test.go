@@ -19,7 +19,7 @@ import (
 // only shrink (TestNoHandWrittenPools fails on an entry that is no longer
 // needed).
 var goroutinesAllowed = map[string]string{
-	"internal/migrate/interrupt.go": "the signal watcher: waits for Ctrl-C to remove the temp files",
+	"internal/safefile/interrupt.go": "the signal watcher: waits for Ctrl-C to remove the temp files",
 	"internal/fix/fork.go":          "the dry run's writer of the stand-in session into a pipe that project.Load reads",
 	"internal/fix/slimrewrite.go":   "the check of the new lines: the validator reading a pipe beside the writer",
 }
