@@ -96,7 +96,7 @@ func (t *Tape) reset(raw []byte) {
 }
 
 func (t *Tape) space() {
-	for t.i < len(t.raw) && isSpace(t.raw[t.i]) {
+	for t.i < len(t.raw) && t.raw[t.i] <= ' ' && isSpace(t.raw[t.i]) { // one compare for the usual byte
 		t.i++
 	}
 }
@@ -105,6 +105,11 @@ func (t *Tape) space() {
 func (t *Tape) push(n node) int {
 	t.nodes = append(t.nodes, n)
 	return len(t.nodes) - 1
+}
+
+// pushLeaf appends a node with nothing inside it: the next node follows it.
+func (t *Tape) pushLeaf(kind Kind, escaped bool, start, end int) {
+	t.nodes = append(t.nodes, node{kind: kind, escaped: escaped, start: start, end: end, next: len(t.nodes) + 1})
 }
 
 func (t *Tape) value() error {
@@ -130,8 +135,7 @@ func (t *Tape) value() error {
 	if out != complete {
 		return errSyntax
 	}
-	n := t.push(node{kind: KindNumber, start: t.i, end: end})
-	t.nodes[n].next = n + 1
+	t.pushLeaf(KindNumber, false, t.i, end)
 	t.i = end
 	return nil
 }
@@ -141,8 +145,7 @@ func (t *Tape) literal(lit string, k Kind) error {
 	if out != complete {
 		return errSyntax
 	}
-	n := t.push(node{kind: k, start: t.i, end: end})
-	t.nodes[n].next = n + 1
+	t.pushLeaf(k, false, t.i, end)
 	t.i = end
 	return nil
 }
@@ -159,8 +162,7 @@ func (t *Tape) string() error {
 		}
 		i, escaped = end-1, true
 	}
-	n := t.push(node{kind: KindString, escaped: escaped, start: start, end: i})
-	t.nodes[n].next = n + 1
+	t.pushLeaf(KindString, escaped, start, i)
 	t.i = i + 1
 	return nil
 }
