@@ -69,6 +69,7 @@ func checkTape(t *testing.T, line []byte, want map[string]any) {
 	if got := fromTape(&tape, 0); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Tape.Build(%q) reads %#v, encoding/json %#v", line, got, want)
 	}
+	checkKeys(t, line)
 }
 
 func TestTapeMatchesEncodingJSON(t *testing.T) {
