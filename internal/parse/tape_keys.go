@@ -19,10 +19,18 @@ import (
 // once made and safe for concurrent use.
 type Keys struct {
 	base  *Keys
-	names []string // by number - 1
-	heads []uint64 // by number - 1: the name's first 8 bytes (keyHead)
-	slots []uint16 // by slot: a number, 0 when empty (linear probing)
-	shift uint     // slot of a hash: its top bits
+	names []string  // by number - 1
+	slots []keySlot // linear probing from a key's hash
+	shift uint      // slot of a hash: its top bits
+}
+
+// keySlot holds one key of a set: its first 16 bytes as two words
+// (keyWords) and its length, which compare it whole unless it is
+// longer, and its number (0: the slot is empty).
+type keySlot struct {
+	head, tail uint64
+	size       uint32
+	number     uint16
 }
 
 // maxKeys bounds a Keys: a node holds a key's number in 16 bits.
@@ -50,19 +58,18 @@ func NewKeys(base *Keys, names ...string) *Keys {
 		panic(fmt.Sprintf("parse.NewKeys: %d keys, at most %d", len(k.names), maxKeys))
 	}
 	size := 16
-	for size < 4*len(k.names) { // at most a quarter full: most probes end at once
+	for size < 2*len(k.names) { // at most half full
 		size *= 2
 	}
-	k.slots = make([]uint16, size)
+	k.slots = make([]keySlot, size)
 	k.shift = uint(64 - bits.TrailingZeros(uint(size)))
 	for i, n := range k.names {
-		head := keyHead(n)
-		k.heads = append(k.heads, head)
+		head, tail := keyWords(n)
 		h := keyHash(head, len(n)) >> k.shift
-		for k.slots[h] != 0 {
+		for k.slots[h].number != 0 {
 			h = (h + 1) & uint64(size-1)
 		}
-		k.slots[h] = uint16(i + 1)
+		k.slots[h] = keySlot{head: head, tail: tail, size: uint32(len(n)), number: uint16(i + 1)}
 	}
 	return k
 }
@@ -74,18 +81,21 @@ func (k *Keys) Len() int { return len(k.names) }
 func (k *Keys) Name(n int) string { return k.names[n-1] }
 
 // Number returns the number of key, or 0 when it is not in the set.
-func (k *Keys) Number(key string) int { return k.lookup(keyHead(key), key) }
+func (k *Keys) Number(key string) int {
+	head, tail := keyWords(key)
+	return k.lookup(head, tail, key)
+}
 
-// lookup returns the number of key, whose keyHead is head.
-func (k *Keys) lookup(head uint64, key string) int {
+// lookup returns the number of key, whose keyWords are head and tail.
+func (k *Keys) lookup(head, tail uint64, key string) int {
 	mask := uint64(len(k.slots) - 1)
 	for h := keyHash(head, len(key)) >> k.shift; ; h = (h + 1) & mask {
-		n := k.slots[h]
-		if n == 0 {
+		s := &k.slots[h]
+		if s.number == 0 {
 			return 0
 		}
-		if name := k.names[n-1]; k.heads[n-1] == head && len(name) == len(key) && (len(key) <= 8 || name[8:] == key[8:]) {
-			return int(n)
+		if s.head == head && s.tail == tail && int(s.size) == len(key) && (len(key) <= 16 || k.names[s.number-1][16:] == key[16:]) {
+			return int(s.number)
 		}
 	}
 }
@@ -101,15 +111,17 @@ func (k *Keys) Extends(base *Keys) bool {
 	return false
 }
 
-// keyHead is the first 8 bytes of a key as a little-endian word, zero
-// past its end: most keys are that long at most, so comparing heads and
-// lengths compares them whole.
-func keyHead(key string) uint64 {
-	var w uint64
-	for i := min(len(key), 8) - 1; i >= 0; i-- {
-		w = w<<8 | uint64(key[i])
+// keyWords are the first 16 bytes of a key as two little-endian words,
+// zero past its end: most keys are that long at most, so comparing the
+// words and the lengths compares them whole.
+func keyWords(key string) (head, tail uint64) {
+	for i := min(len(key), 16) - 1; i >= 8; i-- {
+		tail = tail<<8 | uint64(key[i])
 	}
-	return w
+	for i := min(len(key), 8) - 1; i >= 0; i-- {
+		head = head<<8 | uint64(key[i])
+	}
+	return head, tail
 }
 
 // keyHash mixes a key's head and length; its top bits pick the slot.
@@ -157,17 +169,16 @@ func (t *Tape) key(k int) string {
 }
 
 // nameKey sets the number of key node k in the tape's Keys. The key's
-// head is read in one load where the input has 8 bytes from its start.
+// words are two loads where the input has 16 bytes from its start.
 func (t *Tape) nameKey(k int) {
 	n := &t.nodes[k]
-	if n.escaped || n.start+8 > len(t.raw) {
+	start, size := n.start, n.end-n.start
+	if n.escaped || start+16 > len(t.raw) {
 		n.key = uint16(t.keys.Number(t.key(k)))
 		return
 	}
-	size := n.end - n.start
-	head := binary.LittleEndian.Uint64(t.raw[n.start:])
-	if size < 8 {
-		head &= 1<<(8*size) - 1
-	}
-	n.key = uint16(t.keys.lookup(head, unsafe.String(&t.raw[n.start], size)))
+	b := t.raw[start : start+16]
+	head := binary.LittleEndian.Uint64(b) & (1<<(8*uint(size)) - 1) // a shift of 64 or more: all of it
+	tail := binary.LittleEndian.Uint64(b[8:]) & (1<<(8*uint(max(size-8, 0))) - 1)
+	n.key = uint16(t.keys.lookup(head, tail, unsafe.String(&b[0], size)))
 }
