@@ -45,6 +45,7 @@ type quickSchema struct {
 	requires  uint64             // the bits of every required key in keys
 	cases     *quickSwitch       // allOf read as a switch on one key, for objects (switch.go)
 	flat      *quickSchema       // all of s's rules in one key table, for objects (flat.go)
+	kindOnly  bool               // s asks nothing but kinds: validAt is kinds.admitsAt
 }
 
 // keyRule is what s says about one key of an object: its property
@@ -179,6 +180,9 @@ var annotations = map[string]bool{
 // same verdict as valid (the tests' reference) on the decoded value,
 // without decoding it.
 func (s *quickSchema) validAt(t *parse.Tape, n int) bool {
+	if s.kindOnly { // most property schemas: {"type": "string"}
+		return s.kinds.admitsAt(t, n)
+	}
 	if s.flat != nil && t.Kind(n) == parse.KindObject {
 		return s.flatValidAt(t, n)
 	}
@@ -408,6 +412,8 @@ func (c *quickCompiler) compile(file, ptr string) (*quickSchema, error) {
 	}
 	n.index()
 	n.cases = switchOf(n.allOf)
+	n.kindOnly = n.kinds != 0 && n.enum == nil && len(n.props) == 0 && len(n.required) == 0 && n.items == nil &&
+		len(n.allOf) == 0 && n.ifS == nil && n.thenS == nil && n.elseS == nil && n.minLength < 0 && n.minimum == nil && n.pattern == nil
 	return n, nil
 }
 
