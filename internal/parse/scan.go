@@ -160,13 +160,23 @@ var stringSpecial = func() (t [256]bool) {
 }()
 
 // plainRun returns the index of the first byte at or after i that
-// stringSpecial marks, or len(b). It looks at eight bytes at a time and
-// takes the first marked one of a word from its mask.
+// stringSpecial marks, or len(b). It looks at sixteen bytes, two words,
+// at a time and takes the first marked one of a word from its mask.
 func plainRun(b []byte, i int) int {
-	for ; i+8 <= len(b); i += 8 {
+	for ; i+16 <= len(b); i += 16 {
+		w := b[i : i+16]
+		if m := specialBits(binary.LittleEndian.Uint64(w)); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+		if m := specialBits(binary.LittleEndian.Uint64(w[8:])); m != 0 {
+			return i + 8 + bits.TrailingZeros64(m)/8
+		}
+	}
+	if i+8 <= len(b) {
 		if m := specialBits(binary.LittleEndian.Uint64(b[i:])); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
+		i += 8
 	}
 	for i < len(b) && !stringSpecial[b[i]] {
 		i++

@@ -180,5 +180,19 @@ func (t *Tape) nameKey(k int) {
 	b := t.raw[start : start+16]
 	head := binary.LittleEndian.Uint64(b) & (1<<(8*uint(size)) - 1) // a shift of 64 or more: all of it
 	tail := binary.LittleEndian.Uint64(b[8:]) & (1<<(8*uint(max(size-8, 0))) - 1)
-	n.key = uint16(t.keys.lookup(head, tail, unsafe.String(&b[0], size)))
+	if size > 16 {
+		n.key = uint16(t.keys.lookup(head, tail, unsafe.String(&b[0], size)))
+		return
+	}
+	// lookup, inlined for the usual key of at most 16 bytes: its words and
+	// length compare it whole.
+	keys := t.keys
+	mask := uint64(len(keys.slots) - 1)
+	for h := keyHash(head, size) >> keys.shift; ; h = (h + 1) & mask {
+		s := &keys.slots[h]
+		if s.number == 0 || s.head == head && s.tail == tail && int(s.size) == size {
+			n.key = s.number
+			return
+		}
+	}
 }

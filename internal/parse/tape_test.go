@@ -170,7 +170,7 @@ func TestPlainRunFirstSpecial(t *testing.T) {
 	}
 	rnd := rand.New(rand.NewPCG(1, 2))
 	for range 200000 {
-		b := make([]byte, rnd.IntN(24))
+		b := make([]byte, rnd.IntN(40))
 		for k := range b {
 			b[k] = alphabet[rnd.IntN(len(alphabet))]
 			if rnd.IntN(3) > 0 {

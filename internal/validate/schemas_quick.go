@@ -138,15 +138,6 @@ func reachable(s *quickSchema, seen map[*quickSchema]bool, all []*quickSchema) [
 	return all
 }
 
-// rule returns what s says about the key of member k of a tape.
-func (s *quickSchema) rule(t *parse.Tape, k int) (keyRule, bool) {
-	i := s.byNumber[t.KeyNumber(s.vocab, k)]
-	if i == 0 {
-		return keyRule{}, false
-	}
-	return s.rules[i-1], true
-}
-
 type quickProp struct {
 	name   string
 	schema *quickSchema
@@ -247,11 +238,12 @@ func (s *quickSchema) validAt(t *parse.Tape, n int) bool {
 // counts (bad holds a bit per property whose last member so far failed).
 func (s *quickSchema) objectValidAt(t *parse.Tape, n int) bool {
 	var seen, bad uint64
-	for k := n + 1; k < t.Skip(n); k = t.Skip(k + 1) {
-		rule, ok := s.rule(t, k)
-		if !ok {
+	for k, end := n+1, t.Skip(n); k < end; k = t.Skip(k + 1) {
+		i := s.byNumber[t.KeyNumber(s.vocab, k)] // what rule(t, k) returns, inlined
+		if i == 0 {
 			continue
 		}
+		rule := &s.rules[i-1]
 		seen |= rule.bit
 		switch {
 		case rule.schema == nil:
