@@ -1,6 +1,9 @@
 package parse
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // This file holds the incremental JSON recogniser: it tells a complete value
 // from a viable prefix (input that could still be completed into valid JSON)
@@ -157,12 +160,23 @@ var stringSpecial = func() (t [256]bool) {
 }()
 
 // plainRun returns the index of the first byte at or after i that
-// stringSpecial marks, or len(b). It looks at eight bytes at a time.
+// stringSpecial marks, or len(b). It looks at sixteen bytes, two words,
+// at a time and takes the first marked one of a word from its mask.
 func plainRun(b []byte, i int) int {
-	for ; i+8 <= len(b); i += 8 {
-		if hasSpecial(binary.LittleEndian.Uint64(b[i:])) {
-			break
+	for ; i+16 <= len(b); i += 16 {
+		w := b[i : i+16]
+		if m := specialBits(binary.LittleEndian.Uint64(w)); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
 		}
+		if m := specialBits(binary.LittleEndian.Uint64(w[8:])); m != 0 {
+			return i + 8 + bits.TrailingZeros64(m)/8
+		}
+	}
+	if i+8 <= len(b) {
+		if m := specialBits(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+		i += 8
 	}
 	for i < len(b) && !stringSpecial[b[i]] {
 		i++
@@ -170,15 +184,17 @@ func plainRun(b []byte, i int) int {
 	return i
 }
 
-// hasSpecial reports whether one of the eight bytes of x is a quote, a
-// backslash or a control character (exactly: no false negatives, and a
-// false positive would only cost time).
-func hasSpecial(x uint64) bool {
+// specialBits marks the bytes of x (little-endian: the first byte is the
+// lowest) that are a quote, a backslash or a control character: the high
+// bit of each such byte is set. The lowest marked byte is exact (it is the
+// first special one); above it a borrow may mark bytes that are not, so
+// only the lowest is to be read. Zero when no byte is special.
+func specialBits(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	quote := x ^ (ones * '"')
 	slash := x ^ (ones * '\\')
 	control := (x - ones*0x20) &^ x
-	return (control|((quote-ones)&^quote)|((slash-ones)&^slash))&highs != 0
+	return (control | ((quote - ones) &^ quote) | ((slash - ones) &^ slash)) & highs
 }
 
 // scanString scans the rest of a string whose opening quote is before b[i].

@@ -40,13 +40,16 @@ type Tape struct {
 	nodes []node
 	i     int
 	depth int
+	keys  *Keys // the keys named on the key nodes of this build, or nil
+	next  *Keys // the keys the next builds name (SetKeys)
 }
 
 type node struct {
 	kind       Kind
-	escaped    bool // a string with escape sequences
-	start, end int  // strings: the body between the quotes; numbers: the literal; containers: bracket to bracket
-	next       int  // the index after this node's subtree
+	escaped    bool   // a string with escape sequences
+	key        uint16 // a member's key: its number in the tape's Keys, 0 when none
+	start, end int    // strings: the body between the quotes; numbers: the literal; containers: bracket to bracket
+	next       int    // the index after this node's subtree
 }
 
 // Line is the fast path for a whole line that holds exactly one JSON
@@ -92,11 +95,11 @@ func (t *Tape) Build(raw []byte) error {
 }
 
 func (t *Tape) reset(raw []byte) {
-	t.raw, t.nodes, t.i, t.depth = raw, t.nodes[:0], 0, 0
+	t.raw, t.nodes, t.i, t.depth, t.keys = raw, t.nodes[:0], 0, 0, t.next
 }
 
 func (t *Tape) space() {
-	for t.i < len(t.raw) && isSpace(t.raw[t.i]) {
+	for t.i < len(t.raw) && t.raw[t.i] <= ' ' && isSpace(t.raw[t.i]) { // one compare for the usual byte
 		t.i++
 	}
 }
@@ -105,6 +108,11 @@ func (t *Tape) space() {
 func (t *Tape) push(n node) int {
 	t.nodes = append(t.nodes, n)
 	return len(t.nodes) - 1
+}
+
+// pushLeaf appends a node with nothing inside it: the next node follows it.
+func (t *Tape) pushLeaf(kind Kind, escaped bool, start, end int) {
+	t.nodes = append(t.nodes, node{kind: kind, escaped: escaped, start: start, end: end, next: len(t.nodes) + 1})
 }
 
 func (t *Tape) value() error {
@@ -130,8 +138,7 @@ func (t *Tape) value() error {
 	if out != complete {
 		return errSyntax
 	}
-	n := t.push(node{kind: KindNumber, start: t.i, end: end})
-	t.nodes[n].next = n + 1
+	t.pushLeaf(KindNumber, false, t.i, end)
 	t.i = end
 	return nil
 }
@@ -141,8 +148,7 @@ func (t *Tape) literal(lit string, k Kind) error {
 	if out != complete {
 		return errSyntax
 	}
-	n := t.push(node{kind: k, start: t.i, end: end})
-	t.nodes[n].next = n + 1
+	t.pushLeaf(k, false, t.i, end)
 	t.i = end
 	return nil
 }
@@ -159,8 +165,7 @@ func (t *Tape) string() error {
 		}
 		i, escaped = end-1, true
 	}
-	n := t.push(node{kind: KindString, escaped: escaped, start: start, end: i})
-	t.nodes[n].next = n + 1
+	t.pushLeaf(KindString, escaped, start, i)
 	t.i = i + 1
 	return nil
 }
@@ -199,6 +204,9 @@ func (t *Tape) object() error {
 		}
 		if err := t.string(); err != nil {
 			return err
+		}
+		if t.keys != nil {
+			t.nameKey(len(t.nodes) - 1)
 		}
 		t.space()
 		if t.i >= len(t.raw) || t.raw[t.i] != ':' {
@@ -291,17 +299,20 @@ func (t *Tape) Escaped(n int) bool { return t.nodes[n].escaped }
 // string (or is -1). A string without escapes shares the input's memory
 // and is valid only while the input is; one with escapes is a copy.
 func (t *Tape) Str(n int) (s string, ok bool) {
+	if n >= 0 {
+		if nd := &t.nodes[n]; nd.kind == KindString && !nd.escaped { // the usual string: inlined
+			return unsafe.String(&t.raw[nd.start], nd.end-nd.start), true // raw[start] is at most the closing quote
+		}
+	}
+	return t.strSlow(n)
+}
+
+// strSlow is Str of anything but a string without escapes.
+func (t *Tape) strSlow(n int) (s string, ok bool) {
 	if n < 0 || t.nodes[n].kind != KindString {
 		return "", false
 	}
-	body := t.Text(n)
-	if len(body) == 0 {
-		return "", true
-	}
-	if !t.nodes[n].escaped {
-		return unsafe.String(&body[0], len(body)), true
-	}
-	out := unescapeBody(body, len(body))
+	out := unescapeBody(t.Text(n), len(t.Text(n)))
 	if len(out) == 0 {
 		return "", true
 	}

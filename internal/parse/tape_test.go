@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -68,6 +69,7 @@ func checkTape(t *testing.T, line []byte, want map[string]any) {
 	if got := fromTape(&tape, 0); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Tape.Build(%q) reads %#v, encoding/json %#v", line, got, want)
 	}
+	checkKeys(t, line)
 }
 
 func TestTapeMatchesEncodingJSON(t *testing.T) {
@@ -145,12 +147,39 @@ func TestHasSpecial(t *testing.T) {
 			for i := 7; i >= 0; i-- {
 				x = x<<8 | uint64(b[i])
 			}
-			if got := hasSpecial(x); got != stringSpecial[c] {
-				t.Errorf("hasSpecial with %#x at %d = %v, want %v", c, pos, got, stringSpecial[c])
+			if got := specialBits(x) != 0; got != stringSpecial[c] {
+				t.Errorf("specialBits with %#x at %d = %v, want %v", c, pos, got, stringSpecial[c])
 			}
 			if got := plainRun(append(b[:], "aaaaaaaaa"...), 0); got != map[bool]int{true: pos, false: 17}[stringSpecial[c]] {
 				t.Errorf("plainRun with %#x at %d = %d", c, pos, got)
 			}
+		}
+	}
+}
+
+// TestPlainRunFirstSpecial: plainRun finds the first special byte where
+// a byte-at-a-time scan does, with several special and high bytes in a
+// word (the ones a borrow could mark wrongly) and at every alignment.
+func TestPlainRunFirstSpecial(t *testing.T) {
+	alphabet := []byte{'a', ' ', '"', '\\', 0x00, 0x1f, 0x20, 0x21, 0x5b, 0x5d, 0x7f, 0x80, 0x9f, 0xa0, 0xc3, 0xff}
+	reference := func(b []byte, i int) int {
+		for i < len(b) && !stringSpecial[b[i]] {
+			i++
+		}
+		return i
+	}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		b := make([]byte, rnd.IntN(40))
+		for k := range b {
+			b[k] = alphabet[rnd.IntN(len(alphabet))]
+			if rnd.IntN(3) > 0 {
+				b[k] = 'a'
+			}
+		}
+		i := rnd.IntN(len(b) + 1)
+		if got, want := plainRun(b, i), reference(b, i); got != want {
+			t.Fatalf("plainRun(%q, %d) = %d, want %d", b, i, got, want)
 		}
 	}
 }

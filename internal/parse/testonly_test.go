@@ -4,5 +4,5 @@ package parse
 // caller that keeps a tape whose input will be reused. Only the tests
 // call it.
 func (t *Tape) Clone() Tape {
-	return Tape{raw: append([]byte(nil), t.raw...), nodes: append([]node(nil), t.nodes...)}
+	return Tape{raw: append([]byte(nil), t.raw...), nodes: append([]node(nil), t.nodes...), keys: t.keys, next: t.next}
 }

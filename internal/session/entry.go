@@ -124,8 +124,105 @@ const (
 	Figures               // also usage, models, names and a user's first text
 )
 
-// entryKeys are the nodes of the top-level members ReadEntry looks at.
-type entryKeys struct {
+// The keys the readers of this file look at, by their number in
+// EntryKeys: each member's key is matched once, as a number (by the Tape
+// itself when it was built with EntryKeys or a set that extends it), not
+// compared with every name it could be.
+const (
+	keyType = 1 + iota
+	keyID
+	keyParentID
+	keyTimestamp
+	keyMessage
+	keyTargetID
+	keyFromID
+	keySummary
+	keyFirstKeptID
+	keyFirstKeptIndex
+	keyRetainedTail
+	keyReplacement
+	keyUsage
+	keyProvider
+	keyModel
+	keyModelID
+	keyRole
+	keyName
+	keyTitle
+	keyStopReason
+	keyToolCallID
+	keyToolName
+	keyContent
+	keyDetails
+	keyText
+	keyInput
+	keyOutput
+	keyCacheRead
+	keyCacheWrite
+	keyTotalTokens
+	keyCost
+	keyTotal
+)
+
+// entryKeyNames are the names of the key numbers, in their order.
+var entryKeyNames = [...]string{
+	"type", "id", "parentId", "timestamp", "message", "targetId", "fromId", "summary",
+	"firstKeptEntryId", "firstKeptEntryIndex", "retainedTail", "replacement", "usage",
+	"provider", "model", "modelId", "role", "name", "title", "stopReason", "toolCallId",
+	"toolName", "content", "details", "text", "input", "output", "cacheRead", "cacheWrite",
+	"totalTokens", "cost", "total",
+}
+
+var entryKeys = parse.NewKeys(nil, entryKeyNames[:]...)
+
+// EntryKeys is the set of keys ReadEntry reads. A Tape built with it (or
+// with a set that extends it: parse.NewKeys) hands ReadEntry its keys as
+// numbers; any other tape is read the same, its keys looked up.
+func EntryKeys() *parse.Keys { return entryKeys }
+
+// tape is the tape of the entry being read, with the set its keys are
+// numbered in: the tape's own when it was built with EntryKeys or a set
+// that extends it (a key's number is then one load; the numbers past
+// EntryKeys' are keys no reader here asks for), else EntryKeys, each key
+// looked up.
+type tape struct {
+	*parse.Tape
+	keys *parse.Keys
+}
+
+func numbered(t *parse.Tape) tape {
+	if t.Keys().Extends(entryKeys) {
+		return tape{t, t.Keys()}
+	}
+	return tape{t, entryKeys}
+}
+
+// key returns the number of member key node k: one of the key constants
+// for the keys the readers look at.
+func (t tape) key(k int) int { return t.KeyNumber(t.keys, k) }
+
+// member returns the value node of the last member of object obj whose
+// key is numbered key, or -1: Tape.Get by number.
+func (t tape) member(obj, key int) int {
+	if t.Kind(obj) != parse.KindObject {
+		return -1
+	}
+	found := -1
+	for k, v := range t.Members(obj) {
+		if t.key(k) == key {
+			found = v
+		}
+	}
+	return found
+}
+
+// strMember is Tape.StrOf by number.
+func (t tape) strMember(obj, key int) string {
+	s, _ := t.Str(t.member(obj, key))
+	return s
+}
+
+// entryKeyNodes are the nodes of the top-level members ReadEntry looks at.
+type entryKeyNodes struct {
 	typ, id, parentID, timestamp, message, targetID, fromID, summary int
 	firstKeptID, firstKeptIndex, retainedTail, replacement, usage    int
 	provider, model, modelID, role, name, title                      int
@@ -134,57 +231,66 @@ type entryKeys struct {
 // ReadEntry reads the entry on tape t (node 0) in one walk over its
 // members.
 func ReadEntry(t *parse.Tape, d Detail) Entry {
-	k := entryKeys{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
+	var e Entry
+	e.Read(t, d)
+	return e
+}
+
+// Read sets e to the entry on tape t, as ReadEntry returns it: for a
+// caller that keeps entries in place, without copying one.
+func (e *Entry) Read(pt *parse.Tape, d Detail) {
+	*e = Entry{}
+	t := numbered(pt)
+	k := entryKeyNodes{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
 	for key, v := range t.Members(0) {
-		switch keyOf(t, key) {
-		case "type":
+		switch t.key(key) {
+		case keyType:
 			k.typ = v
-		case "id":
+		case keyID:
 			k.id = v
-		case "parentId":
+		case keyParentID:
 			k.parentID = v
-		case "timestamp":
+		case keyTimestamp:
 			k.timestamp = v
-		case "message":
+		case keyMessage:
 			k.message = v
-		case "targetId":
+		case keyTargetID:
 			k.targetID = v
-		case "fromId":
+		case keyFromID:
 			k.fromID = v
-		case "summary":
+		case keySummary:
 			k.summary = v
-		case "firstKeptEntryId":
+		case keyFirstKeptID:
 			k.firstKeptID = v
-		case "firstKeptEntryIndex":
+		case keyFirstKeptIndex:
 			k.firstKeptIndex = v
-		case "retainedTail":
+		case keyRetainedTail:
 			k.retainedTail = v
-		case "replacement":
+		case keyReplacement:
 			k.replacement = v
-		case "usage":
+		case keyUsage:
 			k.usage = v
-		case "provider":
+		case keyProvider:
 			k.provider = v
-		case "model":
+		case keyModel:
 			k.model = v
-		case "modelId":
+		case keyModelID:
 			k.modelID = v
-		case "role":
+		case keyRole:
 			k.role = v
-		case "name":
+		case keyName:
 			k.name = v
-		case "title":
+		case keyTitle:
 			k.title = v
 		}
 	}
-	e := Entry{}
 	e.Type, _ = t.Str(k.typ)
 	e.ID, e.HasID = t.Str(k.id)
 	e.ParentID, e.HasParent = t.Str(k.parentID)
 	e.Timestamp, _ = t.Str(k.timestamp)
 	switch e.Type {
 	case "message":
-		e.Message = readMessage(t, k.message, d)
+		readMessage(&e.Message, t, k.message, d)
 	case "label":
 		e.TargetID, e.HasTargetID = t.Str(k.targetID)
 	case "context_edit":
@@ -192,15 +298,16 @@ func ReadEntry(t *parse.Tape, d Detail) Entry {
 		e.Replacement = readReplacement(t, k.replacement)
 	case "branch_summary":
 		e.FromID, e.HasFromID = t.Str(k.fromID)
-		e.Summary = truthy(t, k.summary)
+		e.Summary = truthy(t.Tape, k.summary)
 	case "compaction":
 		e.FirstKeptID, e.HasFirstKeptID = t.Str(k.firstKeptID)
-		e.FirstKeptIndex = readKeptIndex(t, k.firstKeptIndex)
+		e.FirstKeptIndex = readKeptIndex(t.Tape, k.firstKeptIndex)
 		if t.Kind(k.retainedTail) == parse.KindArray {
 			e.HasTail = true
 			e.Tail = []Message{}
 			for m := range t.Elements(k.retainedTail) {
-				e.Tail = append(e.Tail, readMessage(t, m, Links))
+				e.Tail = append(e.Tail, Message{})
+				readMessage(&e.Tail[len(e.Tail)-1], t, m, Links)
 			}
 		}
 	}
@@ -215,7 +322,7 @@ func ReadEntry(t *parse.Tape, d Detail) Entry {
 			e.Model, _ = t.Str(k.modelID)
 			if k.modelID < 0 && k.provider < 0 { // omp's form: model "provider/id"
 				e.Model, _ = t.Str(k.model)
-				e.ModelRole = readRole(t, k.role)
+				e.ModelRole = readRole(t.Tape, k.role)
 			}
 		case "compaction", "branch_summary":
 			e.Usage = readUsage(t, k.usage)
@@ -225,7 +332,6 @@ func ReadEntry(t *parse.Tape, d Detail) Entry {
 			e.Name, _ = t.Str(k.title)
 		}
 	}
-	return e
 }
 
 // readRole reads an omp model_change's role at node n as omp keys its
@@ -242,45 +348,38 @@ func readRole(t *parse.Tape, n int) string {
 	return string(t.Raw(n))
 }
 
-// keyOf returns the key of member key node k; an unescaped key shares the
-// input.
-func keyOf(t *parse.Tape, k int) string {
-	s, _ := t.Str(k)
-	return s
-}
-
-// readMessage reads the message at node n (the zero Message when n is not
-// an object).
-func readMessage(t *parse.Tape, n int, d Detail) Message {
+// readMessage sets m to the message at node n (the zero Message when n is
+// not an object).
+func readMessage(m *Message, t tape, n int, d Detail) {
 	if t.Kind(n) != parse.KindObject {
-		return Message{}
+		return
 	}
 	var role, stop, callID, toolName, content, provider, model, usage, at, details = -1, -1, -1, -1, -1, -1, -1, -1, -1, -1
 	for key, v := range t.Members(n) {
-		switch keyOf(t, key) {
-		case "role":
+		switch t.key(key) {
+		case keyRole:
 			role = v
-		case "stopReason":
+		case keyStopReason:
 			stop = v
-		case "toolCallId":
+		case keyToolCallID:
 			callID = v
-		case "toolName":
+		case keyToolName:
 			toolName = v
-		case "content":
+		case keyContent:
 			content = v
-		case "provider":
+		case keyProvider:
 			provider = v
-		case "model":
+		case keyModel:
 			model = v
-		case "usage":
+		case keyUsage:
 			usage = v
-		case "timestamp":
+		case keyTimestamp:
 			at = v
-		case "details":
+		case keyDetails:
 			details = v
 		}
 	}
-	m := Message{Present: true}
+	m.Present = true
 	m.Role, _ = t.Str(role)
 	m.StopReason, _ = t.Str(stop)
 	m.ToolCallID, m.HasToolCallID = t.Str(callID)
@@ -292,25 +391,41 @@ func readMessage(t *parse.Tape, n int, d Detail) Message {
 		m.Provider, _ = t.Str(provider)
 		m.Model, _ = t.Str(model)
 		m.Usage = readUsage(t, usage)
-		if ms, ok := integer(t, at); ok && ms > 0 {
+		if ms, ok := integer(t.Tape, at); ok && ms > 0 {
 			m.Millis = ms
 		}
 		switch {
 		case m.Role == "user":
 			m.Text = firstText(t, content)
 		case m.Role == "toolResult" && m.ToolName == "task":
-			m.TaskUsage = readUsage(t, t.Get(details, "usage"))
+			m.TaskUsage = readUsage(t, t.member(details, keyUsage))
 		}
 	}
-	return m
 }
 
 // toolCalls lists the toolCall blocks of a content array at node n.
-func toolCalls(t *parse.Tape, n int) []ToolCall {
+func toolCalls(t tape, n int) []ToolCall {
 	var calls []ToolCall
 	for b := range t.Elements(n) {
-		if t.StrOf(b, "type") == "toolCall" {
-			calls = append(calls, ToolCall{ID: t.StrOf(b, "id"), Name: t.StrOf(b, "name")})
+		if t.Kind(b) != parse.KindObject {
+			continue
+		}
+		typ, id, name := -1, -1, -1
+		for key, v := range t.Members(b) {
+			switch t.key(key) {
+			case keyType:
+				typ = v
+			case keyID:
+				id = v
+			case keyName:
+				name = v
+			}
+		}
+		if s, _ := t.Str(typ); s == "toolCall" {
+			call := ToolCall{}
+			call.ID, _ = t.Str(id)
+			call.Name, _ = t.Str(name)
+			calls = append(calls, call)
 		}
 	}
 	return calls
@@ -318,17 +433,17 @@ func toolCalls(t *parse.Tape, n int) []ToolCall {
 
 // firstText returns a content's text: the string itself, or the first
 // text block whose text is not blank; at most TextLimit bytes of it.
-func firstText(t *parse.Tape, content int) string {
+func firstText(t tape, content int) string {
 	switch t.Kind(content) {
 	case parse.KindString:
 		return t.StrPrefix(content, TextLimit)
 	case parse.KindArray:
 		for b := range t.Elements(content) {
-			if t.StrOf(b, "type") != "text" {
+			if t.strMember(b, keyType) != "text" {
 				continue
 			}
-			text := t.Get(b, "text")
-			if t.Kind(text) == parse.KindString && !blank(t, text) {
+			text := t.member(b, keyText)
+			if t.Kind(text) == parse.KindString && !blank(t.Tape, text) {
 				return t.StrPrefix(text, TextLimit)
 			}
 		}
@@ -346,12 +461,12 @@ func blank(t *parse.Tape, n int) bool {
 }
 
 // readReplacement reads a context edit's replacement at node n.
-func readReplacement(t *parse.Tape, n int) Replacement {
+func readReplacement(t tape, n int) Replacement {
 	switch t.Kind(n) {
 	case parse.KindNull:
 		return Replacement{Kind: ReplacementOmit}
 	case parse.KindObject:
-		content := t.Get(n, "content")
+		content := t.member(n, keyContent)
 		if k := t.Kind(content); k == parse.KindNone || k == parse.KindNull {
 			return Replacement{}
 		}
@@ -375,25 +490,25 @@ func readKeptIndex(t *parse.Tape, n int) KeptIndex {
 }
 
 // readUsage reads the usage record at node n.
-func readUsage(t *parse.Tape, n int) Usage {
+func readUsage(t tape, n int) Usage {
 	if t.Kind(n) != parse.KindObject {
 		return Usage{}
 	}
 	u := Usage{Present: true}
 	for key, v := range t.Members(n) {
-		switch keyOf(t, key) {
-		case "input":
-			u.Input, _ = integer(t, v)
-		case "output":
-			u.Output, _ = integer(t, v)
-		case "cacheRead":
-			u.CacheRead, _ = integer(t, v)
-		case "cacheWrite":
-			u.CacheWrite, _ = integer(t, v)
-		case "totalTokens":
-			u.TotalTokens, u.HasTotalTokens = integer(t, v)
-		case "cost":
-			u.Cost, u.HasCost = finite(t, t.Get(v, "total"))
+		switch t.key(key) {
+		case keyInput:
+			u.Input, _ = integer(t.Tape, v)
+		case keyOutput:
+			u.Output, _ = integer(t.Tape, v)
+		case keyCacheRead:
+			u.CacheRead, _ = integer(t.Tape, v)
+		case keyCacheWrite:
+			u.CacheWrite, _ = integer(t.Tape, v)
+		case keyTotalTokens:
+			u.TotalTokens, u.HasTotalTokens = integer(t.Tape, v)
+		case keyCost:
+			u.Cost, u.HasCost = finite(t.Tape, t.member(v, keyTotal))
 		}
 	}
 	return u

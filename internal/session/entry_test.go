@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/pisess/pisess/internal/parse"
 )
 
 // The reading of an entry is held to the map reference in validate's
@@ -72,5 +74,50 @@ func TestFirstTextIsBounded(t *testing.T) {
 	e := ReadEntry(tapeOf(t, `{"type":"message","message":{"role":"user","content":[{"type":"text","text":`+blank+`}]}}`), Figures)
 	if strings.TrimSpace(e.Message.Text) != "" || len(e.Message.Text) != TextLimit {
 		t.Errorf("a text blank for longer than the limit is not blank: %q", e.Message.Text)
+	}
+}
+
+// TestEntryKeyNumbers: the key numbers the readers switch on are the
+// numbers of their names in EntryKeys (a constant out of order would read
+// one key for another), and a tape built with EntryKeys, with an
+// extension of it and without keys reads the same entry.
+func TestEntryKeyNumbers(t *testing.T) {
+	want := map[string]int{
+		"type": keyType, "id": keyID, "parentId": keyParentID, "timestamp": keyTimestamp, "message": keyMessage,
+		"targetId": keyTargetID, "fromId": keyFromID, "summary": keySummary, "firstKeptEntryId": keyFirstKeptID,
+		"firstKeptEntryIndex": keyFirstKeptIndex, "retainedTail": keyRetainedTail, "replacement": keyReplacement,
+		"usage": keyUsage, "provider": keyProvider, "model": keyModel, "modelId": keyModelID, "role": keyRole,
+		"name": keyName, "title": keyTitle, "stopReason": keyStopReason, "toolCallId": keyToolCallID,
+		"toolName": keyToolName, "content": keyContent, "details": keyDetails, "text": keyText, "input": keyInput,
+		"output": keyOutput, "cacheRead": keyCacheRead, "cacheWrite": keyCacheWrite, "totalTokens": keyTotalTokens,
+		"cost": keyCost, "total": keyTotal,
+	}
+	if EntryKeys().Len() != len(want) {
+		t.Fatalf("EntryKeys has %d keys, the constants %d", EntryKeys().Len(), len(want))
+	}
+	for name, n := range want {
+		if got := EntryKeys().Number(name); got != n {
+			t.Errorf("EntryKeys().Number(%q) = %d, the constant is %d", name, got, n)
+		}
+	}
+	line := []byte(`{"type":"message","id":"a","parentId":"b","timestamp":"t","message":{"role":"assistant","stopReason":"toolUse",` +
+		`"content":[{"type":"toolCall","id":"c1","name":"bash"},{"type":"text","text":"x"},{"t\u0079pe":"toolCall","id":"c2","name":"read","name":"edit"}],` +
+		`"provider":"p","model":"m","usage":{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"cost":{"total":0.5}},"timestamp":1700000000000},"message\u0000":1}`)
+	read := func(keys *parse.Keys) Entry {
+		var tape parse.Tape
+		tape.SetKeys(keys)
+		if _, ok := tape.Line(line); !ok {
+			t.Fatal("refused")
+		}
+		return ReadEntry(&tape, Figures)
+	}
+	plain := read(nil)
+	if len(plain.Message.Calls) != 2 || plain.Message.Calls[1] != (ToolCall{ID: "c2", Name: "edit"}) || plain.Message.Usage.Cost != 0.5 || plain.Message.Millis != 1700000000000 {
+		t.Fatalf("read without keys: %+v", plain)
+	}
+	for _, keys := range []*parse.Keys{EntryKeys(), parse.NewKeys(EntryKeys(), "arguments", "isError"), parse.NewKeys(nil, "isError", "type", "id")} {
+		if got := read(keys); !reflect.DeepEqual(got, plain) {
+			t.Errorf("built with %d keys:\n got %+v\nwant %+v", keys.Len(), got, plain)
+		}
 	}
 }

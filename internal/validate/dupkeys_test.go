@@ -59,7 +59,7 @@ func TestDuplicateKeysLastCounts(t *testing.T) {
 		if err := tape.Build([]byte(tt.line)); err != nil {
 			t.Fatal(err)
 		}
-		c, _, _ := schemas.dispatchTape(3, &tape)
+		c, _, _ := schemas.checkOf(3, pickOf(&tape))
 		if got := c.quick.validAt(&tape, 0); got != tt.valid {
 			t.Errorf("%s: quick %v, want %v", tt.line, got, tt.valid)
 		}

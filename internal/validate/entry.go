@@ -18,10 +18,17 @@ type entry struct {
 // entryOf reads the entry on tape t. In a version-1 file the ids and
 // parents are not the file's: migration gives them.
 func entryOf(t *parse.Tape, line int, linear bool, d session.Detail) entry {
-	e := entry{Entry: session.ReadEntry(t, d), line: line, linear: linear}
+	var e entry
+	e.read(t, line, linear, d)
+	return e
+}
+
+// read sets e to entryOf(t, line, linear, d) in place.
+func (e *entry) read(t *parse.Tape, line int, linear bool, d session.Detail) {
+	e.Entry.Read(t, d)
+	e.line, e.linear = line, linear
 	if linear {
 		e.HasID = false
 		e.ParentID, e.HasParent = "", false
 	}
-	return e
 }

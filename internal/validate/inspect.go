@@ -221,8 +221,9 @@ func (in *inspector) inspectBatch(b *batch) {
 // classified: their entries are not checked.
 func (in *inspector) inspectItem(b *batch, it *item) lineResult {
 	raw := b.arena[it.start:it.end]
+	b.tape.SetKeys(in.keys())
 	if it.object {
-		b.results = append(b.results, in.buildAndInspect(b, it.line.Num, raw))
+		in.buildAndInspect(b, it.line.Num, raw)
 		return lineResult{num: it.line.Num, class: parse.Object, objects: 1, inspected: true}
 	}
 	l := &it.line
@@ -236,7 +237,7 @@ func (in *inspector) inspectItem(b *batch, it *item) lineResult {
 			l.Verdict = parse.Verdict{Class: parse.Object}
 			r := lineResult{num: l.Num, class: parse.Object, objects: 1, inspected: true}
 			r.finding, r.hasFinding = l.Finding()
-			b.results = append(b.results, in.inspect(&b.tape, l.Num))
+			in.inspect(b.newResult(), &b.tape, l.Num)
 			return r
 		}
 	}
@@ -249,38 +250,59 @@ func (in *inspector) inspectItem(b *batch, it *item) lineResult {
 	if check && (l.Class == parse.Object || l.Class == parse.Concatenated) {
 		r.inspected = true
 		for k := range l.Objects {
-			b.results = append(b.results, in.buildAndInspect(b, l.Num, l.Object(k)))
+			in.buildAndInspect(b, l.Num, l.Object(k))
 		}
 	}
 	return r
 }
 
-// buildAndInspect builds the tape of one entry and inspects it.
-func (in *inspector) buildAndInspect(b *batch, line int, raw []byte) inspected {
-	if f, bad := decodeFinding(line, b.tape.Build(raw)); bad {
-		return inspected{findings: []finding.Finding{f}, fatal: true}
+// newResult appends an inspected to b's results and returns it, for the
+// checks to fill in place (an entry is several hundred bytes).
+func (b *batch) newResult() *inspected {
+	b.results = append(b.results, inspected{})
+	return &b.results[len(b.results)-1]
+}
+
+// keys are the keys the tapes of entries are built with: the schemas'
+// (which extend session.EntryKeys), so that each member's key is matched
+// once, where the tape is built.
+func (in *inspector) keys() *parse.Keys {
+	if in.opts.Schemas != nil {
+		return in.opts.Schemas.keys
 	}
-	return in.inspect(&b.tape, line)
+	return session.EntryKeys()
+}
+
+// buildAndInspect builds the tape of one entry and inspects it into a new
+// result of b.
+func (in *inspector) buildAndInspect(b *batch, line int, raw []byte) {
+	r := b.newResult()
+	if f, bad := decodeFinding(line, b.tape.Build(raw)); bad {
+		*r = inspected{findings: []finding.Finding{f}, fatal: true}
+		return
+	}
+	in.inspect(r, &b.tape, line)
 }
 
 // inspect runs the checks that need only the entry on tape t: its type,
-// its JSON Schema; and reads what the linkage checks need.
-func (in *inspector) inspect(t *parse.Tape, line int) inspected {
-	typ := t.StrOf(0, "type")
-	if typ == "session" {
-		return inspected{findings: []finding.Finding{finding.Errorf(finding.MisplacedHeader, line, "a session header after the first record").WithEntry(t.StrOf(0, "id"))}}
-	}
+// its JSON Schema; and reads what the linkage checks need, into r (zero).
+func (in *inspector) inspect(r *inspected, t *parse.Tape, line int) {
 	detail := session.Links
 	if in.opts.Observer != nil {
 		detail = session.Figures
 	}
-	r := inspected{entry: entryOf(t, line, in.version == 1, detail), linkable: true}
-	switch {
-	case !isEntryTypeOf(in.dialect, typ):
-		// Still a tree node (pi indexes every entry): later entries may name it.
-		r.findings = []finding.Finding{finding.Errorf(finding.UnknownEntryType, line, "unknown entry type %s", session.Clip(fmt.Sprintf("%q", t.Value(t.Get(0, "type"))))).WithEntry(r.entry.ID).WithPointer("/type")}
-	case in.opts.Schemas != nil:
-		r.findings = in.opts.Schemas.checkIn(in.dialect, in.version, line, t)
+	r.entry.read(t, line, in.version == 1, detail)
+	e := &r.entry
+	if e.Type == "session" {
+		*r = inspected{findings: []finding.Finding{finding.Errorf(finding.MisplacedHeader, line, "a session header after the first record").WithEntry(e.ID)}}
+		return
 	}
-	return r
+	r.linkable = true
+	switch {
+	case !isEntryTypeOf(in.dialect, e.Type):
+		// Still a tree node (pi indexes every entry): later entries may name it.
+		r.findings = []finding.Finding{finding.Errorf(finding.UnknownEntryType, line, "unknown entry type %s", session.Clip(fmt.Sprintf("%q", t.Value(t.Get(0, "type"))))).WithEntry(e.ID).WithPointer("/type")}
+	case in.opts.Schemas != nil:
+		r.findings = in.opts.Schemas.checkEntry(in.dialect, in.version, line, t, &e.Entry)
+	}
 }

@@ -91,15 +91,29 @@ func (p *pass) titleSlot(l *parse.Line) bool {
 // version, with the schemas of dialect d. In an omp file, an entry of an
 // unknown type yields nil: unknown_entry_type is reported elsewhere.
 func (s *Schemas) checkIn(d parse.Dialect, version, line int, t *parse.Tape) []finding.Finding {
+	return s.checkPicked(d, version, line, t, pickOf(t))
+}
+
+// checkEntry is checkIn for an entry e read off tape t already: its type
+// and role, which pick the check, are not looked up again.
+func (s *Schemas) checkEntry(d parse.Dialect, version, line int, t *parse.Tape, e *session.Entry) []finding.Finding {
+	return s.checkPicked(d, version, line, t, pickOfEntry(t, e))
+}
+
+// checkPicked is checkIn for the record's pick p.
+func (s *Schemas) checkPicked(d parse.Dialect, version, line int, t *parse.Tape, p pick) []finding.Finding {
 	if d != parse.Omp {
-		return s.CheckTape(version, line, t)
+		c, extra, ok := s.checkOf(version, p)
+		if !ok {
+			return nil
+		}
+		return c.checkTape(line, t, extra)
 	}
-	typ, typed := t.Str(t.Get(0, "type"))
-	c, ok := s.omp.entries[typ]
+	c, ok := s.omp.entries[p.typ]
 	switch {
-	case typ == "session":
+	case p.typ == "session":
 		c, ok = s.omp.header, true
-	case !typed:
+	case !p.typed:
 		c, ok = s.versions[CurrentVersion].untyped, true
 	}
 	if !ok {

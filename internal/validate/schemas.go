@@ -43,6 +43,7 @@ type Schemas struct {
 	header   check
 	versions [4]*versionSchemas // indexed by file version 1..3
 	omp      *ompSchemas        // the oh-my-pi dialect (omp.go)
+	keys     *parse.Keys        // every key the schemas and session.ReadEntry look at (quickCompiler.number)
 }
 
 // versionSchemas are the checks for one file version. Each check covers
@@ -102,6 +103,7 @@ func CompileSchemas() (*Schemas, error) {
 		return nil, fmt.Errorf("compile omp schemas: %w", err)
 	}
 	c.quick.flattenAll()
+	s.keys = c.quick.number(session.EntryKeys())
 	return s, nil
 }
 
@@ -251,11 +253,46 @@ func (c *checkCompiler) compileGlue(version int, role, baseRef string) (check, e
 // Every violation is one finding.Schema error pointing at the offending
 // value (for a missing key: where the key should be), in a stable order.
 func (s *Schemas) CheckTape(version int, line int, t *parse.Tape) []finding.Finding {
-	c, extra, ok := s.dispatchTape(version, t)
+	c, extra, ok := s.checkOf(version, pickOf(t))
 	if !ok {
 		return nil
 	}
 	return c.checkTape(line, t, extra)
+}
+
+// pick is what picks a record's check: its type, and a message's role.
+type pick struct {
+	typ     string
+	typed   bool // type is a string
+	role    string
+	hasRole bool // message.role is a string
+}
+
+// pickOf reads the pick of the record on tape t.
+func pickOf(t *parse.Tape) pick {
+	var p pick
+	p.typ, p.typed = t.Str(t.Get(0, "type"))
+	if p.typ == "message" {
+		p.role, p.hasRole = t.Str(t.Get(t.Get(0, "message"), "role"))
+	}
+	return p
+}
+
+// pickOfEntry is pickOf for an entry e read off tape t already: its type
+// and role are e's, looked up again only when e holds "" (absent, not a
+// string, or the string "").
+func pickOfEntry(t *parse.Tape, e *session.Entry) pick {
+	p := pick{typ: e.Type, typed: e.Type != ""}
+	if !p.typed {
+		_, p.typed = t.Str(t.Get(0, "type"))
+	}
+	if p.typ == "message" {
+		p.role, p.hasRole = e.Message.Role, e.Message.Role != ""
+		if !p.hasRole {
+			_, p.hasRole = t.Str(t.Get(t.Get(0, "message"), "role"))
+		}
+	}
+	return p
 }
 
 // checkTape checks the record on tape t with c, plus extra findings no
@@ -288,40 +325,38 @@ func entryIDOf(t *parse.Tape) string {
 	return t.StrOf(0, "id")
 }
 
-// dispatchTape picks the check for the record on tape t, plus findings
+// checkOf picks the check for a record by its pick p, plus findings
 // that no schema can make (a role illegal in this version); ok is false
 // when the record is not ours to check.
-func (s *Schemas) dispatchTape(version int, t *parse.Tape) (c check, extra []finding.Finding, ok bool) {
+func (s *Schemas) checkOf(version int, p pick) (c check, extra []finding.Finding, ok bool) {
 	if version < 1 || version > 3 {
 		return check{}, nil, false
 	}
-	typ, typed := t.Str(t.Get(0, "type"))
 	vs := s.versions[version]
 	switch {
-	case typ == "session":
+	case p.typ == "session":
 		return s.header, nil, true
-	case !typed:
+	case !p.typed:
 		return vs.untyped, nil, true
-	case typ == "message":
-		c, extra := vs.messageCheck(version, t)
+	case p.typ == "message":
+		c, extra := vs.messageCheck(version, p)
 		return c, extra, true
 	}
-	c, ok = vs.entries[typ]
+	c, ok = vs.entries[p.typ]
 	return c, nil, ok
 }
 
-// messageCheck picks the check of the message entry on tape t by its
-// role. A role that is not legal in the file's version gets a finding of
-// its own and the rest of the entry is checked without role-specific rules.
-func (vs *versionSchemas) messageCheck(version int, t *parse.Tape) (check, []finding.Finding) {
-	role, ok := t.Str(t.Get(t.Get(0, "message"), "role"))
-	if !ok {
+// messageCheck picks the check of a message entry by its role. A role
+// that is not legal in the file's version gets a finding of its own and
+// the rest of the entry is checked without role-specific rules.
+func (vs *versionSchemas) messageCheck(version int, p pick) (check, []finding.Finding) {
+	if !p.hasRole {
 		return vs.message, nil // the schema reports a message that is no object, or its role
 	}
-	if c, ok := vs.roles[role]; ok {
+	if c, ok := vs.roles[p.role]; ok {
 		return c, nil
 	}
-	return vs.message, []finding.Finding{vs.roleFinding(version, role)}
+	return vs.message, []finding.Finding{vs.roleFinding(version, p.role)}
 }
 
 // roleFinding is the finding of a message role that is not legal in the

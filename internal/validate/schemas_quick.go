@@ -37,13 +37,15 @@ type quickSchema struct {
 	minLength int // -1 = none
 	minimum   *big.Rat
 	pattern   *regexp.Regexp
-	keys      map[string]keyRule // props and required by name, for validAt
-	names     []string           // the names in keys, by slot - 1 in table
+	keys      map[string]keyRule // props and required by name
+	names     []string           // the names in keys, sorted
 	rules     []keyRule          // their rules
-	table     []uint8            // keys by keySlot: 1 + their index in names; 0 is empty
+	vocab     *parse.Keys        // the schemas' keys (number), which byNumber is by
+	byNumber  []uint8            // by a key's number in vocab: 1 + its index in names; 0 is none
 	requires  uint64             // the bits of every required key in keys
 	cases     *quickSwitch       // allOf read as a switch on one key, for objects (switch.go)
 	flat      *quickSchema       // all of s's rules in one key table, for objects (flat.go)
+	kindOnly  bool               // s asks nothing but kinds: validAt is kinds.admitsAt
 }
 
 // keyRule is what s says about one key of an object: its property
@@ -70,46 +72,70 @@ func (s *quickSchema) index() {
 		s.keys[k] = r
 		s.requires |= r.bit
 	}
-	size := 8
-	for size < 2*len(s.keys) { // at most half full
-		size *= 2
-	}
-	s.table = make([]uint8, size)
-	mask := size - 1
-	for _, k := range slices.Sorted(maps.Keys(s.keys)) {
-		h := keySlot(k) & mask
-		for s.table[h] != 0 {
-			h = (h + 1) & mask
-		}
-		s.names, s.rules = append(s.names, k), append(s.rules, s.keys[k])
-		s.table[h] = uint8(len(s.names))
+	s.names = slices.Sorted(maps.Keys(s.keys))
+	for _, k := range s.names {
+		s.rules = append(s.rules, s.keys[k])
 	}
 }
 
-// keySlot is where a key's probe starts in a key table (masked to its
-// size): a hash of its length and its first and last bytes, which tell
-// our schemas' keys apart without reading them whole (a map hashed every
-// byte, every member).
-func keySlot(key string) int {
-	if key == "" {
-		return 0
+// number gives every schema compiled so far, and the flat ones made of
+// them, its key table by number in one set of keys: base's keys, then
+// every key a schema names, which it returns. A Tape built with that set
+// names each member's key once as it is built, and every schema it meets
+// finds its rule for the key by that number (a tape built without the set
+// is read the same, each key looked up by its bytes).
+func (c *quickCompiler) number(base *parse.Keys) *parse.Keys {
+	var all []*quickSchema
+	seen := map[*quickSchema]bool{}
+	for _, key := range slices.Sorted(maps.Keys(c.nodes)) {
+		all = reachable(c.nodes[key], seen, all)
 	}
-	return len(key)*31 + int(key[0])*7 + int(key[len(key)-1])
+	var names []string
+	for _, s := range all {
+		names = append(names, s.names...)
+		if s.cases != nil {
+			names = append(names, s.cases.key)
+		}
+	}
+	keys := parse.NewKeys(base, names...)
+	for _, s := range all {
+		s.vocab = keys
+		if len(s.names) > 0 {
+			s.byNumber = make([]uint8, keys.Len()+1)
+			for i, name := range s.names {
+				s.byNumber[keys.Number(name)] = uint8(i + 1)
+			}
+		}
+		if s.cases != nil {
+			s.cases.vocab, s.cases.number = keys, keys.Number(s.cases.key)
+		}
+	}
+	return keys
 }
 
-// rule returns what s says about the key of member k of a tape.
-func (s *quickSchema) rule(t *parse.Tape, k int) (keyRule, bool) {
-	key, _ := t.Str(k) // shares the tape unless escaped
-	mask := len(s.table) - 1
-	for h := keySlot(key) & mask; ; h = (h + 1) & mask {
-		i := s.table[h]
-		if i == 0 {
-			return keyRule{}, false
-		}
-		if s.names[i-1] == key {
-			return s.rules[i-1], true
+// reachable appends s and every schema it leads to that seen does not
+// hold yet.
+func reachable(s *quickSchema, seen map[*quickSchema]bool, all []*quickSchema) []*quickSchema {
+	if s == nil || seen[s] {
+		return all
+	}
+	seen[s] = true
+	all = append(all, s)
+	for _, p := range s.props {
+		all = reachable(p.schema, seen, all)
+	}
+	for _, a := range s.allOf {
+		all = reachable(a, seen, all)
+	}
+	if s.cases != nil {
+		for _, c := range s.cases.cases {
+			all = reachable(c.then, seen, all)
 		}
 	}
+	for _, sub := range []*quickSchema{s.items, s.ifS, s.thenS, s.elseS, s.flat} {
+		all = reachable(sub, seen, all)
+	}
+	return all
 }
 
 type quickProp struct {
@@ -145,6 +171,9 @@ var annotations = map[string]bool{
 // same verdict as valid (the tests' reference) on the decoded value,
 // without decoding it.
 func (s *quickSchema) validAt(t *parse.Tape, n int) bool {
+	if s.kindOnly { // most property schemas: {"type": "string"}
+		return s.kinds.admitsAt(t, n)
+	}
 	if s.flat != nil && t.Kind(n) == parse.KindObject {
 		return s.flatValidAt(t, n)
 	}
@@ -209,11 +238,12 @@ func (s *quickSchema) validAt(t *parse.Tape, n int) bool {
 // counts (bad holds a bit per property whose last member so far failed).
 func (s *quickSchema) objectValidAt(t *parse.Tape, n int) bool {
 	var seen, bad uint64
-	for k := n + 1; k < t.Skip(n); k = t.Skip(k + 1) {
-		rule, ok := s.rule(t, k)
-		if !ok {
+	for k, end := n+1, t.Skip(n); k < end; k = t.Skip(k + 1) {
+		i := s.byNumber[t.KeyNumber(s.vocab, k)] // what rule(t, k) returns, inlined
+		if i == 0 {
 			continue
 		}
+		rule := &s.rules[i-1]
 		seen |= rule.bit
 		switch {
 		case rule.schema == nil:
@@ -372,6 +402,8 @@ func (c *quickCompiler) compile(file, ptr string) (*quickSchema, error) {
 	}
 	n.index()
 	n.cases = switchOf(n.allOf)
+	n.kindOnly = n.kinds != 0 && n.enum == nil && len(n.props) == 0 && len(n.required) == 0 && n.items == nil &&
+		len(n.allOf) == 0 && n.ifS == nil && n.thenS == nil && n.elseS == nil && n.minLength < 0 && n.minimum == nil && n.pattern == nil
 	return n, nil
 }
 

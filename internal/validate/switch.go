@@ -16,8 +16,10 @@ import "github.com/pisess/pisess/internal/parse"
 // leaving its then unasked. On anything but an object every if holds, so
 // validAt reads the allOf as it is.
 type quickSwitch struct {
-	key   string
-	cases []switchCase
+	key    string
+	vocab  *parse.Keys // the schemas' keys (quickCompiler.number)
+	number int         // key's number in vocab
+	cases  []switchCase
 }
 
 type switchCase struct {
@@ -29,7 +31,7 @@ type switchCase struct {
 func (w *quickSwitch) validAt(t *parse.Tape, n int) bool {
 	v := -1
 	for k := n + 1; k < t.Skip(n); k = t.Skip(k + 1) {
-		if key, _ := t.Str(k); key == w.key {
+		if t.KeyNumber(w.vocab, k) == w.number {
 			v = k + 1
 		}
 	}

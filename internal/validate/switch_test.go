@@ -22,11 +22,17 @@ func TestQuickSwitch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	var blocks []*quickSchema
 	for _, def := range []string{"userBlock", "assistantBlock", "anyBlock", "agentMessage"} {
 		s, err := c.compile("defs.json", "/$defs/"+def)
 		if err != nil {
 			t.Fatal(err)
 		}
+		blocks = append(blocks, s)
+	}
+	c.number(nil) // the key tables by number, as CompileSchemas makes them
+	for i, def := range []string{"userBlock", "assistantBlock", "anyBlock", "agentMessage"} {
+		s := blocks[i]
 		if s.cases == nil || len(s.cases.cases) != len(s.allOf) {
 			t.Fatalf("%s: allOf not read as a switch", def)
 		}

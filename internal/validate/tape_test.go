@@ -20,8 +20,9 @@ import (
 // on their mutants and on the real corpus, written plainly and with escapes.
 
 // tapesOf returns tapes of v's JSON: as encoding/json writes it, and with
-// escapes in keys and values (`"\u0074ype"` for `"type"`).
-func tapesOf(t *testing.T, v map[string]any) []*parse.Tape {
+// escapes in keys and values (`"\u0074ype"` for `"type"`); each built
+// without key numbers and with each of keys (parse.Tape.SetKeys).
+func tapesOf(t *testing.T, v map[string]any, keys ...*parse.Keys) []*parse.Tape {
 	t.Helper()
 	raw, err := json.Marshal(v)
 	if err != nil {
@@ -29,11 +30,14 @@ func tapesOf(t *testing.T, v map[string]any) []*parse.Tape {
 	}
 	var tapes []*parse.Tape
 	for _, r := range [][]byte{raw, bytes.ReplaceAll(raw, []byte(`"t`), []byte(`"\u0074`))} {
-		tape := new(parse.Tape)
-		if err := tape.Build(r); err != nil {
-			t.Fatalf("%s: %v", r, err)
+		for _, k := range append([]*parse.Keys{nil}, keys...) {
+			tape := new(parse.Tape)
+			tape.SetKeys(k)
+			if err := tape.Build(r); err != nil {
+				t.Fatalf("%s: %v", r, err)
+			}
+			tapes = append(tapes, tape)
 		}
-		tapes = append(tapes, tape)
 	}
 	return tapes
 }
@@ -41,9 +45,12 @@ func tapesOf(t *testing.T, v map[string]any) []*parse.Tape {
 // checkTapeAgrees compares the tape path with the map path on v.
 func checkTapeAgrees(t *testing.T, s *Schemas, version, line int, v map[string]any, what string) {
 	t.Helper()
-	for _, tape := range tapesOf(t, v) {
+	for _, tape := range tapesOf(t, v, s.keys, session.EntryKeys()) {
 		c, extra, ok := s.dispatch(version, v)
-		ct, extraT, okt := s.dispatchTape(version, tape)
+		ct, extraT, okt := s.checkOf(version, pickOf(tape))
+		if e := entryOf(tape, line, false, session.Links); pickOfEntry(tape, &e.Entry) != pickOf(tape) {
+			t.Fatalf("%s: the entry's pick %+v, the tape's %+v", what, pickOfEntry(tape, &e.Entry), pickOf(tape))
+		}
 		if ok != okt || ok && (c.quick != ct.quick || !reflect.DeepEqual(extra, extraT)) {
 			t.Fatalf("%s: dispatch differs: map (%v, extra %v), tape (%v, extra %v)", what, ok, extra, okt, extraT)
 		}
@@ -353,21 +360,28 @@ func FuzzTapeAgrees(f *testing.F) {
 		f.Add([]byte(line), uint8(0))
 	}
 	f.Fuzz(func(t *testing.T, line []byte, version uint8) {
-		var tape parse.Tape
-		if _, ok := tape.Line(line); !ok {
-			return
-		}
-		v, err := parse.Decode(line, false)
-		if err != nil {
-			t.Fatalf("Tape.Line accepted %q, Decode: %v", line, err)
-		}
-		ver := int(version%4) + 1 // 1..4: 4 is not checked
-		if got, want := s.CheckTape(ver, 1, &tape), s.Check(ver, 1, v); !reflect.DeepEqual(got, want) {
-			t.Fatalf("%q: CheckTape = %v, Check = %v", line, got, want)
-		}
-		linear := ver == 1
-		if got, want := entryOf(&tape, 1, linear, session.Figures), entryFromMap(v, 1, linear); !reflect.DeepEqual(got, want) {
-			t.Fatalf("%q: entryOf\n got %+v\nwant %+v", line, got, want)
+		for _, keys := range []*parse.Keys{nil, s.keys} { // as other readers build tapes, and as validate does
+			var tape parse.Tape
+			tape.SetKeys(keys)
+			if _, ok := tape.Line(line); !ok {
+				return
+			}
+			v, err := parse.Decode(line, false)
+			if err != nil {
+				t.Fatalf("Tape.Line accepted %q, Decode: %v", line, err)
+			}
+			ver := int(version%4) + 1 // 1..4: 4 is not checked
+			if got, want := s.CheckTape(ver, 1, &tape), s.Check(ver, 1, v); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q: CheckTape = %v, Check = %v", line, got, want)
+			}
+			linear := ver == 1
+			e := entryOf(&tape, 1, linear, session.Figures)
+			if want := entryFromMap(v, 1, linear); !reflect.DeepEqual(e, want) {
+				t.Fatalf("%q: entryOf\n got %+v\nwant %+v", line, e, want)
+			}
+			if got, want := s.checkEntry(parse.Pi, ver, 1, &tape, &e.Entry), s.Check(ver, 1, v); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q: checkEntry = %v, Check = %v", line, got, want)
+			}
 		}
 	})
 }
