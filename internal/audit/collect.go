@@ -26,8 +26,8 @@ const firstMessageRunes = 72
 type collector struct {
 	rec        *Record
 	version    int
-	observed   int             // entries seen
-	nodes      map[uint64]node // entry key (keyOf its id) → its place in the tree
+	observed   int          // entries seen
+	children   *childCounts // the children of each entry key
 	models     map[string]struct{}
 	modelIndex map[string]int32
 	current    string       // the model in use at this point of the file
@@ -38,19 +38,14 @@ type collector struct {
 	latest     time.Time
 }
 
-// node counts one entry's children.
-type node struct {
-	exists   bool
-	children int32
-}
-
 func newCollector() *collector {
-	return &collector{
+	c := &collector{
 		rec:        &Record{Messages: map[string]int{}},
-		nodes:      map[uint64]node{},
 		models:     map[string]struct{}{},
 		modelIndex: map[string]int32{},
 	}
+	c.children = newChildCounts(&c.rec.keys)
+	return c
 }
 
 // Header implements validate.Observer.
@@ -141,18 +136,12 @@ func (c *collector) tree(line int, e *session.Entry) int32 {
 	if e.ID == "" {
 		return -1
 	}
-	key := keyOf(e.ID)
-	n := c.nodes[key]
-	n.exists = true
-	c.nodes[key] = n
+	i := c.rec.keys.add(keyOf(e.ID))
+	c.children.entry(i)
 	if e.HasParent {
-		p := keyOf(e.ParentID)
-		parent := c.nodes[p]
-		parent.children++
-		c.nodes[p] = parent
+		c.children.child(keyOf(e.ParentID))
 	}
-	c.rec.keys = append(c.rec.keys, key)
-	return int32(len(c.rec.keys) - 1)
+	return int32(i)
 }
 
 // derived keys a version-1 entry by the id pisess reads it with, the one
@@ -163,8 +152,7 @@ func (c *collector) derived(line int, e *session.Entry) int32 {
 	if c.ids == nil || e.Type == "session" { // a misplaced header is no entry
 		return -1
 	}
-	c.rec.keys = append(c.rec.keys, keyOf(c.ids.For(line)))
-	return int32(len(c.rec.keys) - 1)
+	return int32(c.rec.keys.add(keyOf(c.ids.For(line))))
 }
 
 // message gathers one message entry.
@@ -241,7 +229,7 @@ func (c *collector) charge(u session.Usage, key int32, at time.Time, model strin
 		}
 		ch.model = i
 	}
-	c.rec.charges = append(c.rec.charges, ch)
+	c.rec.charges.add(ch)
 }
 
 // record finishes the figures of the file.
@@ -277,15 +265,7 @@ func (c *collector) shape() {
 		}
 		return
 	}
-	for _, n := range c.nodes {
-		switch {
-		case !n.exists:
-		case n.children == 0:
-			c.rec.Leaves++
-		case n.children > 1:
-			c.rec.Branches++
-		}
-	}
+	c.rec.Leaves, c.rec.Branches = c.children.counts()
 }
 
 // modelName is "provider/model", or whichever half is known.

@@ -69,10 +69,10 @@ type Record struct {
 	FirstActivity time.Time // earliest entry timestamp, else Modified
 	LastActivity  time.Time // latest entry timestamp, else Modified
 
-	parents []string // parentSession and branchedFrom values
-	keys    []uint64 // one key per entry with an id, in file order
-	charges []charge // one per usage record
-	models  []string // model names that charges refer to
+	parents []string  // parentSession and branchedFrom values
+	keys    keyList   // one key per entry with an id, in file order
+	charges chargeLog // one per usage record
+	models  []string  // model names that charges refer to
 }
 
 // MessageCount is the number of messages of all roles.
