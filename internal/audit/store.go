@@ -56,32 +56,38 @@ func (l *keyList) all() iter.Seq2[int, uint64] {
 	}
 }
 
-// childCounts counts the children of each entry key, saturating at 2 (all that
-// leaves and branch points need), in an open-addressed table of indexes
-// into keys (the first entry with each key). A parent named before its
-// entry is read waits in early.
+// childCounts counts the children of each entry key, saturating at 2
+// (all that leaves and branch points need), in an open-addressed table of
+// indexes into keys (the first entry with each key) beside a byte of the
+// key's hash a slot: a probe reads the bytes, and the keys only where the
+// byte matches, so that a new key costs one read of the table, not one of
+// keys per slot it passes. A parent named before its entry is read waits
+// in early.
 type childCounts struct {
 	keys     *keyList
-	slots    []int32 // index into keys + 1; 0 is empty
+	tags     []uint8 // 0 is empty, else tagOf the key in the slot
+	slots    []int32 // index into keys of the slot's key
 	used     int
 	children []uint8 // by key index, for the first entry with each key
 	early    map[uint64]uint8
 }
 
 func newChildCounts(keys *keyList) *childCounts {
-	return &childCounts{keys: keys, slots: make([]int32, 64), early: map[uint64]uint8{}}
+	return &childCounts{keys: keys, tags: make([]uint8, 64), slots: make([]int32, 64), early: map[uint64]uint8{}}
 }
 
 // entry notes the entry of key index i.
 func (s *childCounts) entry(i int) {
+	s.children = append(s.children, 0)
 	key := s.keys.at(i)
-	for len(s.children) <= i {
-		s.children = append(s.children, 0)
-	}
-	if _, known := s.find(key); known {
+	k, found := s.probe(key)
+	if found {
 		return
 	}
-	s.insert(key, i)
+	s.tags[k], s.slots[k] = tagOf(key), int32(i)
+	if s.used++; 4*s.used > 3*len(s.slots) {
+		s.grow()
+	}
 	if n, ok := s.early[key]; ok {
 		s.children[i] = n
 		delete(s.early, key)
@@ -90,54 +96,42 @@ func (s *childCounts) entry(i int) {
 
 // child notes an entry whose parent has key parent.
 func (s *childCounts) child(parent uint64) {
-	if i, known := s.find(parent); known {
+	if k, found := s.probe(parent); found {
+		i := s.slots[k]
 		s.children[i] = min(s.children[i]+1, 2)
 		return
 	}
 	s.early[parent] = min(s.early[parent]+1, 2)
 }
 
-// find returns the key index of the first entry with key.
-func (s *childCounts) find(key uint64) (int, bool) {
+// probe returns the slot of key, or the empty slot where it would go.
+func (s *childCounts) probe(key uint64) (int, bool) {
 	mask := len(s.slots) - 1
+	tag := tagOf(key)
 	for k := slotOf(key, mask); ; k = (k + 1) & mask {
-		switch v := s.slots[k]; {
-		case v == 0:
-			return 0, false
-		case s.keys.at(int(v-1)) == key:
-			return int(v - 1), true
+		switch t := s.tags[k]; {
+		case t == 0:
+			return k, false
+		case t == tag && s.keys.at(int(s.slots[k])) == key:
+			return k, true
 		}
 	}
-}
-
-// insert records key index i for key, which the table does not hold.
-func (s *childCounts) insert(key uint64, i int) {
-	if 4*(s.used+1) > 3*len(s.slots) {
-		s.grow()
-	}
-	mask := len(s.slots) - 1
-	k := slotOf(key, mask)
-	for s.slots[k] != 0 {
-		k = (k + 1) & mask
-	}
-	s.slots[k] = int32(i + 1)
-	s.used++
 }
 
 // grow doubles the table.
 func (s *childCounts) grow() {
-	old := s.slots
-	s.slots = make([]int32, 2*len(old))
+	tags, slots := s.tags, s.slots
+	s.tags, s.slots = make([]uint8, 2*len(tags)), make([]int32, 2*len(slots))
 	mask := len(s.slots) - 1
-	for _, v := range old {
-		if v == 0 {
+	for j, t := range tags {
+		if t == 0 {
 			continue
 		}
-		k := slotOf(s.keys.at(int(v-1)), mask)
-		for s.slots[k] != 0 {
+		k := slotOf(s.keys.at(int(slots[j])), mask)
+		for s.tags[k] != 0 {
 			k = (k + 1) & mask
 		}
-		s.slots[k] = v
+		s.tags[k], s.slots[k] = t, slots[j]
 	}
 }
 
@@ -147,13 +141,19 @@ func slotOf(key uint64, mask int) int {
 	return int((key*0x9e3779b97f4a7c15)>>32) & mask
 }
 
+// tagOf is the byte of a key's hash kept beside its slot: other bits than
+// slotOf's, never 0.
+func tagOf(key uint64) uint8 {
+	return uint8((key*0x9e3779b97f4a7c15)>>57) | 0x80
+}
+
 // counts returns the entry keys with no child and with more than one.
 func (s *childCounts) counts() (leaves, branches int) {
-	for _, v := range s.slots {
-		if v == 0 {
+	for k, t := range s.tags {
+		if t == 0 {
 			continue
 		}
-		switch s.children[v-1] {
+		switch s.children[s.slots[k]] {
 		case 0:
 			leaves++
 		case 2:
