@@ -44,7 +44,7 @@ func newCollector() *collector {
 		models:     map[string]struct{}{},
 		modelIndex: map[string]int32{},
 	}
-	c.children = newChildCounts(&c.rec.keys)
+	c.children = newChildCounts()
 	return c
 }
 
@@ -74,7 +74,7 @@ func (c *collector) Header(_ int, h *session.Header, dialect parse.Dialect) {
 }
 
 // Entry implements validate.Observer.
-func (c *collector) Entry(line int, e *session.Entry) {
+func (c *collector) Entry(line int, e *session.Entry, link session.Link) {
 	c.observed++
 	at, _ := time.Parse(time.RFC3339Nano, e.Timestamp) // the zero time when absent or bad
 	if at.After(c.latest) {
@@ -83,7 +83,7 @@ func (c *collector) Entry(line int, e *session.Entry) {
 	if !at.IsZero() && (c.earliest.IsZero() || at.Before(c.earliest)) {
 		c.earliest = at
 	}
-	key := c.tree(line, e)
+	key := c.tree(line, e, link)
 	switch e.Type {
 	case "message":
 		c.message(&e.Message, key, at)
@@ -126,22 +126,18 @@ func ompTitle(title string) string {
 	return strings.Clone(session.JSTrim(first))
 }
 
-// tree records the entry's place in the tree and returns its key index,
-// or -1 when it has no id. Entries are known by the key of their id, so
-// the file's bytes are never kept.
-func (c *collector) tree(line int, e *session.Entry) int32 {
+// tree records the entry's place in the tree (link) and returns its key
+// index, or -1 when it has no id. Entries are known by the key of their
+// id, so the file's bytes are never kept.
+func (c *collector) tree(line int, e *session.Entry, link session.Link) int32 {
 	if c.version < 2 {
 		return c.derived(line, e)
 	}
 	if e.ID == "" {
 		return -1
 	}
-	i := c.rec.keys.add(keyOf(e.ID))
-	c.children.entry(i)
-	if e.HasParent {
-		c.children.child(keyOf(e.ParentID))
-	}
-	return int32(i)
+	c.children.entry(e.ID, link, e.ParentID, e.HasParent)
+	return int32(c.rec.keys.add(keyOf(e.ID)))
 }
 
 // derived keys a version-1 entry by the id pisess reads it with, the one

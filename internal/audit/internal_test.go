@@ -142,7 +142,7 @@ func TestChargeTimeFallback(t *testing.T) {
 	}
 	h := session.ReadHeader(&tape)
 	c.Header(1, &h, parse.Pi)
-	c.Entry(2, entryOn(t, `{"type":"message","id":"00000001","message":{"role":"assistant","provider":"p","model":"m","timestamp":1767225600000,"usage":{"totalTokens":5}}}`))
+	c.Entry(2, entryOn(t, `{"type":"message","id":"00000001","message":{"role":"assistant","provider":"p","model":"m","timestamp":1767225600000,"usage":{"totalTokens":5}}}`), session.Link{First: 0, Parent: -1})
 	charges := slices.Collect(c.rec.charges.all())
 	if len(charges) != 1 || PeriodOf(ByDay, charges[0].at, time.UTC) != "2026-01-01" {
 		t.Errorf("charges %+v", charges)

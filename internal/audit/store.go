@@ -4,12 +4,14 @@ import (
 	"encoding/binary"
 	"iter"
 	"math"
+
+	"github.com/pisess/pisess/internal/session"
 )
 
 // What the audit keeps per entry is most of its memory on a big file, so
 // it is kept compact (issue 26): the keys in fixed chunks (no doubling
-// slice and no copy of it as it grows), the tree's shape as a child count
-// a key in a table of 4-byte slots, and the charges as varints.
+// slice and no copy of it as it grows), the tree's shape as a byte an
+// entry, and the charges as varints.
 
 // chunkLen is the length of a full chunk of keys.
 const chunkLen = 4096
@@ -56,107 +58,57 @@ func (l *keyList) all() iter.Seq2[int, uint64] {
 	}
 }
 
-// childCounts counts the children of each entry key, saturating at 2
-// (all that leaves and branch points need), in an open-addressed table of
-// indexes into keys (the first entry with each key) beside a byte of the
-// key's hash a slot: a probe reads the bytes, and the keys only where the
-// byte matches, so that a new key costs one read of the table, not one of
-// keys per slot it passes. A parent named before its entry is read waits
-// in early.
+// childCounts counts the children of each entry id, saturating at 2 (all
+// that leaves and branch points need), by the ordinal of the first entry
+// with the id: validate's linkage checks resolve the ids (session.Link),
+// so no table of them is kept here. A parent named before its entry is
+// read waits in early, by its key, until the entry comes.
 type childCounts struct {
-	keys     *keyList
-	tags     []uint8 // 0 is empty, else tagOf the key in the slot
-	slots    []int32 // index into keys of the slot's key
-	used     int
-	children []uint8 // by key index, for the first entry with each key
-	early    map[uint64]uint8
+	byOrd []uint8 // by ordinal: isNode | the children, 0 to 2
+	early map[uint64]uint8
 }
 
-func newChildCounts(keys *keyList) *childCounts {
-	return &childCounts{keys: keys, tags: make([]uint8, 64), slots: make([]int32, 64), early: map[uint64]uint8{}}
-}
+// isNode marks the first entry with an id: what leaves and branch points
+// count.
+const isNode = 1 << 7
 
-// entry notes the entry of key index i.
-func (s *childCounts) entry(i int) {
-	s.children = append(s.children, 0)
-	key := s.keys.at(i)
-	k, found := s.probe(key)
-	if found {
-		return
-	}
-	s.tags[k], s.slots[k] = tagOf(key), int32(i)
-	if s.used++; 4*s.used > 3*len(s.slots) {
-		s.grow()
-	}
-	if n, ok := s.early[key]; ok {
-		s.children[i] = n
-		delete(s.early, key)
-	}
-}
+func newChildCounts() *childCounts { return &childCounts{early: map[uint64]uint8{}} }
 
-// child notes an entry whose parent has key parent.
-func (s *childCounts) child(parent uint64) {
-	if k, found := s.probe(parent); found {
-		i := s.slots[k]
-		s.children[i] = min(s.children[i]+1, 2)
-		return
+// entry notes an entry with a non-empty id, placed by link, whose parent
+// id is parent (has: a string).
+func (s *childCounts) entry(id string, link session.Link, parent string, has bool) {
+	for int(link.Ord) >= len(s.byOrd) {
+		s.byOrd = append(s.byOrd, 0)
 	}
-	s.early[parent] = min(s.early[parent]+1, 2)
-}
-
-// probe returns the slot of key, or the empty slot where it would go.
-func (s *childCounts) probe(key uint64) (int, bool) {
-	mask := len(s.slots) - 1
-	tag := tagOf(key)
-	for k := slotOf(key, mask); ; k = (k + 1) & mask {
-		switch t := s.tags[k]; {
-		case t == 0:
-			return k, false
-		case t == tag && s.keys.at(int(s.slots[k])) == key:
-			return k, true
+	if link.First == link.Ord {
+		s.byOrd[link.Ord] |= isNode
+		if len(s.early) > 0 {
+			key := keyOf(id)
+			if n, ok := s.early[key]; ok {
+				s.byOrd[link.Ord] |= n
+				delete(s.early, key)
+			}
 		}
 	}
-}
-
-// grow doubles the table.
-func (s *childCounts) grow() {
-	tags, slots := s.tags, s.slots
-	s.tags, s.slots = make([]uint8, 2*len(tags)), make([]int32, 2*len(slots))
-	mask := len(s.slots) - 1
-	for j, t := range tags {
-		if t == 0 {
-			continue
-		}
-		k := slotOf(s.keys.at(int(slots[j])), mask)
-		for s.tags[k] != 0 {
-			k = (k + 1) & mask
-		}
-		s.tags[k], s.slots[k] = t, slots[j]
+	switch {
+	case !has:
+	case link.Parent >= 0:
+		c := &s.byOrd[link.Parent]
+		*c = *c&isNode | min(*c&^isNode+1, 2)
+	default:
+		key := keyOf(parent)
+		s.early[key] = min(s.early[key]+1, 2)
 	}
 }
 
-// slotOf is the first slot to probe for key: its bits mixed, so that
-// made-up ids (00000001, 00000002...) spread as random ones do.
-func slotOf(key uint64, mask int) int {
-	return int((key*0x9e3779b97f4a7c15)>>32) & mask
-}
-
-// tagOf is the byte of a key's hash kept beside its slot: other bits than
-// slotOf's, never 0.
-func tagOf(key uint64) uint8 {
-	return uint8((key*0x9e3779b97f4a7c15)>>57) | 0x80
-}
-
-// counts returns the entry keys with no child and with more than one.
+// counts returns the entries with no child and with more than one.
 func (s *childCounts) counts() (leaves, branches int) {
-	for k, t := range s.tags {
-		if t == 0 {
-			continue
-		}
-		switch s.children[s.slots[k]] {
-		case 0:
+	for _, c := range s.byOrd {
+		switch {
+		case c&isNode == 0:
+		case c == isNode:
 			leaves++
-		case 2:
+		case c == isNode|2:
 			branches++
 		}
 	}
