@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -43,6 +44,7 @@ type auditRun struct {
 }
 
 func (c *CLI) runAudit(ctx *cli.Context) error {
+	defer debug.SetGCPercent(debug.SetGCPercent(linkGCPercent))
 	a, err := c.newAuditRun(ctx)
 	if err != nil {
 		return err

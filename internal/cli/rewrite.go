@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
 
@@ -156,6 +157,7 @@ func verifyNone(opts validate.Options, counts func(finding.Finding) bool) migrat
 }
 
 func (c *CLI) runRewrite(ctx *cli.Context, op fileOp, verify verifier) error {
+	defer debug.SetGCPercent(debug.SetGCPercent(linkGCPercent))
 	if ctx.Bool("diff") && !ctx.Bool("dry-run") { // a real run is not previewed
 		return usageErrorf("--diff goes with --dry-run (it shows what a dry run would change)")
 	}
