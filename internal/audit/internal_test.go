@@ -135,7 +135,7 @@ func TestPeriodOf(t *testing.T) {
 
 // A message entry without its own timestamp is dated by its message's.
 func TestChargeTimeFallback(t *testing.T) {
-	c := newCollector()
+	c := NewCollector()
 	var tape parse.Tape
 	if err := tape.Build([]byte(`{"type":"session","version":3,"cwd":"/w"}`)); err != nil {
 		t.Fatal(err)
