@@ -22,11 +22,18 @@ func options() validate.Options { return validate.Options{Limits: parse.DefaultL
 // fileOf audits one file, failing the test on an I/O error.
 func fileOf(t testing.TB, path string) *audit.Record {
 	t.Helper()
-	r, err := audit.File(path, options())
+	r, _ := fileReportOf(t, path)
+	return r
+}
+
+// fileReportOf is fileOf with the file's validation report.
+func fileReportOf(t testing.TB, path string) (*audit.Record, *validate.Report) {
+	t.Helper()
+	r, rep, err := audit.FileReport(path, options())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r
+	return r, rep
 }
 
 // Shared lines: session A's first three entries, which forks B and C copy
@@ -62,9 +69,10 @@ func forkSet(t testing.TB) []*audit.Record {
 	}
 	recs := make([]*audit.Record, len(paths))
 	for i, p := range paths {
-		recs[i] = fileOf(t, p)
+		var rep *validate.Report
+		recs[i], rep = fileReportOf(t, p)
 		if recs[i].Verdict != audit.OK {
-			t.Fatalf("%s: verdict %s, want ok: %v", p, recs[i].Verdict, recs[i].Report.Findings)
+			t.Fatalf("%s: verdict %s, want ok: %v", p, recs[i].Verdict, rep.Findings)
 		}
 	}
 	return recs
@@ -237,9 +245,9 @@ func TestVerdicts(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.content), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			r := fileOf(t, path)
+			r, rep := fileReportOf(t, path)
 			if r.Verdict != tt.want {
-				t.Errorf("verdict %s, want %s (%v)", r.Verdict, tt.want, r.Report.Findings)
+				t.Errorf("verdict %s, want %s (%v)", r.Verdict, tt.want, rep.Findings)
 			}
 			var code finding.Code
 			if r.FirstError != nil {

@@ -11,7 +11,6 @@ import (
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/session"
-	"github.com/pisess/pisess/internal/validate"
 )
 
 // noTime marks a charge whose entry has no usable timestamp.
@@ -21,13 +20,15 @@ const noTime = math.MinInt64
 // looks at 8 bytes a rune of it: within session.TextLimit.
 const firstMessageRunes = 72
 
-// collector is the validation Observer that gathers one file's figures.
-// It keeps nothing of the records it sees but the figures themselves.
-type collector struct {
+// Collector gathers one file's figures as its validation pass streams
+// past: its Header and Entry methods make it validate's Observer (cli
+// wires the two). It keeps nothing of the records it sees but the
+// figures themselves.
+type Collector struct {
 	rec        *Record
 	version    int
-	observed   int             // entries seen
-	nodes      map[uint64]node // entry key (keyOf its id) → its place in the tree
+	observed   int          // entries seen
+	children   *childCounts // the children of each entry key
 	models     map[string]struct{}
 	modelIndex map[string]int32
 	current    string       // the model in use at this point of the file
@@ -38,23 +39,19 @@ type collector struct {
 	latest     time.Time
 }
 
-// node counts one entry's children.
-type node struct {
-	exists   bool
-	children int32
-}
-
-func newCollector() *collector {
-	return &collector{
+// NewCollector returns a Collector for one file.
+func NewCollector() *Collector {
+	c := &Collector{
 		rec:        &Record{Messages: map[string]int{}},
-		nodes:      map[uint64]node{},
 		models:     map[string]struct{}{},
 		modelIndex: map[string]int32{},
 	}
+	c.children = newChildCounts()
+	return c
 }
 
-// Header implements validate.Observer.
-func (c *collector) Header(_ int, h *session.Header, dialect parse.Dialect) {
+// Header takes the file's header and dialect (validate.Observer).
+func (c *Collector) Header(_ int, h *session.Header, dialect parse.Dialect) {
 	c.rec.CWD = strings.Clone(h.Cwd)
 	c.version = h.Version
 	c.dialect = dialect
@@ -78,8 +75,8 @@ func (c *collector) Header(_ int, h *session.Header, dialect parse.Dialect) {
 	}
 }
 
-// Entry implements validate.Observer.
-func (c *collector) Entry(line int, e *session.Entry) {
+// Entry takes one entry and its place in the tree (validate.Observer).
+func (c *Collector) Entry(line int, e *session.Entry, link session.Link) {
 	c.observed++
 	at, _ := time.Parse(time.RFC3339Nano, e.Timestamp) // the zero time when absent or bad
 	if at.After(c.latest) {
@@ -88,7 +85,7 @@ func (c *collector) Entry(line int, e *session.Entry) {
 	if !at.IsZero() && (c.earliest.IsZero() || at.Before(c.earliest)) {
 		c.earliest = at
 	}
-	key := c.tree(line, e)
+	key := c.tree(line, e, link)
 	switch e.Type {
 	case "message":
 		c.message(&e.Message, key, at)
@@ -131,44 +128,33 @@ func ompTitle(title string) string {
 	return strings.Clone(session.JSTrim(first))
 }
 
-// tree records the entry's place in the tree and returns its key index,
-// or -1 when it has no id. Entries are known by the key of their id, so
-// the file's bytes are never kept.
-func (c *collector) tree(line int, e *session.Entry) int32 {
+// tree records the entry's place in the tree (link) and returns its key
+// index, or -1 when it has no id. Entries are known by the key of their
+// id, so the file's bytes are never kept.
+func (c *Collector) tree(line int, e *session.Entry, link session.Link) int32 {
 	if c.version < 2 {
 		return c.derived(line, e)
 	}
 	if e.ID == "" {
 		return -1
 	}
-	key := keyOf(e.ID)
-	n := c.nodes[key]
-	n.exists = true
-	c.nodes[key] = n
-	if e.HasParent {
-		p := keyOf(e.ParentID)
-		parent := c.nodes[p]
-		parent.children++
-		c.nodes[p] = parent
-	}
-	c.rec.keys = append(c.rec.keys, key)
-	return int32(len(c.rec.keys) - 1)
+	c.children.entry(e.ID, link, e.ParentID, e.HasParent)
+	return int32(c.rec.keys.add(keyOf(e.ID)))
 }
 
 // derived keys a version-1 entry by the id pisess reads it with, the one
 // migrate writes (session.IDs: from the session id and the line), so that
 // copies of a v1 file, and the v3 file migrate made of it, are known as
 // snapshots. A v1 file is one chain: its tree needs no nodes.
-func (c *collector) derived(line int, e *session.Entry) int32 {
+func (c *Collector) derived(line int, e *session.Entry) int32 {
 	if c.ids == nil || e.Type == "session" { // a misplaced header is no entry
 		return -1
 	}
-	c.rec.keys = append(c.rec.keys, keyOf(c.ids.For(line)))
-	return int32(len(c.rec.keys) - 1)
+	return int32(c.rec.keys.add(keyOf(c.ids.For(line))))
 }
 
 // message gathers one message entry.
-func (c *collector) message(msg *session.Message, key int32, at time.Time) {
+func (c *Collector) message(msg *session.Message, key int32, at time.Time) {
 	c.rec.Messages[role(msg.Role)]++
 	if at.IsZero() && msg.Millis > 0 {
 		at = time.UnixMilli(msg.Millis)
@@ -207,21 +193,21 @@ func role(r string) string {
 // setCurrent notes the model in use from here on. model may share the
 // file (modelName returns one half as it is), and the reader reuses its
 // buffer: the model is kept as a copy.
-func (c *collector) setCurrent(model string) {
+func (c *Collector) setCurrent(model string) {
 	if model != c.current {
 		c.current = strings.Clone(model)
 	}
 }
 
 // use notes a model as used.
-func (c *collector) use(model string) {
+func (c *Collector) use(model string) {
 	if _, seen := c.models[model]; model != "" && !seen {
 		c.models[strings.Clone(model)] = struct{}{}
 	}
 }
 
 // charge counts one usage record, when u is one.
-func (c *collector) charge(u session.Usage, key int32, at time.Time, model string) {
+func (c *Collector) charge(u session.Usage, key int32, at time.Time, model string) {
 	if !u.Present {
 		return
 	}
@@ -241,24 +227,24 @@ func (c *collector) charge(u session.Usage, key int32, at time.Time, model strin
 		}
 		ch.model = i
 	}
-	c.rec.charges = append(c.rec.charges, ch)
+	c.rec.charges.add(ch)
 }
 
-// record finishes the figures of the file.
-func (c *collector) record(path string, rep *validate.Report, modified time.Time) *Record {
+// Record finishes the figures of the file at path, once its validation
+// pass has ended with v; modified is its modification time.
+func (c *Collector) Record(path string, v Validation, modified time.Time) *Record {
 	r := c.rec
 	r.Path = path
-	r.Report = rep
-	r.Verdict = verdictOf(rep)
-	r.Status = rep.Status
-	r.Version = rep.Version
-	r.Dialect = rep.Dialect
-	r.SessionID = rep.SessionID
-	r.Entries = rep.Entries
-	r.FirstError = firstError(rep)
-	r.Stuck = rep.Has(finding.UnansweredToolCall) || rep.Has(finding.UnpairedToolInContext)
-	r.Interleaved = rep.Has(finding.InterleavedAppends)
-	r.Bytes = rep.Bytes
+	r.Verdict = verdictOf(&v)
+	r.Status = v.Status
+	r.Version = v.Version
+	r.Dialect = v.Dialect
+	r.SessionID = v.SessionID
+	r.Entries = v.Entries
+	r.FirstError = firstError(v.Findings)
+	r.Stuck = v.has(finding.UnansweredToolCall) || v.has(finding.UnpairedToolInContext)
+	r.Interleaved = v.has(finding.InterleavedAppends)
+	r.Bytes = v.Bytes
 	r.Modified = modified
 	r.FirstActivity, r.LastActivity = c.earliest, c.latest
 	if r.LastActivity.IsZero() {
@@ -270,22 +256,14 @@ func (c *collector) record(path string, rep *validate.Report, modified time.Time
 }
 
 // shape counts branch points and leaves.
-func (c *collector) shape() {
+func (c *Collector) shape() {
 	if c.version < 2 { // one linear chain
 		if c.observed > 0 {
 			c.rec.Leaves = 1
 		}
 		return
 	}
-	for _, n := range c.nodes {
-		switch {
-		case !n.exists:
-		case n.children == 0:
-			c.rec.Leaves++
-		case n.children > 1:
-			c.rec.Branches++
-		}
-	}
+	c.rec.Leaves, c.rec.Branches = c.children.counts()
 }
 
 // modelName is "provider/model", or whichever half is known.

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -134,16 +135,17 @@ func TestPeriodOf(t *testing.T) {
 
 // A message entry without its own timestamp is dated by its message's.
 func TestChargeTimeFallback(t *testing.T) {
-	c := newCollector()
+	c := NewCollector()
 	var tape parse.Tape
 	if err := tape.Build([]byte(`{"type":"session","version":3,"cwd":"/w"}`)); err != nil {
 		t.Fatal(err)
 	}
 	h := session.ReadHeader(&tape)
 	c.Header(1, &h, parse.Pi)
-	c.Entry(2, entryOn(t, `{"type":"message","id":"00000001","message":{"role":"assistant","provider":"p","model":"m","timestamp":1767225600000,"usage":{"totalTokens":5}}}`))
-	if len(c.rec.charges) != 1 || PeriodOf(ByDay, c.rec.charges[0].at, time.UTC) != "2026-01-01" {
-		t.Errorf("charges %+v", c.rec.charges)
+	c.Entry(2, entryOn(t, `{"type":"message","id":"00000001","message":{"role":"assistant","provider":"p","model":"m","timestamp":1767225600000,"usage":{"totalTokens":5}}}`), session.Link{First: 0, Parent: -1})
+	charges := slices.Collect(c.rec.charges.all())
+	if len(charges) != 1 || PeriodOf(ByDay, charges[0].at, time.UTC) != "2026-01-01" {
+		t.Errorf("charges %+v", charges)
 	}
 }
 

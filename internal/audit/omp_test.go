@@ -20,8 +20,8 @@ import (
 func TestOmpUsage(t *testing.T) {
 	for _, name := range []string{"omp-minimal.jsonl", "omp-noslot.jsonl"} {
 		r := fileOf(t, filepath.Join("../../testdata/corpus/omp", name))
-		if r.Verdict != audit.OK || r.Report.Dialect != "omp" {
-			t.Fatalf("%s: verdict %s, dialect %s", name, r.Verdict, r.Report.Dialect)
+		if r.Verdict != audit.OK || r.Dialect != "omp" {
+			t.Fatalf("%s: verdict %s, dialect %s", name, r.Verdict, r.Dialect)
 		}
 		// the assistant turn (1500 input, 60 output, 200 cache read, 900
 		// cache write) and the title's model_usage (310, 12)

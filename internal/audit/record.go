@@ -1,12 +1,12 @@
 package audit
 
 import (
-	"os"
+	"slices"
 	"time"
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/parse"
-	"github.com/pisess/pisess/internal/validate"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // Verdict is a file's one-word audit result (cli.md, `audit`).
@@ -34,12 +34,9 @@ func Verdicts() []Verdict {
 // entry keys and usage charges for the deduplicating totals.
 type Record struct {
 	Path string
-	// Report is the full validation report. Set it to nil once it has
-	// been written out: the rest of the record is all Total needs.
-	Report *validate.Report
 
 	Verdict    Verdict
-	Status     validate.Status
+	Status     string // validate's: valid, tolerated or invalid
 	Version    int
 	Dialect    parse.Dialect // pi, or omp for an oh-my-pi file (docs/omp.md)
 	SessionID  string
@@ -69,10 +66,10 @@ type Record struct {
 	FirstActivity time.Time // earliest entry timestamp, else Modified
 	LastActivity  time.Time // latest entry timestamp, else Modified
 
-	parents []string // parentSession and branchedFrom values
-	keys    []uint64 // one key per entry with an id, in file order
-	charges []charge // one per usage record
-	models  []string // model names that charges refer to
+	parents []string  // parentSession and branchedFrom values
+	keys    keyList   // one key per entry with an id, in file order
+	charges chargeLog // one per usage record
+	models  []string  // model names that charges refer to
 }
 
 // MessageCount is the number of messages of all roles.
@@ -94,45 +91,48 @@ type charge struct {
 	price  pricing // whether cost is known
 }
 
-// File audits the file at path in its one validation pass with opts (the
-// Observer is set here). The error is a *validate.IOError when the file
-// cannot be read; problems in its content are in the record.
-func File(path string, opts validate.Options) (*Record, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, &validate.IOError{Path: path, Err: err}
-	}
-	c := newCollector()
-	opts.Observer = c
-	rep, err := validate.File(path, opts)
-	if err != nil {
-		return nil, err
-	}
-	return c.record(path, rep, info.ModTime()), nil
+// Validation is what the validation pass that gathered a file's figures
+// concluded (cli fills it from validate's report, which audit does not
+// read, so that the engines do not depend on each other).
+type Validation struct {
+	Status     string // valid, tolerated or invalid
+	TooNew     bool   // a newer format than pisess reads
+	NotSession bool   // JSONL that is not a pi session
+	Version    int
+	Dialect    parse.Dialect
+	SessionID  string
+	Entries    int
+	Bytes      int64
+	Findings   []finding.Finding
 }
 
-// verdictOf maps a validation report to a verdict.
-func verdictOf(rep *validate.Report) Verdict {
+// has reports whether the validation has a finding with the code.
+func (v *Validation) has(code finding.Code) bool {
+	return slices.ContainsFunc(v.Findings, func(f finding.Finding) bool { return f.Code == code })
+}
+
+// verdictOf maps a validation to a verdict.
+func verdictOf(v *Validation) Verdict {
 	switch {
-	case rep.Kind == validate.TooNew:
+	case v.TooNew:
 		return TooNew
-	case rep.Kind == validate.NotSession:
+	case v.NotSession:
 		return NotSession
-	case rep.Status == validate.Invalid:
+	case v.Status == "invalid":
 		return Corrupt
-	case rep.Status == validate.Tolerated, rep.Has(finding.MissingFinalNewline):
+	case v.Status == "tolerated", v.has(finding.MissingFinalNewline):
 		return Repairable
-	case rep.Version < validate.CurrentVersion:
+	case v.Version < session.CurrentVersion:
 		return NeedsMigration
 	}
 	return OK
 }
 
-// firstError returns the report's first error finding (by line), or nil.
-func firstError(rep *validate.Report) *finding.Finding {
-	for i := range rep.Findings {
-		if rep.Findings[i].Severity == finding.Error {
-			f := rep.Findings[i]
+// firstError returns the first error finding (by line), or nil.
+func firstError(findings []finding.Finding) *finding.Finding {
+	for i := range findings {
+		if findings[i].Severity == finding.Error {
+			f := findings[i]
 			return &f
 		}
 	}

@@ -17,12 +17,12 @@ func TestFixturesPassSchemas(t *testing.T) {
 	opts := options()
 	opts.Schemas = schemas
 	for _, r := range forkSet(t) {
-		again, err := audit.File(r.Path, opts)
+		again, rep, err := audit.FileReport(r.Path, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if again.Verdict != audit.OK || len(again.Report.Findings) != 0 {
-			t.Errorf("%s: %s %v", r.Path, again.Verdict, again.Report.Findings)
+		if again.Verdict != audit.OK || len(rep.Findings) != 0 {
+			t.Errorf("%s: %s %v", r.Path, again.Verdict, rep.Findings)
 		}
 	}
 }

@@ -115,7 +115,7 @@ func (r *Record) UsageIn(w Window) Usage {
 		return r.Usage
 	}
 	var u Usage
-	for _, ch := range r.charges {
+	for ch := range r.charges.all() {
 		if w.holds(ch.at) {
 			u.add(ch.tokens, ch.cost, ch.price)
 		}
@@ -152,7 +152,7 @@ func Total(recs []*Record, opts Options) Summary {
 		s.Entries += r.Entries - copies.count
 		s.Duplicates.Entries += copies.count
 		g.file(i, r)
-		for _, ch := range r.charges {
+		for ch := range r.charges.all() {
 			switch {
 			case !opts.Window.holds(ch.at):
 			case copies.has(ch.entry):
@@ -206,14 +206,14 @@ func (d *dedup) copies(i int, r *Record) copySet {
 		return copySet{}
 	}
 	var c copySet
-	for k, key := range r.keys {
+	for k, key := range r.keys.all() {
 		first, ok := owner[key]
 		switch {
 		case !ok:
 			owner[key] = int32(i)
 		case int(first) != i:
 			if c.mark == nil {
-				c.mark = make([]bool, len(r.keys))
+				c.mark = make([]bool, r.keys.len())
 			}
 			c.mark[k] = true
 			c.count++

@@ -43,7 +43,8 @@ func TestVerdictOfTornWritesAndBOM(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := verdictOf(rep); got != tt.want {
+			v := validationOf(rep)
+			if got := verdictOf(&v); got != tt.want {
 				t.Errorf("verdict %s, want %s (findings %v)", got, tt.want, rep.Findings)
 			}
 		})

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/pisess/pisess/internal/audit"
 	"github.com/pisess/pisess/internal/render"
+	"github.com/pisess/pisess/internal/validate"
 )
 
 // auditFlags are audit's flags.
@@ -53,6 +55,7 @@ type auditRun struct {
 }
 
 func (c *CLI) runAudit(f *auditFlags) error {
+	defer debug.SetGCPercent(debug.SetGCPercent(linkGCPercent))
 	a, err := c.newAuditRun(f)
 	if err != nil {
 		return err
@@ -68,7 +71,7 @@ func (c *CLI) runAudit(f *auditFlags) error {
 	ordered(len(targets), workers(f.jobs), func(i int) auditOutcome {
 		o := auditOutcome{err: targets[i].Err}
 		if o.err == nil {
-			o.rec, o.err = audit.File(targets[i].Path, opts)
+			o.rec, o.rep, o.err = auditFile(targets[i].Path, opts)
 		}
 		a.bar.step(o)
 		return o
@@ -176,10 +179,36 @@ func bound(flag, s string, loc *time.Location) (t time.Time, day bool, err error
 	return time.Time{}, false, usageErrorf("--%s must be a date (YYYY-MM-DD) or an RFC 3339 time (2026-01-31T18:00:00Z), not %q", flag, s)
 }
 
-// auditOutcome is one file's record or the error that prevented it.
+// auditOutcome is one file's record and report, or the error that
+// prevented them.
 type auditOutcome struct {
 	rec *audit.Record
+	rep *validate.Report
 	err error
+}
+
+// auditFile audits the file at path in its one validation pass with opts
+// (the Observer is set here): the audit's collector gathers the figures
+// as validate reads the entries. The error is a *validate.IOError when
+// the file cannot be read; problems in its content are in the report.
+func auditFile(path string, opts validate.Options) (*audit.Record, *validate.Report, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, &validate.IOError{Path: path, Err: err}
+	}
+	c := audit.NewCollector()
+	opts.Observer = c
+	rep, err := validate.File(path, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c.Record(path, validation(rep), info.ModTime()), rep, nil
+}
+
+// validation is what audit reads of a validation report.
+func validation(rep *validate.Report) audit.Validation {
+	return audit.Validation{Status: string(rep.Status), TooNew: rep.Kind == validate.TooNew, NotSession: rep.Kind == validate.NotSession,
+		Version: rep.Version, Dialect: rep.Dialect, SessionID: rep.SessionID, Entries: rep.Entries, Bytes: rep.Bytes, Findings: rep.Findings}
 }
 
 // emit takes one file's outcome in the order given: JSON is written at
@@ -195,13 +224,13 @@ func (a *auditRun) emit(_ int, o auditOutcome) {
 	rec := o.rec
 	a.records = append(a.records, rec)
 	if w := a.opt.Totals.Window; w.Overlaps(rec) {
-		row := render.AuditRow{Record: rec, Usage: rec.UsageIn(w)}
+		row := render.AuditRow{Record: rec, Report: o.rep, Usage: rec.UsageIn(w)}
 		if a.opt.Format == "json" && !a.opt.Summary {
 			render.AuditFile(a.c.Stdout, row)
 		}
+		row.Report = nil // written: the rest of the row is all the totals need
 		a.res.Rows = append(a.res.Rows, row)
 	}
-	rec.Report = nil
 }
 
 // ---- progress ----

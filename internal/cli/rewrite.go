@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
 
@@ -170,6 +171,7 @@ func verifyNone(opts validate.Options, counts func(finding.Finding) bool) safefi
 }
 
 func (c *CLI) runRewrite(ctx *cli.Context, f *rewriteFlags, op fileOp, verify verifier) error {
+	defer debug.SetGCPercent(debug.SetGCPercent(linkGCPercent))
 	if f.diff && !f.dryRun { // a real run is not previewed
 		return usageErrorf("--diff goes with --dry-run (it shows what a dry run would change)")
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pisess/pisess/internal/audit"
+	"github.com/pisess/pisess/internal/validate"
 )
 
 // The output of `pisess audit`: the JSON line of each file as it comes
@@ -18,6 +19,7 @@ import (
 // window.
 type AuditRow struct {
 	Record *audit.Record
+	Report *validate.Report // the file's validation, for its JSON object
 	Usage  audit.Usage
 }
 

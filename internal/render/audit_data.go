@@ -55,7 +55,7 @@ type auditFile struct {
 func fileJSON(row AuditRow) auditFile {
 	r, u := row.Record, row.Usage
 	f := auditFile{
-		Report: r.Report, Verdict: r.Verdict, Stuck: r.Stuck, Interleaved: r.Interleaved, CWD: r.CWD, Name: r.Name,
+		Report: row.Report, Verdict: r.Verdict, Stuck: r.Stuck, Interleaved: r.Interleaved, CWD: r.CWD, Name: r.Name,
 		Messages: r.Messages, Branches: r.Branches, LeafCount: r.Leaves,
 		Tokens: tokensJSON(u.Tokens), Cost: money(u.Cost), CostMissing: u.CostMissing, CostZero: u.CostZero,
 		Models: r.Models, Bytes: r.Bytes, Modified: isoTime(r.Modified),

@@ -36,7 +36,7 @@ func TestDependenciesOneWay(t *testing.T) {
 		"session":  {"validate", "project", "migrate", "render", "audit", "fix", "cli"},
 		"validate": {"project", "migrate", "render", "fix", "cli"},
 		"project":  {"validate", "migrate", "render", "audit", "fix", "cli"},
-		"audit":    {"project", "migrate", "render", "fix", "cli"},
+		"audit":    {"validate", "project", "migrate", "render", "fix", "cli"},
 		"migrate":  {"validate", "project", "render", "audit", "fix", "cli"},
 		"secrets":  {"session", "validate", "project", "migrate", "render", "audit", "fix", "export", "cli"},
 		"fix":      {"render", "audit", "export", "cli"},

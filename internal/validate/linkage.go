@@ -174,8 +174,9 @@ func (k *linker) lostIn(id string) string {
 // node returns the node of ordinal i.
 func (k *linker) node(i int32) *node { return k.nodes.at(i) }
 
-// enter checks one entry against the entries before it and records it.
-func (k *linker) enter(e entry) {
+// enter checks one entry against the entries before it, records it, and
+// returns where it stands in the tree.
+func (k *linker) enter(e entry) session.Link {
 	ord := k.nodes.len()
 	parent := k.resolveParent(e, ord)
 	n := node{parent: parent, jump: -1, aux: -1, line: int32(e.line), typ: k.code(e.Type)}
@@ -200,8 +201,12 @@ func (k *linker) enter(e entry) {
 	k.nodes.add(n)
 	k.appends.enter(ord, parent, e.ID, e.line, k.add)
 	k.checkReferences(e, ord) // before register: an entry cannot name itself
-	k.register(e, ord, n)
+	link := session.Link{Ord: ord, First: k.register(e, ord, n), Parent: parent}
+	if parent < 0 && e.HasID && e.HasParent && e.ParentID == e.ID {
+		link.Parent = link.First // a self-parent names its own id
+	}
 	k.remember(e, ord)
+	return link
 }
 
 // resolveParent finds the ordinal of e's parent and reports parent faults.
@@ -255,8 +260,10 @@ func (k *linker) isAncestor(a, x int32) bool {
 }
 
 // register records e's id (n is its node) and tool calls, and settles
-// forward references.
-func (k *linker) register(e entry, ord int32, n node) {
+// forward references. It returns the ordinal of the first entry with e's
+// id (-1 without one).
+func (k *linker) register(e entry, ord int32, n node) int32 {
+	first := int32(-1)
 	if e.HasID {
 		var prev int32
 		var dup bool
@@ -265,7 +272,9 @@ func (k *linker) register(e entry, ord int32, n node) {
 		} else {
 			prev, dup = k.ids.add(e.ID, ord)
 		}
+		first = ord
 		if dup {
+			first = prev
 			k.add(finding.Errorf(finding.DuplicateID, e.line, "id %q is already used on line %d", e.ID, k.node(prev).line).WithEntry(e.ID).WithPointer("/id"))
 		}
 		k.settlePending(e)
@@ -285,6 +294,7 @@ func (k *linker) register(e entry, ord int32, n node) {
 			k.sites.add(callSite{node: ord, prev: prev, id: k.texts.add(c.ID), name: k.intern(c.Name)})
 		}
 	}
+	return first
 }
 
 // settlePending reports the entries read before e that name it as their

@@ -46,7 +46,9 @@ type Observer interface {
 	// Header receives the header and the file's dialect (an omp file's
 	// title slot applied to h, as omp's loader applies it).
 	Header(line int, h *session.Header, dialect parse.Dialect)
-	Entry(line int, e *session.Entry)
+	// Entry receives each entry the linkage checks take, with its place
+	// in the tree as they found it.
+	Entry(line int, e *session.Entry, link session.Link)
 }
 
 // Options configure a validation.
@@ -433,9 +435,9 @@ func (p *pass) settle(r *inspected, num int) {
 	if !r.linkable {
 		return
 	}
-	p.links.enter(r.entry)
+	link := p.links.enter(r.entry)
 	if p.opts.Observer != nil {
-		p.opts.Observer.Entry(r.entry.line, &r.entry.Entry)
+		p.opts.Observer.Entry(r.entry.line, &r.entry.Entry, link)
 	}
 }
 

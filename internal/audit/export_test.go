@@ -1,0 +1,35 @@
+package audit
+
+import (
+	"os"
+
+	"github.com/pisess/pisess/internal/validate"
+)
+
+// FileReport audits the file at path in its one validation pass, wired
+// as cli wires it, and returns the report too: for the tests.
+func FileReport(path string, opts validate.Options) (*Record, *validate.Report, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, &validate.IOError{Path: path, Err: err}
+	}
+	c := NewCollector()
+	opts.Observer = c
+	rep, err := validate.File(path, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c.Record(path, validationOf(rep), info.ModTime()), rep, nil
+}
+
+// File is FileReport without the report.
+func File(path string, opts validate.Options) (*Record, error) {
+	r, _, err := FileReport(path, opts)
+	return r, err
+}
+
+// validationOf is what audit reads of a report (cli's validation).
+func validationOf(rep *validate.Report) Validation {
+	return Validation{Status: string(rep.Status), TooNew: rep.Kind == validate.TooNew, NotSession: rep.Kind == validate.NotSession,
+		Version: rep.Version, Dialect: rep.Dialect, SessionID: rep.SessionID, Entries: rep.Entries, Bytes: rep.Bytes, Findings: rep.Findings}
+}
