@@ -24,7 +24,7 @@ type Entry struct {
 	s      *Session
 	offset int64   // where the object starts in the file
 	millis float64 // new Date(timestamp).getTime(), when timeOK
-	strs   strRef  // id, parentId, timestamp and description in s.strs
+	strs   strRef  // id, parentId, timestamp and the description's length in s.strs
 	parent int32   // index of the parent entry, -1 for a root
 	size   int32   // bytes of the object in the file
 	typ    uint8   // 1 + the type's index in entryTypes, 0 for none or another (s.otherTypes)
@@ -32,7 +32,8 @@ type Entry struct {
 	timeOK bool
 }
 
-// The strings of an entry, in the order strStore.add takes them.
+// The strings of an entry, in the order strStore.add takes them, and
+// then the length of its description.
 const (
 	strID = iota
 	strParentID

@@ -34,7 +34,7 @@ func TestIDTable(t *testing.T) {
 				if i%11 == 5 {
 					id = "" // an entry without an id is never put
 				}
-				entries = append(entries, &Entry{Index: i, s: s, strs: s.strs.add(id, "", "", "")})
+				entries = append(entries, &Entry{Index: i, s: s, strs: s.strs.add(id, "", "", 0)})
 				if id != "" {
 					tab.put(entries, i)
 					want[id] = i

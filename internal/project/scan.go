@@ -37,8 +37,9 @@ type facts struct {
 	header                             []byte // the first object of a batch, copied when it is a session header: it may be the file's
 	hasKind                            bool   // the first object of a batch has a "kind" member (a newer pi's header)
 	desc                               string // what the Describer made of the record ("" when none)
-	// packed is where id, parentID, timestamp and desc lie in the batch's
-	// pack, laid out as strStore.add lays them out (-1: they do not).
+	// packed is where id, parentID, timestamp and the length of desc lie
+	// in the batch's pack, laid out as strStore.add lays them out (-1:
+	// they do not).
 	packed             int32
 	idHash, parentHash uint64 // of id and parentID, with the idTable's seed
 }
@@ -287,18 +288,21 @@ func (w *scanWorker) facts(l scanLine, k int, span [2]int, first bool) facts {
 	return f
 }
 
-// pack lays f's id, parentID, timestamp and desc in the batch's pack as
-// strStore.add lays them in a block, points f's strings at them there,
+// pack lays f's id, parentID, timestamp and the length of desc in the
+// batch's pack as strStore.add lays them in a block, copies desc to the
+// batch's scratch, points f's strings at them there,
 // and hashes the ids: the index takes the pack as a block of its store
 // in one copy, and finds parents without hashing on its one goroutine.
 func (w *scanWorker) pack(f *facts) {
 	b := &w.b.pack
 	f.packed = int32(len(*b))
-	for _, s := range [...]*string{&f.id, &f.parentID, &f.timestamp, &f.desc} {
+	for _, s := range [...]*string{&f.id, &f.parentID, &f.timestamp} {
 		*b = binary.AppendUvarint(*b, uint64(len(*s)))
 		*b = append(*b, *s...)
 		*s = unsafeString((*b)[len(*b)-len(*s):])
 	}
+	*b = binary.AppendUvarint(*b, uint64(len(f.desc)))
+	f.desc = w.b.strs.str(f.desc) // for the index's descriptions
 	f.idHash, f.parentHash = maphash.String(w.seed, f.id), maphash.String(w.seed, f.parentID)
 }
 
@@ -314,5 +318,5 @@ func (w *scanWorker) description(f *facts) string {
 	w.entry = Entry{typ: f.typCode, role: rc}
 	w.rec.Entry = &w.entry
 	w.desc = w.describe(&w.rec, w.desc[:0])
-	return unsafeString(w.desc) // pack copies it
+	return unsafeString(w.desc) // pack copies it to the batch's scratch
 }

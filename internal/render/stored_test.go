@@ -35,8 +35,9 @@ func TestDescribedIndexGivesTheSameViews(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}
+			rd := fast.Records()
 			for _, e := range fast.Entries {
-				if fast.Description(e) != "" {
+				if rd.Description(e) != "" {
 					described++
 				}
 			}
