@@ -30,6 +30,10 @@ type Entry struct {
 	typ    uint8   // 1 + the type's index in entryTypes, 0 for none or another (s.otherTypes)
 	role   uint8   // a message entry's role (after migration): 1 + its index in messageRoles, 0 for none or another
 	timeOK bool
+	// The strings the index does not keep, because they can be made again:
+	// the timestamp, millis's ISO form; the parentId, the id of the entry
+	// before.
+	isoTime, parentBefore bool
 }
 
 // The strings of an entry, in the order strStore.add takes them, and
@@ -46,10 +50,21 @@ func (e *Entry) ID() string { return e.s.strs.get(e.strs, strID) }
 
 // ParentID returns the entry's parentId, "" for a root (parentId null,
 // absent, empty or not a string).
-func (e *Entry) ParentID() string { return e.s.strs.get(e.strs, strParentID) }
+func (e *Entry) ParentID() string {
+	if e.parentBefore {
+		return e.s.Entries[e.Index-1].ID()
+	}
+	return e.s.strs.get(e.strs, strParentID)
+}
 
 // Timestamp returns the entry's ISO timestamp, "" when absent.
-func (e *Entry) Timestamp() string { return e.s.strs.get(e.strs, strTimestamp) }
+func (e *Entry) Timestamp() string {
+	if e.isoTime {
+		b, _ := appendISO(make([]byte, 0, len(isoForm)), e.millis)
+		return unsafeString(b)
+	}
+	return e.s.strs.get(e.strs, strTimestamp)
+}
 
 // Type returns the entry's type, "" when it is not a string.
 func (e *Entry) Type() string {

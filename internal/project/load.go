@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/pisess/pisess/internal/edit"
 	"github.com/pisess/pisess/internal/finding"
@@ -78,7 +79,8 @@ type Session struct {
 	descs      descriptions      // what OpenDescribed's Describer made of them
 	described  int               // entries the index holds a description of
 	largest    int32             // the size of the largest entry, in bytes
-	byID       *idTable          // id -> index of the last entry with that id (pi's byId)
+	byID       *idTable          // id -> index of the last entry with that id (pi's byId), while the index is built
+	lookup     sync.Once         // builds byID again for Lookup
 	labels     map[string]string // resolved label per target id
 	otherRoles map[int]string    // the roles of message entries that are not in messageRoles
 	otherTypes map[int]string    // the types of entries that are not in entryTypes
@@ -298,6 +300,7 @@ func (ix *indexer) settle(f *facts) error {
 		idHash, parentHash = ix.s.byID.hash(id), ix.s.byID.hash(parentID)
 	}
 	e.strs = ix.strings(f, id, parentID)
+	e.isoTime, e.parentBefore = f.isoTime, f.parentBefore && ix.s.Header.Version == CurrentVersion
 	ix.link(e, id, parentID, idHash, parentHash)
 	if f.typ == "message" {
 		ix.role(e, f.role)
@@ -465,11 +468,12 @@ func (ix *indexer) finish() (*Session, error) {
 		for _, e := range s.Entries {
 			resolve(e)
 		}
-		return s, nil
+	} else {
+		for _, i := range ix.unresolved {
+			resolve(s.Entries[i])
+		}
 	}
-	for _, i := range ix.unresolved {
-		resolve(s.Entries[i])
-	}
+	s.byID = nil // most views look no id up: Lookup builds the table again if one does
 	return s, nil
 }
 

@@ -42,6 +42,10 @@ type facts struct {
 	// they do not).
 	packed             int32
 	idHash, parentHash uint64 // of id and parentID, with the idTable's seed
+	// The pack leaves out timestamp when it is millis's ISO form (isoTime:
+	// timestamp is then ""), and parentID when it is the id of the entry
+	// before in the batch (parentBefore: parentID is that id).
+	isoTime, parentBefore bool
 }
 
 // Batches are cut at this many bytes or lines.
@@ -91,6 +95,7 @@ type scanWorker struct {
 	seed     maphash.Seed
 	desc     []byte // the Describer's buffer
 	b        *scanBatch
+	lastID   string // the id of the batch's last entry so far ("": none)
 }
 
 // A settler takes the facts of every object, and of every line without
@@ -227,7 +232,7 @@ func (p *pipeline) stop() {
 
 // batch pulls the facts out of every line of b.
 func (w *scanWorker) batch(b *scanBatch) {
-	w.b = b
+	w.b, w.lastID = b, ""
 	first := true
 	for _, l := range b.lines {
 		raw := b.arena[l.start:l.end]
@@ -285,10 +290,14 @@ func (w *scanWorker) facts(l scanLine, k int, span [2]int, first bool) facts {
 		f.desc = w.description(&f)
 	}
 	w.pack(&f)
+	if f.typ != "session" { // an entry (a misplaced header is none)
+		w.lastID = f.id
+	}
 	return f
 }
 
-// pack lays f's id, parentID, timestamp and the length of desc in the
+// pack lays f's id, parentID and timestamp (but those it need not keep:
+// facts.isoTime, facts.parentBefore) and the length of desc in the
 // batch's pack as strStore.add lays them in a block, copies desc to the
 // batch's scratch, points f's strings at them there,
 // and hashes the ids: the index takes the pack as a block of its store
@@ -296,7 +305,19 @@ func (w *scanWorker) facts(l scanLine, k int, span [2]int, first bool) facts {
 func (w *scanWorker) pack(f *facts) {
 	b := &w.b.pack
 	f.packed = int32(len(*b))
+	f.parentBefore = f.typ != "session" && f.parentID != "" && f.parentID == w.lastID
+	f.isoTime = f.timeOK && isISOOf(f.timestamp, f.millis)
+	if f.parentBefore {
+		f.parentID = w.lastID // in the pack already
+	}
+	if f.isoTime {
+		f.timestamp = ""
+	}
 	for _, s := range [...]*string{&f.id, &f.parentID, &f.timestamp} {
+		if s == &f.parentID && f.parentBefore {
+			*b = append(*b, 0)
+			continue
+		}
 		*b = binary.AppendUvarint(*b, uint64(len(*s)))
 		*b = append(*b, *s...)
 		*s = unsafeString((*b)[len(*b)-len(*s):])

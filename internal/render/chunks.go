@@ -8,7 +8,7 @@ import (
 )
 
 // chunkItems is how many lines (entries) one chunk of a view holds.
-const chunkItems = 4096
+const chunkItems = 1024
 
 // inChunks writes n items of a view on the cores: the items are cut into
 // chunks, render writes items [from, to) of one chunk into its own buffer
