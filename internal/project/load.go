@@ -283,7 +283,7 @@ func (ix *indexer) settle(f *facts) error {
 		return nil
 	}
 	e := ix.newEntry()
-	*e = Entry{Index: len(ix.s.Entries), Line: f.line, Object: f.object, offset: f.offset, size: f.size, parent: -1,
+	*e = Entry{Index: len(ix.s.Entries), Line: f.line, Object: int32(f.object), offset: f.offset, size: f.size, parent: -1,
 		s: ix.s, millis: f.millis, timeOK: f.timeOK, typ: f.typCode}
 	if e.typ == 0 && f.typ != "" {
 		ix.s.otherTypes[e.Index] = string([]byte(f.typ))
@@ -300,7 +300,12 @@ func (ix *indexer) settle(f *facts) error {
 		idHash, parentHash = ix.s.byID.hash(id), ix.s.byID.hash(parentID)
 	}
 	e.strs = ix.strings(f, id, parentID)
-	e.isoTime, e.parentBefore = f.isoTime, f.parentBefore && ix.s.Header.Version == CurrentVersion
+	if f.isoTime {
+		e.elided |= isoTime
+	}
+	if f.parentBefore && ix.s.Header.Version == CurrentVersion { // the one pack that leaves it out
+		e.elided |= parentBefore
+	}
 	ix.link(e, id, parentID, idHash, parentHash)
 	if f.typ == "message" {
 		ix.role(e, f.role)
