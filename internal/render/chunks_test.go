@@ -13,7 +13,8 @@ import (
 
 // Written a chunk at a time on several goroutines, the views are the same
 // bytes as written on one: tree and path, text and JSON, on a session of
-// several chunks with branches, labels and a day change.
+// several chunks with branches, labels and a day change, at a width and
+// at --width 0 (smaller chunks).
 func TestChunksWriteTheSameBytes(t *testing.T) {
 	const n = 3*chunkItems + 17
 	var b strings.Builder
@@ -45,6 +46,8 @@ func TestChunksWriteTheSameBytes(t *testing.T) {
 		"tree json":    func(w *bytes.Buffer) error { return TreeJSON(w, s, leaf) },
 		"path":         func(w *bytes.Buffer) error { return Path(w, s, path, ViewOptions{Width: 100}) },
 		"path json":    func(w *bytes.Buffer) error { return PathJSON(w, s, leaf, path) },
+		"tree whole":   func(w *bytes.Buffer) error { return Tree(w, s, leaf, ViewOptions{Width: 0}) }, // wholeChunkItems
+		"path whole":   func(w *bytes.Buffer) error { return Path(w, s, path, ViewOptions{Width: 0}) },
 	}
 	for name, write := range views {
 		var one, many bytes.Buffer
