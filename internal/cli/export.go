@@ -163,4 +163,4 @@ func limitExportMemory(s *project.Session) (restore func()) {
 
 // exportMargin is the least memory limit for writing the page, beyond
 // 1.5 times the largest entry.
-const exportMargin = 56 << 20
+const exportMargin = 40 << 20

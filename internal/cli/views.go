@@ -29,7 +29,7 @@ import (
 // the peak near the index's size, and a higher one while it grows spares
 // the cycles its growth alone would set off.
 const (
-	indexGCPercent = 50
+	indexGCPercent = 25
 	viewGCPercent  = 8
 )
 

@@ -17,22 +17,33 @@ import (
 // its strings lie in the session's strStore, which holds none, so the
 // collector has little to scan however many entries a session has.
 type Entry struct {
-	Index  int // position among the session's entries, in file order
-	Line   int // 1-based physical line the entry came from
-	Object int // which object of a line of concatenated objects (0 otherwise)
+	Index  int   // position among the session's entries, in file order
+	Line   int   // 1-based physical line the entry came from
+	Object int32 // which object of a line of concatenated objects (0 otherwise)
 
+	parent int32 // index of the parent entry, -1 for a root
+	size   int32 // bytes of the object in the file
+	typ    uint8 // 1 + the type's index in entryTypes, 0 for none or another (s.otherTypes)
+	role   uint8 // a message entry's role (after migration): 1 + its index in messageRoles, 0 for none or another
+	timeOK bool
+	elided elided // the strings the index does not keep
 	s      *Session
 	offset int64   // where the object starts in the file
 	millis float64 // new Date(timestamp).getTime(), when timeOK
-	strs   strRef  // id, parentId, timestamp and description in s.strs
-	parent int32   // index of the parent entry, -1 for a root
-	size   int32   // bytes of the object in the file
-	typ    uint8   // 1 + the type's index in entryTypes, 0 for none or another (s.otherTypes)
-	role   uint8   // a message entry's role (after migration): 1 + its index in messageRoles, 0 for none or another
-	timeOK bool
+	strs   strRef  // id, parentId, timestamp and the description's length in s.strs
 }
 
-// The strings of an entry, in the order strStore.add takes them.
+// elided are the strings of an entry that the index does not keep because
+// they can be made again (64 bytes an entry with them, 72 without).
+type elided uint8
+
+const (
+	isoTime      elided = 1 << iota // the timestamp is millis's ISO form
+	parentBefore                    // the parentId is the id of the entry before
+)
+
+// The strings of an entry, in the order strStore.add takes them, and
+// then the length of its description.
 const (
 	strID = iota
 	strParentID
@@ -45,10 +56,21 @@ func (e *Entry) ID() string { return e.s.strs.get(e.strs, strID) }
 
 // ParentID returns the entry's parentId, "" for a root (parentId null,
 // absent, empty or not a string).
-func (e *Entry) ParentID() string { return e.s.strs.get(e.strs, strParentID) }
+func (e *Entry) ParentID() string {
+	if e.elided&parentBefore != 0 {
+		return e.s.Entries[e.Index-1].ID()
+	}
+	return e.s.strs.get(e.strs, strParentID)
+}
 
 // Timestamp returns the entry's ISO timestamp, "" when absent.
-func (e *Entry) Timestamp() string { return e.s.strs.get(e.strs, strTimestamp) }
+func (e *Entry) Timestamp() string {
+	if e.elided&isoTime != 0 {
+		b, _ := appendISO(make([]byte, 0, len(isoForm)), e.millis)
+		return unsafeString(b)
+	}
+	return e.s.strs.get(e.strs, strTimestamp)
+}
 
 // Type returns the entry's type, "" when it is not a string.
 func (e *Entry) Type() string {

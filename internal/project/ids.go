@@ -3,7 +3,7 @@ package project
 import "hash/maphash"
 
 // idTable finds entries by id: an open-addressing hash table of entry
-// indices (8 bytes a slot, at most half full), the entries themselves
+// indices (8 bytes a slot, at most three quarters full), the entries themselves
 // holding the ids. A slot holds the top half of its id's hash beside the
 // index, so that a probe reads an entry only when that matches, and a
 // probe costs one cache miss. A map[string]int would cost several times
@@ -27,7 +27,7 @@ func (t *idTable) put(entries []*Entry, i int) (replaced bool) {
 
 // putHashed is put with the hash of the entry's id.
 func (t *idTable) putHashed(entries []*Entry, i int, h uint64) (replaced bool) {
-	if 2*(t.n+1) > len(t.slots) {
+	if 4*(t.n+1) > 3*len(t.slots) {
 		t.grow(entries[:i])
 	}
 	id := entries[i].ID()
@@ -80,13 +80,25 @@ func (t *idTable) grow(entries []*Entry) { t.resize(entries, 2*len(t.slots)) }
 // reserve makes room for about n ids at once, so that a large session's
 // table is not rebuilt at every doubling on the way.
 func (t *idTable) reserve(entries []*Entry, n int) {
-	size := len(t.slots)
-	for size < 2*n {
-		size *= 2
-	}
-	if size > len(t.slots) {
+	if size := slotsFor(n, len(t.slots)); size > len(t.slots) {
 		t.resize(entries, size)
 	}
+}
+
+// slotsFor is the number of slots, a power of two and at least size, that
+// holds n ids.
+func slotsFor(n, size int) int {
+	for 3*size < 4*n {
+		size *= 2
+	}
+	return size
+}
+
+// tableOf is the table of entries (after the index, for Lookup).
+func tableOf(entries []*Entry) *idTable {
+	t := newIDTable()
+	t.resize(entries, slotsFor(len(entries), len(t.slots)))
+	return t
 }
 
 // resize makes the table n slots (a power of two) and puts back every

@@ -217,3 +217,25 @@ func (p *isoParser) zone() (int, bool) {
 	}
 	return sign * (h*60 + m), true
 }
+
+// isoForm is the form of Date.prototype.toISOString, which pi writes its
+// timestamps in.
+const isoForm = "2006-01-02T15:04:05.000Z"
+
+// appendISO appends new Date(ms).toISOString() to b for the years 0 to
+// 9999 (the others are longer there), and reports whether it did.
+func appendISO(b []byte, ms float64) ([]byte, bool) {
+	t := time.UnixMilli(int64(ms)).UTC()
+	if ms != math.Trunc(ms) || t.Year() < 0 || t.Year() > 9999 {
+		return b, false
+	}
+	return t.AppendFormat(b, isoForm), true
+}
+
+// isISOOf reports whether s is new Date(ms).toISOString(), so that the
+// index need not keep s: appendISO of ms gives it back.
+func isISOOf(s string, ms float64) bool {
+	var buf [len(isoForm)]byte
+	b, ok := appendISO(buf[:0], ms)
+	return ok && string(b) == s
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/pisess/pisess/internal/edit"
 	"github.com/pisess/pisess/internal/finding"
@@ -75,9 +76,11 @@ type Session struct {
 	TitleSlot []byte
 
 	strs       strStore          // the entries' strings
+	descs      descriptions      // what OpenDescribed's Describer made of them
 	described  int               // entries the index holds a description of
 	largest    int32             // the size of the largest entry, in bytes
-	byID       *idTable          // id -> index of the last entry with that id (pi's byId)
+	byID       *idTable          // id -> index of the last entry with that id (pi's byId), while the index is built
+	lookup     sync.Once         // builds byID again for Lookup
 	labels     map[string]string // resolved label per target id
 	otherRoles map[int]string    // the roles of message entries that are not in messageRoles
 	otherTypes map[int]string    // the types of entries that are not in entryTypes
@@ -124,6 +127,7 @@ func OpenDescribed(path string, limits parse.Limits, describe Describer) (*Sessi
 
 // Close closes the file of a Session made by Open.
 func (s *Session) Close() error {
+	s.descs.close()
 	if s.closer == nil {
 		return nil
 	}
@@ -158,10 +162,17 @@ func Load(r io.Reader, limits parse.Limits) (*Session, error) {
 // index. src is where records are read back from later.
 func index(r io.Reader, src io.ReaderAt, name string, limits parse.Limits, describe Describer, size int64) (*Session, error) {
 	ix := &indexer{size: size, s: &Session{src: src, name: name, byID: newIDTable(), labels: map[string]string{}, otherTypes: map[int]string{}}}
-	if err := scan(r, limits, describe, ix.s.byID.seed, ix); err != nil {
+	err := scan(r, limits, describe, ix.s.byID.seed, ix)
+	ix.s.descs.finish()
+	if err != nil {
+		ix.s.descs.close()
 		return nil, err
 	}
-	return ix.finish()
+	s, err := ix.finish()
+	if err != nil {
+		ix.s.descs.close()
+	}
+	return s, err
 }
 
 // indexer is the sequential part of the index pass: it takes the facts of
@@ -214,8 +225,9 @@ func (ix *indexer) strings(f *facts, id, parentID string) strRef {
 	if desc != "" {
 		ix.s.described++
 	}
+	ix.s.descs.add(len(ix.s.Entries)-1, desc)
 	if !v3 {
-		return ix.s.strs.add(id, parentID, f.timestamp, desc)
+		return ix.s.strs.add(id, parentID, f.timestamp, len(desc))
 	}
 	if ix.packBlock < 0 {
 		ix.packBlock = ix.s.strs.adopt(bytes.Clone(ix.packBuf))
@@ -271,7 +283,7 @@ func (ix *indexer) settle(f *facts) error {
 		return nil
 	}
 	e := ix.newEntry()
-	*e = Entry{Index: len(ix.s.Entries), Line: f.line, Object: f.object, offset: f.offset, size: f.size, parent: -1,
+	*e = Entry{Index: len(ix.s.Entries), Line: f.line, Object: int32(f.object), offset: f.offset, size: f.size, parent: -1,
 		s: ix.s, millis: f.millis, timeOK: f.timeOK, typ: f.typCode}
 	if e.typ == 0 && f.typ != "" {
 		ix.s.otherTypes[e.Index] = string([]byte(f.typ))
@@ -288,6 +300,12 @@ func (ix *indexer) settle(f *facts) error {
 		idHash, parentHash = ix.s.byID.hash(id), ix.s.byID.hash(parentID)
 	}
 	e.strs = ix.strings(f, id, parentID)
+	if f.isoTime {
+		e.elided |= isoTime
+	}
+	if f.parentBefore && ix.s.Header.Version == CurrentVersion { // the one pack that leaves it out
+		e.elided |= parentBefore
+	}
 	ix.link(e, id, parentID, idHash, parentHash)
 	if f.typ == "message" {
 		ix.role(e, f.role)
@@ -455,17 +473,14 @@ func (ix *indexer) finish() (*Session, error) {
 		for _, e := range s.Entries {
 			resolve(e)
 		}
-		return s, nil
+	} else {
+		for _, i := range ix.unresolved {
+			resolve(s.Entries[i])
+		}
 	}
-	for _, i := range ix.unresolved {
-		resolve(s.Entries[i])
-	}
+	s.byID = nil // most views look no id up: Lookup builds the table again if one does
 	return s, nil
 }
-
-// Description returns what the Describer of OpenDescribed made of entry
-// e, or "" when it was not described (then read it back).
-func (s *Session) Description(e *Entry) string { return s.strs.get(e.strs, strDescription) }
 
 // Largest returns the size of the session's largest entry in the file,
 // in bytes.
@@ -473,7 +488,7 @@ func (s *Session) Largest() int { return int(s.largest) }
 
 // Described reports whether the Describer of OpenDescribed described
 // every entry, so that a view of the session reads no record back.
-func (s *Session) Described() bool { return s.described == len(s.Entries) }
+func (s *Session) Described() bool { return s.described == len(s.Entries) && s.descs.r != nil }
 
 // Read reads entry e back from the file onto a new Record, migrated as pi
 // migrates it in memory. To read many entries, a RecordReader is faster.
@@ -516,6 +531,7 @@ type RecordReader struct {
 	window []byte
 	start  int64 // file offset of window[0]
 	rec    Record
+	desc   descCursor
 }
 
 // errShortRead: the file ends before an entry the index found in it.

@@ -31,6 +31,11 @@ func (s *Session) DefaultLeaf() *Entry {
 // Lookup returns the entry with the given id (the last one, if the id is
 // duplicated, as pi's index does).
 func (s *Session) Lookup(id string) (*Entry, bool) {
+	s.lookup.Do(func() {
+		if s.byID == nil {
+			s.byID = tableOf(s.Entries)
+		}
+	})
 	i := s.byID.get(s.Entries, id)
 	if i < 0 || id == "" {
 		return nil, false

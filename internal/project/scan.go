@@ -37,10 +37,15 @@ type facts struct {
 	header                             []byte // the first object of a batch, copied when it is a session header: it may be the file's
 	hasKind                            bool   // the first object of a batch has a "kind" member (a newer pi's header)
 	desc                               string // what the Describer made of the record ("" when none)
-	// packed is where id, parentID, timestamp and desc lie in the batch's
-	// pack, laid out as strStore.add lays them out (-1: they do not).
+	// packed is where id, parentID, timestamp and the length of desc lie
+	// in the batch's pack, laid out as strStore.add lays them out (-1:
+	// they do not).
 	packed             int32
 	idHash, parentHash uint64 // of id and parentID, with the idTable's seed
+	// The pack leaves out timestamp when it is millis's ISO form (isoTime:
+	// timestamp is then ""), and parentID when it is the id of the entry
+	// before in the batch (parentBefore: parentID is that id).
+	isoTime, parentBefore bool
 }
 
 // Batches are cut at this many bytes or lines.
@@ -89,6 +94,7 @@ type scanWorker struct {
 	seed     maphash.Seed
 	desc     []byte // the Describer's buffer
 	b        *scanBatch
+	lastID   string // the id of the batch's last entry so far ("": none)
 }
 
 // A settler takes the facts of every object, and of every line without
@@ -204,7 +210,7 @@ func (p *batches) settleBatch(b *scanBatch) error {
 
 // batch pulls the facts out of every line of b.
 func (w *scanWorker) batch(b *scanBatch) {
-	w.b = b
+	w.b, w.lastID = b, ""
 	first := true
 	for _, l := range b.lines {
 		raw := b.arena[l.start:l.end]
@@ -262,21 +268,40 @@ func (w *scanWorker) facts(l scanLine, k int, span [2]int, first bool) facts {
 		f.desc = w.description(&f)
 	}
 	w.pack(&f)
+	if f.typ != "session" { // an entry (a misplaced header is none)
+		w.lastID = f.id
+	}
 	return f
 }
 
-// pack lays f's id, parentID, timestamp and desc in the batch's pack as
-// strStore.add lays them in a block, points f's strings at them there,
+// pack lays f's id, parentID and timestamp (but those it need not keep:
+// facts.isoTime, facts.parentBefore) and the length of desc in the
+// batch's pack as strStore.add lays them in a block, copies desc to the
+// batch's scratch, points f's strings at them there,
 // and hashes the ids: the index takes the pack as a block of its store
 // in one copy, and finds parents without hashing on its one goroutine.
 func (w *scanWorker) pack(f *facts) {
 	b := &w.b.pack
 	f.packed = int32(len(*b))
-	for _, s := range [...]*string{&f.id, &f.parentID, &f.timestamp, &f.desc} {
+	f.parentBefore = f.typ != "session" && f.parentID != "" && f.parentID == w.lastID
+	f.isoTime = f.timeOK && isISOOf(f.timestamp, f.millis)
+	if f.parentBefore {
+		f.parentID = w.lastID // in the pack already
+	}
+	if f.isoTime {
+		f.timestamp = ""
+	}
+	for _, s := range [...]*string{&f.id, &f.parentID, &f.timestamp} {
+		if s == &f.parentID && f.parentBefore {
+			*b = append(*b, 0)
+			continue
+		}
 		*b = binary.AppendUvarint(*b, uint64(len(*s)))
 		*b = append(*b, *s...)
 		*s = unsafeString((*b)[len(*b)-len(*s):])
 	}
+	*b = binary.AppendUvarint(*b, uint64(len(f.desc)))
+	f.desc = w.b.strs.str(f.desc) // for the index's descriptions
 	f.idHash, f.parentHash = maphash.String(w.seed, f.id), maphash.String(w.seed, f.parentID)
 }
 
@@ -292,5 +317,5 @@ func (w *scanWorker) description(f *facts) string {
 	w.entry = Entry{typ: f.typCode, role: rc}
 	w.rec.Entry = &w.entry
 	w.desc = w.describe(&w.rec, w.desc[:0])
-	return unsafeString(w.desc) // pack copies it
+	return unsafeString(w.desc) // pack copies it to the batch's scratch
 }

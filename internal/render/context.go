@@ -334,9 +334,18 @@ func sectionsOf(c *project.Context) []string {
 		return out
 	}
 	comp := c.Entries[0]
-	pos := make(map[*project.Entry]int, len(c.Path))
+	// The path positions of the compaction and of the sources (0 for one
+	// not on the path): a map of the messages' entries, not of the path,
+	// which can be every entry of the session (10 MB of map for 256,742).
+	pos := make(map[*project.Entry]int, len(c.Sources)+1)
+	pos[comp] = 0
+	for _, e := range c.Sources {
+		pos[e] = 0
+	}
 	for i, e := range c.Path {
-		pos[e] = i
+		if _, ok := pos[e]; ok {
+			pos[e] = i
+		}
 	}
 	tail := 0
 	for i, src := range c.Sources {

@@ -146,7 +146,7 @@ func PathJSON(w io.Writer, s *project.Session, leaf *project.Entry, path []*proj
 	if err := j.w.Flush(); err != nil {
 		return err
 	}
-	err := inChunks(w, len(path), func(w io.Writer, from, to int) error {
+	err := inChunks(w, len(path), chunkItems, func(w io.Writer, from, to int) error {
 		j := newJSONWriter(w)
 		j.comma = from > 0
 		rd := s.Records()
@@ -192,7 +192,7 @@ func TreeJSON(w io.Writer, s *project.Session, leaf *project.Entry) error {
 		return err
 	}
 	items := treeItems(t, len(s.Entries))
-	err := inChunks(w, len(items), func(w io.Writer, from, to int) error {
+	err := inChunks(w, len(items), chunkItems, func(w io.Writer, from, to int) error {
 		j := newJSONWriter(w)
 		rd := s.Records()
 		for _, it := range items[from:to] {

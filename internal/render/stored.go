@@ -76,7 +76,7 @@ func uvarint(s string) (uint64, string) {
 // viewOf describes entry e with the text limit: from the index when it
 // holds the description, else from its record read back through rd.
 func viewOf(s *project.Session, rd *project.RecordReader, e *project.Entry, limit int) (entryView, error) {
-	if d, ok := unpack(s.Description(e), limit); ok {
+	if d, ok := unpack(rd.Description(e), limit); ok {
 		return d, nil
 	}
 	r, err := rd.Read(e)

@@ -2,7 +2,11 @@ package render
 
 import (
 	"bytes"
+	"fmt"
+	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/pisess/pisess/internal/parse"
@@ -35,8 +39,9 @@ func TestDescribedIndexGivesTheSameViews(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}
+			rd := fast.Records()
 			for _, e := range fast.Entries {
-				if fast.Description(e) != "" {
+				if rd.Description(e) != "" {
 					described++
 				}
 			}
@@ -74,4 +79,67 @@ func views(t *testing.T, s *project.Session, json bool, opt ViewOptions) []byte 
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// TestDescriptionsPastMemory: on a session whose descriptions are more
+// than a spool keeps in memory (4 MiB: they go to a temporary file), the
+// described index gives the same tree and path as reading every record
+// back, with the lines written a chunk at a time on the cores.
+func TestDescriptionsPastMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a session of 60,000 entries")
+	}
+	const n = 60_000
+	var b bytes.Buffer
+	b.WriteString(header + "\n")
+	for i := range n {
+		parent := "null"
+		if i > 0 {
+			parent = fmt.Sprintf(`"%08x"`, i-1)
+			if i%500 == 0 {
+				parent = fmt.Sprintf(`"%08x"`, i-3) // a branch point
+			}
+		}
+		fmt.Fprintf(&b, `{"type":"message","id":"%08x","parentId":%s,"timestamp":"2026-02-09T15:00:00.000Z","message":{"role":"user","content":"turn %d: %s"}}`+"\n",
+			i, parent, i, strings.Repeat("words to describe ", 8))
+	}
+	path := filepath.Join(t.TempDir(), "many.jsonl")
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opt := ViewOptions{Width: 100, File: "f"}
+	plain, err := project.Open(path, parse.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	fast, err := project.OpenDescribed(path, parse.DefaultLimits(), ViewDescriber(false, opt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fast.Close()
+	if !fast.Described() {
+		t.Fatal("the index did not describe every entry")
+	}
+	limit := textLimit(opt)
+	rd, back := fast.Records(), plain.Records()
+	for i, e := range fast.Entries {
+		got := rd.Description(e) // in file order, then one far back: the marks
+		if i%1000 == 999 {
+			got = rd.Description(fast.Entries[i-777])
+			e = fast.Entries[i-777]
+		}
+		r, err := back.Read(plain.Entries[e.Index])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := string(describe(r, limit).pack(nil, limit)); got != want {
+			t.Fatalf("entry %d: the index's description %q, the record's %q", e.Index, got, want)
+		}
+	}
+	procs := runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), 2))
+	defer runtime.GOMAXPROCS(procs)
+	if a, b := views(t, plain, false, opt), views(t, fast, false, opt); !bytes.Equal(a, b) {
+		t.Errorf("the described index gives %d bytes, reading back %d", len(b), len(a))
+	}
 }

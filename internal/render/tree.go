@@ -198,9 +198,11 @@ func (it treeItem) conn() string {
 func (tr *treeRun) lines() error {
 	tr.levels = []level{{}}
 	items := tr.layout()
-	return inChunks(tr.tw.out, len(items), func(w io.Writer, from, to int) error {
+	readers := &readerPool{s: tr.s}
+	return inChunks(tr.tw.out, len(items), chunkSize(tr.tw.opt), func(w io.Writer, from, to int) error {
 		c := *tr
-		c.tw, c.records = newTextWriter(w, tr.tw.opt), tr.s.Records()
+		c.tw, c.records = newTextWriter(w, tr.tw.opt), readers.get()
+		defer readers.put(c.records)
 		for _, it := range items[from:to] {
 			switch it.kind {
 			case itemFold:
@@ -464,9 +466,11 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 	if err := tw.flush(); err != nil {
 		return err
 	}
-	return inChunks(w, len(path), func(w io.Writer, from, to int) error {
+	readers := &readerPool{s: s}
+	return inChunks(w, len(path), chunkSize(opt), func(w io.Writer, from, to int) error {
 		tw := newTextWriter(w, opt)
-		records := s.Records()
+		records := readers.get()
+		defer readers.put(records)
 		day := ""
 		for j := from - 1; j >= 0 && day == ""; j-- {
 			day, _ = splitTime(path[j].Timestamp()) // the rule the lines before this chunk drew last
