@@ -20,8 +20,8 @@ import (
 // needed).
 var goroutinesAllowed = map[string]string{
 	"internal/safefile/interrupt.go": "the signal watcher: waits for Ctrl-C to remove the temp files",
-	"internal/fix/fork.go":          "the dry run's writer of the stand-in session into a pipe that project.Load reads",
-	"internal/fix/slimrewrite.go":   "the check of the new lines: the validator reading a pipe beside the writer",
+	"internal/fix/fork.go":           "the dry run's writer of the stand-in session into a pipe that project.Load reads",
+	"internal/fix/slimrewrite.go":    "the check of the new lines: the validator reading a pipe beside the writer",
 }
 
 // TestNoHandWrittenPools: worker goroutines are internal/pipeline's; a go
