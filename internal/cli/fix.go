@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"runtime/debug"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -176,6 +177,7 @@ func (c *CLI) runFix(ctx *cli.Context, f *fixFlags, op fixOp) error {
 	if file == "-" {
 		return usageErrorf("%s changes a file: it cannot read standard input", name)
 	}
+	defer debug.SetGCPercent(debug.SetGCPercent(indexGCPercent)) // as the views: the index is most of the heap, and holds few pointers
 	vopts, err := validateOptions(&f.limits, true)
 	if err != nil {
 		return err
