@@ -40,8 +40,9 @@ type Tape struct {
 	nodes []node
 	i     int
 	depth int
-	keys  *Keys // the keys named on the key nodes of this build, or nil
-	next  *Keys // the keys the next builds name (SetKeys)
+	keys  *Keys  // the keys named on the key nodes of this build, or nil
+	next  *Keys  // the keys the next builds name (SetKeys)
+	chunk []byte // StrChunks' buffer, kept for the next call (nil while one is under way)
 }
 
 type node struct {

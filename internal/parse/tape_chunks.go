@@ -15,8 +15,9 @@ const strChunk = 64 << 10
 // readers that measure or scan a string that may be hundreds of megabytes
 // long without holding a decoded copy of it. A string without escapes is
 // one piece that shares the input; an escaped one is decoded into one
-// reused buffer of about 64 KiB, so a piece is valid only until the next.
-// Nothing when n is not a string.
+// buffer of about 64 KiB, which the tape keeps for its next StrChunks, so a
+// piece is valid only until the next piece, or the next StrChunks of the
+// tape. Nothing when n is not a string.
 func (t *Tape) StrChunks(n int) iter.Seq[string] {
 	return func(yield func(string) bool) {
 		if n < 0 || t.nodes[n].kind != KindString {
@@ -29,7 +30,12 @@ func (t *Tape) StrChunks(n int) iter.Seq[string] {
 			}
 			return
 		}
-		buf := make([]byte, 0, min(len(body), strChunk)+utf8.UTFMax+8)
+		buf := t.chunk[:0] // taken: a StrChunks within this one makes its own
+		t.chunk = nil
+		if want := min(len(body), strChunk) + utf8.UTFMax + 8; cap(buf) < want {
+			buf = make([]byte, 0, want)
+		}
+		defer func() { t.chunk = buf[:0] }()
 		for i := 0; i < len(body); {
 			buf, i = decodeSome(buf, body, i)
 			cut := len(buf)

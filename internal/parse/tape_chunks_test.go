@@ -38,3 +38,44 @@ func TestStrChunks(t *testing.T) {
 		t.Error("a number yields a piece")
 	}
 }
+
+// The decoding buffer is the tape's, kept from one StrChunks to the next
+// (the views decode every escaped text of a session through it: a new
+// buffer each time was 350 MB of garbage on a 1 GB session), and a
+// StrChunks within another gets one of its own, so neither's pieces are
+// overwritten by the other's.
+func TestStrChunksReuseTheTapesBuffer(t *testing.T) {
+	var tape Tape
+	if err := tape.Build([]byte(`{"a":"one\ntwo","b":"three\tfour ` + strings.Repeat(`\u00e9`, 30000) + `"}`)); err != nil {
+		t.Fatal(err)
+	}
+	a, b := tape.Get(0, "a"), tape.Get(0, "b")
+	wantA, _ := tape.Str(a)
+	wantB, _ := tape.Str(b)
+	join := func(n int) string {
+		var s strings.Builder
+		for piece := range tape.StrChunks(n) {
+			s.WriteString(piece)
+		}
+		return s.String()
+	}
+	count := func(n int) (bytes int) {
+		for piece := range tape.StrChunks(n) {
+			bytes += len(piece)
+		}
+		return bytes
+	}
+	count(b) // the buffer is the tape's from now on
+	if allocs := testing.AllocsPerRun(20, func() { count(a); count(b) }); allocs != 0 {
+		t.Errorf("StrChunks of an escaped string: %.0f allocations, want the tape's buffer reused", allocs)
+	}
+	var outer strings.Builder
+	inner := ""
+	for piece := range tape.StrChunks(a) {
+		inner = join(b)
+		outer.WriteString(piece)
+	}
+	if outer.String() != wantA || inner != wantB {
+		t.Errorf("nested StrChunks: outer %q, inner of %d bytes (want %q, %d)", outer.String(), len(inner), wantA, len(wantB))
+	}
+}

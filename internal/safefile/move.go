@@ -60,7 +60,7 @@ func halfMoved(fsys FS, from, to string) error {
 		}
 		return nil
 	}
-	same, err := sameBytes(fsys, from, to)
+	same, err := SameBytes(fsys, from, to)
 	if err != nil {
 		return &Error{Code: ReadFailed, Path: to, Err: err}
 	}
@@ -84,8 +84,8 @@ func sameName(fsys FS, a, b string) bool {
 	return filepath.Join(da, filepath.Base(a)) == filepath.Join(db, filepath.Base(b))
 }
 
-// sameBytes reports whether the files a and b hold the same bytes.
-func sameBytes(fsys FS, a, b string) (bool, error) {
+// SameBytes reports whether the files a and b hold the same bytes.
+func SameBytes(fsys FS, a, b string) (bool, error) {
 	fa, err := fsys.Open(a)
 	if err != nil {
 		return false, err

@@ -154,7 +154,7 @@ func sameSession(fsys safefile.FS, a, b Session) (bool, error) {
 	if a.Info.Size() != b.Info.Size() {
 		return false, nil
 	}
-	return sameBytes(fsys, a.Path, b.Path)
+	return safefile.SameBytes(fsys, a.Path, b.Path)
 }
 
 // checkTarget refuses a target name that holds another file with other
@@ -174,7 +174,7 @@ func checkTarget(fsys safefile.FS, j *job) error {
 		j.linked = true
 		return nil
 	}
-	same, err := sameBytes(fsys, j.Path, j.dest)
+	same, err := safefile.SameBytes(fsys, j.Path, j.dest)
 	if err != nil {
 		return err
 	}
@@ -410,29 +410,4 @@ func within(path, dir string) (rest string, ok bool) {
 		return path[len(dir):], true
 	}
 	return "", false
-}
-
-// sameBytes reports whether the files a and b hold the same bytes.
-func sameBytes(fsys safefile.FS, a, b string) (bool, error) {
-	fa, err := fsys.Open(a)
-	if err != nil {
-		return false, err
-	}
-	defer fa.Close()
-	fb, err := fsys.Open(b)
-	if err != nil {
-		return false, err
-	}
-	defer fb.Close()
-	ra, rb := bufio.NewReader(fa), bufio.NewReader(fb)
-	for {
-		x, errA := ra.ReadByte()
-		y, errB := rb.ReadByte()
-		switch {
-		case errA != nil || errB != nil:
-			return errors.Is(errA, io.EOF) && errors.Is(errB, io.EOF), nil
-		case x != y:
-			return false, nil
-		}
-	}
 }

@@ -181,7 +181,7 @@ func checkTrash(fsys safefile.FS, c *candidate, to string) error {
 	case os.SameFile(info, c.Info):
 		return nil
 	}
-	same, err := sameBytes(fsys, c.Path, to)
+	same, err := safefile.SameBytes(fsys, c.Path, to)
 	if err != nil {
 		return err
 	}
