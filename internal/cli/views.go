@@ -33,9 +33,9 @@ const (
 	viewGCPercent  = 8
 	// At --width 0 a line is a whole text, decoded into the output: the
 	// garbage is the texts', not the index's, and at 8 the collector ran
-	// for a quarter of tree's time (8.5 s against 5.9 s at 15 on the 1 GB
-	// session of 269,177 entries, at 61-65 MiB of the 64.5 MiB bound).
-	wholeViewGCPercent = 15
+	// for a quarter of tree's time (8.5 s against 6.2 s at 12 on the 1 GB
+	// session of 269,177 entries, at 61-64 MiB of the 64.5 MiB bound).
+	wholeViewGCPercent = 12
 )
 
 // collectAfter is the size of an entry past which the index's garbage is
