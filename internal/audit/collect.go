@@ -37,6 +37,16 @@ type Collector struct {
 	titled     bool // omp: the name is the title slot's or the header's, which a title_change does not move
 	earliest   time.Time
 	latest     time.Time
+	last       lastModel // the model of the last usage record: most records are the same model's
+}
+
+// lastModel is the model the last usage record was charged to, named and
+// indexed, so that the next record of the same provider and model costs
+// two string compares, not a concatenation and two map lookups.
+type lastModel struct {
+	provider, model string // as the entry gave them (copies)
+	name            string // modelName of them
+	index           int32  // in rec.models; -1 until a record is charged to it
 }
 
 // NewCollector returns a Collector for one file.
@@ -45,6 +55,7 @@ func NewCollector() *Collector {
 		rec:        &Record{Messages: map[string]int{}},
 		models:     map[string]struct{}{},
 		modelIndex: map[string]int32{},
+		last:       lastModel{index: -1},
 	}
 	c.children = newChildCounts()
 	return c
@@ -78,7 +89,7 @@ func (c *Collector) Header(_ int, h *session.Header, dialect parse.Dialect) {
 // Entry takes one entry and its place in the tree (validate.Observer).
 func (c *Collector) Entry(line int, e *session.Entry, link session.Link) {
 	c.observed++
-	at, _ := time.Parse(time.RFC3339Nano, e.Timestamp) // the zero time when absent or bad
+	at := e.At // the zero time when absent or bad
 	if at.After(c.latest) {
 		c.latest = at
 	}
@@ -165,7 +176,7 @@ func (c *Collector) message(msg *session.Message, key int32, at time.Time) {
 			c.rec.FirstMessage = strings.Clone(oneLine(msg.Text, firstMessageRunes)) // msg shares the file
 		}
 	case "assistant":
-		model := modelName(msg.Provider, msg.Model)
+		model := c.named(msg.Provider, msg.Model)
 		c.setCurrent(model)
 		c.use(model)
 		c.charge(msg.Usage, key, at, model)
@@ -199,11 +210,42 @@ func (c *Collector) setCurrent(model string) {
 	}
 }
 
+// named is modelName(provider, model), the last one's when they are the
+// last assistant's.
+func (c *Collector) named(provider, model string) string {
+	if provider != c.last.provider || model != c.last.model {
+		c.last = lastModel{provider: strings.Clone(provider), model: strings.Clone(model), index: -1} // not indexed yet
+		c.last.name = modelName(c.last.provider, c.last.model)
+	}
+	return c.last.name
+}
+
 // use notes a model as used.
 func (c *Collector) use(model string) {
+	if model == c.last.name && c.last.index >= 0 {
+		return // indexed, so seen
+	}
 	if _, seen := c.models[model]; model != "" && !seen {
 		c.models[strings.Clone(model)] = struct{}{}
 	}
+}
+
+// modelNumber is model's index in rec.models, added when new.
+func (c *Collector) modelNumber(model string) int32 {
+	if model == c.last.name && c.last.index >= 0 {
+		return c.last.index
+	}
+	i, ok := c.modelIndex[model]
+	if !ok {
+		model = strings.Clone(model)
+		i = int32(len(c.rec.models))
+		c.rec.models = append(c.rec.models, model)
+		c.modelIndex[model] = i
+	}
+	if model == c.last.name {
+		c.last.index = i
+	}
+	return i
 }
 
 // charge counts one usage record, when u is one.
@@ -218,14 +260,7 @@ func (c *Collector) charge(u session.Usage, key int32, at time.Time, model strin
 		ch.at = at.UnixMilli()
 	}
 	if model != "" {
-		i, ok := c.modelIndex[model]
-		if !ok {
-			model = strings.Clone(model)
-			i = int32(len(c.rec.models))
-			c.rec.models = append(c.rec.models, model)
-			c.modelIndex[model] = i
-		}
-		ch.model = i
+		ch.model = c.modelNumber(model)
 	}
 	c.rec.charges.add(ch)
 }

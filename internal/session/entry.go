@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/pisess/pisess/internal/parse"
 )
@@ -46,6 +47,10 @@ type Entry struct {
 	// (provider, modelId) has none.
 	ModelRole string
 	Name      string // session_info: name; omp's title_change: title
+	// At is the timestamp as time.RFC3339Nano reads it (the zero time when
+	// absent or unreadable), parsed here, on the cores that read the
+	// entries, rather than in file order where the audit keeps them.
+	At time.Time
 }
 
 // SetsDefaultModel reports whether a model_change sets the model in use:
@@ -312,6 +317,7 @@ func (e *Entry) Read(pt *parse.Tape, d Detail) {
 		}
 	}
 	if d == Figures {
+		e.At, _ = time.Parse(time.RFC3339Nano, e.Timestamp)
 		switch e.Type {
 		case "usage", "model_usage": // model_usage: omp's call outside the transcript
 			e.Provider, _ = t.Str(k.provider)

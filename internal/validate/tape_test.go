@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/session"
@@ -186,6 +187,7 @@ func entryFromMap(v map[string]any, line int, linear bool) entry {
 			}
 		}
 	}
+	e.At, _ = time.Parse(time.RFC3339Nano, e.Timestamp) // a figure: Go's reading of the timestamp
 	switch e.Type {
 	case "usage":
 		e.Provider, _ = str(v, "provider")
