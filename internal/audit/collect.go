@@ -38,6 +38,7 @@ type Collector struct {
 	earliest   time.Time
 	latest     time.Time
 	last       lastModel // the model of the last usage record: most records are the same model's
+	roles      [8]int    // messages of pi's roles, by knownRoles' index
 }
 
 // lastModel is the model the last usage record was charged to, named and
@@ -166,7 +167,11 @@ func (c *Collector) derived(line int, e *session.Entry) int32 {
 
 // message gathers one message entry.
 func (c *Collector) message(msg *session.Message, key int32, at time.Time) {
-	c.rec.Messages[role(msg.Role)]++
+	if i := knownRole(msg.Role); i >= 0 {
+		c.roles[i]++
+	} else {
+		c.rec.Messages[strings.Clone(msg.Role)]++ // a map keeps the key it is last given, and msg shares the file
+	}
 	if at.IsZero() && msg.Millis > 0 {
 		at = time.UnixMilli(msg.Millis)
 	}
@@ -189,16 +194,20 @@ func (c *Collector) message(msg *session.Message, key int32, at time.Time) {
 	}
 }
 
-// role returns pi's message roles as constants, any other role as a copy:
-// a map keeps the key it is last given (even for a key it has), and msg's
-// strings share the file.
-func role(r string) string {
-	for _, known := range [...]string{"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary", "system"} {
+// knownRoles are pi's message roles, counted in an array as they come
+// (Collector.roles) and into Record.Messages at the end.
+func knownRoles() [8]string {
+	return [...]string{"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary", "system"}
+}
+
+// knownRole is r's index in knownRoles, -1 when it is none of them.
+func knownRole(r string) int {
+	for i, known := range knownRoles() {
 		if r == known {
-			return known
+			return i
 		}
 	}
-	return strings.Clone(r)
+	return -1
 }
 
 // setCurrent notes the model in use from here on. model may share the
@@ -269,6 +278,11 @@ func (c *Collector) charge(u session.Usage, key int32, at time.Time, model strin
 // pass has ended with v; modified is its modification time.
 func (c *Collector) Record(path string, v Validation, modified time.Time) *Record {
 	r := c.rec
+	for i, name := range knownRoles() {
+		if c.roles[i] > 0 {
+			r.Messages[name] += c.roles[i]
+		}
+	}
 	r.Path = path
 	r.Verdict = verdictOf(&v)
 	r.Status = v.Status
