@@ -131,15 +131,7 @@ type use struct {
 // osWriteUses finds the uses of osWrites in f: a call of os.OpenFile
 // whose flag names no write flag is a read.
 func osWriteUses(f *ast.File) []use {
-	osName := ""
-	for _, imp := range f.Imports {
-		if imp.Path.Value == `"os"` {
-			osName = "os"
-			if imp.Name != nil {
-				osName = imp.Name.Name
-			}
-		}
-	}
+	osName := importName(f, "os", "os")
 	if osName == "" {
 		return nil
 	}

@@ -1,12 +1,10 @@
-package pipeline
+package session
 
 import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"maps"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,34 +27,12 @@ var goroutinesAllowed = map[string]string{
 // files aside) is a pool written by hand, unless goroutinesAllowed says
 // why it is not.
 func TestNoHandWrittenPools(t *testing.T) {
-	root := filepath.Join("..", "..")
 	found := map[string][]string{} // file: what, at which line
-	fset := token.NewFileSet()
-	for _, top := range []string{"cmd", "internal"} {
-		err := filepath.WalkDir(filepath.Join(root, top), func(path string, d fs.DirEntry, err error) error {
-			switch {
-			case err != nil:
-				return err
-			case d.IsDir() && (d.Name() == "testdata" || path == filepath.Join(root, "internal", "pipeline")):
-				return filepath.SkipDir
-			case d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go"):
-				return nil
-			}
-			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(root, path)
-			rel = filepath.ToSlash(rel)
-			for _, at := range goroutineUses(f) {
-				found[rel] = append(found[rel], at.what+" at line "+strconv.Itoa(fset.Position(at.pos).Line))
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
+	eachProductionFile(t, "../..", "pipeline", func(fset *token.FileSet, rel string, f *ast.File) {
+		for _, u := range goroutineUses(f) {
+			found[rel] = append(found[rel], u.name+" at line "+strconv.Itoa(fset.Position(u.at).Line))
 		}
-	}
+	})
 	if len(found) == 0 {
 		t.Fatal("no go statement found anywhere: the walk is broken (the signal watcher has one)")
 	}
@@ -72,31 +48,18 @@ func TestNoHandWrittenPools(t *testing.T) {
 	}
 }
 
-type goroutineUse struct {
-	pos  token.Pos
-	what string
-}
-
 // goroutineUses lists the go statements and the mentions of
 // sync.WaitGroup in f.
-func goroutineUses(f *ast.File) []goroutineUse {
-	syncName := ""
-	for _, imp := range f.Imports {
-		if p, _ := strconv.Unquote(imp.Path.Value); p == "sync" {
-			syncName = "sync"
-			if imp.Name != nil {
-				syncName = imp.Name.Name
-			}
-		}
-	}
-	var uses []goroutineUse
+func goroutineUses(f *ast.File) []use {
+	syncName := importName(f, "sync", "sync")
+	var uses []use
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.GoStmt:
-			uses = append(uses, goroutineUse{n.Pos(), "go statement"})
+			uses = append(uses, use{n.Pos(), "go statement"})
 		case *ast.SelectorExpr:
 			if x, ok := n.X.(*ast.Ident); ok && syncName != "" && x.Name == syncName && n.Sel.Name == "WaitGroup" {
-				uses = append(uses, goroutineUse{n.Pos(), "sync.WaitGroup"})
+				uses = append(uses, use{n.Pos(), "sync.WaitGroup"})
 			}
 		}
 		return true
@@ -104,23 +67,29 @@ func goroutineUses(f *ast.File) []goroutineUse {
 	return uses
 }
 
-// TestLeaf: the package imports nothing of pisess, so that any package
-// may use it.
-func TestLeaf(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no files: %v", err)
-	}
-	fset := token.NewFileSet()
-	for _, name := range files {
-		f, err := parser.ParseFile(fset, name, nil, parser.ImportsOnly)
+// TestGoroutineUses: the scan behind the pool rule finds go statements
+// and WaitGroups however sync is imported, and nothing in a file without.
+func TestGoroutineUses(t *testing.T) {
+	for _, tt := range []struct {
+		src  string
+		want []string
+	}{
+		{`func f() { go f() }`, []string{"go statement"}},
+		{`import "sync"; var wg sync.WaitGroup`, []string{"sync.WaitGroup"}},
+		{`import s "sync"; var wg s.WaitGroup`, []string{"sync.WaitGroup"}},
+		{`import "sync"; var m sync.Mutex`, nil},
+		{`type sync struct{ WaitGroup int }; var x sync; var y = x.WaitGroup`, nil},
+	} {
+		var got []string
+		f, err := parser.ParseFile(token.NewFileSet(), "x.go", "package x; "+tt.src, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, imp := range f.Imports {
-			if p, _ := strconv.Unquote(imp.Path.Value); strings.HasPrefix(p, "github.com/pisess/") && !strings.HasSuffix(name, "_test.go") {
-				t.Errorf("%s imports %s", name, p)
-			}
+		for _, u := range goroutineUses(f) {
+			got = append(got, u.name)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.src, got, tt.want)
 		}
 	}
 }
