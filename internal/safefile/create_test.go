@@ -34,20 +34,6 @@ func createDir(t *testing.T) (dir, other string) {
 	return dir, other
 }
 
-// names lists dir.
-func names(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range entries {
-		out = append(out, e.Name())
-	}
-	return out
-}
-
 // noHardLinks makes every Link fail as a file system without them does.
 func noHardLinks(fail func(op, name string) error) func(op, name string) error {
 	return func(op, name string) error {
@@ -102,7 +88,7 @@ func TestCreateFailuresLeaveNothing(t *testing.T) {
 					if got, _ := os.ReadFile(other); string(got) != "theirs\n" {
 						t.Errorf("the other file now holds %q", got)
 					}
-					left := names(t, dir)
+					left := dirNames(t, dir)
 					if err != nil {
 						var e *Error
 						if !errors.As(err, &e) || e.Path != path {
@@ -162,7 +148,7 @@ func TestCreateAppearsWhole(t *testing.T) {
 	if info, _ := os.Stat(path); info == nil || info.Mode().Perm() != 0o600 {
 		t.Errorf("mode %v", info)
 	}
-	if left := names(t, dir); len(left) != 1 {
+	if left := dirNames(t, dir); len(left) != 1 {
 		t.Errorf("left behind: %v", left)
 	}
 }
@@ -221,7 +207,7 @@ func TestCreateNeverOverwrites(t *testing.T) {
 					t.Errorf("the existing file now holds %q", got)
 				}
 			}
-			if left := names(t, dir); len(left) != 1 {
+			if left := dirNames(t, dir); len(left) != 1 {
 				t.Errorf("left behind: %v", left)
 			}
 		})
@@ -272,7 +258,7 @@ func TestCreateInterrupted(t *testing.T) {
 			path := filepath.Join(dir, "new.jsonl")
 			temps := &Temps{}
 			err := Create(newFaultFS(interruptAt(temps, tt.op, tt.match(path), tt.links)), path, 0o600, temps, produceBody)
-			left := names(t, dir)
+			left := dirNames(t, dir)
 			if tt.complete {
 				if got, _ := os.ReadFile(path); err != nil || string(got) != createBody || len(left) != 2 {
 					t.Errorf("err %v, left %v, new file %q", err, left, got)
@@ -307,7 +293,7 @@ func TestCreateProducerError(t *testing.T) {
 	if !errors.As(err, &e) || e.Code != WriteFailed || e.Path != path {
 		t.Errorf("err = %#v", err)
 	}
-	if left := names(t, dir); len(left) != 0 {
+	if left := dirNames(t, dir); len(left) != 0 {
 		t.Errorf("left behind: %v", left)
 	}
 }
