@@ -73,7 +73,9 @@ func (t *transcript) line(s string) string {
 	return strings.Join(strings.Fields(t.clean(s)), " ")
 }
 
-func (t *transcript) write() {
+// facts writes the heading and the facts of the session both forms
+// begin with: its id, cwd, start and, when there is one, the leaf.
+func (t *transcript) facts() {
 	h := t.s.Header
 	t.printf("# %s\n\n", t.line(t.heading()))
 	t.printf("- session: `%s`\n", t.line(h.ID))
@@ -84,6 +86,10 @@ func (t *transcript) write() {
 	if t.leaf != nil {
 		t.printf("- leaf: `%s` (%d entries on the path of %d)\n", t.line(shortID(t.leaf.ID())), len(t.path), len(t.s.Entries))
 	}
+}
+
+func (t *transcript) write() {
+	t.facts()
 	t.printf("- tokens: %s (%s)\n\n", count(t.total.TotalTokens), usageLine(&t.total))
 	for i, e := range t.path {
 		t.entry(i+1, t.turn(e))
@@ -106,16 +112,7 @@ func (t *transcript) writeBranches() {
 			}
 		}
 	}
-	h := t.s.Header
-	t.printf("# %s\n\n", t.line(t.heading()))
-	t.printf("- session: `%s`\n", t.line(h.ID))
-	if h.Cwd != "" {
-		t.printf("- cwd: `%s`\n", t.line(h.Cwd))
-	}
-	t.printf("- started: %s\n", t.line(when(h.Timestamp)))
-	if t.leaf != nil {
-		t.printf("- leaf: `%s` (%d entries on the path of %d)\n", t.line(shortID(t.leaf.ID())), len(t.path), len(t.s.Entries))
-	}
+	t.facts()
 	t.printf("- branches: %d (the path to every leaf, each entry written once)\n", len(leaves))
 	if n := len(t.s.Entries) - shown; n > 0 {
 		t.printf("- not shown: %d entries on a parentId cycle (no path reaches them)\n", n)
