@@ -88,13 +88,13 @@ short:
 # Bounded fuzzing of the parser, repair and migration (regressions live in
 # each package's testdata/fuzz).
 fuzz:
-	$(GO) test ./internal/parse -run '^$$' -fuzz '^FuzzClassify$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
-	$(GO) test ./internal/parse -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./internal/session -run '^$$' -fuzz '^FuzzClassify$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./internal/session -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./internal/validate -run '^$$' -fuzz '^FuzzTapeAgrees$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
-	$(GO) test ./internal/parse -run '^$$' -fuzz '^FuzzStrPrefix$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
-	$(GO) test ./internal/parse -run '^$$' -fuzz '^FuzzUnquote$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./internal/session -run '^$$' -fuzz '^FuzzStrPrefix$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./internal/session -run '^$$' -fuzz '^FuzzUnquote$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./internal/session -run '^$$' -fuzz '^FuzzReadHeader$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
-	$(GO) test ./internal/edit -run '^$$' -fuzz '^FuzzEditRoundTrip$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./internal/session -run '^$$' -fuzz '^FuzzEditRoundTrip$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./internal/fix -run '^$$' -fuzz '^FuzzPlaceholders$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./internal/grep -run '^$$' -fuzz '^FuzzPrefilter$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./internal/hostile -run '^$$' -fuzz '^FuzzRepair$$' -fuzztime $(FUZZTIME_CMD) -fuzzminimizetime 5s

@@ -100,7 +100,7 @@ fi
 GENSRC=testdata/corpus/valid generate views $VIEWS
 
 echo "bench: Go micro-benchmarks -> $OUT/micro.txt" >&2
-$GO test ./internal/parse ./internal/validate ./internal/secrets -run '^$' -bench . -benchmem -benchtime "$BENCHTIME" | tee "$OUT/micro.txt"
+$GO test ./internal/session ./internal/validate ./internal/secrets -run '^$' -bench . -benchmem -benchtime "$BENCHTIME" | tee "$OUT/micro.txt"
 
 sets=()
 if [ "$SRC" = "$CORPUS" ]; then

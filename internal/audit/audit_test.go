@@ -13,11 +13,11 @@ import (
 
 	"github.com/pisess/pisess/internal/audit"
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 	"github.com/pisess/pisess/internal/validate"
 )
 
-func options() validate.Options { return validate.Options{Limits: parse.DefaultLimits()} }
+func options() validate.Options { return validate.Options{Limits: session.DefaultLimits()} }
 
 // fileOf audits one file, failing the test on an I/O error.
 func fileOf(t testing.TB, path string) *audit.Record {

@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/session"
 )
 
@@ -33,7 +32,7 @@ type Collector struct {
 	modelIndex map[string]int32
 	current    string       // the model in use at this point of the file
 	ids        *session.IDs // a version-1 file's derived entry ids
-	dialect    parse.Dialect
+	dialect    session.Dialect
 	titled     bool // omp: the name is the title slot's or the header's, which a title_change does not move
 	earliest   time.Time
 	latest     time.Time
@@ -63,11 +62,11 @@ func NewCollector() *Collector {
 }
 
 // Header takes the file's header and dialect (validate.Observer).
-func (c *Collector) Header(_ int, h *session.Header, dialect parse.Dialect) {
+func (c *Collector) Header(_ int, h *session.Header, dialect session.Dialect) {
 	c.rec.CWD = strings.Clone(h.Cwd)
 	c.version = h.Version
 	c.dialect = dialect
-	if dialect == parse.Omp {
+	if dialect == session.Omp {
 		c.rec.Name = ompTitle(h.Title)
 		c.titled = h.TitleFromSlot || c.rec.Name != ""
 	}
@@ -115,11 +114,11 @@ func (c *Collector) Entry(line int, e *session.Entry, link session.Link) {
 	case "branch_summary":
 		c.charge(e.Usage, key, at, c.current)
 	case "session_info":
-		if c.dialect != parse.Omp { // omp names a session by its title
+		if c.dialect != session.Omp { // omp names a session by its title
 			c.rec.Name = strings.Clone(session.JSTrim(e.Name)) // pi trims it; a blank name clears it
 		}
 	case "title_change":
-		if c.dialect == parse.Omp && !c.titled { // a file whose header never got its title
+		if c.dialect == session.Omp && !c.titled { // a file whose header never got its title
 			c.rec.Name = ompTitle(e.Name)
 		}
 	}
@@ -187,7 +186,7 @@ func (c *Collector) message(msg *session.Message, key int32, at time.Time) {
 		c.charge(msg.Usage, key, at, model)
 	case "toolResult":
 		usage := msg.Usage
-		if c.dialect == parse.Omp && msg.ToolName == "task" {
+		if c.dialect == session.Omp && msg.ToolName == "task" {
 			usage = msg.TaskUsage // omp counts its subagents' usage, and only that (entryUsage)
 		}
 		c.charge(usage, key, at, c.current)

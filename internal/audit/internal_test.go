@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/session"
 )
 
@@ -56,7 +55,7 @@ func TestOneLine(t *testing.T) {
 // entryOn reads an entry's JSON as validate hands it to the collector.
 func entryOn(t *testing.T, line string) *session.Entry {
 	t.Helper()
-	var tape parse.Tape
+	var tape session.Tape
 	if err := tape.Build([]byte(line)); err != nil {
 		t.Fatalf("%s: %v", line, err)
 	}
@@ -136,12 +135,12 @@ func TestPeriodOf(t *testing.T) {
 // A message entry without its own timestamp is dated by its message's.
 func TestChargeTimeFallback(t *testing.T) {
 	c := NewCollector()
-	var tape parse.Tape
+	var tape session.Tape
 	if err := tape.Build([]byte(`{"type":"session","version":3,"cwd":"/w"}`)); err != nil {
 		t.Fatal(err)
 	}
 	h := session.ReadHeader(&tape)
-	c.Header(1, &h, parse.Pi)
+	c.Header(1, &h, session.Pi)
 	c.Entry(2, entryOn(t, `{"type":"message","id":"00000001","message":{"role":"assistant","provider":"p","model":"m","timestamp":1767225600000,"usage":{"totalTokens":5}}}`), session.Link{First: 0, Parent: -1})
 	charges := slices.Collect(c.rec.charges.all())
 	if len(charges) != 1 || PeriodOf(ByDay, charges[0].at, time.UTC) != "2026-01-01" {

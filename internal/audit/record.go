@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/session"
 )
 
@@ -38,7 +37,7 @@ type Record struct {
 	Verdict    Verdict
 	Status     string // validate's: valid, tolerated or invalid
 	Version    int
-	Dialect    parse.Dialect // pi, or omp for an oh-my-pi file (docs/omp.md)
+	Dialect    session.Dialect // pi, or omp for an oh-my-pi file (docs/omp.md)
 	SessionID  string
 	Entries    int
 	FirstError *finding.Finding // the first error finding, if any
@@ -99,7 +98,7 @@ type Validation struct {
 	TooNew     bool   // a newer format than pisess reads
 	NotSession bool   // JSONL that is not a pi session
 	Version    int
-	Dialect    parse.Dialect
+	Dialect    session.Dialect
 	SessionID  string
 	Entries    int
 	Bytes      int64

@@ -9,7 +9,7 @@ import (
 
 	"github.com/pisess/pisess/internal/audit"
 	"github.com/pisess/pisess/internal/migrate"
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // Two snapshots of one session (the same header id; the later one grew)
@@ -185,7 +185,7 @@ func TestVersion1SnapshotsCountOnce(t *testing.T) {
 	}
 	defer in.Close()
 	var out strings.Builder
-	if _, err := migrate.Migrate(in, &out, parse.DefaultLimits()); err != nil {
+	if _, err := migrate.Migrate(in, &out, session.DefaultLimits()); err != nil {
 		t.Fatal(err)
 	}
 	migrated := filepath.Join(dir, "migrated/2026-01-01T00-00-00-000Z_s1.jsonl")

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 	"github.com/pisess/pisess/internal/validate"
 )
 
@@ -26,7 +26,7 @@ func TestStuck(t *testing.T) {
 	}
 	var recs []*Record
 	for _, tt := range tests {
-		r, err := File(filepath.Join(corpus, tt.file), validate.Options{Limits: parse.DefaultLimits()})
+		r, err := File(filepath.Join(corpus, tt.file), validate.Options{Limits: session.DefaultLimits()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // Grouping chooses grouped totals.
@@ -145,7 +145,7 @@ func Total(recs []*Record, opts Options) Summary {
 			s.Stuck++
 		}
 		s.Versions[r.Version]++
-		if r.Dialect == parse.Omp {
+		if r.Dialect == session.Omp {
 			s.Omp++
 		}
 		s.Bytes += r.Bytes

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 	"github.com/pisess/pisess/internal/validate"
 )
 
@@ -39,7 +39,7 @@ func TestVerdictOfTornWritesAndBOM(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, err := validate.Stream("t.jsonl", strings.NewReader(tt.in), validate.Options{Limits: parse.DefaultLimits(), Schemas: schemas})
+			rep, err := validate.Stream("t.jsonl", strings.NewReader(tt.in), validate.Options{Limits: session.DefaultLimits(), Schemas: schemas})
 			if err != nil {
 				t.Fatal(err)
 			}

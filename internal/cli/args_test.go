@@ -70,14 +70,14 @@ func valueFor(cmd, flag string) (string, bool) {
 }
 
 // session is the file every command of the test works on.
-const session = "../../testdata/corpus/valid/v3-everything.jsonl"
+const everything = "../../testdata/corpus/valid/v3-everything.jsonl"
 
 // A flag means the same before and after the positional arguments: same
 // exit code, same output, same file afterwards. Before this test,
 // `migrate FILE --dry-run` took --dry-run for a second path and rewrote
 // the file.
 func TestFlagsAnywhere(t *testing.T) {
-	original, err := os.ReadFile(session)
+	original, err := os.ReadFile(everything)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -103,7 +103,7 @@ type CLI struct {
 // returns the exit code.
 // It sets no memory limit: the reader collects before it makes a buffer
 // for a long line, which frees what the previous pass over the file left
-// (parse.Reader), and a fixed soft limit below a long line's working set
+// (session.Reader), and a fixed soft limit below a long line's working set
 // makes the collector run without end.
 func Run(build Build) int {
 	c := &CLI{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now, Build: build}

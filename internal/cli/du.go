@@ -7,8 +7,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pisess/pisess/internal/du"
-	"github.com/pisess/pisess/internal/fix"
 	"github.com/pisess/pisess/internal/render"
+	"github.com/pisess/pisess/internal/session"
 	"github.com/pisess/pisess/internal/text"
 )
 
@@ -55,8 +55,8 @@ func (c *CLI) runDU(f *duFlags) error {
 		return err
 	}
 	maxBytes := int64(f.maxBytes)
-	if maxBytes != 0 && maxBytes < fix.MinSlimBytes {
-		return usageErrorf("--max-bytes must be 0 (not asked) or at least %s, as slim --rewrite takes it", text.Bytes(fix.MinSlimBytes))
+	if maxBytes != 0 && maxBytes < session.MinSlimBytes {
+		return usageErrorf("--max-bytes must be 0 (not asked) or at least %s, as slim --rewrite takes it", text.Bytes(session.MinSlimBytes))
 	}
 	opt := render.DUOptions{Format: f.format, Summary: f.summary, Shrink: maxBytes > 0}
 	if opt.Width, err = c.duWidth(f.width); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pisess/pisess/internal/export"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/render"
 	"github.com/pisess/pisess/internal/safefile"
 )
 
@@ -83,7 +84,7 @@ func (c *CLI) runExport(ctx *cli.Context, f *exportFlags) error {
 		return err
 	}
 	v := &view{file: file}
-	opts := export.Options{Name: filepath.Base(v.file), MaxBlock: f.maxBlock}
+	opts := export.Options{Name: filepath.Base(v.file), Summary: render.Summary, MaxBlock: f.maxBlock}
 	if f.redact {
 		if opts.Redact, err = f.rules.load(); err != nil {
 			return err

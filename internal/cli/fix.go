@@ -8,8 +8,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pisess/pisess/internal/fix"
-	"github.com/pisess/pisess/internal/render"
 	"github.com/pisess/pisess/internal/safefile"
+	"github.com/pisess/pisess/internal/session"
 	"github.com/pisess/pisess/internal/text"
 )
 
@@ -200,8 +200,8 @@ func (c *CLI) runFix(ctx *cli.Context, f *fixFlags, op fixOp) error {
 		}
 	case "slim":
 		opts.MaxBytes = int64(f.maxBytes)
-		if opts.MaxBytes < fix.MinSlimBytes {
-			return usageErrorf("--max-bytes must be at least %s (the placeholder must fit)", text.Bytes(fix.MinSlimBytes))
+		if opts.MaxBytes < session.MinSlimBytes {
+			return usageErrorf("--max-bytes must be at least %s (the placeholder must fit)", text.Bytes(session.MinSlimBytes))
 		}
 		if err := f.checkSlim(&opts); err != nil {
 			return err
@@ -226,7 +226,7 @@ func (c *CLI) runFix(ctx *cli.Context, f *fixFlags, op fixOp) error {
 // emitFix writes the outcome of command and returns the exit code as an
 // error.
 func (c *CLI) emitFix(command, format string, rep fix.Report, err error) error {
-	r := render.FixResult{Report: rep}
+	r := fixResult{Report: rep}
 	exit := ExitOK
 	if err != nil {
 		r.Reason = err.Error()
@@ -235,7 +235,7 @@ func (c *CLI) emitFix(command, format string, rep fix.Report, err error) error {
 			r.Action = "refused"
 		}
 	}
-	render.Fixes{Out: c.Stdout, Err: c.Stderr, Command: command, Format: format,
+	fixReport{Out: c.Stdout, Err: c.Stderr, Command: command, Format: format,
 		Quiet: c.quiet(), Style: c.style(c.Stdout)}.Result(r)
 	return exitWith(exit)
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // Each command binds its flags to the fields of one struct of its own
@@ -43,7 +43,7 @@ func (p *pathFlags) flags() []cli.Flag {
 type limitFlags struct{ maxLine, maxFile byteSize }
 
 func (l *limitFlags) flags() []cli.Flag {
-	def := parse.DefaultLimits()
+	def := session.DefaultLimits()
 	return []cli.Flag{
 		sizeFlag(&l.maxLine, "max-line-bytes", int64(def.MaxLineBytes), "longest line accepted"),
 		sizeFlag(&l.maxFile, "max-file-bytes", def.MaxFileBytes, "largest file accepted, 0 for no limit"),
@@ -51,11 +51,11 @@ func (l *limitFlags) flags() []cli.Flag {
 }
 
 // limits checks the limits given.
-func (l *limitFlags) limits() (parse.Limits, error) {
+func (l *limitFlags) limits() (session.Limits, error) {
 	if l.maxLine <= 0 || l.maxLine > math.MaxInt32 {
-		return parse.Limits{}, usageErrorf("--max-line-bytes must be from 1 byte to 2GiB")
+		return session.Limits{}, usageErrorf("--max-line-bytes must be from 1 byte to 2GiB")
 	}
-	return parse.Limits{MaxLineBytes: int(l.maxLine), MaxFileBytes: int64(l.maxFile)}, nil
+	return session.Limits{MaxLineBytes: int(l.maxLine), MaxFileBytes: int64(l.maxFile)}, nil
 }
 
 // sizeFlag is a byte-size flag read into dest, def by default.

@@ -11,9 +11,9 @@ import (
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/grep"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/render"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // grepFlags are grep's flags.
@@ -153,11 +153,11 @@ func (f *grepFlags) options(pattern string) (grep.Options, error) {
 // grepTarget searches one file. With needPath, or when a match has no
 // entry id (a version-1 file), the file is indexed to say which matches
 // are on the default leaf's path and what the entries' ids are.
-func grepTarget(m *grep.Matcher, t target, lim parse.Limits, needPath bool) grepOutcome {
+func grepTarget(m *grep.Matcher, t target, lim session.Limits, needPath bool) grepOutcome {
 	if t.Err != nil {
 		return grepOutcome{err: t.Err}
 	}
-	f, err := parse.OpenFile(t.Path)
+	f, err := session.OpenFile(t.Path)
 	if err != nil {
 		return grepOutcome{err: err}
 	}
@@ -166,7 +166,7 @@ func grepTarget(m *grep.Matcher, t target, lim parse.Limits, needPath bool) grep
 	st, err := m.File(f, func(x grep.Match) { o.matches = append(o.matches, x) })
 	o.tooLong = st.TooLong
 	switch {
-	case errors.Is(err, parse.ErrFileTooLarge):
+	case errors.Is(err, session.ErrFileTooLarge):
 		o.err = fmt.Errorf("%s: %s: %w", t.Path, finding.FileTooLarge, err)
 	case err != nil:
 		o.err = fmt.Errorf("%s: %w", t.Path, err)
@@ -182,7 +182,7 @@ func grepTarget(m *grep.Matcher, t target, lim parse.Limits, needPath bool) grep
 // leaf's path, and fills in the ids pi derives for version-1 entries. A
 // file the index cannot read (or whose path is a cycle) has no match on
 // the path.
-func placeMatches(path string, lim parse.Limits, matches []grep.Match) []bool {
+func placeMatches(path string, lim session.Limits, matches []grep.Match) []bool {
 	on := make([]bool, len(matches))
 	s, err := project.Open(path, lim)
 	if err != nil {

@@ -12,9 +12,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/render"
 	"github.com/pisess/pisess/internal/safefile"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // stdinName is how standard input ("-") is named in reports.
@@ -242,7 +242,7 @@ func settingsSessionDir(path string) (string, error) {
 	if string(bytes.Trim(data, jsonSpace)) == "null" {
 		return "", nil
 	}
-	var t parse.Tape
+	var t session.Tape
 	if t.Build(data) != nil {
 		return "", errors.New("not a JSON object")
 	}
@@ -253,7 +253,7 @@ func settingsSessionDir(path string) (string, error) {
 	if s, ok := t.Str(dir); ok {
 		return strings.Clone(s), nil
 	}
-	if k := t.Kind(dir); k != parse.KindNone && k != parse.KindNull {
+	if k := t.Kind(dir); k != session.KindNone && k != session.KindNull {
 		return "", errors.New("sessionDir is not a string")
 	}
 	return "", nil

@@ -11,10 +11,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/render"
 	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/secrets"
+	"github.com/pisess/pisess/internal/session"
 	"github.com/pisess/pisess/internal/validate"
 )
 
@@ -156,7 +156,7 @@ func (c *CLI) redactInPlace(r *redaction, backup bool) error {
 // as it is now.
 func (r *redaction) rewriteOnce(backup bool) (safefile.Outcome, secrets.RedactResult, error) {
 	var res secrets.RedactResult
-	base, err := r.baseline(func() (io.ReadCloser, error) { return parse.OpenFile(r.file) })
+	base, err := r.baseline(func() (io.ReadCloser, error) { return session.OpenFile(r.file) })
 	if err != nil {
 		return safefile.Outcome{}, res, err
 	}
@@ -205,7 +205,7 @@ func rewriteExit(err error) error {
 // redactCopy writes the redacted copy to output, or to stdout when output
 // is "". Nothing is written unless the copy passes the check.
 func (c *CLI) redactCopy(r *redaction, output string) error {
-	open := func() (io.ReadCloser, error) { return parse.OpenFile(r.file) }
+	open := func() (io.ReadCloser, error) { return session.OpenFile(r.file) }
 	switch {
 	case r.file == "-":
 		data, err := io.ReadAll(c.Stdin)
@@ -311,7 +311,7 @@ func refusal(err error) error {
 	switch {
 	case errors.As(err, &le):
 		f = finding.Errorf(le.Code, le.Line, "%s", le.Msg)
-	case errors.Is(err, parse.ErrFileTooLarge):
+	case errors.Is(err, session.ErrFileTooLarge):
 		f = finding.Errorf(finding.FileTooLarge, 0, "%v", err)
 	default:
 		return err
@@ -324,7 +324,7 @@ func redactError(file string, err error) error {
 	switch {
 	case errors.As(err, &le):
 		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s:%d: error %s: %s", file, le.Line, le.Code, le.Msg)}
-	case errors.Is(err, parse.ErrFileTooLarge):
+	case errors.Is(err, session.ErrFileTooLarge):
 		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s: %s: %v", file, finding.FileTooLarge, err)}
 	}
 	return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %w", file, err)}

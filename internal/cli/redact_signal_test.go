@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/secrets"
+	"github.com/pisess/pisess/internal/session"
 	"github.com/pisess/pisess/internal/validate"
 )
 
@@ -36,7 +36,7 @@ func TestRedactInterruptRemovesTheTempFile(t *testing.T) {
 	if dir := os.Getenv("PISESS_TEST_REDACT_SIGNAL"); dir != "" {
 		path := filepath.Join(dir, "s.jsonl")
 		rules, _ := secrets.Default()
-		lim := parse.DefaultLimits()
+		lim := session.DefaultLimits()
 		c := &CLI{Stdout: io.Discard, Stderr: io.Discard}
 		r := &redaction{fsys: signalFS{safefile.OS()}, file: path, opts: secrets.Options{Rules: rules, Limits: lim}, vopts: validate.Options{Limits: lim}}
 		fmt.Println(c.redactInPlace(r, false))
@@ -66,7 +66,7 @@ func (s linkSignalFS) Link(oldname, newname string) error {
 func TestRedactOutputInterruptLeavesNothing(t *testing.T) {
 	if dir := os.Getenv("PISESS_TEST_REDACT_OUTPUT_SIGNAL"); dir != "" {
 		rules, _ := secrets.Default()
-		lim := parse.DefaultLimits()
+		lim := session.DefaultLimits()
 		c := &CLI{Stdout: io.Discard, Stderr: io.Discard}
 		r := &redaction{fsys: linkSignalFS{safefile.OS()}, file: filepath.Join(dir, "s.jsonl"), opts: secrets.Options{Rules: rules, Limits: lim}, vopts: validate.Options{Limits: lim}}
 		fmt.Println(c.redactCopy(r, filepath.Join(dir, "out.jsonl")))

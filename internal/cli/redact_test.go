@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/secrets"
+	"github.com/pisess/pisess/internal/session"
 	"github.com/pisess/pisess/internal/validate"
 )
 
@@ -59,7 +59,7 @@ func redactWith(t *testing.T, backup bool, fsys func(path string) safefile.FS) (
 	if rerr != nil {
 		t.Fatal(rerr)
 	}
-	lim := parse.DefaultLimits()
+	lim := session.DefaultLimits()
 	var out, errOut bytes.Buffer
 	c := &CLI{Stdout: &out, Stderr: &errOut}
 	r := &redaction{fsys: fsys(path), file: path, opts: secrets.Options{Rules: rules, Limits: lim}, vopts: validate.Options{Limits: lim}}

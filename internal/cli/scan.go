@@ -9,9 +9,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/render"
 	"github.com/pisess/pisess/internal/secrets"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // scanFlags are scan's flags.
@@ -142,7 +142,7 @@ func (c *CLI) scanTarget(t target, opts secrets.Options) scanOutcome {
 	collect := func(f secrets.Finding) { o.found = append(o.found, f) }
 	var in io.Reader = c.Stdin
 	if !t.Stdin {
-		f, err := parse.OpenFile(t.Path)
+		f, err := session.OpenFile(t.Path)
 		if err != nil {
 			return scanOutcome{err: err}
 		}
@@ -151,7 +151,7 @@ func (c *CLI) scanTarget(t target, opts secrets.Options) scanOutcome {
 	}
 	o.stats, o.err = secrets.Scan(t.Path, in, opts, collect)
 	switch {
-	case errors.Is(o.err, parse.ErrFileTooLarge):
+	case errors.Is(o.err, session.ErrFileTooLarge):
 		o.err = fmt.Errorf("%s: %s: %w", t.Path, finding.FileTooLarge, o.err)
 	case o.err != nil:
 		o.err = fmt.Errorf("%s: %w", t.Path, o.err)

@@ -16,10 +16,10 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/render"
 	"github.com/pisess/pisess/internal/safefile"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // The garbage collector's targets for the views (Go's default is 100):
@@ -296,10 +296,10 @@ func isPipe(name string) bool {
 }
 
 // openPipe spools the pipe at name, as standard input is. It opens it as
-// parse.OpenFile does, so a FIFO that no process writes reads as empty
+// session.OpenFile does, so a FIFO that no process writes reads as empty
 // instead of hanging the view.
-func openPipe(name string, lim parse.Limits, describe project.Describer) (*project.Session, error) {
-	f, err := parse.OpenFile(name)
+func openPipe(name string, lim session.Limits, describe project.Describer) (*project.Session, error) {
+	f, err := session.OpenFile(name)
 	if err != nil {
 		return nil, err
 	}
@@ -310,7 +310,7 @@ func openPipe(name string, lim parse.Limits, describe project.Describer) (*proje
 // openSpooled copies in to a scratch file (removed once the index has it
 // open, which keeps it readable; Ctrl-C meanwhile removes it too) and
 // indexes that, so that records can be read back.
-func openSpooled(in io.Reader, lim parse.Limits, describe project.Describer) (*project.Session, error) {
+func openSpooled(in io.Reader, lim session.Limits, describe project.Describer) (*project.Session, error) {
 	temps := &safefile.Temps{}
 	defer temps.RemoveOnSignal(safefile.OS())()
 	f, err := safefile.Scratch(temps, "pisess-stdin-*.jsonl")
@@ -356,7 +356,7 @@ func (v *view) loadError(err error) error {
 	switch {
 	case errors.As(err, &he):
 		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s:%d: %s: %s", v.file, he.Line, he.Code, he.Msg)}
-	case errors.Is(err, parse.ErrFileTooLarge):
+	case errors.Is(err, session.ErrFileTooLarge):
 		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s: %s: %v", v.file, finding.FileTooLarge, err)}
 	}
 	return &ExitError{Code: ExitUsage, Err: err}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // interruptingReader is standard input that delivers a session, then,
@@ -52,7 +52,7 @@ func TestViewInterruptRemovesTheStdinCopy(t *testing.T) {
 			fmt.Println("TMPDIR is not the temporary directory here")
 			os.Exit(0)
 		}
-		_, err := openSpooled(&interruptingReader{dir: dir}, parse.DefaultLimits(), nil)
+		_, err := openSpooled(&interruptingReader{dir: dir}, session.DefaultLimits(), nil)
 		fmt.Println("the copy ended:", err)
 		os.Exit(0)
 	}

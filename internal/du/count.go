@@ -2,14 +2,14 @@ package du
 
 import (
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // counter counts the lines of batches into its tally, one worker's.
 type counter struct {
 	tally    tally
-	tape     parse.Tape
-	cls      parse.Classifier
+	tape     session.Tape
+	cls      session.Classifier
 	maxBytes int64  // > 0: count what slim --rewrite would remove
 	rows     rowsOf // the rows the entry being counted was charged to
 }
@@ -29,7 +29,7 @@ func (c *counter) count(b *batch) {
 // forget lets go of the line the tape was built on (a long line's own
 // buffer), and of the row names read off it (views of its bytes): the
 // next long line is then read into memory this one leaves.
-func (c *counter) forget() { c.tape, c.rows = parse.Tape{}, rowsOf{} }
+func (c *counter) forget() { c.tape, c.rows = session.Tape{}, rowsOf{} }
 
 // line counts one physical line: an entry when it holds exactly one
 // object, else what the classifier calls it.
@@ -43,7 +43,7 @@ func (c *counter) line(raw []byte, it *item) {
 		return
 	}
 	v := c.cls.Classify(raw, it.atEOF)
-	if v.Class != parse.Object {
+	if v.Class != session.Object {
 		c.notEntry(v, it.size)
 		return
 	}
@@ -56,15 +56,15 @@ func (c *counter) line(raw []byte, it *item) {
 }
 
 // notEntry counts a line that holds no one entry under its class.
-func (c *counter) notEntry(v parse.Verdict, size int64) {
+func (c *counter) notEntry(v session.Verdict, size int64) {
 	switch v.Class {
-	case parse.Blank:
+	case session.Blank:
 		c.tally.add(KindBlank, "", size, 1)
-	case parse.PartialTail:
+	case session.PartialTail:
 		c.tally.add(KindTorn, string(finding.PartialTail), size, 1)
-	case parse.TornLine:
+	case session.TornLine:
 		c.tally.add(KindTorn, string(finding.TornLine), size, 1)
-	case parse.Concatenated:
+	case session.Concatenated:
 		c.tally.add(KindInvalid, string(finding.ConcatenatedObjects), size, 1)
 	default:
 		c.tally.add(KindInvalid, string(v.Code), size, 1)
@@ -90,7 +90,7 @@ func (c *counter) entry(size int64) {
 	c.rows = rowsOf{typ: name}
 	switch name {
 	case "message":
-		if t.Kind(msg) == parse.KindObject {
+		if t.Kind(msg) == session.KindObject {
 			c.message(msg, size)
 		}
 	case "custom", "custom_message":
@@ -150,7 +150,7 @@ func (c *counter) toolCalls(content int) {
 func (c *counter) images() {
 	t := &c.tape
 	for n, end := 0, t.Skip(0); n < end; n++ {
-		if t.Kind(n) != parse.KindObject {
+		if t.Kind(n) != session.KindObject {
 			continue
 		}
 		typ, data, mime := -1, -1, -1
@@ -164,7 +164,7 @@ func (c *counter) images() {
 				mime = v
 			}
 		}
-		if t.Kind(data) == parse.KindString {
+		if t.Kind(data) == session.KindString {
 			if s, _ := t.Str(typ); s == "image" {
 				c.tally.add(KindImage, c.name(mime), int64(len(t.Text(data))), 1)
 			}

@@ -1,5 +1,5 @@
 // Package du has one job: say where the bytes of a session file are. One
-// streaming pass lays each line on a parse.Tape once and charges its bytes
+// streaming pass lays each line on a session.Tape once and charges its bytes
 // to what it holds: its entry type, its message role, its customType, the
 // tool whose result it is, and, inside it, the arguments of its tool calls
 // and the base64 data of its images. A line that holds no entry (blank,
@@ -20,8 +20,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/pipeline"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // Kind is what a row counts.
@@ -74,7 +74,7 @@ type Usage struct {
 
 // Options configure a count.
 type Options struct {
-	Limits  parse.Limits
+	Limits  session.Limits
 	Workers int // goroutines counting the lines of one file (0 or 1: inline)
 	// MaxBytes > 0 also counts what `slim --rewrite --max-bytes MaxBytes`
 	// would remove (Row.Shrink).
@@ -83,7 +83,7 @@ type Options struct {
 
 // File counts the file at path.
 func File(path string, opts Options) (*Usage, error) {
-	f, info, err := parse.OpenSession(path)
+	f, info, err := session.OpenSession(path)
 	if err != nil {
 		return nil, err
 	}
@@ -94,11 +94,11 @@ func File(path string, opts Options) (*Usage, error) {
 		return Stream(path, f, opts)
 	}
 	if max := opts.Limits.MaxFileBytes; max > 0 && size > max {
-		return nil, &parse.IOError{Path: path, Err: parse.ErrFileTooLarge}
+		return nil, &session.IOError{Path: path, Err: session.ErrFileTooLarge}
 	}
 	r, err := countRanges(f, size, opts)
 	if err != nil {
-		return nil, &parse.IOError{Path: path, Err: err}
+		return nil, &session.IOError{Path: path, Err: err}
 	}
 	r.tally.add(KindFile, "", r.bytes, r.lines)
 	return &Usage{File: path, Bytes: r.bytes, Files: 1, Rows: r.tally.rows()}, nil
@@ -106,7 +106,7 @@ func File(path string, opts Options) (*Usage, error) {
 
 // Stream counts a session read from r; name is used in the report.
 func Stream(name string, r io.Reader, opts Options) (*Usage, error) {
-	rd := parse.NewReader(r, opts.Limits)
+	rd := session.NewReader(r, opts.Limits)
 	rd.DeferClassify()
 	p := newBatches(max(opts.Workers, 1), opts.MaxBytes)
 	for rd.Next() {
@@ -114,7 +114,7 @@ func Stream(name string, r io.Reader, opts Options) (*Usage, error) {
 	}
 	t := p.close()
 	if err := rd.Err(); err != nil {
-		return nil, &parse.IOError{Path: name, Err: err}
+		return nil, &session.IOError{Path: name, Err: err}
 	}
 	t.add(KindFile, "", rd.BytesRead(), p.lines)
 	u := &Usage{File: name, Bytes: rd.BytesRead(), Files: 1}
@@ -215,7 +215,7 @@ type item struct {
 	size       int64 // bytes in the file, terminator included
 	atEOF      bool  // the last line, without a newline
 	tooLong    bool  // over --max-line-bytes: not kept (verdict is the reader's)
-	verdict    parse.Verdict
+	verdict    session.Verdict
 }
 
 type batch struct {
@@ -249,11 +249,11 @@ func newBatches(workers int, maxBytes int64) *batches {
 }
 
 // submit queues the reader's current line.
-func (p *batches) submit(rd *parse.Reader) {
+func (p *batches) submit(rd *session.Reader) {
 	l := rd.Line()
 	p.lines++
 	it := item{size: l.Size, atEOF: !l.Newline}
-	if l.Class != parse.Unclassified { // too long: not kept
+	if l.Class != session.Unclassified { // too long: not kept
 		it.tooLong, it.verdict = true, l.Verdict
 		p.cur.items = append(p.cur.items, it)
 		p.full()

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 const (
@@ -31,7 +31,7 @@ func row(u *Usage, kind Kind, name string) (Row, bool) {
 
 func countOf(t *testing.T, content string, workers int) *Usage {
 	t.Helper()
-	u, err := Stream("f.jsonl", strings.NewReader(content), Options{Limits: parse.Limits{MaxLineBytes: 1 << 20}, Workers: workers})
+	u, err := Stream("f.jsonl", strings.NewReader(content), Options{Limits: session.Limits{MaxLineBytes: 1 << 20}, Workers: workers})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestOrder(t *testing.T) {
 func TestLineTooLong(t *testing.T) {
 	long := `{"type":"message","id":"1","x":"` + strings.Repeat("a", 2000) + `"}`
 	content := header + "\n" + long + "\n"
-	u, err := Stream("f", strings.NewReader(content), Options{Limits: parse.Limits{MaxLineBytes: 1000}})
+	u, err := Stream("f", strings.NewReader(content), Options{Limits: session.Limits{MaxLineBytes: 1000}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestLongLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, workers := range []int{1, 2} {
-		u, err := File(path, Options{Limits: parse.DefaultLimits(), Workers: workers})
+		u, err := File(path, Options{Limits: session.DefaultLimits(), Workers: workers})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,7 +244,7 @@ func TestRangesAgree(t *testing.T) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, lim := range []parse.Limits{parse.DefaultLimits(), {MaxLineBytes: 1 << 20}} {
+	for _, lim := range []session.Limits{session.DefaultLimits(), {MaxLineBytes: 1 << 20}} {
 		one, err := File(path, Options{Limits: lim, Workers: 1})
 		if err != nil {
 			t.Fatal(err)

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/pipeline"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // A regular file is counted in ranges of whole lines, each read by a
@@ -84,18 +84,18 @@ func countRanges(f *os.File, size int64, opts Options) (*rangeResult, error) {
 
 // count counts the lines of f in [start, end) into c; last says the range
 // ends the file (its last line may lack a newline).
-func (r *rangeResult) count(c *counter, f *os.File, start, end int64, last bool, lim parse.Limits) error {
+func (r *rangeResult) count(c *counter, f *os.File, start, end int64, last bool, lim session.Limits) error {
 	short := lim
 	short.MaxLineBytes = min(lim.MaxLineBytes, rangeLine)
 	short.MaxFileBytes = 0
-	rd := parse.NewReader(section(f, start, end), short)
+	rd := session.NewReader(section(f, start, end), short)
 	rd.DeferClassify()
 	for rd.Next() {
 		l := rd.Line()
 		r.lines++
 		it := item{size: l.Size, atEOF: last && !l.Newline}
 		switch {
-		case l.Class == parse.Unclassified:
+		case l.Class == session.Unclassified:
 			c.line(l.Raw, &it)
 		case l.Code == finding.LineTooLong && lim.MaxLineBytes > short.MaxLineBytes:
 			r.long = append(r.long, longLine{offset: start + l.Offset, size: l.Size, atEOF: it.atEOF})
@@ -113,7 +113,7 @@ func countLong(t tally, f *os.File, long []longLine, opts Options) error {
 	lim := opts.Limits
 	lim.MaxFileBytes = 0
 	for _, l := range long {
-		rd := parse.NewReader(section(f, l.offset, l.offset+l.size), lim)
+		rd := session.NewReader(section(f, l.offset, l.offset+l.size), lim)
 		rd.DeferClassify()
 		if !rd.Next() {
 			if err := rd.Err(); err != nil {
@@ -123,7 +123,7 @@ func countLong(t tally, f *os.File, long []longLine, opts Options) error {
 		}
 		line := rd.Line()
 		it := item{size: l.size, atEOF: l.atEOF}
-		if line.Class == parse.Unclassified {
+		if line.Class == session.Unclassified {
 			c.line(line.Raw, &it)
 		} else {
 			c.notEntry(line.Verdict, l.size)
@@ -181,7 +181,7 @@ func lineAfter(f *os.File, at, size int64, buf []byte) (int64, error) {
 }
 
 // section is [start, end) of f as a regular file of its own, so that its
-// reader measures a long line before it reads it (parse.SourceOf).
+// reader measures a long line before it reads it (session.SourceOf).
 func section(f *os.File, start, end int64) io.Reader {
 	return sectionFile{io.NewSectionReader(f, start, end-start)}
 }

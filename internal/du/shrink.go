@@ -1,13 +1,11 @@
 package du
 
 import (
-	"github.com/pisess/pisess/internal/edit"
-	"github.com/pisess/pisess/internal/fix"
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // What slim --rewrite --max-bytes would take off (Options.MaxBytes): the
-// blocks it selects (fix.Blocks: larger than the limit, not placeholders
+// blocks it selects (session.Blocks: larger than the limit, not placeholders
 // already) less the placeholders it would write in their place, charged
 // to the rows of the entry's line and, for an image, to its image row.
 
@@ -23,7 +21,7 @@ func (c *counter) shrink() {
 	t := &c.tape
 	var total int64
 	id := ""
-	for b := range fix.Blocks(t) {
+	for b := range session.Blocks(t) {
 		if b.Placeholder || b.Bytes <= c.maxBytes {
 			continue
 		}
@@ -32,7 +30,7 @@ func (c *counter) shrink() {
 		}
 		saved := b.Bytes - placeholderBytes(t, b, id)
 		total += saved
-		if b.Kind == fix.BlockImage {
+		if b.Kind == session.BlockImage {
 			c.tally.shrink(KindImage, c.name(t.Get(b.Node, "mimeType")), saved)
 		}
 	}
@@ -55,12 +53,12 @@ func (c *counter) shrink() {
 // placeholderBytes is the size of the JSON slim --rewrite writes in place
 // of block b of entry id: its placeholder text, whose length depends on
 // the removed string's size, not on its sha256.
-func placeholderBytes(t *parse.Tape, b fix.Block, id string) int64 {
+func placeholderBytes(t *session.Tape, b session.Block, id string) int64 {
 	var size int64
 	for piece := range t.StrChunks(b.Data) {
 		size += int64(len(piece))
 	}
-	q := edit.Quote(fix.PlaceholderText(b, fix.Digest{Size: size}, id))
+	q := session.Quote(session.PlaceholderText(b, session.Digest{Size: size}, id))
 	if b.Node == b.Data { // a content given as one string stays a string
 		return int64(len(q))
 	}

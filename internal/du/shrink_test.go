@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/fix"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/safefile"
+	"github.com/pisess/pisess/internal/session"
 	"github.com/pisess/pisess/internal/validate"
 )
 
@@ -30,7 +30,7 @@ func TestShrinkIsSlimRewrite(t *testing.T) {
 	}
 	const maxBytes = 10_000
 	rep, err := fix.SlimRewriteFile(safefile.OS(), path, fix.Options{Backup: true, DryRun: true, MaxBytes: maxBytes,
-		Validate: validate.Options{Limits: parse.DefaultLimits()}})
+		Validate: validate.Options{Limits: session.DefaultLimits()}})
 	if err != nil || rep.RewriteStats == nil {
 		t.Fatalf("slim --rewrite --dry-run: %+v %v", rep, err)
 	}
@@ -38,7 +38,7 @@ func TestShrinkIsSlimRewrite(t *testing.T) {
 	if want <= 0 || rep.RewriteStats.BlocksRemoved != 4 {
 		t.Fatalf("slim removes %d blocks, %d bytes", rep.RewriteStats.BlocksRemoved, want)
 	}
-	u, err := File(path, Options{Limits: parse.DefaultLimits(), MaxBytes: maxBytes})
+	u, err := File(path, Options{Limits: session.DefaultLimits(), MaxBytes: maxBytes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestShrinkIsSlimRewrite(t *testing.T) {
 	if shrink["role:assistant"] != 0 || shrink["toolCall:read"] != 0 {
 		t.Errorf("what slim keeps shrinks: %v", shrink)
 	}
-	without, err := File(path, Options{Limits: parse.DefaultLimits()})
+	without, err := File(path, Options{Limits: session.DefaultLimits()})
 	if err != nil {
 		t.Fatal(err)
 	}

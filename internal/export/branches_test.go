@@ -17,8 +17,9 @@ import (
 	"github.com/yuin/goldmark/ast"
 	gmtext "github.com/yuin/goldmark/text"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/render"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // branched is a session with two branches below a1: the leaf's (u2, a2)
@@ -43,7 +44,7 @@ var (
 func pageOf(t *testing.T, s *project.Session, leaf *project.Entry) string {
 	t.Helper()
 	var out bytes.Buffer
-	if err := HTML(&out, s, leaf, Options{Name: "f.jsonl"}); err != nil {
+	if err := HTML(&out, s, leaf, Options{Summary: render.Summary, Name: "f.jsonl"}); err != nil {
 		t.Fatal(err)
 	}
 	checkPage(t, out.String())
@@ -146,17 +147,17 @@ func TestChangedFileFails(t *testing.T) {
 	dir := t.TempDir()
 	file := dir + "/s.jsonl"
 	writeFile(t, file, branched)
-	s, err := project.Open(file, parse.DefaultLimits())
+	s, err := project.Open(file, session.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	writeFile(t, file, strings.Repeat(" ", 10))
 	var out bytes.Buffer
-	if err := HTML(&out, s, s.DefaultLeaf(), Options{}); err == nil {
+	if err := HTML(&out, s, s.DefaultLeaf(), Options{Summary: render.Summary}); err == nil {
 		t.Error("HTML of a file that changed under it succeeded")
 	}
-	if err := Markdown(&out, s, s.DefaultLeaf(), Options{}); err == nil {
+	if err := Markdown(&out, s, s.DefaultLeaf(), Options{Summary: render.Summary}); err == nil {
 		t.Error("Markdown of a file that changed under it succeeded")
 	}
 }
@@ -184,7 +185,7 @@ func TestMarkdownBranchesWritesEachEntryOnce(t *testing.T) {
 	}
 	s := load(t, b.String())
 	var out bytes.Buffer
-	if err := MarkdownBranches(&out, s, Options{}); err != nil {
+	if err := MarkdownBranches(&out, s, Options{Summary: render.Summary}); err != nil {
 		t.Fatal(err)
 	}
 	md := out.String()
@@ -221,26 +222,26 @@ func TestLongEntryIsNotCopied(t *testing.T) {
 	const size = 8 << 20
 	text := strings.Repeat("a <b> & c\n", size/10)
 	result := strings.Repeat("output line & <tag>\n", size/20)
-	session := `{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}
+	lines := `{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}
 {"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":` + rawJSONString(text) + `}}
 {"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"x"}}],"provider":"p","model":"m"}}
 {"type":"message","id":"t1","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{"type":"text","text":` + rawJSONString(result) + `}]}}
 `
 	file := t.TempDir() + "/s.jsonl"
-	writeFile(t, file, session)
-	s, err := project.Open(file, parse.DefaultLimits())
+	writeFile(t, file, lines)
+	s, err := project.Open(file, session.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	once := uint64(len(session) + len(text) + len(result)) // every record read and its text decoded
+	once := uint64(len(lines) + len(text) + len(result)) // every record read and its text decoded
 	for _, tc := range []struct {
 		name   string
 		export func(io.Writer) error
 		reads  uint64
 	}{
-		{"html", func(w io.Writer) error { return HTML(w, s, s.DefaultLeaf(), Options{}) }, 2},
-		{"md", func(w io.Writer) error { return Markdown(w, s, s.DefaultLeaf(), Options{}) }, 1},
+		{"html", func(w io.Writer) error { return HTML(w, s, s.DefaultLeaf(), Options{Summary: render.Summary}) }, 2},
+		{"md", func(w io.Writer) error { return Markdown(w, s, s.DefaultLeaf(), Options{Summary: render.Summary}) }, 1},
 	} {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
@@ -274,7 +275,7 @@ func TestLongTextIsFencedInTranscript(t *testing.T) {
 {"type":"message","id":"u2","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"AFTER"}}
 `)
 	var out bytes.Buffer
-	if err := Markdown(&out, s, s.DefaultLeaf(), Options{}); err != nil {
+	if err := Markdown(&out, s, s.DefaultLeaf(), Options{Summary: render.Summary}); err != nil {
 		t.Fatal(err)
 	}
 	want := "_[" + text.Bytes(int64(len(strings.TrimRight(long, "\n")))) + " of text, as it is: too long to be read as Markdown]_\n\n````\n" + strings.TrimRight(long, "\n") + "\n````\n\n## 2. User"
@@ -302,7 +303,7 @@ func TestMarkdownBranchesSelfParent(t *testing.T) {
 {"type":"message","id":"u2","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"user","content":"BELOW-THE-CYCLE"}}
 `)
 	var out bytes.Buffer
-	if err := MarkdownBranches(&out, s, Options{}); err != nil {
+	if err := MarkdownBranches(&out, s, Options{Summary: render.Summary}); err != nil {
 		t.Fatal(err)
 	}
 	md := out.String()

@@ -15,8 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/render"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // realCorpus is the shared corpus of real pi sessions, beside the
@@ -74,12 +75,12 @@ func consoleErrors(log string) []string {
 // writePage renders the session at path (to its last entry) into dir.
 func writePage(t *testing.T, path, dir string) (file string, s *project.Session) {
 	t.Helper()
-	s, err := project.LoadFile(path, parse.DefaultLimits())
+	s, err := project.LoadFile(path, session.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := HTML(&out, s, s.DefaultLeaf(), Options{Name: filepath.Base(path)}); err != nil {
+	if err := HTML(&out, s, s.DefaultLeaf(), Options{Summary: render.Summary, Name: filepath.Base(path)}); err != nil {
 		t.Fatal(err)
 	}
 	file = filepath.Join(dir, "page.html")
@@ -123,7 +124,7 @@ func pathText(t *testing.T, s *project.Session, path []*project.Entry) string {
 
 // entryBlocks are the content blocks of entry e, as the page reads them.
 func entryBlocks(s *project.Session, e *project.Entry) []block {
-	return (&session{s: s, records: s.Records()}).turn(e).content()
+	return (&exported{s: s, records: s.Records()}).turn(e).content()
 }
 
 // sectionsRE finds the conversation's sections shown in a dumped DOM

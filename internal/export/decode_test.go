@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // decodeMessage reads a message's members as pi reads them, by their exact
@@ -42,7 +42,7 @@ func TestDecodeMessageReadsKeysAsPi(t *testing.T) {
 		{msg: `{"tokensBefore":1e400}`},
 		{msg: `{"tokensBefore":"12"}`},
 	} {
-		var tape parse.Tape
+		var tape session.Tape
 		if err := tape.Build([]byte(tc.msg)); err != nil {
 			t.Fatalf("%s: %v", tc.msg, err)
 		}

@@ -28,11 +28,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
-	"github.com/pisess/pisess/internal/render"
 	"github.com/pisess/pisess/internal/secrets"
-	vocab "github.com/pisess/pisess/internal/session" // session is this package's type
+	"github.com/pisess/pisess/internal/session"
+
 	"github.com/pisess/pisess/internal/text"
 )
 
@@ -44,6 +43,10 @@ type Options struct {
 	// Redact, when set, replaces every secret the rules find in what is
 	// rendered with [REDACTED:<kind>].
 	Redact *secrets.Rules
+	// Summary is the line an entry gets in the page's tree and headings:
+	// the views' describer (render.Summary), which cli passes in. It must
+	// be set.
+	Summary func(*project.Record) string
 	// MaxBlock is how many bytes of a tool call's arguments or a tool
 	// result the Markdown transcript keeps (0: DefaultMaxBlock).
 	MaxBlock int
@@ -52,11 +55,11 @@ type Options struct {
 // DefaultMaxBlock is how much of a tool block the Markdown transcript keeps.
 const DefaultMaxBlock = 2000
 
-// session is what both renderers need: the path to the leaf, the totals
+// exported is what both renderers need: the path to the leaf, the totals
 // of that path, and the writer of the output. Entries are read back and
 // decoded one at a time, as they are written, so the page costs the
 // largest entry, not the file.
-type session struct {
+type exported struct {
 	w      *bufio.Writer
 	s      *project.Session
 	leaf   *project.Entry
@@ -154,9 +157,9 @@ func (m *message) field(name string) any {
 // (the strings may share the record's memory). A member of another type
 // than its field's is left empty; a usage or exitCode that is not null is
 // there, empty when it is not what it should be.
-func decodeMessage(t *parse.Tape, obj int, names []string) message {
+func decodeMessage(t *session.Tape, obj int, names []string) message {
 	m := message{content: -1}
-	if t.Kind(obj) != parse.KindObject {
+	if t.Kind(obj) != session.KindObject {
 		return m
 	}
 	for _, name := range names {
@@ -168,13 +171,13 @@ func decodeMessage(t *parse.Tape, obj int, names []string) message {
 		case *string: // off the tape: a long output or summary is decoded once, or shared
 			*dst, _ = t.Str(n)
 		case *bool:
-			if k := t.Kind(n); k == parse.KindTrue || k == parse.KindFalse {
-				*dst = k == parse.KindTrue
+			if k := t.Kind(n); k == session.KindTrue || k == session.KindFalse {
+				*dst = k == session.KindTrue
 			}
 		case *float64:
 			readNumber(dst, t, n)
 		case **float64:
-			if t.Kind(n) != parse.KindNull {
+			if t.Kind(n) != session.KindNull {
 				*dst = new(float64)
 				readNumber(*dst, t, n)
 			}
@@ -188,8 +191,8 @@ func decodeMessage(t *parse.Tape, obj int, names []string) message {
 
 // readNumber sets *dst to number node n of t, unless n is no number or
 // one out of a float64's range.
-func readNumber(dst *float64, t *parse.Tape, n int) {
-	if t.Kind(n) != parse.KindNumber {
+func readNumber(dst *float64, t *session.Tape, n int) {
+	if t.Kind(n) != session.KindNumber {
 		return
 	}
 	if f, err := strconv.ParseFloat(string(t.Text(n)), 64); err == nil {
@@ -200,8 +203,8 @@ func readNumber(dst *float64, t *parse.Tape, n int) {
 // usageAt reads the usage at node n of t, its members by their exact
 // names, as pi reads them: null is none, any other value a usage, empty
 // unless an object.
-func usageAt(t *parse.Tape, n int) *usage {
-	if t.Kind(n) == parse.KindNull {
+func usageAt(t *session.Tape, n int) *usage {
+	if t.Kind(n) == session.KindNull {
 		return nil
 	}
 	u := &usage{}
@@ -246,7 +249,7 @@ type block struct {
 // write decodes the path to leaf and has render write it to w, buffered.
 // The error is a *project.CycleError, a record that could not be read
 // back, or a write error.
-func write(w io.Writer, s *project.Session, leaf *project.Entry, opts Options, render func(*session)) error {
+func write(w io.Writer, s *project.Session, leaf *project.Entry, opts Options, render func(*exported)) error {
 	d, err := newSession(s, leaf, opts)
 	if err != nil {
 		return err
@@ -261,15 +264,15 @@ func write(w io.Writer, s *project.Session, leaf *project.Entry, opts Options, r
 
 // newSession finds the path to leaf and adds up its usage. The error is
 // a *project.CycleError or a record that could not be read back.
-func newSession(s *project.Session, leaf *project.Entry, opts Options) (*session, error) {
+func newSession(s *project.Session, leaf *project.Entry, opts Options) (*exported, error) {
 	path, err := s.Path(leaf)
 	if err != nil {
 		return nil, err
 	}
-	d := &session{s: s, leaf: leaf, path: path, onPath: make([]bool, len(s.Entries)), opts: opts, name: opts.Name, records: s.Records()}
+	d := &exported{s: s, leaf: leaf, path: path, onPath: make([]bool, len(s.Entries)), opts: opts, name: opts.Name, records: s.Records()}
 	for _, e := range s.Entries {
 		if e.Type() == "session_info" { // the latest, trimmed; a blank name clears it (pi's getSessionName)
-			d.name = cmp.Or(vocab.JSTrim(e.StringField("name")), opts.Name)
+			d.name = cmp.Or(session.JSTrim(e.StringField("name")), opts.Name)
 		}
 	}
 	for _, e := range path {
@@ -290,7 +293,7 @@ func newSession(s *project.Session, leaf *project.Entry, opts Options) (*session
 
 // turn reads e back and decodes it. A record that cannot be read is
 // shown as unreadable, and the export fails at its end (d.err).
-func (d *session) turn(e *project.Entry) *turn {
+func (d *exported) turn(e *project.Entry) *turn {
 	t := &turn{entry: e, kind: e.Type(), leaf: e == d.leaf, msg: message{content: -1}}
 	rec, err := d.read(e)
 	if err != nil {
@@ -340,14 +343,14 @@ func (t *turn) content() []block {
 // The texts are read off the tape: one without escapes shares the record's
 // memory, one with escapes is decoded once (a message may be many
 // megabytes).
-func blocks(t *parse.Tape, n int) []block {
-	if n < 0 || t.Kind(n) == parse.KindNull {
+func blocks(t *session.Tape, n int) []block {
+	if n < 0 || t.Kind(n) == session.KindNull {
 		return nil
 	}
 	if s, ok := t.Str(n); ok {
 		return []block{{Type: "text", Text: s}}
 	}
-	if t.Kind(n) != parse.KindArray {
+	if t.Kind(n) != session.KindArray {
 		return []block{{Type: "json", Text: string(t.Raw(n))}}
 	}
 	var out []block
@@ -361,9 +364,9 @@ func blocks(t *parse.Tape, n int) []block {
 // object, has no type, or has a member of another type than a block's
 // (text, thinking, data, mimeType, id and name are strings or null), is
 // shown as its JSON.
-func decodeBlock(t *parse.Tape, n int) block {
+func decodeBlock(t *session.Tape, n int) block {
 	asJSON := func() block { return block{Type: "json", Text: string(t.Raw(n))} }
-	if t.Kind(n) != parse.KindObject {
+	if t.Kind(n) != session.KindObject {
 		return asJSON()
 	}
 	var b block
@@ -372,7 +375,7 @@ func decodeBlock(t *parse.Tape, n int) block {
 		dst  *string
 	}{{"type", &b.Type}, {"text", &b.Text}, {"thinking", &b.Thinking}, {"data", &b.Data}, {"mimeType", &b.MimeType}, {"id", &b.ID}, {"name", &b.Name}} {
 		v := t.Get(n, f.name)
-		if v < 0 || t.Kind(v) == parse.KindNull {
+		if v < 0 || t.Kind(v) == session.KindNull {
 			continue
 		}
 		s, ok := t.Str(v)
@@ -389,10 +392,10 @@ func decodeBlock(t *parse.Tape, n int) block {
 }
 
 // heading is the session's name, or "pi session <id>" when it has none.
-func (d *session) heading() string { return cmp.Or(d.name, "pi session "+d.s.Header.ID) }
+func (d *exported) heading() string { return cmp.Or(d.name, "pi session "+d.s.Header.ID) }
 
 // clean applies the redaction, if asked.
-func (d *session) clean(s string) string {
+func (d *exported) clean(s string) string {
 	s = visible(s)
 	if d.opts.Redact == nil || s == "" {
 		return s
@@ -414,7 +417,7 @@ func (d *session) clean(s string) string {
 
 // read reads e back, valid until the next read; after a long record it
 // lets the collector free it first, so that its memory holds the next.
-func (d *session) read(e *project.Entry) (*project.Record, error) {
+func (d *exported) read(e *project.Entry) (*project.Record, error) {
 	if d.lastRead >= collectBefore {
 		runtime.GC()
 	}
@@ -427,9 +430,9 @@ func (d *session) read(e *project.Entry) (*project.Record, error) {
 	return rec, nil
 }
 
-// summary is render.Summary of e (the line the views give it), redacted
+// summary is opts.Summary of e (the line the views give it), redacted
 // if asked (see summaryOf).
-func (d *session) summary(e *project.Entry) string {
+func (d *exported) summary(e *project.Entry) string {
 	rec, err := d.read(e)
 	if err != nil {
 		return "(unreadable)"
@@ -437,15 +440,15 @@ func (d *session) summary(e *project.Entry) string {
 	return strings.Clone(d.summaryOf(rec)) // it may share the record's bytes, which the next read reuses
 }
 
-// summaryOf is render.Summary of a record, redacted if asked. A summary
+// summaryOf is opts.Summary of a record, redacted if asked. A summary
 // is cut short, so it may hold only the start of a secret, which the
 // rules no longer recognise: every start (4 bytes or more) of a secret
 // the entry holds is taken out too.
-func (d *session) summaryOf(rec *project.Record) string {
+func (d *exported) summaryOf(rec *project.Record) string {
 	if rec == nil {
 		return "(unreadable)"
 	}
-	s := render.Summary(rec)
+	s := d.opts.Summary(rec)
 	if d.opts.Redact == nil {
 		return s
 	}
@@ -482,7 +485,7 @@ func redactStart(s, secret, kind string) string {
 // decoded and its white space collapsed (a private key's line breaks become
 // spaces); "" when that is how it is found.
 func shownAs(secret string) string {
-	decoded, ok := parse.Unquote([]byte(`"` + secret + `"`))
+	decoded, ok := session.Unquote([]byte(`"` + secret + `"`))
 	if !ok {
 		decoded = secret
 	}

@@ -15,9 +15,10 @@ import (
 	"github.com/yuin/goldmark/ast"
 	gmtext "github.com/yuin/goldmark/text"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/render"
 	"github.com/pisess/pisess/internal/secrets"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // hostile is text that would be markup, script or a reference to another
@@ -42,7 +43,7 @@ var hostile = []string{
 // load reads a session from its lines.
 func load(t *testing.T, lines string) *project.Session {
 	t.Helper()
-	s, err := project.Load(strings.NewReader(lines), parse.DefaultLimits())
+	s, err := project.Load(strings.NewReader(lines), session.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ var allowedTags = map[string]bool{
 func TestHTMLEscapesEverything(t *testing.T) {
 	s := hostileSession(t)
 	var out bytes.Buffer
-	if err := HTML(&out, s, s.DefaultLeaf(), Options{Name: "f.jsonl"}); err != nil {
+	if err := HTML(&out, s, s.DefaultLeaf(), Options{Summary: render.Summary, Name: "f.jsonl"}); err != nil {
 		t.Fatal(err)
 	}
 	page := out.String()
@@ -178,7 +179,7 @@ func pageProblems(page string) []string {
 func TestCheckPageAllowsOnlyAlignment(t *testing.T) {
 	s := hostileSession(t)
 	var out bytes.Buffer
-	if err := HTML(&out, s, s.DefaultLeaf(), Options{Name: "f.jsonl"}); err != nil {
+	if err := HTML(&out, s, s.DefaultLeaf(), Options{Summary: render.Summary, Name: "f.jsonl"}); err != nil {
 		t.Fatal(err)
 	}
 	page := out.String()
@@ -211,7 +212,7 @@ func TestCheckPageAllowsOnlyAlignment(t *testing.T) {
 func TestMarkdownFencesHoldTheirContent(t *testing.T) {
 	s := hostileSession(t)
 	var out bytes.Buffer
-	if err := Markdown(&out, s, s.DefaultLeaf(), Options{Name: "f.jsonl", MaxBlock: 100}); err != nil {
+	if err := Markdown(&out, s, s.DefaultLeaf(), Options{Summary: render.Summary, Name: "f.jsonl", MaxBlock: 100}); err != nil {
 		t.Fatal(err)
 	}
 	md := out.String()
@@ -251,8 +252,12 @@ func TestRedact(t *testing.T) {
 	s := load(t, lines)
 	rules := defaultRules(t)
 	for name, render := range map[string]func(*bytes.Buffer) error{
-		"html": func(b *bytes.Buffer) error { return HTML(b, s, s.DefaultLeaf(), Options{Redact: rules}) },
-		"md":   func(b *bytes.Buffer) error { return Markdown(b, s, s.DefaultLeaf(), Options{Redact: rules}) },
+		"html": func(b *bytes.Buffer) error {
+			return HTML(b, s, s.DefaultLeaf(), Options{Summary: render.Summary, Redact: rules})
+		},
+		"md": func(b *bytes.Buffer) error {
+			return Markdown(b, s, s.DefaultLeaf(), Options{Summary: render.Summary, Redact: rules})
+		},
 	} {
 		var out bytes.Buffer
 		if err := render(&out); err != nil {
@@ -284,7 +289,7 @@ func TestDeepAndWideTrees(t *testing.T) {
 	s := load(t, b.String())
 	leaf, _ := s.Lookup("e02999")
 	var out bytes.Buffer
-	if err := HTML(&out, s, leaf, Options{}); err != nil {
+	if err := HTML(&out, s, leaf, Options{Summary: render.Summary}); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Count(out.String(), `<li class="fork">`); got != 1500 {
@@ -334,7 +339,7 @@ func TestMarkdownMessagesCannotSwallowTheTranscript(t *testing.T) {
 	lines = append(lines, `{"type":"message","id":"last","parentId":`+parent+`,"timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"assistant","content":[{"type":"text","text":"the end"}],"provider":"p","model":"m","stopReason":"stop","timestamp":3}}`)
 	s := load(t, strings.Join(lines, "\n")+"\n")
 	var out bytes.Buffer
-	if err := Markdown(&out, s, s.DefaultLeaf(), Options{}); err != nil {
+	if err := Markdown(&out, s, s.DefaultLeaf(), Options{Summary: render.Summary}); err != nil {
 		t.Fatal(err)
 	}
 	md := out.Bytes()
@@ -392,7 +397,7 @@ func TestDeepNestingIsCapped(t *testing.T) {
 		`{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":` + jsonString(deep["quote"]) + `,"timestamp":1}}`}
 	s := load(t, strings.Join(lines, "\n")+"\n")
 	var out bytes.Buffer
-	if err := HTML(&out, s, s.DefaultLeaf(), Options{}); err != nil {
+	if err := HTML(&out, s, s.DefaultLeaf(), Options{Summary: render.Summary}); err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(out.String(), "<blockquote>"); n > 100 {
@@ -422,7 +427,7 @@ func TestMarkdownTimestampsAreText(t *testing.T) {
 	s := load(t, lines)
 	rules := defaultRules(t)
 	var out bytes.Buffer
-	if err := Markdown(&out, s, s.DefaultLeaf(), Options{Redact: rules}); err != nil {
+	if err := Markdown(&out, s, s.DefaultLeaf(), Options{Summary: render.Summary, Redact: rules}); err != nil {
 		t.Fatal(err)
 	}
 	md := out.String()
@@ -454,7 +459,7 @@ func TestRedactMultilineSecretInTree(t *testing.T) {
 	s := load(t, lines)
 	rules := defaultRules(t)
 	var out bytes.Buffer
-	if err := HTML(&out, s, s.DefaultLeaf(), Options{Redact: rules}); err != nil {
+	if err := HTML(&out, s, s.DefaultLeaf(), Options{Summary: render.Summary, Redact: rules}); err != nil {
 		t.Fatal(err)
 	}
 	if i := strings.Index(out.String(), body[:6]); i >= 0 {
@@ -487,7 +492,7 @@ func TestSessionNameAsPi(t *testing.T) {
 			parent = id
 		}
 		s := load(t, strings.Join(lines, "\n")+"\n")
-		d, err := newSession(s, s.DefaultLeaf(), Options{Name: "f.jsonl"})
+		d, err := newSession(s, s.DefaultLeaf(), Options{Summary: render.Summary, Name: "f.jsonl"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -509,7 +514,7 @@ func TestPreKeepsLeadingNewline(t *testing.T) {
 `
 	s := load(t, lines)
 	var out bytes.Buffer
-	if err := HTML(&out, s, s.DefaultLeaf(), Options{}); err != nil {
+	if err := HTML(&out, s, s.DefaultLeaf(), Options{Summary: render.Summary}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"<pre>\n\nout\n</pre>", "<pre>\n\n\nresult</pre>", "<pre>\n\nblock</pre>", "<pre>plain</pre>"} {

@@ -21,12 +21,12 @@ import (
 // *project.CycleError (a parentId cycle on the leaf's path), a record that
 // could not be read back, or a write error.
 func HTML(w io.Writer, s *project.Session, leaf *project.Entry, opts Options) error {
-	return write(w, s, leaf, opts, func(d *session) { newPage(d).write() })
+	return write(w, s, leaf, opts, func(d *exported) { newPage(d).write() })
 }
 
 // page writes one HTML page.
 type page struct {
-	*session
+	*exported
 	md   goldmark.Markdown
 	tree *project.Tree
 	// order is every entry a root reaches, in the tree's depth-first
@@ -37,8 +37,8 @@ type page struct {
 	newest []int32
 }
 
-func newPage(d *session) *page {
-	p := &page{session: d, md: newMarkdown(), tree: d.s.Tree(), newest: make([]int32, len(d.s.Entries))}
+func newPage(d *exported) *page {
+	p := &page{exported: d, md: newMarkdown(), tree: d.s.Tree(), newest: make([]int32, len(d.s.Entries))}
 	p.tree.Walk(func(i, _ int) { p.order = append(p.order, int32(i)) })
 	for k := len(p.order) - 1; k >= 0; k-- { // children before their parent
 		i := p.order[k]
@@ -157,7 +157,7 @@ func (p *page) meta(name, value string) {
 }
 
 // models lists the models used along the path, in order of first use.
-func (p *page) models() string { return strings.Join(p.session.models, ", ") }
+func (p *page) models() string { return strings.Join(p.exported.models, ", ") }
 
 // model is the provider/model an entry names: an assistant message's, or
 // a model change's (an oh-my-pi one names it in "model", with its role

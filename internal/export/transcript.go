@@ -24,8 +24,8 @@ func Markdown(w io.Writer, s *project.Session, leaf *project.Entry, opts Options
 	if opts.MaxBlock <= 0 {
 		opts.MaxBlock = DefaultMaxBlock
 	}
-	return write(w, s, leaf, opts, func(d *session) {
-		(&transcript{session: d, blocks: blockParser(), entryHeading: "##"}).write()
+	return write(w, s, leaf, opts, func(d *exported) {
+		(&transcript{exported: d, blocks: blockParser(), entryHeading: "##"}).write()
 	})
 }
 
@@ -47,14 +47,14 @@ func MarkdownBranches(w io.Writer, s *project.Session, opts Options) error {
 			leaf = nil // on a cycle: no path, so no leaf to mark
 		}
 	}
-	return write(w, s, leaf, opts, func(d *session) {
-		(&transcript{session: d, blocks: blockParser(), entryHeading: "###"}).writeBranches()
+	return write(w, s, leaf, opts, func(d *exported) {
+		(&transcript{exported: d, blocks: blockParser(), entryHeading: "###"}).writeBranches()
 	})
 }
 
 // transcript writes one Markdown transcript.
 type transcript struct {
-	*session
+	*exported
 	blocks       parser.Parser // CommonMark's block structure, to close what a message leaves open
 	entryHeading string        // the heading of an entry: "##", or "###" under a branch
 }

@@ -24,7 +24,7 @@ const (
 // Code is a stable, machine-readable finding code.
 type Code string
 
-// Parse-level codes (internal/parse).
+// Parse-level codes (internal/session's reader).
 const (
 	PartialTail         Code = "partial_tail"
 	TornLine            Code = "torn_line" // a torn write that pi resumed after: mid-file
@@ -39,7 +39,7 @@ const (
 	ZeroFill            Code = "zero_fill"
 	LineTooLong         Code = "line_too_long"
 	FileTooLarge        Code = "file_too_large"
-	TooDeep             Code = "too_deep" // nesting deeper than parse.MaxDepth
+	TooDeep             Code = "too_deep" // nesting deeper than session.MaxDepth
 )
 
 // Structure codes: the header and the record sequence.

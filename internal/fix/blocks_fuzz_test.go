@@ -5,11 +5,10 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/pisess/pisess/internal/edit"
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
-// FuzzPlaceholders: whatever an entry holds, replacing every block Blocks
+// FuzzPlaceholders: whatever an entry holds, replacing every block session.Blocks
 // finds by its placeholder writes one valid JSON object whose blocks are
 // then all placeholders, and nothing outside the blocks changes size.
 func FuzzPlaceholders(f *testing.F) {
@@ -23,15 +22,15 @@ func FuzzPlaceholders(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		var tp parse.Tape
+		var tp session.Tape
 		if _, ok := tp.Line(line); !ok {
 			return
 		}
-		var ed edit.Editor
+		var ed session.Editor
 		ed.Reset(&tp)
 		n := 0
-		for b := range Blocks(&tp) {
-			ed.Replace(b.Node, placeholderValue(b, PlaceholderText(b, DigestOf(&tp, b), tp.StrOf(0, "id"))))
+		for b := range session.Blocks(&tp) {
+			ed.Replace(b.Node, session.PlaceholderValue(b, session.PlaceholderText(b, session.DigestOf(&tp, b), tp.StrOf(0, "id"))))
 			n++
 		}
 		var out bytes.Buffer
@@ -41,12 +40,12 @@ func FuzzPlaceholders(f *testing.F) {
 		if !json.Valid(out.Bytes()) {
 			t.Fatalf("not JSON: %s", out.Bytes())
 		}
-		var again parse.Tape
+		var again session.Tape
 		if err := again.Build(out.Bytes()); err != nil {
 			t.Fatal(err)
 		}
 		m := 0
-		for b := range Blocks(&again) {
+		for b := range session.Blocks(&again) {
 			if !b.Placeholder {
 				t.Errorf("a block is not a placeholder after: %s", again.Raw(b.Node))
 			}

@@ -17,8 +17,8 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/migrate"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/safefile"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // TestConformanceSlimRewrite: pi 1.6.0 loads what slim --rewrite writes
@@ -92,14 +92,14 @@ func migratedCopy(t *testing.T, src string) string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if v, err := migrate.PeekVersion(f, parse.DefaultLimits()); err != nil || v >= 3 {
+	if v, err := migrate.PeekVersion(f, session.DefaultLimits()); err != nil || v >= 3 {
 		return src
 	}
 	if _, err := f.Seek(0, 0); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if _, err := migrate.Migrate(f, &out, parse.DefaultLimits()); err != nil {
+	if _, err := migrate.Migrate(f, &out, session.DefaultLimits()); err != nil {
 		return src
 	}
 	path := filepath.Join(t.TempDir(), filepath.Base(src))
@@ -141,11 +141,11 @@ func customTypes(t *testing.T, path string) []string {
 	}
 	defer f.Close()
 	var types []string
-	rd := parse.NewReader(f, parse.DefaultLimits())
-	var tp parse.Tape
+	rd := session.NewReader(f, session.DefaultLimits())
+	var tp session.Tape
 	for rd.Next() {
 		l := rd.Line()
-		if l.Class != parse.Object || tp.Build(l.Object(0)) != nil || tp.StrOf(0, "type") != "custom" {
+		if l.Class != session.Object || tp.Build(l.Object(0)) != nil || tp.StrOf(0, "type") != "custom" {
 			continue
 		}
 		if c := tp.StrOf(0, "customType"); c != "" && !slices.Contains(types, c) {
@@ -248,7 +248,7 @@ func placeholderOf(v any) (placeholderFacts, bool) {
 	if m, isMap := v.(map[string]any); isMap && len(m) == 2 && m["type"] == "text" {
 		s, ok = m["text"].(string)
 	}
-	if !ok || !strings.HasPrefix(s, placeholderMark) {
+	if !ok || !strings.HasPrefix(s, session.PlaceholderMark) {
 		return placeholderFacts{}, false
 	}
 	f := placeholderRE.FindStringSubmatch(s)
@@ -288,13 +288,13 @@ func sha256Hex(s string) string {
 func TestSamePlaceholdersAside(t *testing.T) {
 	text := strings.Repeat("x", 2000)
 	ph := func(s string) string {
-		var tp parse.Tape
+		var tp session.Tape
 		q := string(jsonString(s))
 		if err := tp.Build([]byte(`{"type":"text","text":` + q + `}`)); err != nil {
 			t.Fatal(err)
 		}
-		b := Block{Kind: BlockText, Data: tp.Get(0, "text")}
-		return PlaceholderText(b, DigestOf(&tp, b), "e1")
+		b := session.Block{Kind: session.BlockText, Data: tp.Get(0, "text")}
+		return session.PlaceholderText(b, session.DigestOf(&tp, b), "e1")
 	}
 	decode := func(s string) any {
 		var v any

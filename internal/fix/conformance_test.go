@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/safefile"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // The conformance test runs pi 1.6.0's own loader and projection
@@ -145,7 +145,7 @@ func slimOver(t *testing.T, path string, maxBytes int64, over []Over, got piChec
 func TestConformanceFork(t *testing.T) {
 	n := 0
 	for _, src := range conformanceFiles(t) {
-		s, err := project.LoadFile(src, parse.DefaultLimits())
+		s, err := project.LoadFile(src, session.DefaultLimits())
 		if err != nil {
 			continue
 		}
@@ -249,7 +249,7 @@ func TestConformanceForkCwd(t *testing.T) {
 			if _, err := ForkFile(safefile.OS(), path, opts); err != nil {
 				t.Fatal(err)
 			}
-			s, err := project.LoadFile(opts.Output, parse.DefaultLimits())
+			s, err := project.LoadFile(opts.Output, session.DefaultLimits())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,7 +4,7 @@
 // context_edit entries), Fork writes a leaf's path as a new session as pi's
 // /fork does, and RecoverHeader rebuilds a lost header line.
 // SlimRewriteFile (slim --rewrite, issue 26) removes the large content
-// blocks (Blocks) from the file itself, each replaced by a placeholder
+// blocks (session.Blocks) from the file itself, each replaced by a placeholder
 // that says what it held, and drops superseded custom entries.
 //
 // Unstick and Slim only append complete lines (migrate.Append): the

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // dropPlan is what slim --rewrite --drop-custom drops: the custom entries
@@ -41,11 +41,11 @@ type dropEntry struct {
 
 // planDrops reads the entries of the session in (header first, valid,
 // version 3: checked before) and plans the drops for types.
-func planDrops(in io.Reader, limits parse.Limits, types []string) (*dropPlan, error) {
-	rd := parse.NewReader(in, limits)
+func planDrops(in io.Reader, limits session.Limits, types []string) (*dropPlan, error) {
+	rd := session.NewReader(in, limits)
 	rd.DeferClassify()
-	var t parse.Tape
-	var cls parse.Classifier
+	var t session.Tape
+	var cls session.Classifier
 	index := map[string]int32{}
 	var entries []dropEntry
 	var ids []string

@@ -7,10 +7,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/pisess/pisess/internal/edit"
-	"github.com/pisess/pisess/internal/parse"
-	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/session"
+
+	"github.com/pisess/pisess/internal/project"
 )
 
 // builder makes the entries a repair appends: pi-shaped ids (8 hex
@@ -144,8 +143,8 @@ type member struct {
 	value json.RawMessage
 }
 
-// objectWriter writes a JSON object member by member (edit.Object).
-type objectWriter struct{ edit.Object }
+// objectWriter writes a JSON object member by member (session.Object).
+type objectWriter struct{ session.ObjectWriter }
 
 func (w *objectWriter) raw(key string, value json.RawMessage) { w.Member(key, value) }
 
@@ -153,15 +152,15 @@ func (w *objectWriter) str(key, value string) { w.String(key, value) }
 
 func (w *objectWriter) bytes() json.RawMessage { return w.Bytes() }
 
-// jsonString encodes s as JSON.stringify does (edit.Quote).
-func jsonString(s string) json.RawMessage { return edit.Quote(s) }
+// jsonString encodes s as JSON.stringify does (session.Quote).
+func jsonString(s string) json.RawMessage { return session.Quote(s) }
 
 // setMembers returns the object t holds with the given members set as
-// edit.Editor sets them: the member JSON.parse reads (the last of
+// session.Editor sets them: the member JSON.parse reads (the last of
 // duplicates) gets its value where it stands, an absent one is appended,
 // as a JavaScript spread does; every other byte is kept.
-func setMembers(t *parse.Tape, set ...member) json.RawMessage {
-	var e edit.Editor
+func setMembers(t *session.Tape, set ...member) json.RawMessage {
+	var e session.Editor
 	e.Reset(t)
 	for _, m := range set {
 		e.Set(0, m.key, m.value)

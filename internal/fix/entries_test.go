@@ -5,10 +5,10 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
-// TestSetMembers: setMembers edits as edit.Editor does. before is what
+// TestSetMembers: setMembers edits as session.Editor does. before is what
 // the writer it replaced made (every duplicate set, keys re-encoded, the
 // spacing between members dropped): the bytes differ only for objects pi
 // never writes, and JSON.parse reads both the same.
@@ -24,7 +24,7 @@ func TestSetMembers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var tape parse.Tape
+			var tape session.Tape
 			if err := tape.Build([]byte(tt.in)); err != nil {
 				t.Fatal(err)
 			}

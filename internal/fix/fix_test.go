@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/safefile"
+	"github.com/pisess/pisess/internal/session"
 	"github.com/pisess/pisess/internal/validate"
 )
 
@@ -30,7 +30,7 @@ func options(t *testing.T) Options {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Options{Now: now, Validate: validate.Options{Limits: parse.DefaultLimits(), Schemas: schemas}}
+	return Options{Now: now, Validate: validate.Options{Limits: session.DefaultLimits(), Schemas: schemas}}
 }
 
 // copyFile copies a corpus file into a temp dir.
@@ -223,7 +223,7 @@ func TestForkFile(t *testing.T) {
 	} {
 		t.Run(tt.file+"@"+tt.leaf, func(t *testing.T) {
 			path, orig := copyFile(t, tt.file)
-			src, err := project.LoadFile(path, parse.DefaultLimits())
+			src, err := project.LoadFile(path, session.DefaultLimits())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -244,7 +244,7 @@ func TestForkFile(t *testing.T) {
 				t.Errorf("output %s", rep.Output)
 			}
 			noErrors(t, rep.Output)
-			fork, err := project.LoadFile(rep.Output, parse.DefaultLimits())
+			fork, err := project.LoadFile(rep.Output, session.DefaultLimits())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -285,7 +285,7 @@ func TestForkLabels(t *testing.T) {
 	if _, err := ForkFile(safefile.OS(), path, opts); err != nil {
 		t.Fatal(err)
 	}
-	s, err := project.LoadFile(opts.Output, parse.DefaultLimits())
+	s, err := project.LoadFile(opts.Output, session.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,7 +387,7 @@ func TestAfterAgreesWithTheWholeFile(t *testing.T) {
 	real, _ := filepath.Glob("../../../shared/corpus/real/*.jsonl")
 	n := 0
 	for _, path := range append(files, real...) {
-		s, err := project.Open(path, parse.DefaultLimits())
+		s, err := project.Open(path, session.DefaultLimits())
 		if err != nil {
 			continue
 		}
@@ -412,12 +412,12 @@ func TestAfterAgreesWithTheWholeFile(t *testing.T) {
 			}
 			for _, p := range plans {
 				l := &loaded{s: s, leaf: leaf}
-				got, err := l.after(p.Lines, p.NewLeaf, parse.DefaultLimits())
+				got, err := l.after(p.Lines, p.NewLeaf, session.DefaultLimits())
 				if err != nil {
 					t.Errorf("%s@%s: %v", path, leaf.ID(), err)
 					continue
 				}
-				whole, err := project.Load(bytes.NewReader(append(bytes.Clone(data), p.Lines...)), parse.DefaultLimits())
+				whole, err := project.Load(bytes.NewReader(append(bytes.Clone(data), p.Lines...)), session.DefaultLimits())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -529,7 +529,7 @@ func TestAfterRefusesSkippedNewLines(t *testing.T) {
 		{"branched", "60e9216a", mustRead(t, filepath.Join(corpus, "valid/v3-branched.jsonl")), "[32]"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := project.Load(bytes.NewReader(tt.data), parse.DefaultLimits())
+			s, err := project.Load(bytes.NewReader(tt.data), session.DefaultLimits())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -538,10 +538,10 @@ func TestAfterRefusesSkippedNewLines(t *testing.T) {
 				t.Fatal(err)
 			}
 			l := &loaded{s: s, leaf: leaf}
-			if _, err := l.after(nil, leaf.ID(), parse.DefaultLimits()); err != nil {
+			if _, err := l.after(nil, leaf.ID(), session.DefaultLimits()); err != nil {
 				t.Errorf("no new lines: %v", err)
 			}
-			_, err = l.after([]byte("\n"), leaf.ID(), parse.DefaultLimits())
+			_, err = l.after([]byte("\n"), leaf.ID(), session.DefaultLimits())
 			if err == nil || !strings.Contains(err.Error(), "lines pi skips ("+tt.want+")") {
 				t.Errorf("a blank new line: %v, want lines pi skips (%s)", err, tt.want)
 			}
@@ -915,7 +915,7 @@ func TestForkCwdAsPi(t *testing.T) {
 			if _, err := ForkFile(safefile.OS(), path, opts); err != nil {
 				t.Fatal(err)
 			}
-			s, err := project.LoadFile(opts.Output, parse.DefaultLimits())
+			s, err := project.LoadFile(opts.Output, session.DefaultLimits())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -996,7 +996,7 @@ func TestForkDryRunWritesNothing(t *testing.T) {
 			opts := options(t)
 			opts.Leaf, opts.DryRun = tt.leaf, true
 			if tt.leaf == "" {
-				src, err := project.LoadFile(path, parse.DefaultLimits())
+				src, err := project.LoadFile(path, session.DefaultLimits())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -1024,7 +1024,7 @@ func TestForkMigratedCopyInterrupted(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	opts := options(t)
-	src, err := project.LoadFile(path, parse.DefaultLimits())
+	src, err := project.LoadFile(path, session.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1051,7 +1051,7 @@ func TestForkStandInAgreesWithTheFile(t *testing.T) {
 	}
 	n := 0
 	for _, src := range files {
-		s, err := project.Open(src, parse.DefaultLimits())
+		s, err := project.Open(src, session.DefaultLimits())
 		if err != nil || s.Header.Version < project.CurrentVersion {
 			continue
 		}
@@ -1068,7 +1068,7 @@ func TestForkStandInAgreesWithTheFile(t *testing.T) {
 			if err := errors.Join(plan.write(f, nil), f.Close()); err != nil {
 				t.Fatal(err)
 			}
-			fork, err := project.Open(path, parse.DefaultLimits())
+			fork, err := project.Open(path, session.DefaultLimits())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -1084,15 +1084,15 @@ func TestForkStandInAgreesWithTheFile(t *testing.T) {
 			if err := plan.write(&buf, whole); err != nil {
 				t.Fatal(err)
 			}
-			start := &prefixWriter{max: parse.SniffBytes}
+			start := &prefixWriter{max: session.SniffBytes}
 			if err := plan.write(start, nil); err != nil && err != errPrefixFull {
 				t.Fatal(err)
 			}
-			stand, err := project.Load(&buf, parse.DefaultLimits())
+			stand, err := project.Load(&buf, session.DefaultLimits())
 			if err != nil {
 				t.Fatal(err)
 			}
-			stand.Dialect = parse.SniffDialect(start.b)
+			stand.Dialect = session.SniffDialect(start.b)
 			if stand.Dialect != fork.Dialect {
 				t.Errorf("%s@%s: dialect %s, the file's %s", src, leaf.ID(), stand.Dialect, fork.Dialect)
 			}

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/pisess/pisess/internal/migrate"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/session"
@@ -360,7 +359,7 @@ func openRegular(fsys safefile.FS, path string) (safefile.File, os.FileMode, err
 // index reads entries back from a file; done removes it; it is recorded in
 // temps meanwhile), any other as it is (load reports what is wrong with
 // it).
-func atVersion3(f safefile.File, name string, limits parse.Limits, temps *safefile.Temps) (io.ReadSeeker, string, func(), error) {
+func atVersion3(f safefile.File, name string, limits session.Limits, temps *safefile.Temps) (io.ReadSeeker, string, func(), error) {
 	v, err := migrate.PeekVersion(f, limits)
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, "", nil, &safefile.Error{Code: safefile.ReadFailed, Err: err}
@@ -385,7 +384,7 @@ func atVersion3(f safefile.File, name string, limits parse.Limits, temps *safefi
 
 // sameContext checks that the context of the fork in the file at name
 // equals the source's at the leaf.
-func sameContext(l *loaded, name string, limits parse.Limits) error {
+func sameContext(l *loaded, name string, limits session.Limits) error {
 	want, err := l.s.Context(l.leaf)
 	if err != nil {
 		return err
@@ -431,12 +430,12 @@ func sameJSON(a, b json.RawMessage) bool {
 // the source's context whole, the others cut down to what the index keeps
 // of them, then the labels: memory per context entry, as the source's
 // context itself), read in the dialect the start of the whole file gives.
-func dryRunCheck(plan *ForkPlan, l *loaded, limits parse.Limits) error {
+func dryRunCheck(plan *ForkPlan, l *loaded, limits session.Limits) error {
 	want, err := l.s.Context(l.leaf)
 	if err != nil {
 		return checkFailed(err)
 	}
-	start := &prefixWriter{max: parse.SniffBytes}
+	start := &prefixWriter{max: session.SniffBytes}
 	if err := plan.write(start, nil); err != nil && err != errPrefixFull {
 		return err
 	}
@@ -457,7 +456,7 @@ func dryRunCheck(plan *ForkPlan, l *loaded, limits parse.Limits) error {
 		return werr // reading the source failed
 	}
 	if err == nil {
-		s.Dialect = parse.SniffDialect(start.b)
+		s.Dialect = session.SniffDialect(start.b)
 		err = sameMessages(want, s)
 	}
 	return checkFailed(err)

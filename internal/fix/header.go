@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/session"
 )
@@ -81,7 +80,7 @@ func GuessHeader(path string, first json.RawMessage, id, cwd string) (*HeaderGue
 	if m != nil {
 		g.Timestamp, g.From["timestamp"] = fmt.Sprintf("%s:%s:%s.%sZ", m[1], m[2], m[3], m[4]), "file name"
 	} else {
-		var t parse.Tape
+		var t session.Tape
 		ts := ""
 		if buildObject(&t, first) {
 			ts = strings.Clone(t.StrOf(0, "timestamp"))
@@ -122,7 +121,7 @@ func PiCwd(cwd string) (string, error) { return session.PiCwd(cwd) }
 // RecoverHeaderFile makes 2 when a message has version 2's role
 // hookMessage.
 func versionOf(first json.RawMessage) int {
-	var t parse.Tape
+	var t session.Tape
 	if buildObject(&t, first) && absent(t.Kind(t.Get(0, "id"))) {
 		return 1
 	}
@@ -185,14 +184,14 @@ func RecoverHeaderFile(fsys safefile.FS, path string, opts Options) (Report, err
 		return r, err
 	}
 	first, n := fl.raw, fl.num
-	var t parse.Tape
+	var t session.Tape
 	object := buildObject(&t, first)
-	typeKind, kindKind := parse.KindNone, parse.KindNone // null reads as {}
+	typeKind, kindKind := session.KindNone, session.KindNone // null reads as {}
 	if object {
 		typeKind, kindKind = t.Kind(t.Get(0, "type")), t.Kind(t.Get(0, "kind"))
 	}
 	switch {
-	case !object && !isNull(first), !absent(typeKind) && typeKind != parse.KindString:
+	case !object && !isNull(first), !absent(typeKind) && typeKind != session.KindString:
 		f := finding.Errorf(finding.InvalidJSON, n, "line %d is not a complete JSON object", n)
 		advice := "run pisess repair first"
 		if !fl.mendable {
@@ -206,7 +205,7 @@ func RecoverHeaderFile(fsys safefile.FS, path string, opts Options) (Report, err
 		f := finding.Errorf(finding.MissingHeader, n, "line %d, after oh-my-pi's title slot, is not the session header", n)
 		return r, &safefile.Error{Code: safefile.Unsupported, Path: path, Line: n, Finding: &f,
 			Err: errors.New("an oh-my-pi session that lost its header: recover-header writes pi's header, not omp's")}
-	case typeKind != parse.KindString || !absent(kindKind) || !session.IsEntryType(t.StrOf(0, "type")):
+	case typeKind != session.KindString || !absent(kindKind) || !session.IsEntryType(t.StrOf(0, "type")):
 		f := finding.Errorf(finding.NotASession, n, "line %d is not a session entry", n)
 		return r, &safefile.Error{Code: safefile.Unsupported, Path: path, Line: n, Finding: &f, Err: errors.New("not a pi session that lost its header")}
 	}
@@ -247,7 +246,7 @@ func RecoverHeaderFile(fsys safefile.FS, path string, opts Options) (Report, err
 // buildObject builds t from a line that is one JSON object, possibly
 // with JSON white space after it, as JSON.parse reads one (Build itself
 // stops at the object's end); false for anything else.
-func buildObject(t *parse.Tape, line []byte) bool {
+func buildObject(t *session.Tape, line []byte) bool {
 	if t.Build(line) != nil {
 		return false
 	}
@@ -263,7 +262,7 @@ func isNull(line []byte) bool { return string(bytes.Trim(line, jsonSpace)) == "n
 
 // absent reports whether a member of kind k is absent or null, as a
 // pointer field of encoding/json's decoding or JavaScript's == null is.
-func absent(k parse.Kind) bool { return k == parse.KindNone || k == parse.KindNull }
+func absent(k session.Kind) bool { return k == session.KindNone || k == session.KindNull }
 
 // firstRecord is the line where pi looks for the header.
 type firstRecord struct {
@@ -277,28 +276,28 @@ type firstRecord struct {
 // so that is where pi looks for the header); an oh-my-pi title slot on
 // line 1 is passed over (the header belongs after it). Lines are read one
 // at a time up to the line limit: a line over it is refused unread.
-func firstLine(fsys safefile.FS, path string, limits parse.Limits) (firstRecord, error) {
+func firstLine(fsys safefile.FS, path string, limits session.Limits) (firstRecord, error) {
 	var fr firstRecord
 	f, err := fsys.Open(path)
 	if err != nil {
 		return fr, &safefile.Error{Code: safefile.ReadFailed, Path: path, Err: err}
 	}
 	defer f.Close()
-	rd := parse.NewReader(f, limits)
+	rd := session.NewReader(f, limits)
 	for rd.Next() {
 		l := rd.Line()
 		switch {
-		case l.Class == parse.Blank:
+		case l.Class == session.Blank:
 			continue
 		case l.Raw == nil: // over the line limit
 			f, _ := l.Finding()
 			return fr, &safefile.Error{Code: safefile.RefusedCorrupt, Path: path, Line: l.Num, Finding: &f}
-		case l.Num == 1 && l.Class == parse.Object && !l.BOM && parse.IsTitleSlot(l.Raw):
+		case l.Num == 1 && l.Class == session.Object && !l.BOM && session.IsTitleSlot(l.Raw):
 			fr.slot = true
 			continue
 		}
 		fr.raw, fr.num = bytes.Clone(l.Raw), l.Num
-		fr.mendable = l.BOM || l.Class == parse.Concatenated
+		fr.mendable = l.BOM || l.Class == session.Concatenated
 		if l.BOM { // the line as it is: no JSON with the mark
 			fr.raw = append([]byte(byteOrderMark), fr.raw...)
 		}
@@ -314,19 +313,19 @@ func firstLine(fsys safefile.FS, path string, limits parse.Limits) (firstRecord,
 // hasHookMessage reports whether a message entry of the file has the role
 // hookMessage, which only version 2 has: pi's migration to version 3 makes
 // it custom, and does so only for a file whose header says version 2.
-func hasHookMessage(fsys safefile.FS, path string, limits parse.Limits) (bool, error) {
+func hasHookMessage(fsys safefile.FS, path string, limits session.Limits) (bool, error) {
 	f, err := fsys.Open(path)
 	if err != nil {
 		return false, &safefile.Error{Code: safefile.ReadFailed, Path: path, Err: err}
 	}
 	defer f.Close()
-	rd := parse.NewReader(f, limits)
+	rd := session.NewReader(f, limits)
 	for rd.Next() {
 		l := rd.Line()
-		if l.Class != parse.Object || !bytes.Contains(l.Raw, []byte("hookMessage")) {
+		if l.Class != session.Object || !bytes.Contains(l.Raw, []byte("hookMessage")) {
 			continue
 		}
-		var t parse.Tape
+		var t session.Tape
 		if buildObject(&t, l.Raw) && t.StrOf(0, "type") == "message" && t.StrOf(t.Get(0, "message"), "role") == "hookMessage" {
 			return true, nil
 		}

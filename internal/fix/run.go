@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/safefile"
+	"github.com/pisess/pisess/internal/session"
 	"github.com/pisess/pisess/internal/validate"
 )
 
@@ -169,7 +169,7 @@ func resolve(s *project.Session, opts Options) (*project.Entry, error) {
 // self-check of every plan. A context reads back only the records of its
 // context entries, so rather than the file after loads a stand-in (see
 // standIn).
-func (l *loaded) after(lines []byte, newLeaf string, limits parse.Limits) (*project.Context, error) {
+func (l *loaded) after(lines []byte, newLeaf string, limits session.Limits) (*project.Context, error) {
 	s, leaf, err := l.standIn(lines, newLeaf, limits)
 	if err != nil {
 		return nil, err
@@ -181,7 +181,7 @@ func (l *loaded) after(lines []byte, newLeaf string, limits parse.Limits) (*proj
 // eachAfter is after for a check that looks at one message at a time: it
 // hands each message of the new leaf's context to each as it is read
 // (project.EachMessage), so its memory is a record, not the context.
-func (l *loaded) eachAfter(lines []byte, newLeaf string, limits parse.Limits, each func(m json.RawMessage, src *project.Entry) error) error {
+func (l *loaded) eachAfter(lines []byte, newLeaf string, limits session.Limits, each func(m json.RawMessage, src *project.Entry) error) error {
 	s, leaf, err := l.standIn(lines, newLeaf, limits)
 	if err != nil {
 		return err
@@ -197,7 +197,7 @@ func (l *loaded) eachAfter(lines []byte, newLeaf string, limits parse.Limits, ea
 // new lines. It is written to a temporary file of the system's, unlinked
 // once opened (recorded in l.temps until then), as the path's records may
 // be the whole file: read back one record at a time, not held.
-func (l *loaded) standIn(lines []byte, newLeaf string, limits parse.Limits) (*project.Session, *project.Entry, error) {
+func (l *loaded) standIn(lines []byte, newLeaf string, limits session.Limits) (*project.Session, *project.Entry, error) {
 	ctx, err := l.s.EachMessage(l.leaf, func(json.RawMessage, *project.Entry) error { return nil }) // its path and entries, not its messages
 	if err != nil {
 		return nil, nil, err
@@ -386,7 +386,7 @@ func SlimFile(fsys safefile.FS, path string, opts Options) (Report, error) {
 // session: omp has no such entry (its loader passes it over), so the
 // appended edits would change nothing there.
 func editsUnknown(s *project.Session, added []Added) error {
-	if s.Dialect != parse.Omp {
+	if s.Dialect != session.Omp {
 		return nil
 	}
 	for _, a := range added {

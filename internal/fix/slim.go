@@ -8,13 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/session"
 	"github.com/pisess/pisess/internal/text"
 )
-
-// MinSlimBytes is the smallest --max-bytes: a placeholder must fit.
-const MinSlimBytes = 1024
 
 // bigArguments is the size above which slim elides a tool call's
 // arguments (the call itself stays, so its result keeps its pair).
@@ -116,7 +113,7 @@ func (p *SlimPlan) elide(b *builder, msg json.RawMessage, src *project.Entry, ma
 // slice of msg, not a copy: a 300 MB content was copied three times by
 // encoding/json, once per look). Keys match exactly, as in pi.
 func roleAndContent(msg json.RawMessage) (string, json.RawMessage) {
-	var t parse.Tape
+	var t session.Tape
 	if t.Build(msg) != nil {
 		return "", nil // a message that is not an object has neither
 	}
@@ -141,7 +138,7 @@ func notEditable(src *project.Entry) string {
 func placeholder(msg json.RawMessage, role string, el Elided, maxBytes int64) (json.RawMessage, error) {
 	what := map[string]string{"user": "user message", "assistant": "assistant message", "custom": "extension message"}[role]
 	if role == "toolResult" {
-		var t parse.Tape
+		var t session.Tape
 		_ = t.Build(msg) // a message of a role: an object
 		what = t.StrOf(0, "toolName") + " output"
 	}
@@ -161,12 +158,12 @@ func placeholder(msg json.RawMessage, role string, el Elided, maxBytes int64) (j
 // while that leaves it over maxBytes, the largest arguments left are
 // elided too, as long as their elision is shorter.
 func assistantPlaceholder(msg json.RawMessage, text string, maxBytes int64) (json.RawMessage, error) {
-	var t parse.Tape
+	var t session.Tape
 	if t.Build(msg) != nil {
 		return nil, fmt.Errorf("its content is not an array of blocks")
 	}
 	content := t.Get(0, "content")
-	if k := t.Kind(content); k != parse.KindArray && !absent(k) { // no content is no blocks
+	if k := t.Kind(content); k != session.KindArray && !absent(k) { // no content is no blocks
 		return nil, fmt.Errorf("its content is not an array of blocks")
 	}
 	out := [][]byte{textBlock(text)}
@@ -209,7 +206,7 @@ func assistantPlaceholder(msg json.RawMessage, text string, maxBytes int64) (jso
 // elideArguments is a toolCall block with its arguments (n bytes) replaced
 // by {"elided":"SIZE of arguments elided by pisess slim"}.
 func elideArguments(call json.RawMessage, n int) (json.RawMessage, error) {
-	var t parse.Tape
+	var t session.Tape
 	if err := t.Build(call); err != nil {
 		return nil, err
 	}
@@ -219,12 +216,12 @@ func elideArguments(call json.RawMessage, n int) (json.RawMessage, error) {
 
 // kindOf says what a message's content holds: text, images, or both.
 func kindOf(msg json.RawMessage) string {
-	var t parse.Tape
+	var t session.Tape
 	if t.Build(msg) != nil {
 		return "content"
 	}
 	content := t.Get(0, "content")
-	if t.Kind(content) == parse.KindString {
+	if t.Kind(content) == session.KindString {
 		return "text"
 	}
 	counts := map[string]int{}

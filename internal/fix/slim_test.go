@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/safefile"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // callSession is a session whose assistant message (aaaa0002) holds text
@@ -145,7 +145,7 @@ func elisions(t *testing.T, content []byte) string {
 // contextAt is the context of the file's default leaf.
 func contextAt(t *testing.T, path string) *project.Context {
 	t.Helper()
-	s, err := project.LoadFile(path, parse.DefaultLimits())
+	s, err := project.LoadFile(path, session.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func contextAt(t *testing.T, path string) *project.Context {
 // contentOf is the content of entry id's message in the session data.
 func contentOf(t *testing.T, data []byte, id string) []byte {
 	t.Helper()
-	s, err := project.Load(bytes.NewReader(data), parse.DefaultLimits())
+	s, err := project.Load(bytes.NewReader(data), session.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func contentOf(t *testing.T, data []byte, id string) []byte {
 // is not.
 func TestSlimCheckRefusesWrongPlans(t *testing.T) {
 	path := callSession(t, strings.Repeat("y", 2000), repeat(`{"c":"x"}`, 12)...)
-	s, err := project.Open(path, parse.DefaultLimits())
+	s, err := project.Open(path, session.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestSlimCheckRefusesWrongPlans(t *testing.T) {
 		t.Fatalf("plan %+v, %v", plan, err)
 	}
 	l := &loaded{s: s, leaf: leaf}
-	after, err := l.after(plan.Lines, plan.NewLeaf, parse.DefaultLimits())
+	after, err := l.after(plan.Lines, plan.NewLeaf, session.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}

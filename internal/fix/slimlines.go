@@ -9,8 +9,8 @@ import (
 	"runtime"
 	"slices"
 
-	"github.com/pisess/pisess/internal/edit"
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
+
 	"github.com/pisess/pisess/internal/pipeline"
 )
 
@@ -30,7 +30,7 @@ const (
 // slimItem is one physical line of a batch and, once slimmed, what to
 // write for it.
 type slimItem struct {
-	line       parse.Line // its bytes are arena[start:end]; the worker sets Raw
+	line       session.Line // its bytes are arena[start:end]; the worker sets Raw
 	start, end int
 	object     bool // the line starts an object (startsObject)
 	entry      int  // then the record it holds: -1 the header
@@ -53,9 +53,9 @@ type slimBatch struct {
 type lineSlimmer struct {
 	maxBytes int64
 	drop     *dropPlan
-	t        parse.Tape
-	cls      parse.Classifier
-	ed       edit.Editor
+	t        session.Tape
+	cls      session.Classifier
+	ed       session.Editor
 	stats    RewriteStats
 }
 
@@ -63,7 +63,7 @@ type lineSlimmer struct {
 // counted them: a dropped entry's none; verbatim is a line to be written
 // as it is instead (the header, a blank line, an entry without an edit).
 // Any other line that holds no object is refused (refuseNonObject).
-func (s *lineSlimmer) slim(w io.Writer, l *parse.Line, object bool, entry int) (verbatim bool, err error) {
+func (s *lineSlimmer) slim(w io.Writer, l *session.Line, object bool, entry int) (verbatim bool, err error) {
 	span, ok := objectLine(&s.t, &s.cls, l)
 	switch {
 	case !ok:
@@ -83,7 +83,7 @@ func (s *lineSlimmer) slim(w io.Writer, l *parse.Line, object bool, entry int) (
 		s.stats.Reparented++
 	}
 	id := ""
-	for b := range Blocks(&s.t) {
+	for b := range session.Blocks(&s.t) {
 		if b.Placeholder {
 			s.stats.Placeholders++
 			continue
@@ -94,7 +94,7 @@ func (s *lineSlimmer) slim(w io.Writer, l *parse.Line, object bool, entry int) (
 		if id == "" {
 			id = s.t.StrOf(0, "id")
 		}
-		value := placeholderValue(b, PlaceholderText(b, DigestOf(&s.t, b), id))
+		value := session.PlaceholderValue(b, session.PlaceholderText(b, session.DigestOf(&s.t, b), id))
 		s.ed.Replace(b.Node, value)
 		s.stats.count(b, int64(len(value)))
 	}
@@ -154,7 +154,7 @@ func (s *slimLines) newBatch() *slimBatch {
 
 // add takes the current line of rd: copied into the current batch, a
 // long one as a batch of its own, a very long one slimmed at once.
-func (s *slimLines) add(rd *parse.Reader) error {
+func (s *slimLines) add(rd *session.Reader) error {
 	l := rd.Line()
 	it := slimItem{line: *l}
 	if startsObject(l.Raw) {
@@ -189,7 +189,7 @@ func (s *slimLines) submit() error {
 // slimAlone slims line l once every line before it is written, on the
 // reader's goroutine and straight to w: the line is held once, in the
 // reader.
-func (s *slimLines) slimAlone(l *parse.Line, it slimItem) error {
+func (s *slimLines) slimAlone(l *session.Line, it slimItem) error {
 	if err := s.submit(); err != nil {
 		return err
 	}
@@ -198,7 +198,7 @@ func (s *slimLines) slimAlone(l *parse.Line, it slimItem) error {
 	}
 	s.alone.stats = RewriteStats{}
 	verbatim, err := s.alone.slim(s.w, l, it.object, it.entry)
-	s.alone.t, s.alone.ed = parse.Tape{}, edit.Editor{} // they hold on to the line
+	s.alone.t, s.alone.ed = session.Tape{}, session.Editor{} // they hold on to the line
 	if err != nil {
 		return err
 	}

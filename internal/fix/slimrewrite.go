@@ -12,20 +12,20 @@ import (
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/migrate"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/safefile"
+	"github.com/pisess/pisess/internal/session"
 	"github.com/pisess/pisess/internal/validate"
 )
 
 // Removed is what slim --rewrite removed of one kind of block (images by
 // MIME type).
 type Removed struct {
-	Kind     BlockKind `json:"kind"`
-	MIMEType string    `json:"mimeType,omitempty"`
-	Blocks   int       `json:"blocks"`
-	Bytes    int64     `json:"bytes"` // as written in the file
-	Saved    int64     `json:"saved"` // Bytes less the placeholders' bytes
+	Kind     session.BlockKind `json:"kind"`
+	MIMEType string            `json:"mimeType,omitempty"`
+	Blocks   int               `json:"blocks"`
+	Bytes    int64             `json:"bytes"` // as written in the file
+	Saved    int64             `json:"saved"` // Bytes less the placeholders' bytes
 }
 
 // RewriteStats is what slim --rewrite did to a file (in the `--format
@@ -45,8 +45,8 @@ type RewriteStats struct {
 }
 
 // SlimRewriteFile is `slim --rewrite`: it replaces every content block
-// (Blocks) larger than opts.MaxBytes, in every entry of the file (all
-// branches), by a short text placeholder (PlaceholderText), and with
+// (session.Blocks) larger than opts.MaxBytes, in every entry of the file (all
+// branches), by a short text placeholder (session.PlaceholderText), and with
 // opts.DropCustom drops the superseded custom entries of those types
 // (dropPlan). Every other byte of the file stays as it was: lines without
 // an edit are copied verbatim, an edited line keeps its keys, their order
@@ -168,7 +168,7 @@ var errNothingToDo = errors.New("nothing to do")
 
 // openedFile is the source of --output as it was opened: a section of the
 // file that says it is a regular file, so that the line reader measures a
-// long line before reading it (parse.SourceOf) and holds it once, not in
+// long line before reading it (session.SourceOf) and holds it once, not in
 // the doubling buffer that took twice the line (604 MB for a 300 MB line).
 type openedFile struct {
 	*io.SectionReader
@@ -233,7 +233,7 @@ func (g *slimRewriter) checkHeader(in io.ReadSeeker) error {
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return &safefile.Error{Code: safefile.ReadFailed, Err: err}
 	}
-	if parse.SniffDialect(prefix[:n]) == parse.Omp {
+	if session.SniffDialect(prefix[:n]) == session.Omp {
 		return &safefile.Error{Code: safefile.Unsupported, Err: errors.New("an oh-my-pi session: slim --rewrite is checked against pi 1.6.0's loader only; left untouched")}
 	}
 	return nil
@@ -268,7 +268,7 @@ func (g *slimRewriter) write(in io.ReadSeeker, out io.Writer) error {
 	}
 	cw := &countingWriter{w: out}
 	bw := bufio.NewWriterSize(cw, 1<<20)
-	rd := parse.NewReader(in, g.opts.Validate.Limits)
+	rd := session.NewReader(in, g.opts.Validate.Limits)
 	rd.DeferClassify()
 	lines := g.slimLines(bw)
 	defer lines.stop()
@@ -294,19 +294,19 @@ func (g *slimRewriter) write(in io.ReadSeeker, out io.Writer) error {
 // objectLine lays the object of line l (read with DeferClassify) on t and
 // returns its span; false when the line holds no single object (it is
 // copied as it is: blank lines are all a checked file can have).
-func objectLine(t *parse.Tape, cls *parse.Classifier, l *parse.Line) ([2]int, bool) {
+func objectLine(t *session.Tape, cls *session.Classifier, l *session.Line) ([2]int, bool) {
 	if span, ok := t.Line(l.Raw); ok {
 		return span, true // the fast path: one object, built
 	}
 	l.Classify(cls)
-	if l.Class != parse.Object || t.Build(l.Object(0)) != nil {
+	if l.Class != session.Object || t.Build(l.Object(0)) != nil {
 		return [2]int{}, false
 	}
 	return l.Objects[0], true
 }
 
 // count adds a removed block to the figures of its kind.
-func (s *RewriteStats) count(b Block, placeholder int64) {
+func (s *RewriteStats) count(b session.Block, placeholder int64) {
 	s.BlocksRemoved++
 	i := slices.IndexFunc(s.Removed, func(r Removed) bool { return r.Kind == b.Kind && r.MIMEType == b.MIME })
 	if i < 0 {
@@ -322,8 +322,8 @@ func (s *RewriteStats) count(b Block, placeholder int64) {
 // refuseNonObject passes a blank line (pi skips it; it is copied), and
 // refuses any other line that holds no object: the file is damaged (a torn
 // or corrupt line, one too long to read), and the rewrite would lose it.
-func refuseNonObject(l *parse.Line) error {
-	if l.Class == parse.Blank {
+func refuseNonObject(l *session.Line) error {
+	if l.Class == session.Blank {
 		return nil
 	}
 	f, ok := l.Finding()
@@ -338,7 +338,7 @@ func refuseNonObject(l *parse.Line) error {
 }
 
 // copyLine writes line l exactly as it is in the file.
-func copyLine(w *bufio.Writer, l *parse.Line) error {
+func copyLine(w *bufio.Writer, l *session.Line) error {
 	if l.BOM {
 		w.WriteString("\ufeff")
 	}
@@ -347,7 +347,7 @@ func copyLine(w *bufio.Writer, l *parse.Line) error {
 	return err
 }
 
-func terminator(l *parse.Line) []byte {
+func terminator(l *session.Line) []byte {
 	switch {
 	case l.CRLF:
 		return []byte("\r\n")

@@ -128,7 +128,7 @@ func TestSlimMemoryDoesNotFollowTheFile(t *testing.T) {
 // into a new buffer while the last one was garbage the collector let
 // stand (project.Session.Read now collects before reading a long record),
 // and the verify gathered the line in pieces and joined them, the
-// appended file being no parse.Source (now migrate's appendedInput is).
+// appended file being no session.Source (now migrate's appendedInput is).
 // A 300 MB line peaked at 604 MB of RSS, now 312 MB.
 func TestSlimHoldsALongLineOnce(t *testing.T) {
 	if testing.Short() {

@@ -5,7 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
+
 	"errors"
 	"fmt"
 	"os"
@@ -14,8 +14,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/safefile"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // sessionLines writes a version-3 session of the given entry lines (each
@@ -156,62 +156,6 @@ func TestSlimRewriteBlocks(t *testing.T) {
 	if !bytes.Equal(mustRead(t, path), got) {
 		t.Error("the second run changed the file")
 	}
-}
-
-// TestUnescapeInto: the digest of an escaped text is that of the string
-// JSON.parse reads, whichever escapes it uses.
-func TestUnescapeInto(t *testing.T) {
-	type tc struct {
-		raw  []byte // the JSON string
-		want string
-	}
-	var cases []tc
-	for _, s := range []string{
-		strings.Repeat("😀", 50000),
-		strings.Repeat("é\n", 70000),
-		strings.Repeat("a", 65535) + "😀" + "\\\"" + "b/",
-		strings.Repeat("\x01\b\f\r\t", 3000),
-	} {
-		raw, _ := json.Marshal(s)
-		cases = append(cases, tc{raw, s}, tc{asciiJSON(s), s})
-	}
-	cases = append(cases,
-		tc{[]byte(`"\/\ud800x\udc00\ud83d\ude00\u00e9"`), "/\uFFFDx\uFFFD😀é"}, // lone surrogates, as the UTF-8 of JSON.parse's string
-		tc{[]byte(`"\ud83d\u0041"`), "\uFFFDA"})
-	for i, c := range cases {
-		var tp parse.Tape
-		if err := tp.Build([]byte(`{"text":` + string(c.raw) + `}`)); err != nil {
-			t.Fatal(err)
-		}
-		h := sha256.New()
-		n := unescapeInto(h, tp.Text(tp.Get(0, "text")))
-		want := sha256.Sum256([]byte(c.want))
-		if n != int64(len(c.want)) || !bytes.Equal(h.Sum(nil), want[:]) {
-			t.Errorf("case %d: %d bytes decoded of %d, or the sum differs", i, n, len(c.want))
-		}
-	}
-}
-
-// asciiJSON encodes s as JSON with every non-ASCII character escaped
-// (\uXXXX, surrogate pairs), as some writers do.
-func asciiJSON(s string) []byte {
-	var b bytes.Buffer
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteString(`\` + string(r))
-		case r < 0x20 || r > 0x7e && r < 0x10000:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		case r >= 0x10000:
-			r -= 0x10000
-			fmt.Fprintf(&b, `\u%04x\u%04x`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.Bytes()
 }
 
 // TestSlimRewriteNeedsAPlaceForTheOriginal: without --backup or --output
@@ -364,7 +308,7 @@ func TestDropCustom(t *testing.T) {
 	}
 }
 
-// TestBlocksOfEveryPlace: Blocks finds the content of user, assistant,
+// TestBlocksOfEveryPlace: session.Blocks finds the content of user, assistant,
 // toolResult and custom messages, of custom_message entries and of a
 // compaction's retained tail, and nothing else.
 func TestBlocksOfEveryPlace(t *testing.T) {
@@ -380,21 +324,21 @@ func TestBlocksOfEveryPlace(t *testing.T) {
 		{`{"type":"custom_message","id":"a","parentId":null,"timestamp":"t","customType":"x","content":"text","display":true}`, "t"},
 		{`{"type":"custom","id":"a","parentId":null,"timestamp":"t","customType":"x","data":{"content":"text"}}`, ""},
 		{`{"type":"compaction","id":"a","parentId":null,"timestamp":"t","summary":"s","firstKeptEntryId":"a","tokensBefore":1,"retainedTail":[{"role":"user","content":"x","timestamp":1},{"role":"compactionSummary","summary":"s"}]}`, "t"},
-		{`{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":[{"type":"text","text":"` + placeholderMark + `x]"}]}}`, "P"},
+		{`{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":[{"type":"text","text":"` + session.PlaceholderMark + `x]"}]}}`, "P"},
 		// a person's text that starts as a placeholder does but is longer than any placeholder
-		{msgEntry("a", "", userMsg(`[{"type":"text","text":"`+placeholderMark+`text, 4.0 KiB (4139 bytes, sha256:5c5c), from entry zz] `+strings.Repeat("x", 5000)+`"}]`)), "t"},
-		{msgEntry("a", "", userMsg(`"`+placeholderMark+strings.Repeat("x", 5000)+`]"`)), "t"},
+		{msgEntry("a", "", userMsg(`[{"type":"text","text":"`+session.PlaceholderMark+`text, 4.0 KiB (4139 bytes, sha256:5c5c), from entry zz] `+strings.Repeat("x", 5000)+`"}]`)), "t"},
+		{msgEntry("a", "", userMsg(`"`+session.PlaceholderMark+strings.Repeat("x", 5000)+`]"`)), "t"},
 	} {
-		var tp parse.Tape
+		var tp session.Tape
 		if err := tp.Build([]byte(tt.entry)); err != nil {
 			t.Fatal(err)
 		}
 		got := ""
-		for b := range Blocks(&tp) {
+		for b := range session.Blocks(&tp) {
 			switch {
 			case b.Placeholder:
 				got += "P"
-			case b.Kind == BlockImage:
+			case b.Kind == session.BlockImage:
 				got += "i"
 			default:
 				got += "t"
@@ -409,13 +353,13 @@ func TestBlocksOfEveryPlace(t *testing.T) {
 // TestEstimateSaved: the estimate is within a few bytes of what a removal
 // saves.
 func TestEstimateSaved(t *testing.T) {
-	var tp parse.Tape
+	var tp session.Tape
 	if err := tp.Build([]byte(`{"type":"message","id":"e1","message":{"role":"user","content":[` + textBlockJSON(strings.Repeat("x", 5000)) + `]}}`)); err != nil {
 		t.Fatal(err)
 	}
-	for b := range Blocks(&tp) {
-		exact := b.Bytes - int64(len(placeholderValue(b, PlaceholderText(b, DigestOf(&tp, b), "e1"))))
-		if est := EstimateSaved(b, "e1"); est < exact-8 || est > exact+8 {
+	for b := range session.Blocks(&tp) {
+		exact := b.Bytes - int64(len(session.PlaceholderValue(b, session.PlaceholderText(b, session.DigestOf(&tp, b), "e1"))))
+		if est := session.EstimateSaved(b, "e1"); est < exact-8 || est > exact+8 {
 			t.Errorf("estimate %d, exact %d", est, exact)
 		}
 	}
@@ -472,7 +416,7 @@ func TestSlimRewriteOutputWithoutHardLinks(t *testing.T) {
 	if err != nil || rep.Action != "slimmed" {
 		t.Fatalf("%+v %v", rep, err)
 	}
-	if out := mustRead(t, opts.Output); int64(len(out)) != rep.BytesAfter || !bytes.Contains(out, []byte(placeholderMark)) {
+	if out := mustRead(t, opts.Output); int64(len(out)) != rep.BytesAfter || !bytes.Contains(out, []byte(session.PlaceholderMark)) {
 		t.Errorf("output of %d bytes (reported %d)", len(out), rep.BytesAfter)
 	}
 	noErrors(t, opts.Output)
@@ -484,15 +428,15 @@ func TestSlimRewriteOutputWithoutHardLinks(t *testing.T) {
 
 // TestLongestPlaceholderIsOne: the longest placeholder slim can write (a
 // MIME type and an entry id of control characters, each escaped to six
-// bytes, the largest size) is still under MinSlimBytes, so it is taken
+// bytes, the largest size) is still under session.MinSlimBytes, so it is taken
 // for a placeholder and never removed again.
 func TestLongestPlaceholderIsOne(t *testing.T) {
 	mime, id := strings.Repeat("\x01", 64), strings.Repeat("\x01", 200)
-	b := Block{Kind: BlockImage, MIME: mime}
-	text := PlaceholderText(b, Digest{Size: 1<<63 - 1}, id)
+	b := session.Block{Kind: session.BlockImage, MIME: mime}
+	text := session.PlaceholderText(b, session.Digest{Size: 1<<63 - 1}, id)
 	body := jsonString(text)
 	body = body[1 : len(body)-1] // the raw body, without its quotes
-	if !isPlaceholder(body) {
+	if !session.IsPlaceholder(body) {
 		t.Errorf("a placeholder of %d bytes is not taken for one: %s", len(body), body)
 	}
 }

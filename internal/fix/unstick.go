@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/safefile"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // Plan is what a repair appends to a session.
@@ -91,12 +91,12 @@ func Unstick(s *project.Session, leaf *project.Entry, now time.Time) (*Plan, err
 // results answer the first ones (session.PairTools), so the calls left
 // unanswered are the last ones of that id: only those are replaced.
 func withoutCalls(msg json.RawMessage, calls []project.Unpaired) (json.RawMessage, error) {
-	var t parse.Tape
+	var t session.Tape
 	content := -1
 	if t.Build(msg) == nil {
 		content = t.Get(0, "content")
 	}
-	if t.Kind(content) != parse.KindArray {
+	if t.Kind(content) != session.KindArray {
 		return nil, fmt.Errorf("its content is not an array of blocks")
 	}
 	left := map[string]int{} // calls of each id still to come

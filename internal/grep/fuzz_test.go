@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // FuzzPrefilter: on any user message whose content is written with any
@@ -19,11 +19,11 @@ func FuzzPrefilter(f *testing.F) {
 	f.Add(`\u212a`, "k", true, true)
 	f.Fuzz(func(t *testing.T, body, pattern string, fixed, fold bool) {
 		line := header + `{"type":"message","id":"x","parentId":null,"timestamp":"2026-01-01T10:00:00.000Z","message":{"role":"user","content":"` + body + `"}}` + "\n"
-		var tape parse.Tape
+		var tape session.Tape
 		if _, ok := tape.Line([]byte(strings.TrimSuffix(line[len(header):], "\n"))); !ok || strings.Contains(body, "\n") {
 			return // not one JSON line
 		}
-		m, err := Compile(Options{Pattern: pattern, Fixed: fixed, IgnoreCase: fold, Limits: parse.DefaultLimits()})
+		m, err := Compile(Options{Pattern: pattern, Fixed: fixed, IgnoreCase: fold, Limits: session.DefaultLimits()})
 		if err != nil {
 			return
 		}

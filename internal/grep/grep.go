@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // Options say what to look for and where.
@@ -27,7 +27,7 @@ type Options struct {
 	// Since and Until bound the entries' timestamps (Until excluded); an
 	// entry without a readable timestamp is left out when either is set.
 	Since, Until time.Time
-	Limits       parse.Limits
+	Limits       session.Limits
 }
 
 // A Match is one text of an entry that holds the pattern: the first
@@ -102,7 +102,7 @@ func Roles() []string { return slices.Clone(roles) }
 func (m *Matcher) File(r io.Reader, found func(Match)) (Stats, error) {
 	var st Stats
 	sc := &scanner{m: m, found: found}
-	rd := parse.NewReader(r, m.opts.Limits)
+	rd := session.NewReader(r, m.opts.Limits)
 	rd.DeferClassify()
 	for rd.Next() {
 		l := rd.Line()
@@ -124,8 +124,8 @@ func (m *Matcher) File(r io.Reader, found func(Match)) (Stats, error) {
 type scanner struct {
 	m     *Matcher
 	found func(Match)
-	tape  parse.Tape
-	class parse.Classifier
+	tape  session.Tape
+	class session.Classifier
 	entry entryFacts
 }
 
@@ -136,13 +136,13 @@ type entryFacts struct {
 	timestamp string
 }
 
-func (sc *scanner) line(l *parse.Line) {
+func (sc *scanner) line(l *session.Line) {
 	if span, ok := sc.tape.Line(l.Raw); ok {
 		sc.object(l.Num, l.Raw[span[0]:span[1]])
 		return
 	}
 	l.Classify(&sc.class)
-	if l.Class != parse.Object && l.Class != parse.Concatenated {
+	if l.Class != session.Object && l.Class != session.Concatenated {
 		return // torn or corrupt: no entry a person reads
 	}
 	for k := range l.Objects {
@@ -216,7 +216,7 @@ func (sc *scanner) message(msg int, role string) {
 // thinking (with Options.Thinking) and tool calls (their arguments).
 func (sc *scanner) content(n int) {
 	t := &sc.tape
-	if t.Kind(n) == parse.KindString {
+	if t.Kind(n) == session.KindString {
 		sc.text(n)
 		return
 	}
@@ -238,13 +238,13 @@ func (sc *scanner) content(n int) {
 func (sc *scanner) values(n int) {
 	t := &sc.tape
 	switch t.Kind(n) {
-	case parse.KindString:
+	case session.KindString:
 		sc.text(n)
-	case parse.KindObject:
+	case session.KindObject:
 		for _, v := range t.Members(n) {
 			sc.values(v)
 		}
-	case parse.KindArray:
+	case session.KindArray:
 		for e := range t.Elements(n) {
 			sc.values(e)
 		}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 const header = `{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/work/café"}` + "\n"
@@ -34,7 +34,7 @@ var sample = header + strings.Join([]string{
 // changes nothing.
 func search(t *testing.T, text string, opts Options) []string {
 	t.Helper()
-	opts.Limits = parse.DefaultLimits()
+	opts.Limits = session.DefaultLimits()
 	m, err := Compile(opts)
 	if err != nil {
 		t.Fatal(err)

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/pisess/pisess/internal/cli"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/safefile"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // isRefusal reports whether a migrate/repair code is a refusal that
@@ -339,14 +339,14 @@ func (s *suite) checkNewGeneration(t *testing.T, cmd, file string, orig, now []b
 // parseProblem returns the first parse-level problem a repaired file must
 // not have: anything but complete objects ending in a newline and blank
 // lines (a warning, which repair leaves alone).
-func parseProblem(data []byte) string { return parseProblemWith(data, parse.DefaultLimits()) }
+func parseProblem(data []byte) string { return parseProblemWith(data, session.DefaultLimits()) }
 
 // parseProblemWith is parseProblem with other limits.
-func parseProblemWith(data []byte, limits parse.Limits) string {
-	rd := parse.NewReader(bytes.NewReader(data), limits)
+func parseProblemWith(data []byte, limits session.Limits) string {
+	rd := session.NewReader(bytes.NewReader(data), limits)
 	for rd.Next() {
 		l := rd.Line()
-		if (l.Class != parse.Object && l.Class != parse.Blank) || (l.Class == parse.Object && !l.Newline) {
+		if (l.Class != session.Object && l.Class != session.Blank) || (l.Class == session.Object && !l.Newline) {
 			f, _ := l.Finding()
 			return string(f.Code) + " on line " + strconv.Itoa(l.Num)
 		}
@@ -422,7 +422,7 @@ func parallel(n int, work func(i int)) {
 // non-recursive classifier, not encoding/json, which stops at 10,000
 // levels of nesting.)
 func oneObject(b []byte) bool {
-	var c parse.Classifier
+	var c session.Classifier
 	line, ok := bytes.CutSuffix(b, []byte("\n"))
-	return ok && c.Classify(line, false).Class == parse.Object
+	return ok && c.Classify(line, false).Class == session.Object
 }

@@ -17,7 +17,7 @@ import (
 
 	"github.com/pisess/pisess/internal/cli"
 	"github.com/pisess/pisess/internal/migrate"
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // bigCases are the big structures: a 100,000-deep chain, 100,000 siblings,
@@ -177,8 +177,8 @@ func TestStackHelper(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, _ = migrate.Repair(bytes.NewReader(data), io.Discard, migrate.RepairOptions{ZeroTail: true, Limits: parse.DefaultLimits()})
-		_, _ = migrate.Migrate(bytes.NewReader(data), io.Discard, parse.DefaultLimits())
+		_, _ = migrate.Repair(bytes.NewReader(data), io.Discard, migrate.RepairOptions{ZeroTail: true, Limits: session.DefaultLimits()})
+		_, _ = migrate.Migrate(bytes.NewReader(data), io.Discard, session.DefaultLimits())
 	}
 	fmt.Println("stack helper: done")
 }
@@ -279,14 +279,14 @@ func TestEndlessLineInBoundedMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads 3 GiB")
 	}
-	limits := parse.Limits{MaxLineBytes: 1 << 20}
+	limits := session.Limits{MaxLineBytes: 1 << 20}
 	head := append([]byte(Header(3)+"\n"), `{"type":"custom","data":"`...)
 	for _, tt := range []struct {
 		name string
 		run  func(io.Reader) error
 	}{
 		{"parse", func(r io.Reader) error {
-			rd := parse.NewReader(r, limits)
+			rd := session.NewReader(r, limits)
 			for rd.Next() {
 			}
 			if l := rd.Line(); l.Code != "line_too_long" {

@@ -9,12 +9,12 @@ import (
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/migrate"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/safefile"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // fuzzLimits keep the fuzzers' lines small.
-var fuzzLimits = parse.Limits{MaxLineBytes: 1 << 16}
+var fuzzLimits = session.Limits{MaxLineBytes: 1 << 16}
 
 // fuzzSeeds are the catalogue's small inputs and cuts of the base
 // sessions.
@@ -110,10 +110,10 @@ func refusal(t *testing.T, err error) {
 // objects lists the complete objects of a file, in order.
 func objects(data []byte) [][]byte {
 	var out [][]byte
-	rd := parse.NewReader(bytes.NewReader(data), fuzzLimits)
+	rd := session.NewReader(bytes.NewReader(data), fuzzLimits)
 	for rd.Next() {
 		l := rd.Line()
-		if l.Class == parse.Object || l.Class == parse.Concatenated || l.Code == finding.ZeroFill {
+		if l.Class == session.Object || l.Class == session.Concatenated || l.Code == finding.ZeroFill {
 			for k := range l.Objects {
 				out = append(out, bytes.Clone(l.Object(k)))
 			}

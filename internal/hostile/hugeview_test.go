@@ -59,7 +59,7 @@ func writeEscaped(path string, n int) error {
 // is a 64 MiB text with escapes (200 MB in the long run) peak at about the
 // line once, as they do on base64 (TestHugeEntryMemory): at most 1.5
 // times it plus the fixed working set. Before they measured and cut such
-// a text a piece at a time (parse.Tape.StrChunks), each decoded it whole,
+// a text a piece at a time (session.Tape.StrChunks), each decoded it whole,
 // and context also kept every message's whole text and grew a copy of
 // it: on a 286 MiB line tree and path peaked at 572 MiB (2x), context at
 // 1.4 GiB (4.8x), and --width 0 at 1.4 GiB (4.9x). At --width 0, where

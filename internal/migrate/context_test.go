@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/migrate"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // TestMigrationKeepsTheContext: for every real version-1 file (the two
@@ -30,11 +30,11 @@ func TestMigrationKeepsTheContext(t *testing.T) {
 				t.Fatal(err)
 			}
 			var repaired bytes.Buffer
-			if _, err := migrate.Repair(bytes.NewReader(orig), &repaired, migrate.RepairOptions{Limits: parse.DefaultLimits()}); err != nil {
+			if _, err := migrate.Repair(bytes.NewReader(orig), &repaired, migrate.RepairOptions{Limits: session.DefaultLimits()}); err != nil {
 				t.Fatal(err)
 			}
 			var migrated bytes.Buffer
-			if _, err := migrate.Migrate(bytes.NewReader(repaired.Bytes()), &migrated, parse.DefaultLimits()); err != nil {
+			if _, err := migrate.Migrate(bytes.NewReader(repaired.Bytes()), &migrated, session.DefaultLimits()); err != nil {
 				t.Fatal(err)
 			}
 			before := contexts(t, repaired.Bytes())
@@ -49,7 +49,7 @@ func TestMigrationKeepsTheContext(t *testing.T) {
 // contexts projects every leaf of a session: leaf id -> the context's JSON.
 func contexts(t *testing.T, data []byte) map[string]string {
 	t.Helper()
-	s, err := project.Load(bytes.NewReader(data), parse.DefaultLimits())
+	s, err := project.Load(bytes.NewReader(data), session.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,8 @@ import (
 	"io"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/safefile"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // Action is what happened to one file; the values are the `action` field
@@ -32,7 +32,7 @@ type Options struct {
 	Diff           bool // --diff (with --dry-run)
 	FollowSymlinks bool // --follow-symlinks
 	ZeroTail       bool // --zero-tail (repair)
-	Limits         parse.Limits
+	Limits         session.Limits
 	// Verify validates a whole session (strict parse, schemas, linkage) and
 	// fails on any error finding. MigrateFile applies it to the original
 	// first (an invalid file is refused untouched) and to the new

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/safefile"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // noCreate fails any file creation: proves an operation wrote nothing.
@@ -312,7 +312,7 @@ func TestMigrateRefusesLinesPiWouldLose(t *testing.T) {
 		t.Errorf("the refusal does not say pi would lose the line: %v", err)
 	}
 	// A line over pisess's limit is one pi reads: refused, without the note.
-	limits := parse.DefaultLimits()
+	limits := session.DefaultLimits()
 	limits.MaxLineBytes = 100
 	_, err = MigrateFile(newFaultFS(noCreate), writeSession(t, t.TempDir(), sampleV1), Options{Limits: limits})
 	if !errors.As(err, &e) || e.Code != safefile.RefusedCorrupt || e.Finding == nil || e.Finding.Code != finding.LineTooLong || strings.Contains(err.Error(), "pi 1.6.0") {

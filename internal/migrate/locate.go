@@ -6,25 +6,25 @@ import (
 	"math"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/safefile"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // Migration edits exactly the bytes of one key or value and copies all the
-// others unchanged: it reads each record on its parse.Tape and edits it
-// with an edit.Editor.
+// others unchanged: it reads each record on its session.Tape and edits it
+// with an session.Editor.
 
 // locate builds the tape of the object at line[span[0]:span[1]] (a span
-// the classifier accepted). The error is parse.ErrTooDeep past
-// parse.MaxDepth.
-func locate(t *parse.Tape, line []byte, span [2]int) error {
+// the classifier accepted). The error is session.ErrTooDeep past
+// session.MaxDepth.
+func locate(t *session.Tape, line []byte, span [2]int) error {
 	return t.Build(line[span[0]:span[1]])
 }
 
 // unique returns the value node of member name of object obj, or -1. A key
 // that occurs more than once is an error: which occurrence counts differs
 // between JSON parsers, so an edit could not be made safely.
-func unique(t *parse.Tape, obj int, name string) (int, error) {
+func unique(t *session.Tape, obj int, name string) (int, error) {
 	found := -1
 	for k, v := range t.Members(obj) {
 		if t.KeyIs(k, name) {
@@ -38,16 +38,16 @@ func unique(t *parse.Tape, obj int, name string) (int, error) {
 }
 
 // numberValue decodes value node v when it is a finite JSON number.
-func numberValue(t *parse.Tape, v int) (float64, bool) {
+func numberValue(t *session.Tape, v int) (float64, bool) {
 	f, ok := t.Float(v)
 	return f, ok && !math.IsInf(f, 0)
 }
 
 // unreadable refuses a record whose tape cannot be built: nested deeper
-// than parse.MaxDepth (too_deep, as validate reports it), or bytes the
+// than session.MaxDepth (too_deep, as validate reports it), or bytes the
 // classifier should have rejected.
 func unreadable(line int, err error) error {
-	if errors.Is(err, parse.ErrTooDeep) {
+	if errors.Is(err, session.ErrTooDeep) {
 		return refuse(safefile.RefusedCorrupt, finding.Errorf(finding.TooDeep, line, "%v", err))
 	}
 	return malformed(line, "", err)

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/safefile"
+	"github.com/pisess/pisess/internal/session"
 )
 
 func TestLocateMembers(t *testing.T) {
@@ -29,7 +29,7 @@ func TestLocateMembers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := []byte(tt.in)
-			var tape parse.Tape
+			var tape session.Tape
 			if err := locate(&tape, b, tt.span); err != nil {
 				t.Fatal(err)
 			}
@@ -54,7 +54,7 @@ func TestLocateMembers(t *testing.T) {
 
 func TestLocateMalformedIsAnErrorNotAPanic(t *testing.T) {
 	for _, in := range []string{``, `[]`, `{`, `{"a"`, `{"a":`, `{"a":1`, `{"a":1,}`, `{a:1}`, `{"a" 1}`, `{"a":"x}`, `{"a":{"b":1}`, `{"a":1 "b":2}`} {
-		var tape parse.Tape
+		var tape session.Tape
 		if err := locate(&tape, []byte(in), [2]int{0, len(in)}); err == nil {
 			t.Errorf("%q: no error", in)
 		}
@@ -62,11 +62,11 @@ func TestLocateMalformedIsAnErrorNotAPanic(t *testing.T) {
 }
 
 func TestLocateTooDeepIsAnError(t *testing.T) {
-	const depth = parse.MaxDepth + 1
+	const depth = session.MaxDepth + 1
 	in := `{"a":` + strings.Repeat("[", depth) + strings.Repeat("]", depth) + `,"b":1}`
-	var tape parse.Tape
+	var tape session.Tape
 	err := locate(&tape, []byte(in), [2]int{0, len(in)})
-	if !errors.Is(err, parse.ErrTooDeep) {
+	if !errors.Is(err, session.ErrTooDeep) {
 		t.Fatalf("err %v, want parse.ErrTooDeep", err)
 	}
 	var e *safefile.Error
@@ -77,7 +77,7 @@ func TestLocateTooDeepIsAnError(t *testing.T) {
 
 func TestIndexDecodesEscapedKeysAndRefusesDuplicates(t *testing.T) {
 	b := []byte(`{"\u0069d":"x","type":"a","type":"b"}`)
-	var tape parse.Tape
+	var tape session.Tape
 	if err := locate(&tape, b, [2]int{0, len(b)}); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestIndexDecodesEscapedKeysAndRefusesDuplicates(t *testing.T) {
 
 func TestValuesReadAsJSONParseReadsThem(t *testing.T) {
 	b := []byte(`{"s":"a\"b","n":1e400,"f":-2.5,"z":null,"o":{}}`)
-	var tape parse.Tape
+	var tape session.Tape
 	if err := locate(&tape, b, [2]int{0, len(b)}); err != nil {
 		t.Fatal(err)
 	}

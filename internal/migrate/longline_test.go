@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/safefile"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // longV1 is a version-1 session whose second line is a user message of n
@@ -29,7 +29,7 @@ func TestDryRunLongLineMemory(t *testing.T) {
 	path := writeSession(t, dir, longV1(n))
 	lines := 0
 	verify := func(_ string, r io.Reader) error { // a pass as validate makes it
-		rd := parse.NewReader(r, parse.DefaultLimits())
+		rd := session.NewReader(r, session.DefaultLimits())
 		for rd.Next() {
 			lines++
 		}
@@ -39,7 +39,7 @@ func TestDryRunLongLineMemory(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	out, err := safefile.Rewrite(safefile.OS(), path, safefile.RewriteOptions{DryRun: true, Verify: verify}, func(in io.ReadSeeker, out io.Writer) error {
-		_, err := Migrate(in, out, parse.Limits{})
+		_, err := Migrate(in, out, session.Limits{})
 		return err
 	})
 	runtime.ReadMemStats(&after)

@@ -8,11 +8,10 @@ import (
 	"math"
 	"strings"
 
-	"github.com/pisess/pisess/internal/edit"
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
-	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/session"
+
+	"github.com/pisess/pisess/internal/safefile"
 )
 
 // CurrentVersion is the session format version Migrate produces.
@@ -44,7 +43,7 @@ type Result struct {
 // A file with a corrupt line (parse level, including concatenated objects)
 // is refused with a *safefile.Error carrying the finding; nothing useful is written
 // to out then.
-func Migrate(in io.ReadSeeker, out io.Writer, limits parse.Limits) (Result, error) {
+func Migrate(in io.ReadSeeker, out io.Writer, limits session.Limits) (Result, error) {
 	s, err := scanSession(in, limits, false)
 	if err != nil {
 		return Result{}, err
@@ -87,7 +86,7 @@ func (t *trackingWriter) Write(p []byte) (int, error) {
 
 // PeekVersion reads the header of the session in r and returns its version
 // (1, 2 or 3). It refuses what Migrate would refuse about the header.
-func PeekVersion(r io.Reader, limits parse.Limits) (int, error) {
+func PeekVersion(r io.Reader, limits session.Limits) (int, error) {
 	s, err := scanSession(r, limits, true)
 	if err != nil {
 		return 0, err
@@ -106,10 +105,10 @@ type scanned struct {
 // scanSession is the first pass: it refuses corruption and anything that is
 // not a migratable session, and records where each record is. With
 // headerOnly it stops after the header.
-func scanSession(in io.Reader, limits parse.Limits, headerOnly bool) (*scanned, error) {
+func scanSession(in io.Reader, limits session.Limits, headerOnly bool) (*scanned, error) {
 	s := &scanned{}
-	rd := parse.NewReader(in, limits)
-	var t parse.Tape
+	rd := session.NewReader(in, limits)
+	var t session.Tape
 	for rd.Next() {
 		l := rd.Line()
 		s.lines = l.Num
@@ -117,14 +116,14 @@ func scanSession(in io.Reader, limits parse.Limits, headerOnly bool) (*scanned, 
 			return nil, refuse(safefile.RefusedCorrupt, f)
 		}
 		switch l.Class {
-		case parse.Blank, parse.PartialTail:
+		case session.Blank, session.PartialTail:
 			continue // not records: pi's loader skips them
-		case parse.TornLine:
+		case session.TornLine:
 			if len(s.recLine) == 0 {
 				return nil, refuse(safefile.RefusedCorrupt, tornHeader(l))
 			}
 			continue // not a record: pi's loader skips it
-		case parse.Object:
+		case session.Object:
 		default:
 			return nil, lostByPi(l)
 		}
@@ -155,7 +154,7 @@ func scanSession(in io.Reader, limits parse.Limits, headerOnly bool) (*scanned, 
 }
 
 // readEntry checks one entry record in the first pass.
-func readEntry(t *parse.Tape, l *parse.Line) error {
+func readEntry(t *session.Tape, l *session.Line) error {
 	if err := locate(t, l.Raw, l.Objects[0]); err != nil {
 		return unreadable(l.Num, err)
 	}
@@ -169,7 +168,7 @@ func readEntry(t *parse.Tape, l *parse.Line) error {
 // readHeader reads the header line on tape t as session.ReadHeader does
 // (absent or null version is 1; the id shares the line). A duplicated
 // type, version or id is refused: an edit could not be made safely.
-func readHeader(t *parse.Tape, l *parse.Line) (session.Header, error) {
+func readHeader(t *session.Tape, l *session.Line) (session.Header, error) {
 	if err := locate(t, l.Raw, l.Objects[0]); err != nil {
 		return session.Header{}, unreadable(l.Num, err)
 	}
@@ -200,7 +199,7 @@ func readHeader(t *parse.Tape, l *parse.Line) (session.Header, error) {
 
 // stringMember returns the string value of key name ("" when absent or not
 // a string), refusing a duplicated key.
-func stringMember(t *parse.Tape, l *parse.Line, name string) (string, error) {
+func stringMember(t *session.Tape, l *session.Line, name string) (string, error) {
 	v, err := unique(t, 0, name)
 	if err != nil {
 		return "", malformed(l.Num, "/"+name, err)
@@ -230,15 +229,15 @@ func (s *scanned) assignIDs() []string {
 type rewriter struct {
 	*scanned
 	ids    []string
-	limits parse.Limits
-	ed     edit.Editor
-	tape   parse.Tape
+	limits session.Limits
+	ed     session.Editor
+	tape   session.Tape
 	notes  []finding.Finding
 }
 
 func (w *rewriter) run(in io.Reader, out io.Writer) error {
 	bw := bufio.NewWriterSize(out, 64<<10)
-	rd := parse.NewReader(in, w.limits)
+	rd := session.NewReader(in, w.limits)
 	rec := 0
 	for rd.Next() {
 		l := rd.Line()
@@ -247,8 +246,8 @@ func (w *rewriter) run(in io.Reader, out io.Writer) error {
 			return changedBetweenPasses(l.Num) // the first pass refused a BOM
 		}
 		switch l.Class {
-		case parse.Blank, parse.PartialTail, parse.TornLine:
-		case parse.Object:
+		case session.Blank, session.PartialTail, session.TornLine:
+		case session.Object:
 			if rec == 0 && isTitleSlot(l) {
 				break // omp's title slot: written back byte for byte
 			}
@@ -279,7 +278,7 @@ func (w *rewriter) run(in io.Reader, out io.Writer) error {
 }
 
 // edit queues the migration edits of record rec on line l.
-func (w *rewriter) edit(l *parse.Line, rec int) error {
+func (w *rewriter) edit(l *session.Line, rec int) error {
 	if err := locate(&w.tape, l.Raw, l.Objects[0]); err != nil {
 		return unreadable(l.Num, err)
 	}
@@ -291,7 +290,7 @@ func (w *rewriter) edit(l *parse.Line, rec int) error {
 }
 
 // writeLine writes line l with the queued edits and its own terminator.
-func (w *rewriter) writeLine(bw *bufio.Writer, l *parse.Line) error {
+func (w *rewriter) writeLine(bw *bufio.Writer, l *session.Line) error {
 	if err := w.writeEdited(bw, l); err != nil {
 		return err
 	}
@@ -299,7 +298,7 @@ func (w *rewriter) writeLine(bw *bufio.Writer, l *parse.Line) error {
 }
 
 // writeEdited writes line l, its object edited when it has edits.
-func (w *rewriter) writeEdited(bw *bufio.Writer, l *parse.Line) error {
+func (w *rewriter) writeEdited(bw *bufio.Writer, l *session.Line) error {
 	if !w.ed.Changed() {
 		return writeRaw(bw, l.Raw, "")
 	}
@@ -308,7 +307,7 @@ func (w *rewriter) writeEdited(bw *bufio.Writer, l *parse.Line) error {
 		return &safefile.Error{Code: safefile.WriteFailed, Err: err}
 	}
 	if _, err := w.ed.WriteTo(bw); err != nil {
-		if errors.Is(err, edit.ErrOverlap) || errors.Is(err, edit.ErrNotObject) {
+		if errors.Is(err, session.ErrOverlap) || errors.Is(err, session.ErrNotObject) {
 			return malformed(l.Num, "", err)
 		}
 		return &safefile.Error{Code: safefile.WriteFailed, Err: err}
@@ -318,7 +317,7 @@ func (w *rewriter) writeEdited(bw *bufio.Writer, l *parse.Line) error {
 
 // editEntry applies v1→v2 (ids, parentId, firstKeptEntryId) and v2→v3
 // (hookMessage → custom) to one entry.
-func (w *rewriter) editEntry(l *parse.Line, rec int) error {
+func (w *rewriter) editEntry(l *session.Line, rec int) error {
 	typ, err := stringMember(&w.tape, l, "type")
 	if err != nil {
 		return err
@@ -338,7 +337,7 @@ func (w *rewriter) editEntry(l *parse.Line, rec int) error {
 // compaction's firstKeptEntryIndex into firstKeptEntryId. Like pi, it
 // assigns existing keys in place and appends new ones in the order id,
 // parentId, firstKeptEntryId.
-func (w *rewriter) addLinks(l *parse.Line, rec int, typ string) error {
+func (w *rewriter) addLinks(l *session.Line, rec int, typ string) error {
 	id := w.ids[rec]
 	parent := []byte("null")
 	if rec > 1 {
@@ -369,7 +368,7 @@ func (w *rewriter) addLinks(l *parse.Line, rec int, typ string) error {
 }
 
 // set sets member name of the record, refusing a duplicated key.
-func (w *rewriter) set(l *parse.Line, name string, value []byte) error {
+func (w *rewriter) set(l *session.Line, name string, value []byte) error {
 	if _, err := unique(&w.tape, 0, name); err != nil {
 		return malformed(l.Num, "/"+name, err)
 	}
@@ -382,8 +381,8 @@ func (w *rewriter) set(l *parse.Line, name string, value []byte) error {
 // a later record). An index that names no entry becomes the compaction's
 // own id, which keeps nothing before the compaction, as pi's projection
 // does for an id it cannot find; a note says so.
-func (w *rewriter) firstKept(l *parse.Line, v, rec int) (string, error) {
-	if w.tape.Kind(v) != parse.KindNumber {
+func (w *rewriter) firstKept(l *session.Line, v, rec int) (string, error) {
+	if w.tape.Kind(v) != session.KindNumber {
 		return "", refuse(safefile.RefusedCorrupt, finding.Errorf(finding.Schema, l.Num,
 			"firstKeptEntryIndex is not a number").WithPointer("/firstKeptEntryIndex"))
 	}
@@ -399,12 +398,12 @@ func (w *rewriter) firstKept(l *parse.Line, v, rec int) (string, error) {
 }
 
 // renameHookMessage turns message.role "hookMessage" into "custom".
-func (w *rewriter) renameHookMessage(l *parse.Line) error {
+func (w *rewriter) renameHookMessage(l *session.Line) error {
 	msg, err := unique(&w.tape, 0, "message")
 	if err != nil {
 		return malformed(l.Num, "/message", err)
 	}
-	if w.tape.Kind(msg) != parse.KindObject {
+	if w.tape.Kind(msg) != session.KindObject {
 		return nil
 	}
 	role, err := unique(&w.tape, msg, "role")
@@ -419,10 +418,10 @@ func (w *rewriter) renameHookMessage(l *parse.Line) error {
 
 // quote encodes s as a JSON string. Ids and key names here are plain
 // ASCII letters, digits and '-', which need no escaping.
-func quote(s string) []byte { return edit.Quote(s) }
+func quote(s string) []byte { return session.Quote(s) }
 
 // ownTerminator is the terminator line l had in the input ("" for none).
-func ownTerminator(l *parse.Line) string {
+func ownTerminator(l *session.Line) string {
 	switch {
 	case !l.Newline:
 		return ""
@@ -445,13 +444,13 @@ func writeRaw(w *bufio.Writer, b []byte, term string) error {
 
 // tornHeader is the finding for a torn line before any record: the
 // header was torn, and no session is left to migrate or repair.
-func tornHeader(l *parse.Line) finding.Finding {
+func tornHeader(l *session.Line) finding.Finding {
 	return finding.Errorf(finding.InvalidJSON, l.Num,
 		"a torn line (%d bytes) before any session header, with more lines after it: the header is lost", len(l.Raw))
 }
 
 // lineRefusal refuses a line that is not one complete object.
-func lineRefusal(l *parse.Line) error {
+func lineRefusal(l *session.Line) error {
 	f, _ := l.Finding()
 	return refuse(safefile.RefusedCorrupt, f)
 }
@@ -460,7 +459,7 @@ func lineRefusal(l *parse.Line) error {
 // pi 1.6.0 would lose it, as its own migration, on open, rewrites the
 // file from the records JSON.parse made of the lines. A line over a
 // limit of pisess (too long, too deep) is one pi reads: only refused.
-func lostByPi(l *parse.Line) error {
+func lostByPi(l *session.Line) error {
 	f, _ := l.Finding()
 	e := refuse(safefile.RefusedCorrupt, f)
 	if f.Code != finding.LineTooLong && f.Code != finding.TooDeep {
@@ -472,12 +471,12 @@ func lostByPi(l *parse.Line) error {
 // errLostByPi says why a migration stops at a corrupt line.
 var errLostByPi = errors.New("pi 1.6.0's own migration would drop or change this line (it rewrites the file from what JSON.parse reads); `pisess repair` mends what it can, `pisess validate` explains the rest")
 
-// readError maps the error that ended a parse.Reader.
+// readError maps the error that ended a session.Reader.
 func readError(err error, line int) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, parse.ErrFileTooLarge):
+	case errors.Is(err, session.ErrFileTooLarge):
 		return refuse(safefile.RefusedCorrupt, finding.Errorf(finding.FileTooLarge, line, "the file exceeds the size limit"))
 	}
 	return &safefile.Error{Code: safefile.ReadFailed, Err: err}

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/session"
 )
@@ -29,7 +28,7 @@ func withIDs(want string, recordLines ...int) string {
 func migrateString(t *testing.T, in string) (string, Result, error) {
 	t.Helper()
 	var out bytes.Buffer
-	res, err := Migrate(strings.NewReader(in), &out, parse.DefaultLimits())
+	res, err := Migrate(strings.NewReader(in), &out, session.DefaultLimits())
 	return out.String(), res, err
 }
 
@@ -263,7 +262,7 @@ func TestMigrateRefuses(t *testing.T) {
 
 func TestMigrateLineTooLongIsRefused(t *testing.T) {
 	in := `{"type":"session","id":"s1"}` + "\n" + `{"type":"message","pad":"` + strings.Repeat("x", 100) + `"}` + "\n"
-	_, err := Migrate(strings.NewReader(in), &bytes.Buffer{}, parse.Limits{MaxLineBytes: 64})
+	_, err := Migrate(strings.NewReader(in), &bytes.Buffer{}, session.Limits{MaxLineBytes: 64})
 	var e *safefile.Error
 	if !errors.As(err, &e) || e.Finding == nil || e.Finding.Code != finding.LineTooLong || e.Line != 2 {
 		t.Fatalf("got %v", err)
@@ -274,7 +273,7 @@ func TestMigrateDetectsChangeBetweenPasses(t *testing.T) {
 	first := `{"type":"session","id":"s1"}` + "\n" + `{"type":"a"}` + "\n"
 	second := first + `{"type":"b"}` + "\n"
 	in := &swappingReader{first: first, second: second}
-	_, err := Migrate(in, &bytes.Buffer{}, parse.DefaultLimits())
+	_, err := Migrate(in, &bytes.Buffer{}, session.DefaultLimits())
 	var e *safefile.Error
 	if !errors.As(err, &e) || e.Code != safefile.ChangedDuringRewrite {
 		t.Fatalf("got %v, want changed_during_rewrite", err)
@@ -301,7 +300,7 @@ func (s *swappingReader) Seek(off int64, whence int) (int64, error) {
 
 func TestMigrateWriteFailureIsTyped(t *testing.T) {
 	in := `{"type":"session","id":"s1"}` + "\n" + `{"type":"a"}` + "\n"
-	_, err := Migrate(strings.NewReader(in), failingWriter{}, parse.DefaultLimits())
+	_, err := Migrate(strings.NewReader(in), failingWriter{}, session.DefaultLimits())
 	var e *safefile.Error
 	if !errors.As(err, &e) || e.Code != safefile.WriteFailed || e.ExitCode() != 2 {
 		t.Fatalf("got %v", err)
@@ -322,16 +321,16 @@ func TestPeekVersion(t *testing.T) {
 		{`{"type":"session","version":3,"id":"s"}` + "\n", 3},
 	}
 	for _, tt := range tests {
-		got, err := PeekVersion(strings.NewReader(tt.in), parse.Limits{})
+		got, err := PeekVersion(strings.NewReader(tt.in), session.Limits{})
 		if err != nil || got != tt.want {
 			t.Errorf("%q: got %d, %v; want %d", tt.in, got, err, tt.want)
 		}
 	}
-	if _, err := PeekVersion(strings.NewReader(`{"kind":"header","version":4}`), parse.Limits{}); err == nil {
+	if _, err := PeekVersion(strings.NewReader(`{"kind":"header","version":4}`), session.Limits{}); err == nil {
 		t.Error("v4 header: no error")
 	}
 	var e *safefile.Error
-	if _, err := PeekVersion(strings.NewReader("\xef\xbb\xbf"+`{"type":"session","id":"s"}`), parse.Limits{}); !errors.As(err, &e) || e.Finding == nil || e.Finding.Code != finding.BOM {
+	if _, err := PeekVersion(strings.NewReader("\xef\xbb\xbf"+`{"type":"session","id":"s"}`), session.Limits{}); !errors.As(err, &e) || e.Finding == nil || e.Finding.Code != finding.BOM {
 		t.Errorf("byte order mark: got %v, want a bom refusal", err)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // TestMigrateOmp: an oh-my-pi file (testdata/corpus/omp, written by omp's
@@ -25,12 +25,12 @@ func TestMigrateOmp(t *testing.T) {
 		sources[f] = b
 	}
 	for f, src := range sources {
-		v, err := PeekVersion(bytes.NewReader(src), parse.Limits{})
+		v, err := PeekVersion(bytes.NewReader(src), session.Limits{})
 		if err != nil || v != 3 {
 			t.Errorf("%s: PeekVersion = %d, %v", f, v, err)
 		}
 		var out bytes.Buffer
-		res, err := Migrate(bytes.NewReader(src), &out, parse.Limits{})
+		res, err := Migrate(bytes.NewReader(src), &out, session.Limits{})
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
@@ -42,12 +42,12 @@ func TestMigrateOmp(t *testing.T) {
 	slot, rest, _ := bytes.Cut([]byte(ompMinimal()), []byte("\n"))
 	v2 := strings.Replace(string(rest), `"version":3`, `"version":2`, 1)
 	var out bytes.Buffer
-	res, err := Migrate(strings.NewReader(string(slot)+"\n"+v2), &out, parse.Limits{})
+	res, err := Migrate(strings.NewReader(string(slot)+"\n"+v2), &out, session.Limits{})
 	if err != nil || !res.Changed || res.From != 2 {
 		t.Fatalf("v2 omp file: %+v, %v", res, err)
 	}
 	gotSlot, gotRest, _ := bytes.Cut(out.Bytes(), []byte("\n"))
-	if !bytes.Equal(gotSlot, slot) || len(gotSlot)+1 != parse.TitleSlotBytes {
+	if !bytes.Equal(gotSlot, slot) || len(gotSlot)+1 != session.TitleSlotBytes {
 		t.Errorf("slot changed: %q", gotSlot)
 	}
 	if !bytes.Contains(gotRest, []byte(`"version":3`)) {
@@ -60,7 +60,7 @@ func TestMigrateOmp(t *testing.T) {
 // header, omp's model_change and a model_usage entry.
 func ompMinimal() string {
 	slot := `{"type":"title","v":1,"title":"Cart total rounding","source":"auto","updatedAt":"2026-12-01T05:57:37.870Z","pad":"`
-	slot += strings.Repeat(" ", parse.TitleSlotBytes-len(slot)-3) + `"}` + "\n"
+	slot += strings.Repeat(" ", session.TitleSlotBytes-len(slot)-3) + `"}` + "\n"
 	return slot +
 		`{"type":"session","version":3,"id":"01a2302e-1bac-772f-a21f-6eb6b51e834e","timestamp":"2026-12-01T05:57:37.836Z","cwd":"/home/ana/src/shop"}` + "\n" +
 		`{"type":"model_change","id":"9cf9cb36","parentId":null,"timestamp":"2026-12-01T05:57:37.856Z","model":"anthropic/claude-sonnet-4-5","resolvedModelIsFallback":false}` + "\n" +

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/safefile"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // realCorpus is pi's own files, beside the project; CI has it.
@@ -46,7 +46,7 @@ func readFile(t *testing.T, path string) []byte {
 func migrateBytes(t *testing.T, in []byte) ([]byte, Result) {
 	t.Helper()
 	var out bytes.Buffer
-	res, err := Migrate(bytes.NewReader(in), &out, parse.DefaultLimits())
+	res, err := Migrate(bytes.NewReader(in), &out, session.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestRealDamagedFilesRepairThenMigrate(t *testing.T) {
 	for name, line := range damaged {
 		t.Run(name, func(t *testing.T) {
 			in := readFile(t, filepath.Join(realCorpus, name))
-			_, err := Migrate(bytes.NewReader(in), &bytes.Buffer{}, parse.DefaultLimits())
+			_, err := Migrate(bytes.NewReader(in), &bytes.Buffer{}, session.DefaultLimits())
 			var e *safefile.Error
 			if !errors.As(err, &e) || e.Finding == nil || e.Finding.Code != finding.ConcatenatedObjects || e.Line != line {
 				t.Fatalf("migrate of the damaged file: got %v, want concatenated_objects at %d", err, line)
@@ -195,7 +195,7 @@ func checkMigratedV1(t *testing.T, in, out []byte) {
 			t.Errorf("firstKeptEntryIndex %s became %s, want %s", k[0], k[1], ids[min(idx, len(ids)-1)])
 		}
 	}
-	r := parse.NewReader(bytes.NewReader(out), parse.DefaultLimits())
+	r := session.NewReader(bytes.NewReader(out), session.DefaultLimits())
 	for r.Next() {
 		if f, ok := r.Line().Finding(); ok {
 			t.Errorf("migrated output has a parse finding: %v", f)
@@ -242,7 +242,7 @@ func linesOf(b []byte) [][]byte {
 func objectsOf(t *testing.T, in []byte) [][]byte {
 	t.Helper()
 	var objs [][]byte
-	r := parse.NewReader(bytes.NewReader(in), parse.DefaultLimits())
+	r := session.NewReader(bytes.NewReader(in), session.DefaultLimits())
 	for r.Next() {
 		l := r.Line()
 		for k := range l.Objects {

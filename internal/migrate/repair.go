@@ -8,15 +8,15 @@ import (
 	"strings"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/safefile"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // RepairOptions select what Repair may fix beyond the always-safe repairs.
 type RepairOptions struct {
 	// ZeroTail cuts a run of NUL bytes after the last newline (zero_fill).
 	ZeroTail bool
-	Limits   parse.Limits
+	Limits   session.Limits
 }
 
 // Fix is one repair made (or, in a dry run, that would be made).
@@ -65,7 +65,7 @@ type RepairResult struct {
 func Repair(in io.Reader, out io.Writer, opts RepairOptions) (RepairResult, error) {
 	var res RepairResult
 	bw := bufio.NewWriterSize(out, 64<<10)
-	rd := parse.NewReader(in, opts.Limits)
+	rd := session.NewReader(in, opts.Limits)
 	prevCRLF, objects := false, 0
 	torn := tornEntries{ids: map[string]int{}, limits: opts.Limits}
 	if rs, ok := in.(io.ReadSeeker); ok {
@@ -87,7 +87,7 @@ func Repair(in io.Reader, out io.Writer, opts RepairOptions) (RepairResult, erro
 		if fix != nil {
 			res.Fixes = append(res.Fixes, *fix)
 		}
-		if l.Class == parse.Object || l.Class == parse.Concatenated || l.Code == finding.ZeroFill {
+		if l.Class == session.Object || l.Class == session.Concatenated || l.Code == finding.ZeroFill {
 			objects += len(l.Objects)
 		}
 		prevCRLF = l.CRLF
@@ -108,24 +108,24 @@ func Repair(in io.Reader, out io.Writer, opts RepairOptions) (RepairResult, erro
 
 // repairLine writes the repaired form of one line and returns the fix made,
 // if any.
-func repairLine(w *bufio.Writer, l *parse.Line, prevCRLF bool, opts RepairOptions, res *RepairResult) (*Fix, error) {
+func repairLine(w *bufio.Writer, l *session.Line, prevCRLF bool, opts RepairOptions, res *RepairResult) (*Fix, error) {
 	term := terminator(l, prevCRLF)
 	switch l.Class {
-	case parse.Blank:
+	case session.Blank:
 		res.LinesOut++
 		return nil, writeRaw(w, l.Raw, ownTerminator(l))
-	case parse.Object:
+	case session.Object:
 		res.LinesOut++
 		if l.Newline {
 			return nil, writeRaw(w, l.Raw, term)
 		}
 		return &Fix{l.Num, finding.MissingFinalNewline, "added the missing final newline"},
 			writeRaw(w, l.Raw, term)
-	case parse.PartialTail:
+	case session.PartialTail:
 		return &Fix{l.Num, finding.PartialTail, plural(len(l.Raw), "dropped the torn last line (%d byte%s)")}, nil
-	case parse.TornLine:
+	case session.TornLine:
 		return &Fix{l.Num, finding.TornLine, plural(len(l.Raw), "removed the torn line (%d byte%s and its newline)")}, nil
-	case parse.Concatenated:
+	case session.Concatenated:
 		if err := writeObjects(w, l, term, res); err != nil {
 			return nil, err
 		}
@@ -145,7 +145,7 @@ func repairLine(w *bufio.Writer, l *parse.Line, prevCRLF bool, opts RepairOption
 }
 
 // writeObjects writes each complete object of line l on a line of its own.
-func writeObjects(w *bufio.Writer, l *parse.Line, term string, res *RepairResult) error {
+func writeObjects(w *bufio.Writer, l *session.Line, term string, res *RepairResult) error {
 	for k := range l.Objects {
 		res.LinesOut++
 		if err := writeRaw(w, l.Object(k), term); err != nil {
@@ -157,7 +157,7 @@ func writeObjects(w *bufio.Writer, l *parse.Line, term string, res *RepairResult
 
 // zeroTailFix repairs a last line that ends in NULs after complete objects
 // (kept, one per line) or a torn one (dropped).
-func zeroTailFix(w *bufio.Writer, l *parse.Line, term string, res *RepairResult) (*Fix, error) {
+func zeroTailFix(w *bufio.Writer, l *session.Line, term string, res *RepairResult) (*Fix, error) {
 	if err := writeObjects(w, l, term, res); err != nil {
 		return nil, err
 	}
@@ -183,7 +183,7 @@ func them(k int) string {
 
 // terminator is the line terminator Repair writes after (part of) line l:
 // its own, or the one a missing final newline gets.
-func terminator(l *parse.Line, prevCRLF bool) string {
+func terminator(l *session.Line, prevCRLF bool) string {
 	if l.CRLF || (!l.Newline && prevCRLF) {
 		return "\r\n"
 	}
@@ -210,7 +210,7 @@ type tornEntries struct {
 	ids    map[string]int      // torn id -> its line
 	known  map[string]struct{} // ids of the complete entries so far; nil until needed
 	src    io.ReadSeeker       // the input, for the second read; nil if it cannot seek
-	limits parse.Limits
+	limits session.Limits
 }
 
 // referenceKeys are the keys by which an entry names another one, where
@@ -221,13 +221,13 @@ var referenceKeys = []string{"parentId", "targetId", "fromId"}
 // check notes a torn line's id, refuses a torn line before any record
 // (records is the count so far), and refuses an entry that names a torn
 // entry.
-func (t *tornEntries) check(l *parse.Line, records int) error {
+func (t *tornEntries) check(l *session.Line, records int) error {
 	switch l.Class {
-	case parse.TornLine:
+	case session.TornLine:
 		if records == 0 {
 			return refuse(safefile.RefusedCorrupt, tornHeader(l))
 		}
-		id, ok := parse.PrefixString(l.Raw, "id")
+		id, ok := session.PrefixString(l.Raw, "id")
 		if !ok || len(t.ids) >= 4096 {
 			return nil
 		}
@@ -238,7 +238,7 @@ func (t *tornEntries) check(l *parse.Line, records int) error {
 		if _, seen := t.ids[id]; !seen && !earlier {
 			t.ids[id] = l.Num
 		}
-	case parse.Object, parse.Concatenated:
+	case session.Object, session.Concatenated:
 		for k := range l.Objects {
 			if len(t.ids) > 0 {
 				if err := t.checkObject(l, k); err != nil {
@@ -254,7 +254,7 @@ func (t *tornEntries) check(l *parse.Line, records int) error {
 // earlier reports whether a complete entry before the torn line l has the
 // id. The first time, it reads the ids of the lines before l again (the
 // input's position is restored); after that, note keeps them.
-func (t *tornEntries) earlier(l *parse.Line, id string) (bool, error) {
+func (t *tornEntries) earlier(l *session.Line, id string) (bool, error) {
 	if t.known == nil {
 		if t.src == nil {
 			return false, nil
@@ -274,14 +274,14 @@ func (t *tornEntries) note(obj []byte) {
 	if t.known == nil {
 		return
 	}
-	if id, ok := parse.PrefixString(obj, "id"); ok {
+	if id, ok := session.PrefixString(obj, "id"); ok {
 		t.known[id] = struct{}{}
 	}
 }
 
 // readIDs returns the ids of the complete entries in the first n bytes of
 // src, and seeks src back to where it was.
-func readIDs(src io.ReadSeeker, n int64, limits parse.Limits) (map[string]struct{}, error) {
+func readIDs(src io.ReadSeeker, n int64, limits session.Limits) (map[string]struct{}, error) {
 	pos, err := src.Seek(0, io.SeekCurrent)
 	if err == nil {
 		_, err = src.Seek(0, io.SeekStart)
@@ -290,14 +290,14 @@ func readIDs(src io.ReadSeeker, n int64, limits parse.Limits) (map[string]struct
 		return nil, &safefile.Error{Code: safefile.ReadFailed, Err: err}
 	}
 	known := map[string]struct{}{}
-	rd := parse.NewReader(io.LimitReader(src, n), limits)
+	rd := session.NewReader(io.LimitReader(src, n), limits)
 	for rd.Next() {
 		l := rd.Line()
-		if l.Class != parse.Object && l.Class != parse.Concatenated {
+		if l.Class != session.Object && l.Class != session.Concatenated {
 			continue
 		}
 		for k := range l.Objects {
-			if id, ok := parse.PrefixString(l.Object(k), "id"); ok {
+			if id, ok := session.PrefixString(l.Object(k), "id"); ok {
 				known[id] = struct{}{}
 			}
 		}
@@ -314,8 +314,8 @@ func readIDs(src io.ReadSeeker, n int64, limits parse.Limits) (map[string]struct
 // checkObject refuses object k of line l when it names a torn entry. An
 // object that carries a torn entry's id (the write retried in full) gives
 // later entries that id back: it is torn no more.
-func (t *tornEntries) checkObject(l *parse.Line, k int) error {
-	var tape parse.Tape // only after a torn line: rare
+func (t *tornEntries) checkObject(l *session.Line, k int) error {
+	var tape session.Tape // only after a torn line: rare
 	if err := locate(&tape, l.Raw, l.Objects[k]); err != nil {
 		return nil // not this check's business; validate reports it
 	}
@@ -342,7 +342,7 @@ func (t *tornEntries) checkObject(l *parse.Line, k int) error {
 }
 
 // loaded forgets the torn id that the complete entry on tape carries.
-func (t *tornEntries) loaded(tape *parse.Tape) {
+func (t *tornEntries) loaded(tape *session.Tape) {
 	if v, err := unique(tape, 0, "id"); err == nil {
 		if id, ok := tape.Str(v); ok {
 			delete(t.ids, id)

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/safefile"
+	"github.com/pisess/pisess/internal/session"
 )
 
 func TestRepair(t *testing.T) {
@@ -107,37 +107,37 @@ func TestRepairRefuses(t *testing.T) {
 	tests := []struct {
 		name   string
 		in     string
-		limits parse.Limits
+		limits session.Limits
 		code   finding.Code
 		line   int
 	}{
-		{"invalid json", h + "\n{\"a\":}\n", parse.Limits{}, finding.InvalidJSON, 2},
-		{"invalid json as the complete last line", h + "\n{\"a\":}", parse.Limits{}, finding.InvalidJSON, 2},
-		{"impossible prefix at the end", h + "\nnot-json", parse.Limits{}, finding.InvalidJSON, 2},
-		{"torn line that is not the last", `{"type":"se` + "\n" + h + "\n", parse.Limits{}, finding.InvalidJSON, 1},
-		{"invalid utf8", h + "\n{\"a\":\"\xff\"}\n", parse.Limits{}, finding.InvalidUTF8, 2},
-		{"trailing data", h + "\n{\"a\":1}x\n", parse.Limits{}, finding.TrailingData, 2},
-		{"object then garbage then object", h + "\n{\"a\":1}x{\"b\":1}\n", parse.Limits{}, finding.TrailingData, 2},
-		{"not an object", h + "\n\"s\"\n", parse.Limits{}, finding.NotObject, 2},
-		{"zero tail without the option", h + "\n\x00\x00", parse.Limits{}, finding.ZeroFill, 2},
-		{"object then NULs without the option", h + "\n" + h + "\x00\x00", parse.Limits{}, finding.ZeroFill, 2},
-		{"torn object then NULs without the option", h + "\n{\"a\":\"b\x00\x00", parse.Limits{}, finding.ZeroFill, 2},
-		{"object then NULs mid-file", h + "\n" + h + "\x00\x00\n" + h + "\n", parse.Limits{}, finding.TrailingData, 2},
-		{"object and a torn one mid-file", h + "\n" + h + "{\"a\"\n" + h + "\n", parse.Limits{}, finding.TrailingData, 2},
-		{"torn object then NULs mid-file", h + "\n{\"a\":\"b\x00\x00\n" + h + "\n", parse.Limits{}, finding.InvalidJSON, 2},
-		{"line too long", h + "\n{\"a\":\"" + strings.Repeat("x", 64) + "\"}\n", parse.Limits{MaxLineBytes: 48}, finding.LineTooLong, 2},
-		{"file too large", h + "\n" + h + "\n", parse.Limits{MaxFileBytes: 50}, finding.FileTooLarge, 2},
-		{"nothing would remain", `{"type":"sess`, parse.Limits{}, finding.MissingHeader, 1},
+		{"invalid json", h + "\n{\"a\":}\n", session.Limits{}, finding.InvalidJSON, 2},
+		{"invalid json as the complete last line", h + "\n{\"a\":}", session.Limits{}, finding.InvalidJSON, 2},
+		{"impossible prefix at the end", h + "\nnot-json", session.Limits{}, finding.InvalidJSON, 2},
+		{"torn line that is not the last", `{"type":"se` + "\n" + h + "\n", session.Limits{}, finding.InvalidJSON, 1},
+		{"invalid utf8", h + "\n{\"a\":\"\xff\"}\n", session.Limits{}, finding.InvalidUTF8, 2},
+		{"trailing data", h + "\n{\"a\":1}x\n", session.Limits{}, finding.TrailingData, 2},
+		{"object then garbage then object", h + "\n{\"a\":1}x{\"b\":1}\n", session.Limits{}, finding.TrailingData, 2},
+		{"not an object", h + "\n\"s\"\n", session.Limits{}, finding.NotObject, 2},
+		{"zero tail without the option", h + "\n\x00\x00", session.Limits{}, finding.ZeroFill, 2},
+		{"object then NULs without the option", h + "\n" + h + "\x00\x00", session.Limits{}, finding.ZeroFill, 2},
+		{"torn object then NULs without the option", h + "\n{\"a\":\"b\x00\x00", session.Limits{}, finding.ZeroFill, 2},
+		{"object then NULs mid-file", h + "\n" + h + "\x00\x00\n" + h + "\n", session.Limits{}, finding.TrailingData, 2},
+		{"object and a torn one mid-file", h + "\n" + h + "{\"a\"\n" + h + "\n", session.Limits{}, finding.TrailingData, 2},
+		{"torn object then NULs mid-file", h + "\n{\"a\":\"b\x00\x00\n" + h + "\n", session.Limits{}, finding.InvalidJSON, 2},
+		{"line too long", h + "\n{\"a\":\"" + strings.Repeat("x", 64) + "\"}\n", session.Limits{MaxLineBytes: 48}, finding.LineTooLong, 2},
+		{"file too large", h + "\n" + h + "\n", session.Limits{MaxFileBytes: 50}, finding.FileTooLarge, 2},
+		{"nothing would remain", `{"type":"sess`, session.Limits{}, finding.MissingHeader, 1},
 		{"torn entry with a child", h + "\n" + `{"type":"a","id":"1","parentId":null}` + "\n" + `{"type":"b","id":"2","parentId":"1","x":"cu` + "\n" +
-			`{"type":"c","id":"3","parentId":"2"}` + "\n", parse.Limits{}, finding.MissingParent, 4},
+			`{"type":"c","id":"3","parentId":"2"}` + "\n", session.Limits{}, finding.MissingParent, 4},
 		{"torn entry named by a label", h + "\n" + `{"type":"a","id":"1","parentId":null}` + "\n" + `{"type":"b","id":"2","x` + "\n" +
-			`{"type":"label","id":"3","parentId":"1","targetId":"2"}` + "\n", parse.Limits{}, finding.DanglingReference, 4},
+			`{"type":"label","id":"3","parentId":"1","targetId":"2"}` + "\n", session.Limits{}, finding.DanglingReference, 4},
 		{"torn entry named on a concatenated line", h + "\n" + `{"type":"a","id":"1","parentId":null}` + "\n" + `{"type":"b","id":"2","x` + "\n" +
-			`{"type":"c","id":"3","parentId":"1"}{"type":"c","id":"4","parentId":"2"}` + "\n", parse.Limits{}, finding.MissingParent, 4},
+			`{"type":"c","id":"3","parentId":"1"}{"type":"c","id":"4","parentId":"2"}` + "\n", session.Limits{}, finding.MissingParent, 4},
 		{"torn entry named, its id on a complete entry only after the child", h + "\n" + `{"type":"a","id":"1","parentId":null}` + "\n" + `{"type":"b","id":"2","x` + "\n" +
-			`{"type":"c","id":"3","parentId":"2"}` + "\n" + `{"type":"b","id":"2","parentId":"1"}` + "\n", parse.Limits{}, finding.MissingParent, 4},
-		{"byte order mark before garbage", "\xef\xbb\xbfnot-json\n" + h + "\n", parse.Limits{}, finding.InvalidJSON, 1},
-		{"empty file", ``, parse.Limits{}, finding.MissingHeader, 1},
+			`{"type":"c","id":"3","parentId":"2"}` + "\n" + `{"type":"b","id":"2","parentId":"1"}` + "\n", session.Limits{}, finding.MissingParent, 4},
+		{"byte order mark before garbage", "\xef\xbb\xbfnot-json\n" + h + "\n", session.Limits{}, finding.InvalidJSON, 1},
+		{"empty file", ``, session.Limits{}, finding.MissingHeader, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

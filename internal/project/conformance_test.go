@@ -17,10 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pisess/pisess/internal/edit"
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/migrate"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/session"
 )
 
@@ -276,21 +274,21 @@ func prepare(t *testing.T, path, splitPath string) corpusFile {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	r := parse.NewReader(bytes.NewReader(data), parse.DefaultLimits())
+	r := session.NewReader(bytes.NewReader(data), session.DefaultLimits())
 	header := false // an object was seen: lines before it are RefuseAsPi's to judge, as pi's loader does
 	for r.Next() {
 		l := r.Line()
 		switch {
 		case !header:
-			header = l.Class == parse.Object || l.Class == parse.Concatenated
-		case l.Class == parse.Concatenated:
+			header = l.Class == session.Object || l.Class == session.Concatenated
+		case l.Class == session.Concatenated:
 			cf.split = append(cf.split, l.Num)
 			for k := range l.Objects {
 				out.Write(l.Object(k))
 				out.WriteByte('\n')
 			}
 			continue
-		case l.Class == parse.Corrupt && (l.Code == finding.InvalidUTF8 || l.Code == finding.NotObject):
+		case l.Class == session.Corrupt && (l.Code == finding.InvalidUTF8 || l.Code == finding.NotObject):
 			// pi decodes invalid UTF-8 with U+FFFD and keeps any JSON value;
 			// pisess skips such lines as fatal corruption.
 			cf.skip = fmt.Sprintf("line %d is %s: pi reads it, pisess rejects it as fatal corruption", l.Num, l.Code)
@@ -301,7 +299,7 @@ func prepare(t *testing.T, path, splitPath string) corpusFile {
 	if err := r.Err(); err != nil {
 		cf.skip = "unreadable: " + err.Error()
 	}
-	if parse.SniffDialect(data[:min(len(data), parse.SniffBytes)]) == parse.Omp {
+	if session.SniffDialect(data[:min(len(data), session.SniffBytes)]) == session.Omp {
 		cf.skip = "an oh-my-pi file: compared with omp's own code (TestOmpConformance)"
 	}
 	if len(cf.split) > 0 {
@@ -389,7 +387,7 @@ func runPi(t *testing.T, files []corpusFile) map[string]*piFile {
 // compareFile compares one file's tree, migration and every leaf's context
 // with both pis.
 func compareFile(t *testing.T, cf corpusFile, pi *piFile, st *conformanceStats) {
-	s, err := RefuseAsPi(LoadFile(cf.path, parse.DefaultLimits()))
+	s, err := RefuseAsPi(LoadFile(cf.path, session.DefaultLimits()))
 	var he *HeaderError
 	switch {
 	case pi.Error != "":
@@ -440,7 +438,7 @@ func compareFile(t *testing.T, cf corpusFile, pi *piFile, st *conformanceStats) 
 		}
 		leaf := s.Entries[pc.LeafIndex]
 		name := fmt.Sprintf("pi %s: leaf #%d (line %d)", pc.Pi, pc.LeafIndex, leaf.Line)
-		if s.Header.Version >= 2 && leaf.ID() != "" && !jsonEqual(edit.Quote(leaf.ID()), pc.LeafID) {
+		if s.Header.Version >= 2 && leaf.ID() != "" && !jsonEqual(session.Quote(leaf.ID()), pc.LeafID) {
 			t.Errorf("%s: id %q, pi %s", name, leaf.ID(), pc.LeafID)
 		}
 		ctx, ok := contexts[pc.LeafIndex]
@@ -660,7 +658,7 @@ func compareMigration(t *testing.T, name, path string, s *Session, piRecords []j
 	}
 	defer f.Close()
 	var out bytes.Buffer
-	if _, err := migrate.Migrate(f, &out, parse.DefaultLimits()); err != nil {
+	if _, err := migrate.Migrate(f, &out, session.DefaultLimits()); err != nil {
 		t.Logf("pi %s: migrate refuses the file (%v): only the in-memory migration is compared", name, err)
 	} else {
 		var lines []json.RawMessage
@@ -734,7 +732,7 @@ func compareRewrite(t *testing.T, path string, rewritten json.RawMessage, st *co
 	}
 	defer f.Close()
 	var out bytes.Buffer
-	if _, err := migrate.Migrate(f, &out, parse.DefaultLimits()); err != nil {
+	if _, err := migrate.Migrate(f, &out, session.DefaultLimits()); err != nil {
 		t.Logf("pi %s open(): migrate refuses the file (%v)", pi16, err)
 		return
 	}

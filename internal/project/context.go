@@ -3,8 +3,6 @@ package project
 import (
 	"encoding/json"
 
-	"github.com/pisess/pisess/internal/edit"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/session"
 )
 
@@ -116,7 +114,7 @@ func (c *Context) EntryIDs() []string {
 // buildSessionProjection does. It reads back only the records of the
 // context entries and the few that decide the settings and the cut.
 func (s *Session) Context(leaf *Entry) (*Context, error) {
-	if s.Dialect == parse.Omp {
+	if s.Dialect == session.Omp {
 		return s.ompContext(leaf) // omp's own builder (omp.go)
 	}
 	var msgs []json.RawMessage
@@ -140,7 +138,7 @@ func (s *Session) Context(leaf *Entry) (*Context, error) {
 // returns has no Messages, Sources or Unpaired. An error of each stops the
 // walk and is returned.
 func (s *Session) EachMessage(leaf *Entry, each func(m json.RawMessage, src *Entry) error) (*Context, error) {
-	if s.Dialect == parse.Omp {
+	if s.Dialect == session.Omp {
 		c, err := s.ompContext(leaf)
 		if err != nil {
 			return nil, err
@@ -227,7 +225,7 @@ func (s *Session) contextEntries(path []*Entry) ([]*Entry, error) {
 // hasRetainedTail reports whether a compaction is a self-contained
 // checkpoint (retainedTail is an array, even an empty one).
 func hasRetainedTail(r *Record) bool {
-	return r.Tape.Kind(r.Member("retainedTail")) == parse.KindArray
+	return r.Tape.Kind(r.Member("retainedTail")) == session.KindArray
 }
 
 // entryMessages is pi 1.6.0's sessionEntryToContextMessages: the messages
@@ -247,7 +245,7 @@ func entryMessages(r *Record) []json.RawMessage {
 		if content == nil || isNull(content) {
 			content = json.RawMessage("[]") // pi: entry.content ?? []
 		}
-		var w edit.Object
+		var w session.ObjectWriter
 		w.Member("role", []byte(`"custom"`))
 		w.Member("customType", r.Raw("customType"))
 		w.Member("content", content)
@@ -259,7 +257,7 @@ func entryMessages(r *Record) []json.RawMessage {
 		if !session.JSTruthy(r.Raw("summary")) {
 			return nil
 		}
-		var w edit.Object
+		var w session.ObjectWriter
 		w.Member("role", []byte(`"branchSummary"`))
 		w.Member("summary", r.Raw("summary"))
 		w.Member("fromId", r.Raw("fromId"))
@@ -284,7 +282,7 @@ func normalizeContent(m json.RawMessage) json.RawMessage {
 	if !ok {
 		return m
 	}
-	if content := t.Get(0, "content"); content >= 0 && t.Kind(content) != parse.KindNull {
+	if content := t.Get(0, "content"); content >= 0 && t.Kind(content) != session.KindNull {
 		return m
 	}
 	switch t.StrOf(0, "role") {
@@ -299,7 +297,7 @@ func normalizeContent(m json.RawMessage) json.RawMessage {
 // compactionSummary is the message a leading compaction puts after its
 // systemMessage.
 func compactionSummary(r *Record) json.RawMessage {
-	var w edit.Object
+	var w session.ObjectWriter
 	w.Member("role", []byte(`"compactionSummary"`))
 	w.Member("summary", r.Raw("summary"))
 	w.Member("tokensBefore", r.Raw("tokensBefore"))
@@ -363,9 +361,9 @@ func (edits editIndex) of(r *Record) *Record {
 func applyEdit(edit *Record, msgs []json.RawMessage) []json.RawMessage {
 	t, repl := &edit.Tape, edit.Member("replacement")
 	switch t.Kind(repl) {
-	case parse.KindNone:
+	case session.KindNone:
 		return msgs
-	case parse.KindNull:
+	case session.KindNull:
 		return nil
 	}
 	content := copyRaw(t.Raw(t.Get(repl, "content")))
@@ -387,7 +385,7 @@ func editContent(m, content json.RawMessage) json.RawMessage {
 	case "user", "custom":
 	case "assistant", "toolResult":
 		if s, ok := rawString(content); ok {
-			content = json.RawMessage(`[{"type":"text","text":` + string(edit.Quote(s)) + `}]`)
+			content = json.RawMessage(`[{"type":"text","text":` + string(session.Quote(s)) + `}]`)
 		}
 	default:
 		return m

@@ -3,7 +3,7 @@
 // buildSessionProjection do.
 //
 // Open (or Load, for a reader) reads the file once, on the cores: every
-// object is laid on a parse.Tape and leaves a compact Entry in the index
+// object is laid on a session.Tape and leaves a compact Entry in the index
 // (where it lies in the file, line, id, parent, type, message role,
 // timestamp; about 128 bytes). Version-1 and version-2 files are migrated
 // in memory only (session-format.md section 8), ids and parent links in the

@@ -4,10 +4,10 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
-// TestSetMember: setMember edits as edit.Editor does. before is what the
+// TestSetMember: setMember edits as session.Editor does. before is what the
 // writer it replaced made (the earlier duplicates of a key dropped, the
 // spacing between members too): the bytes differ only for objects pi
 // never writes, and JSON.parse reads both the same.
@@ -26,7 +26,7 @@ func TestSetMember(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var tp parse.Tape
+			var tp session.Tape
 			if err := tp.Build([]byte(tt.in)); err != nil {
 				t.Fatal(err)
 			}
@@ -72,11 +72,11 @@ func TestMigrateInPlace(t *testing.T) {
 // aside.
 func sameJSON(t *testing.T, a, b []byte) bool {
 	t.Helper()
-	va, err := parse.Decode(a, true)
+	va, err := session.Decode(a, true)
 	if err != nil {
 		t.Fatalf("%s: %v", a, err)
 	}
-	vb, err := parse.Decode(b, true)
+	vb, err := session.Decode(b, true)
 	if err != nil {
 		t.Fatalf("%s: %v", b, err)
 	}

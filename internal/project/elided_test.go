@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // TestElidedStringsComeBack: the index keeps no parentId that is the id of
@@ -60,7 +60,7 @@ func TestElidedStringsComeBack(t *testing.T) {
 			t.Errorf("%s: no string was elided: the test compares nothing", name)
 		}
 	}
-	s, err := Load(strings.NewReader(tricky), parse.DefaultLimits())
+	s, err := Load(strings.NewReader(tricky), session.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,8 +74,8 @@ func TestElidedStringsComeBack(t *testing.T) {
 		t.Log("no real corpus at ../../../shared/corpus/real: our corpus only (CI has it)")
 	}
 	for _, f := range append(files, real...) {
-		s, err := Open(f, parse.DefaultLimits())
-		if err != nil || s.Header.Version != CurrentVersion || s.Dialect != parse.Pi {
+		s, err := Open(f, session.DefaultLimits())
+		if err != nil || s.Header.Version != CurrentVersion || s.Dialect != session.Pi {
 			continue
 		}
 		check(t, f, s)

@@ -6,8 +6,7 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/pisess/pisess/internal/edit"
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // Entry is one record after the header, as the index keeps it: where it
@@ -128,11 +127,11 @@ func (e *Entry) Message() json.RawMessage {
 }
 
 // Record is the JSON object of one entry, read back from the file and
-// migrated to version 3 as pi migrates it in memory, on a parse.Tape
+// migrated to version 3 as pi migrates it in memory, on a session.Tape
 // (node 0 is the entry). Its bytes are its own.
 type Record struct {
 	Entry *Entry
-	Tape  parse.Tape
+	Tape  session.Tape
 	own   bool // its bytes were read for it alone, and nothing writes them again
 }
 
@@ -161,12 +160,12 @@ func (r *Record) Str(name string) string {
 func (r *Record) Member(name string) int { return r.Tape.Get(0, name) }
 
 // setMember returns the object on t with member key set to val, or
-// deleted when val is nil (JSON of undefined), as edit.Editor edits it:
+// deleted when val is nil (JSON of undefined), as session.Editor edits it:
 // the member JSON.parse reads gets the value where it stands, an absent
 // one is appended (where pi's JavaScript would add it), and every other
 // byte is kept.
-func setMember(t *parse.Tape, key string, val []byte) []byte {
-	var e edit.Editor
+func setMember(t *session.Tape, key string, val []byte) []byte {
+	var e session.Editor
 	e.Reset(t)
 	if val == nil {
 		e.Delete(0, key)
@@ -179,8 +178,8 @@ func setMember(t *parse.Tape, key string, val []byte) []byte {
 
 // tapeOf builds a tape over a raw JSON object; ok is false when raw is
 // not one.
-func tapeOf(raw []byte) (*parse.Tape, bool) {
-	t := new(parse.Tape)
+func tapeOf(raw []byte) (*session.Tape, bool) {
+	t := new(session.Tape)
 	if !isObject(raw) || t.Build(raw) != nil {
 		return nil, false
 	}
@@ -196,7 +195,7 @@ func rawString(raw []byte) (string, bool) {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return string(raw[1 : n-1]), true
 	}
-	var t parse.Tape
+	var t session.Tape
 	wrapped := make([]byte, 0, n+6)
 	wrapped = append(append(append(wrapped, `{"s":`...), raw...), '}')
 	if t.Build(wrapped) != nil {

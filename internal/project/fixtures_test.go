@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // Fixtures are small sessions written for the unit tests. The conformance
@@ -27,7 +27,7 @@ func (f fixture) text() string { return strings.Join(f.lines, "\n") + "\n" }
 // load parses the fixture.
 func (f fixture) load(t testing.TB) *Session {
 	t.Helper()
-	s, err := Load(strings.NewReader(f.text()), parse.DefaultLimits())
+	s, err := Load(strings.NewReader(f.text()), session.DefaultLimits())
 	if err != nil {
 		t.Fatalf("%s: %v", f.name, err)
 	}

@@ -7,8 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pisess/pisess/internal/edit"
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // Generated sessions: trees written the way pi 1.6.0 writes them, with every
@@ -176,7 +175,7 @@ func (g *sessionGen) text(what string) string {
 }
 
 func (g *sessionGen) textBlock(what string) string {
-	return fmt.Sprintf(`{"type":"text","text":%s}`, edit.Quote(g.text(what)))
+	return fmt.Sprintf(`{"type":"text","text":%s}`, session.Quote(g.text(what)))
 }
 
 const imageBlock = `{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}`
@@ -187,7 +186,7 @@ func (g *sessionGen) userContent() string {
 	case k == 0:
 		return `"content":null`
 	case k < 9:
-		return `"content":` + string(edit.Quote(g.text("ask")))
+		return `"content":` + string(session.Quote(g.text("ask")))
 	case k < 12:
 		return `"content":[` + g.textBlock("look") + `,` + imageBlock + `]`
 	default:
@@ -217,7 +216,7 @@ func (g *sessionGen) turn() {
 			if g.r.IntN(3) == 0 {
 				calls = append(calls, g.toolCall())
 			}
-			blocks := append([]string{`{"type":"thinking","thinking":` + string(edit.Quote(g.text("think"))) + `}`}, calls...)
+			blocks := append([]string{`{"type":"thinking","thinking":` + string(session.Quote(g.text("think"))) + `}`}, calls...)
 			g.assistant("toolUse", blocks, calls)
 			for _, c := range calls {
 				g.toolResult(c)
@@ -280,7 +279,7 @@ func (g *sessionGen) systemMessage(first bool) {
 	case 0:
 		b.WriteString(`"content":null`)
 	case 1, 2:
-		b.WriteString(`"content":` + string(edit.Quote(g.text("You are a careful assistant."))))
+		b.WriteString(`"content":` + string(session.Quote(g.text("You are a careful assistant."))))
 	case 3:
 		b.WriteString(`"content":[` + g.textBlock("rules") + `]`)
 	default:
@@ -289,7 +288,7 @@ func (g *sessionGen) systemMessage(first bool) {
 	if first {
 		b.WriteString(`,"sections":{"preamble":"You are an expert coding assistant.","cwd":"/work"},"toolsAdded":[{"name":"read","description":"Read a file","parameters":{"type":"object"}},{"name":"bash","description":"Run a command","parameters":{}}]`)
 	} else {
-		fmt.Fprintf(&b, `,"sections":{"skills":%s,"cwd":null}`, edit.Quote(g.text("skills")))
+		fmt.Fprintf(&b, `,"sections":{"skills":%s,"cwd":null}`, session.Quote(g.text("skills")))
 		if g.r.IntN(2) == 0 {
 			b.WriteString(`,"toolsRemoved":[{"name":"write"}]`)
 		} else {
@@ -300,7 +299,7 @@ func (g *sessionGen) systemMessage(first bool) {
 }
 
 func (g *sessionGen) customMessage() {
-	content := `"content":` + string(edit.Quote(g.text("injected")))
+	content := `"content":` + string(session.Quote(g.text("injected")))
 	switch g.r.IntN(8) {
 	case 0:
 		content = `"content":null`
@@ -361,7 +360,7 @@ func (g *sessionGen) compaction() {
 		}
 	}
 	members := fmt.Sprintf(`"summary":%s,"firstKeptEntryId":%q,"tokensBefore":%d,"details":{"readFiles":["a.go"],"modifiedFiles":[]}`,
-		edit.Quote(g.text("## Goal\nsummary")), firstKept, 1000+g.r.IntN(50000))
+		session.Quote(g.text("## Goal\nsummary")), firstKept, 1000+g.r.IntN(50000))
 	if g.r.IntN(3) == 0 {
 		members += `,"usage":` + g.usage()
 	}
@@ -370,7 +369,7 @@ func (g *sessionGen) compaction() {
 	}
 	if g.r.IntN(5) > 0 {
 		members += fmt.Sprintf(`,"systemMessage":{"role":"system","content":%s,"sections":{"preamble":"You are an expert coding assistant."},"toolsAdded":[{"name":"read","description":"Read a file","parameters":{}}],"timestamp":%d}`,
-			edit.Quote(g.text("checkpoint prompt")), g.ms())
+			session.Quote(g.text("checkpoint prompt")), g.ms())
 	}
 	// The id was drawn before the entry: write it by hand.
 	g.tick()
@@ -413,10 +412,10 @@ func (g *sessionGen) contextEdit() {
 	case target.role == "assistant":
 		repl = `{"content":[` + g.textBlock("rewritten") + `]}`
 		if g.r.IntN(2) == 0 {
-			repl = `{"content":` + string(edit.Quote(g.text("rewritten as a string"))) + `}`
+			repl = `{"content":` + string(session.Quote(g.text("rewritten as a string"))) + `}`
 		}
 	case g.r.IntN(2) == 0:
-		repl = `{"content":` + string(edit.Quote(g.text("redacted"))) + `}`
+		repl = `{"content":` + string(session.Quote(g.text("redacted"))) + `}`
 	default:
 		repl = `{"content":[` + g.textBlock("redacted") + `,` + imageBlock + `]}`
 	}
@@ -456,7 +455,7 @@ func (g *sessionGen) branch() {
 		if g.r.IntN(8) == 0 {
 			summary = "" // pi keeps it out of the context
 		}
-		g.add("branch_summary", fmt.Sprintf(`"fromId":%q,"summary":%s,"details":{"readFiles":[],"modifiedFiles":[]},"fromHook":false`, from, edit.Quote(summary)))
+		g.add("branch_summary", fmt.Sprintf(`"fromId":%q,"summary":%s,"details":{"readFiles":[],"modifiedFiles":[]},"fromHook":false`, from, session.Quote(summary)))
 	}
 }
 
@@ -466,7 +465,7 @@ func (g *sessionGen) newRoot() {
 	from := g.leaf
 	g.leaf = ""
 	if from != "" && g.r.IntN(2) == 0 {
-		g.add("branch_summary", fmt.Sprintf(`"fromId":%q,"summary":%s`, from, edit.Quote(g.text("Before the reset"))))
+		g.add("branch_summary", fmt.Sprintf(`"fromId":%q,"summary":%s`, from, session.Quote(g.text("Before the reset"))))
 	}
 }
 
@@ -475,7 +474,7 @@ func (g *sessionGen) newRoot() {
 func genFeatures(t *testing.T) map[string]int {
 	got := map[string]int{}
 	for n := range genSessions {
-		s, err := Load(strings.NewReader(genSession(n)), parse.DefaultLimits())
+		s, err := Load(strings.NewReader(genSession(n)), session.DefaultLimits())
 		if err != nil {
 			t.Fatalf("generated session %d: %v", n, err)
 		}

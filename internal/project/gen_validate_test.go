@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/session"
 	"github.com/pisess/pisess/internal/validate"
 )
 
@@ -22,7 +22,7 @@ func TestGeneratedSessionsValidate(t *testing.T) {
 	}
 	for n := range project.GeneratedSessions {
 		name := fmt.Sprintf("gen-%03d.jsonl", n)
-		rep, err := validate.Stream(name, strings.NewReader(project.GeneratedSession(n)), validate.Options{Limits: parse.DefaultLimits(), Schemas: schemas})
+		rep, err := validate.Stream(name, strings.NewReader(project.GeneratedSession(n)), validate.Options{Limits: session.DefaultLimits(), Schemas: schemas})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -3,7 +3,7 @@ package project
 import (
 	"encoding/json"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // memberValue returns the last member named key of a raw object, or nil.
@@ -56,12 +56,12 @@ func messageBlocks(m []byte) []contentBlock {
 // entryRetainsTail reports whether a compaction entry has a retainedTail
 // array.
 func entryRetainsTail(e *Entry) bool {
-	return parse.Kind(firstKind(fieldOf(e, "retainedTail"))) == parse.KindArray
+	return session.Kind(firstKind(fieldOf(e, "retainedTail"))) == session.KindArray
 }
 
-func firstKind(raw []byte) parse.Kind {
+func firstKind(raw []byte) session.Kind {
 	if isArray(raw) {
-		return parse.KindArray
+		return session.KindArray
 	}
-	return parse.KindNone
+	return session.KindNone
 }

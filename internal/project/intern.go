@@ -3,10 +3,10 @@ package project
 import (
 	"unsafe"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
-// The entry types (parse.EntryTypes, and the header's "session") and the
+// The entry types (session.EntryTypes, and the header's "session") and the
 // message roles pi writes. The index keeps these constants rather than a
 // copy per entry.
 var (
@@ -15,10 +15,10 @@ var (
 		"branchSummary", "compactionSummary", "hookMessage"}
 )
 
-// entryTypeNames lists the names of parse.EntryTypes.
+// entryTypeNames lists the names of session.EntryTypes.
 func entryTypeNames() []string {
 	var names []string
-	for _, e := range parse.EntryTypes() {
+	for _, e := range session.EntryTypes() {
 		names = append(names, e.Name)
 	}
 	return names

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // maxTimeMillis is ECMAScript's TimeClip bound.
@@ -23,7 +23,7 @@ func jsDateJSON(raw json.RawMessage) json.RawMessage {
 }
 
 // millisOf is jsDateMillis of node n of t (-1: absent).
-func millisOf(t *parse.Tape, n int) (float64, bool) {
+func millisOf(t *session.Tape, n int) (float64, bool) {
 	if s, ok := t.Str(n); ok {
 		return isoMillis(s)
 	}

@@ -10,9 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/pisess/pisess/internal/edit"
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/session"
 )
 
@@ -72,7 +70,7 @@ type Session struct {
 	Skipped []int // physical lines that held no object (blank, torn or corrupt)
 	// Dialect is pi's, or omp's for an oh-my-pi file (omp.go); TitleSlot
 	// is omp's line 1, nil when the file has none.
-	Dialect   parse.Dialect
+	Dialect   session.Dialect
 	TitleSlot []byte
 
 	strs       strStore          // the entries' strings
@@ -93,7 +91,7 @@ type Session struct {
 
 // Open indexes the session file at path in one streaming pass and keeps
 // the file open to read records back; Close closes it.
-func Open(path string, limits parse.Limits) (*Session, error) {
+func Open(path string, limits session.Limits) (*Session, error) {
 	return OpenDescribed(path, limits, nil)
 }
 
@@ -107,8 +105,8 @@ type Describer func(r *Record, dst []byte) []byte
 
 // OpenDescribed is Open with every entry of a version-3 file described on
 // the index workers by describe (nil: none).
-func OpenDescribed(path string, limits parse.Limits, describe Describer) (*Session, error) {
-	f, err := parse.OpenFile(path)
+func OpenDescribed(path string, limits session.Limits, describe Describer) (*Session, error) {
+	f, err := session.OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -135,8 +133,8 @@ func (s *Session) Close() error {
 }
 
 // LoadFile reads the session file at path into memory and indexes it.
-func LoadFile(path string, limits parse.Limits) (*Session, error) {
-	f, err := parse.OpenFile(path)
+func LoadFile(path string, limits session.Limits) (*Session, error) {
+	f, err := session.OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -145,8 +143,8 @@ func LoadFile(path string, limits parse.Limits) (*Session, error) {
 }
 
 // Load reads a session into memory and indexes it. Errors are I/O errors
-// (including parse.ErrFileTooLarge) and *HeaderError.
-func Load(r io.Reader, limits parse.Limits) (*Session, error) {
+// (including session.ErrFileTooLarge) and *HeaderError.
+func Load(r io.Reader, limits session.Limits) (*Session, error) {
 	var data bytes.Buffer
 	s, err := index(io.TeeReader(r, &data), nil, "", limits, nil, 0)
 	if err != nil {
@@ -160,7 +158,7 @@ func Load(r io.Reader, limits parse.Limits) (*Session, error) {
 // goroutines, a batch of lines at a time), the first must be the header,
 // and each entry after it leaves its place and its few fields in the
 // index. src is where records are read back from later.
-func index(r io.Reader, src io.ReaderAt, name string, limits parse.Limits, describe Describer, size int64) (*Session, error) {
+func index(r io.Reader, src io.ReaderAt, name string, limits session.Limits, describe Describer, size int64) (*Session, error) {
 	ix := &indexer{size: size, s: &Session{src: src, name: name, byID: newIDTable(), labels: map[string]string{}, otherTypes: map[int]string{}}}
 	err := scan(r, limits, describe, ix.s.byID.seed, ix)
 	ix.s.descs.finish()
@@ -268,7 +266,7 @@ func (ix *indexer) settle(f *facts) error {
 		return nil
 	}
 	if f.titleSlot {
-		ix.s.Dialect, ix.s.TitleSlot = parse.Omp, f.header
+		ix.s.Dialect, ix.s.TitleSlot = session.Omp, f.header
 		return nil
 	}
 	if !ix.sawFirst {
@@ -419,7 +417,7 @@ func (ix *indexer) tooLongError() error {
 
 // headerVersion reads the header's version (session.ReadHeader, the one
 // reader): absent (or null) is 1.
-func headerVersion(t *parse.Tape) (int, error) {
+func headerVersion(t *session.Tape) (int, error) {
 	h := session.ReadHeader(t)
 	if !h.VersionOK {
 		return 0, fmt.Errorf("unsupported session version %s (pisess reads versions 1 to 3)", h.VersionText)
@@ -450,7 +448,7 @@ func (ix *indexer) migrateV1(e *Entry, f *facts) (id, parentID string) {
 		if k := ix.records[i]; k != e.Index {
 			kept = ix.s.Entries[k].ID()
 		}
-		ix.s.firstKept[e.Index] = edit.Quote(kept)
+		ix.s.firstKept[e.Index] = session.Quote(kept)
 	}
 	return id, parentID
 }
@@ -595,14 +593,14 @@ const migrateRoom = 64
 // role hookMessage renamed to custom (pi's migrateV2ToV3).
 func (s *Session) migrate(r *Record) {
 	e, t := r.Entry, &r.Tape
-	var ed edit.Editor
+	var ed session.Editor
 	ed.Reset(t)
 	if s.Header.Version == 1 {
 		parent := []byte("null")
 		if e.ParentID() != "" {
-			parent = edit.Quote(e.ParentID())
+			parent = session.Quote(e.ParentID())
 		}
-		ed.Set(0, "id", edit.Quote(e.ID()))
+		ed.Set(0, "id", session.Quote(e.ID()))
 		ed.Set(0, "parentId", parent)
 		if e.Type() == "compaction" && t.Get(0, "firstKeptEntryIndex") >= 0 {
 			ed.Delete(0, "firstKeptEntryIndex")
@@ -612,7 +610,7 @@ func (s *Session) migrate(r *Record) {
 		}
 	}
 	msg := t.Get(0, "message")
-	if e.Type() == "message" && t.Kind(msg) == parse.KindObject && t.StrOf(msg, "role") == "hookMessage" {
+	if e.Type() == "message" && t.Kind(msg) == session.KindObject && t.StrOf(msg, "role") == "hookMessage" {
 		ed.Set(msg, "role", []byte(`"custom"`))
 	}
 	if !ed.Changed() {

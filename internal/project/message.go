@@ -3,7 +3,7 @@ package project
 import (
 	"strconv"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // contentBlock is one block of a message's content array, read from a
@@ -18,7 +18,7 @@ type contentBlock struct {
 // blocksOf reads a content value that is an array of blocks; a string or
 // anything else gives no blocks. Elements that are not objects give empty
 // blocks.
-func blocksOf(t *parse.Tape, content int) []contentBlock {
+func blocksOf(t *session.Tape, content int) []contentBlock {
 	var blocks []contentBlock
 	for el := range t.Elements(content) {
 		str := func(key string) *string {

@@ -16,8 +16,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pisess/pisess/internal/edit"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/session"
 )
 
@@ -28,18 +26,18 @@ func titleSlotFacts(l scanLine, raw []byte) facts {
 }
 
 // sniffDialect tells the dialect of a file without a title slot from its
-// first lines, as validate does (parse.SniffDialect: omp's entry types and
+// first lines, as validate does (session.SniffDialect: omp's entry types and
 // fields, for files of older omp).
 func (s *Session) sniffDialect() error {
 	if s.Dialect != "" {
 		return nil
 	}
-	prefix := make([]byte, parse.SniffBytes)
+	prefix := make([]byte, session.SniffBytes)
 	n, err := s.src.ReadAt(prefix, 0)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return err
 	}
-	s.Dialect = parse.SniffDialect(prefix[:n])
+	s.Dialect = session.SniffDialect(prefix[:n])
 	return nil
 }
 
@@ -141,7 +139,7 @@ func (s *Session) ompSettings(path []*Entry) (Settings, error) {
 		}
 		t, msg := &r.Tape, r.Member("message")
 		inferred := jsTemplate(t.Raw(t.Get(msg, "provider"))) + "/" + jsTemplate(t.Raw(t.Get(msg, "model")))
-		models["default"] = edit.Quote(inferred)
+		models["default"] = session.Quote(inferred)
 	}
 	for role, model := range models {
 		st.Models = append(st.Models, RoleModel{Role: role, Model: model})
@@ -172,7 +170,7 @@ func splitModel(raw json.RawMessage) *Model {
 		return &Model{ModelID: raw}
 	}
 	if i := strings.IndexByte(s, '/'); i > 0 {
-		return &Model{Provider: edit.Quote(s[:i]), ModelID: edit.Quote(s[i+1:])}
+		return &Model{Provider: session.Quote(s[:i]), ModelID: session.Quote(s[i+1:])}
 	}
 	return &Model{ModelID: raw}
 }
@@ -293,7 +291,7 @@ func (b *ompBuilder) append(e *Entry) error {
 		}
 	case "branch_summary":
 		if session.JSTruthy(r.Raw("summary")) {
-			var w edit.Object
+			var w session.ObjectWriter
 			w.Member("role", []byte(`"branchSummary"`))
 			w.Member("summary", r.Raw("summary"))
 			w.Member("fromId", r.Raw("fromId"))
@@ -349,7 +347,7 @@ func indexOfID(entries []*Entry, id string, present bool) int {
 // ompCompactionSummary is omp's createCompactionSummaryMessage for the
 // latest compaction.
 func ompCompactionSummary(r *Record, providerPayload json.RawMessage) json.RawMessage {
-	var w edit.Object
+	var w session.ObjectWriter
 	w.Member("role", []byte(`"compactionSummary"`))
 	w.Member("summary", r.Raw("summary"))
 	w.Member("shortSummary", r.Raw("shortSummary"))
@@ -367,22 +365,22 @@ func ompCompactionSummary(r *Record, providerPayload json.RawMessage) json.RawMe
 func openAIRemotePayload(r *Record) json.RawMessage {
 	t := &r.Tape
 	cand := t.Get(r.Member("preserveData"), "openaiRemoteCompaction")
-	if t.Kind(cand) != parse.KindObject {
+	if t.Kind(cand) != session.KindObject {
 		return nil
 	}
 	provider, ok := t.Str(t.Get(cand, "provider"))
 	history := t.Get(cand, "replacementHistory")
-	if !ok || provider == "" || t.Kind(history) != parse.KindArray {
+	if !ok || provider == "" || t.Kind(history) != session.KindArray {
 		return nil
 	}
 	for el := range t.Elements(history) {
-		if t.Kind(el) != parse.KindObject {
+		if t.Kind(el) != session.KindObject {
 			return nil
 		}
 	}
-	var w edit.Object
+	var w session.ObjectWriter
 	w.Member("type", []byte(`"openaiResponsesHistory"`))
-	w.Member("provider", edit.Quote(provider))
+	w.Member("provider", session.Quote(provider))
 	w.Member("items", copyRaw(t.Raw(history)))
 	return w.Bytes()
 }
@@ -401,10 +399,10 @@ func ompCustomMessage(r *Record) json.RawMessage {
 	}
 	customType := r.Raw("customType")
 	if s, ok := rawString(customType); !ok || s == "" {
-		customType = edit.Quote(defaultCustomType)
+		customType = session.Quote(defaultCustomType)
 	}
 	display := r.Raw("display")
-	if k := r.Tape.Kind(r.Member("display")); k != parse.KindTrue && k != parse.KindFalse {
+	if k := r.Tape.Kind(r.Member("display")); k != session.KindTrue && k != session.KindFalse {
 		display = json.RawMessage("false")
 	}
 	var attribution json.RawMessage
@@ -414,7 +412,7 @@ func ompCustomMessage(r *Record) json.RawMessage {
 			attribution = json.RawMessage(`"user"`)
 		}
 	}
-	var w edit.Object
+	var w session.ObjectWriter
 	w.Member("role", []byte(`"custom"`))
 	w.Member("customType", customType)
 	w.Member("content", content)
@@ -441,7 +439,7 @@ func isEmptyErrorTurn(m json.RawMessage) bool {
 		return false
 	}
 	content := t.Get(0, "content")
-	if t.Kind(content) != parse.KindArray {
+	if t.Kind(content) != session.KindArray {
 		return false
 	}
 	for el := range t.Elements(content) {
@@ -453,7 +451,7 @@ func isEmptyErrorTurn(m json.RawMessage) bool {
 }
 
 // blockHasContent is one case of isEmptyErrorTurn's test.
-func blockHasContent(t *parse.Tape, el int) bool {
+func blockHasContent(t *session.Tape, el int) bool {
 	nonBlank := func(key string) bool {
 		s, ok := t.Str(t.Get(el, key))
 		return !ok || session.JSTrim(s) != "" // a missing string makes omp throw: keep the turn
@@ -554,7 +552,7 @@ func stripCalls(raw json.RawMessage, calls []session.ToolCall, answered map[stri
 		}
 		block := t.Raw(el)
 		if typ == "thinking" && session.JSTruthy(t.Raw(t.Get(el, "thinkingSignature"))) {
-			var bt parse.Tape
+			var bt session.Tape
 			_ = bt.Build(block) // an element of t: an object
 			block = setMember(&bt, "thinkingSignature", nil)
 		}

@@ -13,7 +13,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // TestOmpConformance runs oh-my-pi 18's own code (conformance/omp/
@@ -128,11 +128,11 @@ func runOmp(t *testing.T, bun string, files []string) map[string]*ompFile {
 // compareOmpFile compares every leaf omp printed; it returns the pairs
 // compared and how many differed.
 func compareOmpFile(t *testing.T, path string, omp *ompFile) (pairs, differing int) {
-	s, err := LoadFile(path, parse.DefaultLimits())
+	s, err := LoadFile(path, session.DefaultLimits())
 	if err != nil {
 		t.Fatalf("pisess cannot read it: %v", err)
 	}
-	if s.Dialect != parse.Omp {
+	if s.Dialect != session.Omp {
 		t.Errorf("dialect %q, want omp", s.Dialect)
 	}
 	var ours, theirs []string

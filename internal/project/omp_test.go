@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // TestOmpContext states what omp 18's buildSessionContext gives on the
@@ -39,11 +39,11 @@ func TestOmpContext(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.file)+"/"+tt.leaf, func(t *testing.T) {
-			s, err := LoadFile(tt.file, parse.DefaultLimits())
+			s, err := LoadFile(tt.file, session.DefaultLimits())
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s.Dialect != parse.Omp {
+			if s.Dialect != session.Omp {
 				t.Errorf("dialect %q", s.Dialect)
 			}
 			leaf, err := s.Leaf(tt.leaf)
@@ -74,18 +74,18 @@ func TestOmpContext(t *testing.T) {
 // TestOmpIndex: the title slot is no entry, the header is line 2, and a
 // pi file stays pi's.
 func TestOmpIndex(t *testing.T) {
-	s, err := LoadFile(filepath.Join(testCorpus, "omp", "omp-minimal.jsonl"), parse.DefaultLimits())
+	s, err := LoadFile(filepath.Join(testCorpus, "omp", "omp-minimal.jsonl"), session.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Header.Line != 2 || len(s.TitleSlot) != parse.TitleSlotBytes-1 || s.Entries[0].Line != 3 {
+	if s.Header.Line != 2 || len(s.TitleSlot) != session.TitleSlotBytes-1 || s.Entries[0].Line != 3 {
 		t.Errorf("header line %d, slot %d bytes, first entry line %d", s.Header.Line, len(s.TitleSlot), s.Entries[0].Line)
 	}
-	p, err := LoadFile(filepath.Join(testCorpus, "valid", "v3-minimal.jsonl"), parse.DefaultLimits())
+	p, err := LoadFile(filepath.Join(testCorpus, "valid", "v3-minimal.jsonl"), session.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Dialect != parse.Pi || p.TitleSlot != nil {
+	if p.Dialect != session.Pi || p.TitleSlot != nil {
 		t.Errorf("pi file: dialect %q, slot %q", p.Dialect, p.TitleSlot)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // TestParentsAsPiResolvesThem: the index resolves parents while entries
@@ -61,7 +61,7 @@ func TestParentsAsPiResolvesThem(t *testing.T) {
 					last[x.id] = i
 				}
 			}
-			s, err := Load(strings.NewReader(b.String()), parse.Limits{})
+			s, err := Load(strings.NewReader(b.String()), session.Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}

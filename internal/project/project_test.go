@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/session"
 )
 
@@ -40,7 +39,7 @@ func brief(m json.RawMessage) string {
 
 // contentText joins the text of a string or block-array content; images
 // show as [image].
-func contentText(t *parse.Tape, content int) string {
+func contentText(t *session.Tape, content int) string {
 	if s, ok := t.Str(content); ok {
 		return s
 	}
@@ -390,7 +389,7 @@ func TestV1Migration(t *testing.T) {
 
 func TestConcatenatedLine(t *testing.T) {
 	text := header(1) + "\n" + v1("message", 1, userMsg(1, "one")) + v1("compaction", 2, `"summary":"s","firstKeptEntryIndex":1,"tokensBefore":1`) + "\n"
-	s, err := Load(strings.NewReader(text), parse.DefaultLimits())
+	s, err := Load(strings.NewReader(text), session.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,7 +404,7 @@ func TestConcatenatedLine(t *testing.T) {
 
 func TestSkippedLines(t *testing.T) {
 	text := header(3) + "\n" + user("a", "", 1, "one") + "\n\n" + `[1,2]` + "\n" + `{"type":"message"` + "\n" + user("b", "a", 2, "two") + "\n" + `{"type":"mess`
-	s, err := Load(strings.NewReader(text), parse.DefaultLimits())
+	s, err := Load(strings.NewReader(text), session.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -433,7 +432,7 @@ func TestHeaderErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Load(strings.NewReader(tt.text), parse.DefaultLimits())
+			_, err := Load(strings.NewReader(tt.text), session.DefaultLimits())
 			var he *HeaderError
 			if !errors.As(err, &he) || he.Code != tt.code {
 				t.Errorf("error %v, want code %s", err, tt.code)
@@ -446,7 +445,7 @@ func TestHeaderErrors(t *testing.T) {
 // reads it, clipped as validate's message clips it (it quoted it whole).
 func TestHeaderVersionMessage(t *testing.T) {
 	long := strings.Repeat("9", 200)
-	_, err := Load(strings.NewReader(`{"type":"session","version":`+long+`,"id":"x"}`+"\n"), parse.DefaultLimits())
+	_, err := Load(strings.NewReader(`{"type":"session","version":`+long+`,"id":"x"}`+"\n"), session.DefaultLimits())
 	want := "unsupported session version " + long[:session.ClipBytes] + "… (pisess reads versions 1 to 3)"
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
@@ -512,7 +511,7 @@ func chain(n int, cycle bool) string {
 
 func TestDeepChain(t *testing.T) {
 	const n = 100_000
-	s, err := Load(strings.NewReader(chain(n, false)), parse.DefaultLimits())
+	s, err := Load(strings.NewReader(chain(n, false)), session.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -530,7 +529,7 @@ func TestDeepChain(t *testing.T) {
 	if depth != n-1 {
 		t.Errorf("tree depth %d, want %d", depth, n-1)
 	}
-	cyc, err := Load(strings.NewReader(chain(n, true)), parse.DefaultLimits())
+	cyc, err := Load(strings.NewReader(chain(n, true)), session.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}

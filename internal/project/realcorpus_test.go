@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 func realFilesOrNone() []string {
@@ -35,7 +35,7 @@ func TestRealCorpus(t *testing.T) {
 	for _, path := range realFiles(t) {
 		name := filepath.Base(path)
 		t.Run(name, func(t *testing.T) {
-			s, err := LoadFile(path, parse.DefaultLimits())
+			s, err := LoadFile(path, session.DefaultLimits())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,7 +71,7 @@ func TestRealConcatenatedLines(t *testing.T) {
 		{"v1-pi-mono-session-root-concatenated-line.jsonl", 440, 463},
 	}
 	for _, tt := range tests {
-		s, err := LoadFile(filepath.Join(realCorpus, tt.file), parse.DefaultLimits())
+		s, err := LoadFile(filepath.Join(realCorpus, tt.file), session.DefaultLimits())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,7 +99,7 @@ func BenchmarkLoadAndProject(b *testing.B) {
 	b.SetBytes(size)
 	b.ReportAllocs()
 	for b.Loop() {
-		s, err := LoadFile(largest, parse.DefaultLimits())
+		s, err := LoadFile(largest, session.DefaultLimits())
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // pi 1.6.0's loader (session-manager.js, loadEntriesFromFile) keeps, of
@@ -23,7 +23,7 @@ import (
 // reports for the same line. Files of oh-my-pi are read as omp reads
 // them, not judged by pi's loader.
 func RefuseAsPi(s *Session, err error) (*Session, error) {
-	if err != nil || s.Dialect == parse.Omp || s.piRefusal == nil {
+	if err != nil || s.Dialect == session.Omp || s.piRefusal == nil {
 		return s, err
 	}
 	s.Close()
@@ -74,7 +74,7 @@ func takenByPi(line int, code finding.Code) *HeaderError {
 
 // headerRefusal is why pi 1.6.0 refuses a file whose first record the
 // index took as the header f (nil: pi opens it).
-func headerRefusal(f *facts, t *parse.Tape) *HeaderError {
+func headerRefusal(f *facts, t *session.Tape) *HeaderError {
 	switch {
 	case f.bom:
 		return &HeaderError{Code: finding.BOM, Line: f.line,
@@ -82,7 +82,7 @@ func headerRefusal(f *facts, t *parse.Tape) *HeaderError {
 	case f.concatenated:
 		return &HeaderError{Code: finding.ConcatenatedObjects, Line: f.line,
 			Msg: "the session header shares its line with another object: pi 1.6.0 drops the line and refuses the file as not a pi session; `pisess repair` splits it"}
-	case t.Kind(t.Get(0, "id")) != parse.KindString:
+	case t.Kind(t.Get(0, "id")) != session.KindString:
 		return &HeaderError{Code: finding.Schema, Line: f.line,
 			Msg: `the session header has no string "id": pi 1.6.0 refuses the file as not a pi session`}
 	}

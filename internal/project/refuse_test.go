@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // The header and entry the cases are made of.
@@ -65,8 +65,8 @@ func TestRefuseAsPi(t *testing.T) {
 				name string
 				fn   func(string) (*Session, error)
 			}{
-				{"Open", func(p string) (*Session, error) { return Open(p, parse.DefaultLimits()) }},
-				{"LoadFile", func(p string) (*Session, error) { return LoadFile(p, parse.DefaultLimits()) }},
+				{"Open", func(p string) (*Session, error) { return Open(p, session.DefaultLimits()) }},
+				{"LoadFile", func(p string) (*Session, error) { return LoadFile(p, session.DefaultLimits()) }},
 			} {
 				p := filepath.Join(dir, strings.Repeat("f", i+1)+".jsonl")
 				if err := os.WriteFile(p, []byte(tt.text), 0o600); err != nil {
@@ -93,7 +93,7 @@ func TestRefuseAsPi(t *testing.T) {
 
 // TestRefuseAsPiPassesErrors: an error of the load is returned as it is.
 func TestRefuseAsPiPassesErrors(t *testing.T) {
-	_, err := RefuseAsPi(Open(filepath.Join(t.TempDir(), "absent.jsonl"), parse.DefaultLimits()))
+	_, err := RefuseAsPi(Open(filepath.Join(t.TempDir(), "absent.jsonl"), session.DefaultLimits()))
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("got %v, want the open error", err)
 	}

@@ -6,8 +6,8 @@ import (
 	"runtime"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/pipeline"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // The index pass reads lines on one goroutine and hands them, a batch at a
@@ -89,7 +89,7 @@ func (sc *scratch) str(s string) string {
 type scanWorker struct {
 	rec      Record
 	entry    Entry
-	cls      parse.Classifier
+	cls      session.Classifier
 	describe Describer
 	seed     maphash.Seed
 	desc     []byte // the Describer's buffer
@@ -108,8 +108,8 @@ type settler interface {
 // scan reads r and hands the facts of every object, and of every line
 // without one, to s in file order. describe, when not nil, is called on
 // the workers for every record; ids are hashed there with seed.
-func scan(r interface{ Read([]byte) (int, error) }, limits parse.Limits, describe Describer, seed maphash.Seed, s settler) error {
-	rd := parse.NewReader(r, limits)
+func scan(r interface{ Read([]byte) (int, error) }, limits session.Limits, describe Describer, seed maphash.Seed, s settler) error {
+	rd := session.NewReader(r, limits)
 	rd.DeferClassify()
 	workers := min(runtime.GOMAXPROCS(0), 4)
 	ws := make([]scanWorker, workers) // a worker's own
@@ -160,7 +160,7 @@ func scan(r interface{ Read([]byte) (int, error) }, limits parse.Limits, describ
 }
 
 // lineOf is line l waiting in a batch at arena[start:end].
-func lineOf(l *parse.Line, start, end int) scanLine {
+func lineOf(l *session.Line, start, end int) scanLine {
 	off := l.Offset
 	if l.BOM {
 		off += 3
@@ -214,7 +214,7 @@ func (w *scanWorker) batch(b *scanBatch) {
 	first := true
 	for _, l := range b.lines {
 		raw := b.arena[l.start:l.end]
-		if l.num == 1 && parse.IsTitleSlot(raw) {
+		if l.num == 1 && session.IsTitleSlot(raw) {
 			b.out = append(b.out, titleSlotFacts(l, raw))
 			continue // the header is the next object: still the batch's first
 		}
@@ -224,7 +224,7 @@ func (w *scanWorker) batch(b *scanBatch) {
 			continue
 		}
 		v := w.cls.Classify(raw, l.atEOF)
-		if v.Class != parse.Object && v.Class != parse.Concatenated {
+		if v.Class != session.Object && v.Class != session.Concatenated {
 			// Only a line before every object of its batch can come before the header.
 			b.out = append(b.out, facts{line: l.num, skipped: true, tooLong: l.tooLong, code: v.Code, piTakes: first && piTakes(raw, v.Code)})
 			continue
@@ -235,7 +235,7 @@ func (w *scanWorker) batch(b *scanBatch) {
 				break
 			}
 			f := w.facts(l, k, span, first)
-			f.concatenated = v.Class == parse.Concatenated
+			f.concatenated = v.Class == session.Concatenated
 			b.out = append(b.out, f)
 			first = false
 		}

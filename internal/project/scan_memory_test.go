@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // TestIndexKeepsNoLongLines: a line over a batch's size is a batch of its
@@ -39,7 +39,7 @@ func TestIndexKeepsNoLongLines(t *testing.T) {
 	debug.FreeOSMemory() // what earlier tests grew is given back: it is counted if taken again
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	s, err := Open(path, parse.DefaultLimits())
+	s, err := Open(path, session.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"unicode/utf16"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/session"
 )
 
@@ -52,7 +51,7 @@ func EstimateTokens(msg json.RawMessage) int {
 // sectionChars counts the string values of a system message's sections
 // (null removes a section and counts nothing; of duplicate keys the last
 // counts).
-func sectionChars(t *parse.Tape, sections int) int {
+func sectionChars(t *session.Tape, sections int) int {
 	chars := 0
 	for k, v := range t.Members(sections) {
 		key, _ := t.Str(k)
@@ -66,8 +65,8 @@ func sectionChars(t *parse.Tape, sections int) int {
 
 // contentChars counts a string content, or the text and image blocks of an
 // array content (pi's estimateTextAndImageContentChars).
-func contentChars(t *parse.Tape, content int) int {
-	if t.Kind(content) == parse.KindString {
+func contentChars(t *session.Tape, content int) int {
+	if t.Kind(content) == session.KindString {
 		return strUTF16Len(t, content)
 	}
 	chars := 0
@@ -83,7 +82,7 @@ func contentChars(t *parse.Tape, content int) int {
 }
 
 // assistantBlockChars counts one block of an assistant's content.
-func assistantBlockChars(t *parse.Tape, b int) int {
+func assistantBlockChars(t *session.Tape, b int) int {
 	switch t.StrOf(b, "type") {
 	case "text":
 		return strUTF16Len(t, t.Get(b, "text"))
@@ -98,7 +97,7 @@ func assistantBlockChars(t *parse.Tape, b int) int {
 // strUTF16Len is the JavaScript length of string node n (0 when n is no
 // string), decoded a piece at a time: a text of hundreds of megabytes is
 // measured without a decoded copy of it.
-func strUTF16Len(t *parse.Tape, n int) int {
+func strUTF16Len(t *session.Tape, n int) int {
 	chars := 0
 	for piece := range t.StrChunks(n) {
 		chars += utf16Len(piece)
@@ -133,7 +132,7 @@ func assistantUsage(msg json.RawMessage) (int, bool) {
 		return 0, false
 	}
 	stop, usage := t.StrOf(0, "stopReason"), t.Get(0, "usage")
-	if t.StrOf(0, "role") != "assistant" || stop == "aborted" || stop == "error" || t.Kind(usage) != parse.KindObject {
+	if t.StrOf(0, "role") != "assistant" || stop == "aborted" || stop == "error" || t.Kind(usage) != session.KindObject {
 		return 0, false
 	}
 	var total float64
@@ -183,32 +182,32 @@ func utf16Len(s string) int {
 // stringifyLen walks the value at node root iteratively (arguments can
 // nest deeply) and adds up the length of its JSON.stringify text. Of
 // duplicate keys only the last is written, as JSON.parse keeps it.
-func stringifyLen(t *parse.Tape, root int) int {
+func stringifyLen(t *session.Tape, root int) int {
 	n := 0
 	stack := []int{root}
 	for len(stack) > 0 {
 		v := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		switch t.Kind(v) {
-		case parse.KindNull, parse.KindTrue:
+		case session.KindNull, session.KindTrue:
 			n += 4
-		case parse.KindFalse:
+		case session.KindFalse:
 			n += 5
-		case parse.KindNumber:
+		case session.KindNumber:
 			n += len(jsNumber(string(t.Text(v))))
-		case parse.KindString:
+		case session.KindString:
 			n += 2 // the quotes
 			for piece := range t.StrChunks(v) {
 				n += jsQuotedLen(piece) - 2
 			}
-		case parse.KindArray:
+		case session.KindArray:
 			count := 0
 			for el := range t.Elements(v) {
 				stack = append(stack, el)
 				count++
 			}
 			n += 2 + max(count-1, 0) // brackets and commas
-		case parse.KindObject:
+		case session.KindObject:
 			members := liveMembers(t, v)
 			n += 2 + max(len(members)-1, 0) // braces and commas
 			for _, k := range members {
@@ -223,7 +222,7 @@ func stringifyLen(t *parse.Tape, root int) int {
 
 // liveMembers returns the key nodes of an object's members that JSON.parse
 // keeps: the last of each key.
-func liveMembers(t *parse.Tape, obj int) []int {
+func liveMembers(t *session.Tape, obj int) []int {
 	var keys []int
 	seen := map[string]int{}
 	for k := range t.Members(obj) {

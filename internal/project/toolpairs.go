@@ -3,7 +3,6 @@ package project
 import (
 	"encoding/json"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/session"
 )
 
@@ -51,7 +50,7 @@ func turnsOf(msgs []json.RawMessage, sources []*Entry) []ToolTurn {
 }
 
 // toolCalls lists the toolCall blocks of an assistant content.
-func toolCalls(t *parse.Tape, content int) []ToolCall {
+func toolCalls(t *session.Tape, content int) []ToolCall {
 	var calls []ToolCall
 	for _, b := range blocksOf(t, content) {
 		if b.Type != "toolCall" {

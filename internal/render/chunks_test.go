@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // TestInChunks: the chunks reach w in order, as one render of every item
@@ -65,7 +65,7 @@ func TestChunksWriteTheSameBytes(t *testing.T) {
 		fmt.Fprintf(&b, `{"type":"message","id":"%08x","parentId":%s,"timestamp":"2026-02-%02dT15:00:00.000Z","message":{"role":"user","content":"turn %d"}}`+"\n", i, parent, day, i)
 	}
 	fmt.Fprintf(&b, `{"type":"label","id":"l","parentId":"%08x","timestamp":"2026-02-12T15:00:00.000Z","targetId":"%08x","label":"here"}`+"\n", n-1, n/2)
-	s, err := project.Load(strings.NewReader(b.String()), parse.DefaultLimits())
+	s, err := project.Load(strings.NewReader(b.String()), session.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}

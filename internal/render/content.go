@@ -6,13 +6,13 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // The text of a message's content for the views, read without holding a
 // decoded copy of it: a tool result of hundreds of megabytes, with
 // escapes, is measured and its first words taken a piece at a time
-// (parse.Tape.StrChunks), so describing it costs about its line once.
+// (session.Tape.StrChunks), so describing it costs about its line once.
 
 // textStats is the size of a whole text: its bytes and lines as a tool
 // result's detail shows them, and the characters of its text blocks (images and the
@@ -49,15 +49,15 @@ func (s *textStats) add(piece string) {
 // as wordsUpTo cuts them, and the size of the whole text. With limit 0
 // (all of it) a text that is not shared with the line comes back lazy,
 // to be written with its line, when it has any words.
-func contentText(t *parse.Tape, content, limit int) (string, *lazyWords, textStats) {
+func contentText(t *session.Tape, content, limit int) (string, *lazyWords, textStats) {
 	var parts []int // string nodes; -1 for an image
-	if t.Kind(content) == parse.KindString {
+	if t.Kind(content) == session.KindString {
 		parts = append(parts, content)
 	}
 	for b := range t.Elements(content) {
 		switch t.StrOf(b, "type") {
 		case "text":
-			if n := t.Get(b, "text"); t.Kind(n) == parse.KindString {
+			if n := t.Get(b, "text"); t.Kind(n) == session.KindString {
 				parts = append(parts, n)
 			} else {
 				parts = append(parts, -2) // no string text: "" as StrOf reads it
@@ -111,7 +111,7 @@ func contentText(t *parse.Tape, content, limit int) (string, *lazyWords, textSta
 // escapes is decoded a piece at a time into the output instead of held
 // decoded beside its line. The tape must live until then.
 type lazyWords struct {
-	t     *parse.Tape
+	t     *session.Tape
 	parts []int // as contentText lists them
 }
 

@@ -6,12 +6,12 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // referenceText is contentText as it was, on the decoded strings: the
 // parts joined, then cut to words; the size of the joined text.
-func referenceText(t *parse.Tape, content, limit int) (string, string, int) {
+func referenceText(t *session.Tape, content, limit int) (string, string, int) {
 	var parts []string
 	chars := 0
 	if s, ok := t.Str(content); ok {
@@ -48,7 +48,7 @@ func TestContentTextAsWhole(t *testing.T) {
 		`"` + strings.Repeat(`bell\u0007 \u009b[31m esc\u001b]0; `, 20000) + `"`, `"\n \t "`,
 	}
 	for _, c := range contents {
-		var tape parse.Tape
+		var tape session.Tape
 		if err := tape.Build([]byte(`{"content":` + c + `}`)); err != nil {
 			t.Fatal(err)
 		}

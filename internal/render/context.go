@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/session"
+
 	"github.com/pisess/pisess/internal/text"
 )
 
@@ -18,7 +18,7 @@ import (
 // limit runes (0: whole): every message is read before the first line is
 // written, so only what a line can show is kept of each.
 func viewRaw(raw []byte, limit int) messageView {
-	var t parse.Tape
+	var t session.Tape
 	if t.Build(raw) != nil {
 		return messageView{role: "?", text: "(unreadable message)", tokens: project.EstimateTokens(raw)}
 	}
@@ -250,7 +250,7 @@ func contextEdits(c *project.Context) map[string]edit {
 		target, repl := r.Str("targetId"), r.Member("replacement")
 		switch t := &r.Tape; {
 		case target == "" || repl < 0:
-		case t.Kind(repl) == parse.KindNull:
+		case t.Kind(repl) == session.KindNull:
 			edits[target] = edit{by: e.ID(), omit: true}
 		default: // content replaced (removed when the replacement has none)
 			edits[target] = edit{by: e.ID()}

@@ -6,9 +6,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/session"
+
 	"github.com/pisess/pisess/internal/text"
 )
 
@@ -89,7 +89,7 @@ func describe(r *project.Record, limit int) entryView {
 	switch e.Type() {
 	case "message":
 		msg := r.Member("message")
-		if t.Kind(msg) != parse.KindObject {
+		if t.Kind(msg) != session.KindObject {
 			return entryView{kind: "message", text: "(unreadable)"}
 		}
 		m := viewMessage(t, msg, limit, false)
@@ -112,7 +112,7 @@ func describe(r *project.Record, limit int) entryView {
 	case "custom_message":
 		text, lazy, _ := contentText(t, r.Member("content"), limit)
 		d.detail, d.text, d.lazy = str("customType"), text, lazy
-		if t.Kind(r.Member("display")) == parse.KindFalse {
+		if t.Kind(r.Member("display")) == session.KindFalse {
 			d.detail = join(d.detail, " ", "(hidden)")
 		}
 	case "custom":
@@ -126,7 +126,7 @@ func describe(r *project.Record, limit int) entryView {
 		d.text = words(str("name"))
 	case "context_edit":
 		d.detail = "replace content of " + shortID(str("targetId"))
-		if t.Kind(r.Member("replacement")) == parse.KindNull {
+		if t.Kind(r.Member("replacement")) == session.KindNull {
 			d.detail = "omit " + shortID(str("targetId"))
 		}
 	case "usage":
@@ -185,7 +185,7 @@ func compactionDetail(r *project.Record) string {
 	if n, err := strconv.ParseInt(string(t.Raw(r.Member("tokensBefore"))), 10, 64); err == nil {
 		meta = append(meta, text.Count(n)+" tokens before")
 	}
-	if tail := r.Member("retainedTail"); t.Kind(tail) == parse.KindArray {
+	if tail := r.Member("retainedTail"); t.Kind(tail) == session.KindArray {
 		n := 0
 		for range t.Elements(tail) {
 			n++
@@ -243,7 +243,7 @@ type messageView struct {
 
 // viewMessage reads the message at node m of t for the views, its text cut
 // after limit runes as describe does; with tokens, pi's estimate too.
-func viewMessage(t *parse.Tape, m int, limit int, tokens bool) messageView {
+func viewMessage(t *session.Tape, m int, limit int, tokens bool) messageView {
 	str := func(key string) string { return t.StrOf(m, key) }
 	v := messageView{role: str("role"), customType: str("customType")}
 	if tokens {
@@ -261,7 +261,7 @@ func viewMessage(t *parse.Tape, m int, limit int, tokens bool) messageView {
 		v.text, v.lazy, size = contentText(t, content, limit)
 		v.chars, worded = size.chars, true
 		v.detail = str("toolName") + " (" + size.String() + ")"
-		if t.Kind(t.Get(m, "isError")) == parse.KindTrue {
+		if t.Kind(t.Get(m, "isError")) == session.KindTrue {
 			v.detail += " ✗ error"
 			v.failed = true
 		}
@@ -295,7 +295,7 @@ func viewMessage(t *parse.Tape, m int, limit int, tokens bool) messageView {
 
 // assistant reads an assistant turn: its text (or thinking) and the tools
 // it called; an error or abort is part of the detail.
-func (v *messageView) assistant(t *parse.Tape, m int, stop string) {
+func (v *messageView) assistant(t *session.Tape, m int, stop string) {
 	var text, thinking, tools []string
 	for b := range t.Elements(t.Get(m, "content")) {
 		switch t.StrOf(b, "type") {

@@ -8,15 +8,15 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // The tree document nests without recursion: a 100,000-entry chain is one
 // node per entry, each with its children array.
 func TestTreeJSONDeepChain(t *testing.T) {
 	const n = 100_000
-	s, err := project.Load(strings.NewReader(chain(n)), parse.DefaultLimits())
+	s, err := project.Load(strings.NewReader(chain(n)), session.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestSummaryRealCorpus(t *testing.T) {
 		t.Skip("no real corpus at ../../../shared/corpus/real: skipping (CI has it)")
 	}
 	for _, f := range files {
-		s, err := project.LoadFile(f, parse.DefaultLimits())
+		s, err := project.LoadFile(f, session.DefaultLimits())
 		if err != nil {
 			continue // not a session: validate's business
 		}

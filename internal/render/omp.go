@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/session"
 	"github.com/pisess/pisess/internal/text"
 )
 
@@ -53,7 +53,7 @@ func describeOmp(r *project.Record, d entryView, limit int) entryView {
 	case "credential_pin":
 		d.detail = str("provider")
 	case "service_tier_change":
-		if t.Kind(r.Member("serviceTier")) == parse.KindNull {
+		if t.Kind(r.Member("serviceTier")) == session.KindNull {
 			d.detail = "→ default"
 		} else {
 			var tiers []string

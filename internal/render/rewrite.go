@@ -67,7 +67,7 @@ func (p *Rewrites) Result(r RewriteResult) {
 		return
 	}
 	if r.Action == "refused" {
-		refused(p.Err, p.Style, r.Reason)
+		Refused(p.Err, p.Style, r.Reason)
 		return
 	}
 	if p.Quiet && (r.Action == "unchanged") {
@@ -94,8 +94,8 @@ func (p *Rewrites) Result(r RewriteResult) {
 	}
 }
 
-// refused says on w why a file was left alone.
-func refused(w io.Writer, s Style, reason string) {
+// Refused says on w why a file was left alone.
+func Refused(w io.Writer, s Style, reason string) {
 	fmt.Fprintf(w, "%s %s\n", s.Error("refused:"), Safe(reason))
 }
 

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // TestDescribedIndexGivesTheSameViews: tree and path, text (at several
@@ -31,11 +31,11 @@ func TestDescribedIndexGivesTheSameViews(t *testing.T) {
 	for _, f := range append(files, real...) {
 		for _, run := range runs {
 			opt := ViewOptions{Width: run.width, File: "f"}
-			plain, err := project.Open(f, parse.DefaultLimits())
+			plain, err := project.Open(f, session.DefaultLimits())
 			if err != nil {
 				continue // not a session
 			}
-			fast, err := project.OpenDescribed(f, parse.DefaultLimits(), ViewDescriber(run.json, opt))
+			fast, err := project.OpenDescribed(f, session.DefaultLimits(), ViewDescriber(run.json, opt))
 			if err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}
@@ -108,12 +108,12 @@ func TestDescriptionsPastMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	opt := ViewOptions{Width: 100, File: "f"}
-	plain, err := project.Open(path, parse.DefaultLimits())
+	plain, err := project.Open(path, session.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer plain.Close()
-	fast, err := project.OpenDescribed(path, parse.DefaultLimits(), ViewDescriber(false, opt))
+	fast, err := project.OpenDescribed(path, session.DefaultLimits(), ViewDescriber(false, opt))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/session"
 )
 
 const header = `{"type":"session","version":3,"id":"s","timestamp":"2026-02-09T15:00:00.000Z","cwd":"/w"}`
@@ -29,7 +29,7 @@ func user(text string) string {
 
 func load(t testing.TB, lines ...string) *project.Session {
 	t.Helper()
-	s, err := project.Load(strings.NewReader(strings.Join(append([]string{header}, lines...), "\n")+"\n"), parse.DefaultLimits())
+	s, err := project.Load(strings.NewReader(strings.Join(append([]string{header}, lines...), "\n")+"\n"), session.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func chain(n int) string {
 // without indentation growing.
 func TestTreeDeepChain(t *testing.T) {
 	const n = 100_000
-	s, err := project.Load(strings.NewReader(chain(n)), parse.DefaultLimits())
+	s, err := project.Load(strings.NewReader(chain(n)), session.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +300,7 @@ func TestTreeDeepBranches(t *testing.T) {
 		fmt.Fprintf(&b, `{"type":"message","id":"s%07d","parentId":%s,"timestamp":"2026-02-09T15:00:00.000Z","message":{"role":"user","content":"side"}}`+"\n", i, parent)
 		fmt.Fprintf(&b, `{"type":"message","id":"m%07d","parentId":%s,"timestamp":"2026-02-09T15:00:01.000Z","message":{"role":"user","content":"main"}}`+"\n", i, parent)
 	}
-	s, err := project.Load(strings.NewReader(b.String()), parse.DefaultLimits())
+	s, err := project.Load(strings.NewReader(b.String()), session.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 	"github.com/pisess/pisess/internal/text"
 	"github.com/pisess/pisess/internal/validate"
 )
@@ -49,7 +49,7 @@ func (v *Validation) Report(w io.Writer, rep *validate.Report) {
 			GitHub(w, rep.File, f)
 		}
 	default:
-		if rep.Dialect == parse.Omp && !v.Quiet {
+		if rep.Dialect == session.Omp && !v.Quiet {
 			fmt.Fprintf(w, "%s: %s\n", Safe(rep.File), v.Style.Dim("oh-my-pi session (dialect omp)"))
 		}
 		for _, f := range rep.Findings {
@@ -63,7 +63,7 @@ func (v *Validation) Report(w io.Writer, rep *validate.Report) {
 
 func (v *Validation) count(rep *validate.Report) {
 	t := &v.Tally
-	if rep.Dialect == parse.Omp {
+	if rep.Dialect == session.Omp {
 		t.Omp++
 	}
 	t.Errors += rep.Errors()

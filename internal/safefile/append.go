@@ -138,7 +138,7 @@ func (r *rewrite) verifyAppended(f File, lines []byte) error {
 }
 
 // appendedInput is the original as read followed by the lines to append, for
-// the verifier: its ReadAt, Stat and Seek make it a parse.Source, so that
+// the verifier: its ReadAt, Stat and Seek make it a session.Source, so that
 // the verifier's reader measures a long line before reading it and holds
 // it once (a 300 MB line gathered in pieces was held twice). The bytes the
 // verifier looks at are still those Read hashes.
@@ -184,10 +184,10 @@ func (a *appendedInput) ReadAt(p []byte, off int64) (int, error) {
 	return n, nil
 }
 
-// Stat describes the original (parse.SourceOf takes a regular file only).
+// Stat describes the original (session.SourceOf takes a regular file only).
 func (a *appendedInput) Stat() (fs.FileInfo, error) { return a.f.Stat() }
 
-// Seek only tells the offset read to (what parse.SourceOf asks).
+// Seek only tells the offset read to (what session.SourceOf asks).
 func (a *appendedInput) Seek(offset int64, whence int) (int64, error) {
 	if offset != 0 || whence != io.SeekCurrent {
 		return 0, errors.ErrUnsupported

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // Truncate cuts an open file back, with a failure injectable as "truncate".
@@ -310,7 +310,7 @@ func TestAppendedInputReadAt(t *testing.T) {
 			t.Errorf("ReadAt(%d bytes, %d) = %d %q, %v", tt.n, tt.off, n, p[:n], err)
 		}
 	}
-	if _, ok := parse.SourceOf(in); !ok {
+	if _, ok := session.SourceOf(in); !ok {
 		t.Error("the verifier's input is no parse.Source: a long line is gathered in pieces")
 	}
 }

@@ -788,7 +788,7 @@ func (s *snapshot) Read(p []byte) (int, error) {
 }
 
 // ReadAt reads the original where the generator's reader looks ahead to
-// measure a long line (parse.Source); the bytes it uses are still those
+// measure a long line (session.Source); the bytes it uses are still those
 // Read hashes. It fails when the file cannot be read at an offset.
 func (s *snapshot) ReadAt(p []byte, off int64) (int, error) {
 	at, ok := s.f.(io.ReaderAt)
@@ -798,7 +798,7 @@ func (s *snapshot) ReadAt(p []byte, off int64) (int, error) {
 	return at.ReadAt(p, off)
 }
 
-// Stat describes the original (parse.SourceOf takes a regular file only).
+// Stat describes the original (session.SourceOf takes a regular file only).
 func (s *snapshot) Stat() (fs.FileInfo, error) { return s.f.Stat() }
 
 func (s *snapshot) Seek(offset int64, whence int) (int64, error) {

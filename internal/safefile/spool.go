@@ -74,7 +74,7 @@ func (s *Spool) moveToMemory() error {
 }
 
 // Reader reads what the spool holds from the start: a regular file, when
-// it has one, so a reader can measure its long lines (parse.Source). It is
+// it has one, so a reader can measure its long lines (session.Source). It is
 // good until the next Write.
 func (s *Spool) Reader() (io.Reader, error) {
 	if s.file == nil {

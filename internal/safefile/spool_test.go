@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // A spool keeps every byte written to it, in memory or in its file, and
@@ -42,7 +42,7 @@ func TestSpool(t *testing.T) {
 			if _, isFile := r.(*os.File); isFile != tt.file {
 				t.Errorf("in a file: %v, want %v", isFile, tt.file)
 			}
-			if _, ok := parse.SourceOf(r); ok != tt.file {
+			if _, ok := session.SourceOf(r); ok != tt.file {
 				t.Errorf("a Source: %v, want %v", ok, tt.file)
 			}
 			for i := 0; i < 2; i++ { // bytes reads from the start again

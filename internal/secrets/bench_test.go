@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // realCorpus is the shared corpus of real pi sessions, beside the repository.
@@ -30,7 +30,7 @@ func BenchmarkScanRealCorpus(b *testing.B) {
 		data = append(data, d)
 		size += int64(len(d))
 	}
-	opts := Options{Rules: mustDefault(b), Limits: parse.DefaultLimits()}
+	opts := Options{Rules: mustDefault(b), Limits: session.DefaultLimits()}
 	b.SetBytes(size)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

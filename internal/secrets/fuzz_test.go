@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // FuzzRedact: any input is scanned and redacted without a panic; a line
@@ -20,7 +20,7 @@ func FuzzRedact(f *testing.F) {
 	f.Add("{\"password\": \"" + fakePassword + "\"}{\"x\":[\"" + fakeGitHubPAT + "\"]}\n\xff\xfe")
 	rules := mustDefault(f)
 	f.Fuzz(func(t *testing.T, in string) {
-		opts := Options{Rules: rules, Limits: parse.Limits{MaxLineBytes: 1 << 16}}
+		opts := Options{Rules: rules, Limits: session.Limits{MaxLineBytes: 1 << 16}}
 		var out bytes.Buffer
 		res, err := Redact(strings.NewReader(in), &out, opts)
 		if err != nil {

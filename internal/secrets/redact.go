@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // Redacted is the text that replaces a secret of the given kind.
@@ -34,12 +34,12 @@ func (e *LineError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e
 // string with its escapes, the other members, the line terminators, a
 // byte order mark, lines that hold no object (searched as text). A line
 // over Limits.MaxLineBytes cannot be searched: Redact fails with a
-// *LineError. Errors are I/O errors, parse.ErrFileTooLarge and *LineError.
+// *LineError. Errors are I/O errors, session.ErrFileTooLarge and *LineError.
 func Redact(r io.Reader, w io.Writer, opts Options) (RedactResult, error) {
 	res := RedactResult{ByKind: map[string]int{}}
 	ls := &lineScanner{rules: opts.Rules}
 	bw := bufio.NewWriterSize(w, 64<<10)
-	rd := parse.NewReader(r, opts.Limits)
+	rd := session.NewReader(r, opts.Limits)
 	rd.DeferClassify()
 	for rd.Next() {
 		l := rd.Line()
@@ -75,7 +75,7 @@ func Redact(r io.Reader, w io.Writer, opts Options) (RedactResult, error) {
 // checkRoundTrip makes sure the line's bytes, terminator and byte order
 // mark are all of what it occupies in the file, so that copying them
 // loses nothing.
-func checkRoundTrip(l *parse.Line) error {
+func checkRoundTrip(l *session.Line) error {
 	if l.Raw == nil && l.Size > 0 {
 		return &LineError{Line: l.Num, Code: finding.LineTooLong, Msg: "longer than --max-line-bytes: it cannot be searched (raise the limit)"}
 	}

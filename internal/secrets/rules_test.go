@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 func mustDefault(t testing.TB) *Rules {
@@ -214,7 +214,7 @@ func TestUserRuleSpans(t *testing.T) {
 					t.Errorf("%s: found %q, want %q", name, got, want)
 				}
 				var out bytes.Buffer
-				if _, err := Redact(strings.NewReader(userLine("u", tc.text)+"\n"), &out, Options{Rules: rs, Limits: parse.DefaultLimits()}); err != nil {
+				if _, err := Redact(strings.NewReader(userLine("u", tc.text)+"\n"), &out, Options{Rules: rs, Limits: session.DefaultLimits()}); err != nil {
 					t.Fatal(err)
 				}
 				wantText := tc.text

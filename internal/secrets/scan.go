@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // Finding is one secret found: where it is and what kind it is, never the
@@ -31,7 +31,7 @@ type Finding struct {
 // Options configure a scan or a redaction.
 type Options struct {
 	Rules  *Rules
-	Limits parse.Limits
+	Limits session.Limits
 }
 
 // Stats describe a scan.
@@ -54,7 +54,7 @@ type hit struct {
 // lineScanner finds the secrets of one line at a time, reusing its buffers.
 type lineScanner struct {
 	rules   *Rules
-	class   parse.Classifier // for lines read with DeferClassify
+	class   session.Classifier // for lines read with DeferClassify
 	finder  finder
 	names   memberNames // tells member names in the line
 	w       walker
@@ -72,7 +72,7 @@ type lineScanner struct {
 }
 
 // scanLine returns the secrets on l (valid until the next call).
-func (ls *lineScanner) scanLine(l *parse.Line) []hit {
+func (ls *lineScanner) scanLine(l *session.Line) []hit {
 	ls.hits = ls.hits[:0]
 	raw := l.Raw
 	spans, keyed := ls.rules.keywords.positions(raw, ls.spans[:0], &ls.names)
@@ -83,7 +83,7 @@ func (ls *lineScanner) scanLine(l *parse.Line) []hit {
 	}
 	l.Classify(&ls.class) // only the lines that may hold a secret
 	switch l.Class {
-	case parse.Object, parse.Concatenated:
+	case session.Object, session.Concatenated:
 		for _, span := range l.Objects {
 			n := len(ls.hits)
 			if ls.scanObject(raw, span[0], span[1]) != nil {
@@ -131,7 +131,7 @@ func (ls *lineScanner) scanObject(raw []byte, from, to int) error {
 			return
 		}
 		if !idDone {
-			id, _ = parse.PrefixString(obj, "id")
+			id, _ = session.PrefixString(obj, "id")
 			id, idDone = ls.redactName(id), true
 		}
 		ptr := ls.w.pointerWith(ls.redactName)
@@ -187,7 +187,7 @@ func (ls *lineScanner) keyName(obj []byte) []byte {
 // string's are (a key after a \n is at the start of a line of output),
 // and a secret's span is mapped back to whole escapes.
 func (ls *lineScanner) scanText(text []byte, off int) {
-	id, _ := parse.PrefixString(text, "id")
+	id, _ := session.PrefixString(text, "id")
 	id = ls.redactName(id)
 	dec, offs := text, offsetMap(nil)
 	if bytes.IndexByte(text, '\\') >= 0 {
@@ -234,11 +234,11 @@ func hasASCIIEscape(raw []byte) bool {
 
 // Scan reads the session from r and calls found for every secret, in file
 // order. name is the File of the findings. The error is an I/O error or
-// parse.ErrFileTooLarge.
+// session.ErrFileTooLarge.
 func Scan(name string, r io.Reader, opts Options, found func(Finding)) (Stats, error) {
 	var st Stats
 	ls := &lineScanner{rules: opts.Rules}
-	rd := parse.NewReader(r, opts.Limits)
+	rd := session.NewReader(r, opts.Limits)
 	rd.DeferClassify()
 	for rd.Next() {
 		l := rd.Line()

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // jsonString encodes s as JSON.stringify would.
@@ -60,7 +60,7 @@ var allFakes = []string{fakeAWS, fakeAnthropic, fakeOpenAI, fakeGCP, fakeGitHubP
 func scanAll(t *testing.T, text string) []Finding {
 	t.Helper()
 	var got []Finding
-	_, err := Scan("f.jsonl", strings.NewReader(text), Options{Rules: mustDefault(t), Limits: parse.DefaultLimits()}, func(f Finding) { got = append(got, f) })
+	_, err := Scan("f.jsonl", strings.NewReader(text), Options{Rules: mustDefault(t), Limits: session.DefaultLimits()}, func(f Finding) { got = append(got, f) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestScanCleanSession(t *testing.T) {
 func redactAll(t *testing.T, text string) (string, RedactResult) {
 	t.Helper()
 	var out bytes.Buffer
-	res, err := Redact(strings.NewReader(text), &out, Options{Rules: mustDefault(t), Limits: parse.DefaultLimits()})
+	res, err := Redact(strings.NewReader(text), &out, Options{Rules: mustDefault(t), Limits: session.DefaultLimits()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestRedactCleanIsIdentical(t *testing.T) {
 func TestRedactRefusesLongLine(t *testing.T) {
 	text := header + "\n" + userLine("u1", strings.Repeat("x", 200)) + "\n"
 	var out bytes.Buffer
-	_, err := Redact(strings.NewReader(text), &out, Options{Rules: mustDefault(t), Limits: parse.Limits{MaxLineBytes: 150}})
+	_, err := Redact(strings.NewReader(text), &out, Options{Rules: mustDefault(t), Limits: session.Limits{MaxLineBytes: 150}})
 	if _, ok := err.(*LineError); !ok {
 		t.Errorf("error %v, want a *LineError", err)
 	}
@@ -252,7 +252,7 @@ func TestFastPathAgreesWithFullSearch(t *testing.T) {
 	text := b.String()
 	collect := func(rules *Rules) []Finding {
 		var got []Finding
-		if _, err := Scan("f", strings.NewReader(text), Options{Rules: rules, Limits: parse.DefaultLimits()}, func(f Finding) { got = append(got, f) }); err != nil {
+		if _, err := Scan("f", strings.NewReader(text), Options{Rules: rules, Limits: session.DefaultLimits()}, func(f Finding) { got = append(got, f) }); err != nil {
 			t.Fatal(err)
 		}
 		return got
@@ -279,7 +279,7 @@ func TestDenseKeywordsCostLinearWork(t *testing.T) {
 	rules := mustDefault(t)
 	work := func(text string) int {
 		ls := &lineScanner{rules: rules}
-		rd := parse.NewReader(strings.NewReader(text), parse.DefaultLimits())
+		rd := session.NewReader(strings.NewReader(text), session.DefaultLimits())
 		rd.DeferClassify()
 		for rd.Next() {
 			ls.scanLine(rd.Line())
@@ -328,7 +328,7 @@ func TestDenseKeywordsWithoutSecretsCostLittle(t *testing.T) {
 	}
 	for _, kw := range []string{"token ", "Password, ", "secret-", "API_KEY ", "-----BEGIN ", "eyJ", "credential; "} {
 		for name, shape := range shapes {
-			rd := parse.NewReader(strings.NewReader(header+"\n"+shape(kw)+"\n"), parse.DefaultLimits())
+			rd := session.NewReader(strings.NewReader(header+"\n"+shape(kw)+"\n"), session.DefaultLimits())
 			rd.DeferClassify()
 			rd.Next()
 			rd.Next()

@@ -17,7 +17,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/session"
 )
@@ -120,7 +119,7 @@ func ReadSession(fsys safefile.FS, path string) (Session, error) {
 	if err != nil {
 		return Session{}, fmt.Errorf("%s: %w", path, err)
 	}
-	var t parse.Tape
+	var t session.Tape
 	if _, ok := t.Line(line); !ok {
 		return Session{}, fmt.Errorf("%s: line 1 is not a JSON object", path)
 	}

@@ -10,10 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/pisess/pisess/internal/edit"
-	"github.com/pisess/pisess/internal/parse"
-	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/session"
+
+	"github.com/pisess/pisess/internal/safefile"
 )
 
 // MoveOptions say what to move where.
@@ -338,17 +337,17 @@ func editHeader(j *job) safefile.Generator {
 		if err != nil {
 			return err
 		}
-		var t parse.Tape
+		var t session.Tape
 		if _, ok := t.Line(line); !ok {
 			return fmt.Errorf("line 1 is no longer a JSON object")
 		}
-		var e edit.Editor
+		var e session.Editor
 		e.Reset(&t)
 		if j.cwd != "" {
-			e.Set(0, "cwd", edit.Quote(j.cwd))
+			e.Set(0, "cwd", session.Quote(j.cwd))
 		}
 		for key, to := range j.refs {
-			e.Set(0, key, edit.Quote(to))
+			e.Set(0, key, session.Quote(to))
 		}
 		if _, err := e.WriteTo(out); err != nil {
 			return err
@@ -369,7 +368,7 @@ func verifyHeader(j *job) safefile.VerifyFunc {
 		if err != nil {
 			return err
 		}
-		var t parse.Tape
+		var t session.Tape
 		if _, ok := t.Line(line); !ok {
 			return fmt.Errorf("%s: the new header is not a JSON object", name)
 		}

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/safefile"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // RecentlyModified is how recently a file must not have been modified for
@@ -255,7 +255,7 @@ func lastEntry(fsys safefile.FS, s Session) (time.Time, string) {
 // lastTimestamp finds the last complete line of buf with a timestamp;
 // whole says buf starts at the file's start (its first line is complete).
 func lastTimestamp(buf []byte, whole bool) (time.Time, string, bool) {
-	var t parse.Tape
+	var t session.Tape
 	for end := len(buf); end > 0; {
 		startAt := bytes.LastIndexByte(buf[:end], '\n') + 1
 		if startAt == 0 && !whole {
@@ -274,8 +274,8 @@ func lastTimestamp(buf []byte, whole bool) (time.Time, string, bool) {
 
 // scanTimestamps reads every line for the last timestamp.
 func scanTimestamps(r io.Reader) (time.Time, string, bool) {
-	rd := parse.NewReader(r, parse.DefaultLimits())
-	var t parse.Tape
+	rd := session.NewReader(r, session.DefaultLimits())
+	var t session.Tape
 	var at time.Time
 	var text string
 	found := false
@@ -290,7 +290,7 @@ func scanTimestamps(r io.Reader) (time.Time, string, bool) {
 	return at, text, found
 }
 
-func timestampOf(t *parse.Tape) (time.Time, string, bool) {
+func timestampOf(t *session.Tape) (time.Time, string, bool) {
 	s := t.StrOf(0, "timestamp")
 	at, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {

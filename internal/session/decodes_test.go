@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// jsonDecodeAllowed are the production files outside internal/parse that
+// jsonDecodeAllowed are the production files outside internal/session that
 // still decode JSON with encoding/json, how many times, and why. The list
 // may only shrink: a file with more uses fails, and so does one with fewer
 // (lower its count, or take it off).
@@ -20,7 +20,7 @@ var jsonDecodeAllowed = map[string]struct {
 	why  string
 }{}
 
-// checkJSONDecodes holds the rule that the Tape (internal/parse) is the
+// checkJSONDecodes holds the rule that the Tape (internal/session) is the
 // only reader of records: encoding/json matches keys case-insensitively
 // and JSON.parse does not, so a struct decoding sees members pi never
 // reads (fix's TestWithoutCallsReadsKeysAsPi shows one).
@@ -33,7 +33,7 @@ func checkJSONDecodes(t *testing.T, root string) {
 	for _, u := range uses {
 		file := u[:strings.Index(u, ":")]
 		if _, ok := jsonDecodeAllowed[file]; !ok {
-			t.Errorf("%s: decodes JSON outside internal/parse (read records with parse.Tape)", u)
+			t.Errorf("%s: decodes JSON outside internal/session (read records with session.Tape)", u)
 		}
 	}
 	for file, a := range jsonDecodeAllowed {
@@ -45,10 +45,10 @@ func checkJSONDecodes(t *testing.T, root string) {
 
 // jsonDecodes lists, as file:line: json.Name, each use of json.Unmarshal,
 // json.NewDecoder or json.Decoder in the production code (cmd and
-// internal, test files aside) outside internal/parse.
+// internal, test files aside) outside internal/session.
 func jsonDecodes(t *testing.T, root string) []string {
 	var found []string
-	eachProductionFile(t, root, "parse", func(fset *token.FileSet, rel string, f *ast.File) {
+	eachProductionFile(t, root, "session", func(fset *token.FileSet, rel string, f *ast.File) {
 		found = append(found, fileJSONDecodes(fset, rel, f)...)
 	})
 	sort.Strings(found)

@@ -1,70 +1,159 @@
 package session
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 )
 
-// TestDependenciesOneWay: the packages stand on each other one way,
-// parse -> session -> (validate | project) -> render -> cli, so the checker
-// never links in the views or the file rewriter; the commands' own
-// packages (secrets, fix) sit below render, which words their output, and
-// export above it. `go list -deps` says what each package links. And only
-// internal/safefile, the writer, creates, replaces or writes files
-// (writesOutsideSafefile); it stands on nothing of pisess but finding.
+// layers place every package of pisess: a package imports only packages
+// of lower layers, so the import chain from cli down is at most five
+// packages (cli, a command's package, the index and checks, the model,
+// a leaf), the commands' packages never import each other, and the
+// checker links in neither the views nor the file rewriter. only lists
+// what the packages at the bottom may import at all.
+var (
+	layers = map[string]int{
+		"finding": 1, "text": 1, "pipeline": 1, "hostile": 1, "schema": 1,
+		"session": 2, "safefile": 2,
+		"project": 3, "validate": 3, "migrate": 3, "audit": 3, "secrets": 3, "grep": 3, "sessdir": 3, "du": 3,
+		"fix": 4, "render": 4, "export": 4,
+		"cli":        5,
+		"cmd/pisess": 6,
+	}
+	only = map[string][]string{
+		"finding": {}, "text": {}, "pipeline": {}, "hostile": {}, "schema": {},
+		"session":  {"finding", "text"},
+		"safefile": {"finding"},
+	}
+)
+
+// maxChain is how many packages the longest import chain from cli down
+// may hold, cli and the leaf included.
+const maxChain = 5
+
+// TestDependenciesOneWay: the packages stand on each other one way, by
+// layers (`go list` says what each imports); and only internal/safefile,
+// the writer, creates, replaces or writes files (writesOutsideSafefile),
+// only internal/session decodes records, and ReadHeader alone reads a
+// version.
 func TestDependenciesOneWay(t *testing.T) {
 	for _, w := range writesOutsideSafefile(t, "../..") {
 		t.Errorf("%s: writes a file outside internal/safefile (use safefile.Create, Rewrite, Append, Scratch, Move or MkdirAll)", w)
 	}
-	checkJSONDecodes(t, "../..")    // and only parse decodes records (decodes_test.go)
+	checkJSONDecodes(t, "../..")    // and only session decodes records (decodes_test.go)
 	checkVersionReaders(t, "../..") // and ReadHeader alone reads a version
+	imports := listImports(t)
+	for _, e := range layerErrors(imports) {
+		t.Error(e)
+	}
+	if chain := longestChain(imports, "cli"); len(chain) > maxChain {
+		t.Errorf("the import chain %s holds %d packages, more than %d", strings.Join(chain, " → "), len(chain), maxChain)
+	}
+}
+
+// listImports is `go list` of the module: each package of pisess (its
+// path in the module) and the packages of pisess it imports.
+func listImports(t *testing.T) map[string][]string {
+	t.Helper()
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command to list dependencies with")
 	}
-	const mod = "github.com/pisess/pisess/internal/"
-	forbidden := map[string][]string{
-		"edit":     {"session", "validate", "project", "migrate", "render", "audit", "fix", "export", "cli"},
-		"parse":    {"session", "validate", "project", "migrate", "render", "audit", "fix", "cli"},
-		"session":  {"validate", "project", "migrate", "render", "audit", "fix", "cli"},
-		"validate": {"project", "migrate", "render", "fix", "cli"},
-		"project":  {"validate", "migrate", "render", "audit", "fix", "cli"},
-		"audit":    {"validate", "project", "migrate", "render", "fix", "cli"},
-		"migrate":  {"validate", "project", "render", "audit", "fix", "cli"},
-		"secrets":  {"session", "validate", "project", "migrate", "render", "audit", "fix", "export", "cli"},
-		"fix":      {"render", "audit", "export", "cli"},
-		"du":       {"render", "audit", "export", "cli"},
-		"render":   {"export", "cli"},
-		"grep":     {"session", "validate", "project", "migrate", "render", "audit", "fix", "export", "cli"},
-		"sessdir":  {"validate", "project", "migrate", "render", "audit", "fix", "export", "cli"},
-		"export":   {"cli"},
-		"safefile": {"edit", "parse", "session", "validate", "project", "migrate", "render", "audit", "fix", "du", "secrets", "grep", "sessdir", "export", "text", "cli"},
-		"text":     {"finding", "parse", "session", "validate", "project", "migrate", "render", "audit", "fix", "secrets", "export", "cli"},
+	const mod = "github.com/pisess/pisess/"
+	out, err := exec.Command(goCmd, "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "../../cmd/...", "../../internal/...", "../../schema/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
 	}
-	for pkg, bad := range forbidden {
-		out, err := exec.Command(goCmd, "list", "-deps", "-f", "{{.ImportPath}}", mod+pkg).Output()
-		if err != nil {
-			t.Fatalf("go list -deps %s: %v", pkg, err)
-		}
-		deps := map[string]bool{}
-		for _, d := range strings.Fields(string(out)) {
-			deps[strings.TrimPrefix(d, mod)] = true
-		}
-		if !deps[pkg] {
-			t.Fatalf("go list -deps %s does not list the package itself: %s", pkg, out)
-		}
-		for _, b := range bad {
-			if deps[b] {
-				t.Errorf("%s imports %s (directly or through another package)", pkg, b)
+	imports := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(strings.TrimPrefix(fields[0], mod), "internal/")
+		imports[pkg] = []string{}
+		for _, imp := range fields[1:] {
+			if strings.HasPrefix(imp, mod) {
+				imports[pkg] = append(imports[pkg], strings.TrimPrefix(strings.TrimPrefix(imp, mod), "internal/"))
 			}
 		}
+	}
+	if len(imports) < len(layers) {
+		t.Fatalf("go list found %d packages, fewer than the %d placed: %s", len(imports), len(layers), out)
+	}
+	return imports
+}
+
+// layerErrors checks imports against layers and only: every package is
+// placed, and imports only packages below it (and, at the bottom, only
+// what only allows).
+func layerErrors(imports map[string][]string) []string {
+	var errs []string
+	for _, pkg := range slices.Sorted(maps.Keys(imports)) {
+		layer, ok := layers[pkg]
+		if !ok {
+			errs = append(errs, pkg+": no layer (place it in layers)")
+			continue
+		}
+		for _, imp := range imports[pkg] {
+			switch allowed, bottom := only[pkg]; {
+			case bottom && !slices.Contains(allowed, imp):
+				errs = append(errs, fmt.Sprintf("%s imports %s; it may import only %v", pkg, imp, allowed))
+			case layers[imp] >= layer:
+				errs = append(errs, fmt.Sprintf("%s (layer %d) imports %s (layer %d): a package imports only lower layers", pkg, layer, imp, layers[imp]))
+			}
+		}
+	}
+	return errs
+}
+
+// longestChain is the longest import chain from pkg down, pkg first.
+func longestChain(imports map[string][]string, pkg string) []string {
+	longest := map[string][]string{}
+	var walk func(p string, depth int) []string
+	walk = func(p string, depth int) []string {
+		if c, ok := longest[p]; ok || depth > len(imports) { // a cycle cannot compile; depth only bounds the walk
+			return c
+		}
+		var below []string
+		for _, imp := range imports[p] {
+			if c := walk(imp, depth+1); len(c) > len(below) {
+				below = c
+			}
+		}
+		longest[p] = append([]string{p}, below...)
+		return longest[p]
+	}
+	return walk(pkg, 0)
+}
+
+// TestLayerRules: the layer rule finds an import sideways, upwards and
+// past what the bottom allows, and longestChain the longest chain.
+func TestLayerRules(t *testing.T) {
+	imports := map[string][]string{
+		"cli": {"fix", "render"}, "fix": {"project", "render"}, "render": {"project"},
+		"project": {"session"}, "session": {"finding", "pipeline"}, "finding": {}, "pipeline": {},
+		"validate": {"cli"}, "newpkg": {},
+	}
+	got := layerErrors(imports)
+	want := []string{
+		"fix (layer 4) imports render (layer 4): a package imports only lower layers",
+		"newpkg: no layer (place it in layers)",
+		"session imports pipeline; it may import only [finding text]",
+		"validate (layer 3) imports cli (layer 5): a package imports only lower layers",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("layerErrors:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if chain := strings.Join(longestChain(imports, "cli"), " "); chain != "cli fix render project session finding" {
+		t.Errorf("longestChain = %s", chain)
 	}
 }
 

@@ -5,8 +5,6 @@ import (
 	"math"
 	"strings"
 	"time"
-
-	"github.com/pisess/pisess/internal/parse"
 )
 
 // Entry is the typed view of one entry record, read off its Tape by
@@ -177,12 +175,12 @@ var entryKeyNames = [...]string{
 	"totalTokens", "cost", "total",
 }
 
-var entryKeys = parse.NewKeys(nil, entryKeyNames[:]...)
+var entryKeys = NewKeys(nil, entryKeyNames[:]...)
 
 // EntryKeys is the set of keys ReadEntry reads. A Tape built with it (or
-// with a set that extends it: parse.NewKeys) hands ReadEntry its keys as
+// with a set that extends it: session.NewKeys) hands ReadEntry its keys as
 // numbers; any other tape is read the same, its keys looked up.
-func EntryKeys() *parse.Keys { return entryKeys }
+func EntryKeys() *Keys { return entryKeys }
 
 // tape is the tape of the entry being read, with the set its keys are
 // numbered in: the tape's own when it was built with EntryKeys or a set
@@ -190,11 +188,11 @@ func EntryKeys() *parse.Keys { return entryKeys }
 // EntryKeys' are keys no reader here asks for), else EntryKeys, each key
 // looked up.
 type tape struct {
-	*parse.Tape
-	keys *parse.Keys
+	*Tape
+	keys *Keys
 }
 
-func numbered(t *parse.Tape) tape {
+func numbered(t *Tape) tape {
 	if t.Keys().Extends(entryKeys) {
 		return tape{t, t.Keys()}
 	}
@@ -208,7 +206,7 @@ func (t tape) key(k int) int { return t.KeyNumber(t.keys, k) }
 // member returns the value node of the last member of object obj whose
 // key is numbered key, or -1: Tape.Get by number.
 func (t tape) member(obj, key int) int {
-	if t.Kind(obj) != parse.KindObject {
+	if t.Kind(obj) != KindObject {
 		return -1
 	}
 	found := -1
@@ -235,7 +233,7 @@ type entryKeyNodes struct {
 
 // ReadEntry reads the entry on tape t (node 0) in one walk over its
 // members.
-func ReadEntry(t *parse.Tape, d Detail) Entry {
+func ReadEntry(t *Tape, d Detail) Entry {
 	var e Entry
 	e.Read(t, d)
 	return e
@@ -243,7 +241,7 @@ func ReadEntry(t *parse.Tape, d Detail) Entry {
 
 // Read sets e to the entry on tape t, as ReadEntry returns it: for a
 // caller that keeps entries in place, without copying one.
-func (e *Entry) Read(pt *parse.Tape, d Detail) {
+func (e *Entry) Read(pt *Tape, d Detail) {
 	*e = Entry{}
 	t := numbered(pt)
 	k := entryKeyNodes{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
@@ -307,7 +305,7 @@ func (e *Entry) Read(pt *parse.Tape, d Detail) {
 	case "compaction":
 		e.FirstKeptID, e.HasFirstKeptID = t.Str(k.firstKeptID)
 		e.FirstKeptIndex = readKeptIndex(t.Tape, k.firstKeptIndex)
-		if t.Kind(k.retainedTail) == parse.KindArray {
+		if t.Kind(k.retainedTail) == KindArray {
 			e.HasTail = true
 			e.Tail = []Message{}
 			for m := range t.Elements(k.retainedTail) {
@@ -343,11 +341,11 @@ func (e *Entry) Read(pt *parse.Tape, d Detail) {
 // readRole reads an omp model_change's role at node n as omp keys its
 // models by it: "" when absent or null (role ?? "default"), a string as
 // it is, any other value as its JSON text (never "default").
-func readRole(t *parse.Tape, n int) string {
+func readRole(t *Tape, n int) string {
 	switch t.Kind(n) {
-	case parse.KindNone, parse.KindNull:
+	case KindNone, KindNull:
 		return ""
-	case parse.KindString:
+	case KindString:
 		s, _ := t.Str(n)
 		return s
 	}
@@ -357,7 +355,7 @@ func readRole(t *parse.Tape, n int) string {
 // readMessage sets m to the message at node n (the zero Message when n is
 // not an object).
 func readMessage(m *Message, t tape, n int, d Detail) {
-	if t.Kind(n) != parse.KindObject {
+	if t.Kind(n) != KindObject {
 		return
 	}
 	var role, stop, callID, toolName, content, provider, model, usage, at, details = -1, -1, -1, -1, -1, -1, -1, -1, -1, -1
@@ -413,7 +411,7 @@ func readMessage(m *Message, t tape, n int, d Detail) {
 func toolCalls(t tape, n int) []ToolCall {
 	var calls []ToolCall
 	for b := range t.Elements(n) {
-		if t.Kind(b) != parse.KindObject {
+		if t.Kind(b) != KindObject {
 			continue
 		}
 		typ, id, name := -1, -1, -1
@@ -441,15 +439,15 @@ func toolCalls(t tape, n int) []ToolCall {
 // text block whose text is not blank; at most TextLimit bytes of it.
 func firstText(t tape, content int) string {
 	switch t.Kind(content) {
-	case parse.KindString:
+	case KindString:
 		return t.StrPrefix(content, TextLimit)
-	case parse.KindArray:
+	case KindArray:
 		for b := range t.Elements(content) {
 			if t.strMember(b, keyType) != "text" {
 				continue
 			}
 			text := t.member(b, keyText)
-			if t.Kind(text) == parse.KindString && !blank(t.Tape, text) {
+			if t.Kind(text) == KindString && !blank(t.Tape, text) {
 				return t.StrPrefix(text, TextLimit)
 			}
 		}
@@ -458,7 +456,7 @@ func firstText(t tape, content int) string {
 }
 
 // blank reports whether string node n is only white space.
-func blank(t *parse.Tape, n int) bool {
+func blank(t *Tape, n int) bool {
 	if strings.TrimSpace(t.StrPrefix(n, TextLimit)) != "" {
 		return false
 	}
@@ -469,11 +467,11 @@ func blank(t *parse.Tape, n int) bool {
 // readReplacement reads a context edit's replacement at node n.
 func readReplacement(t tape, n int) Replacement {
 	switch t.Kind(n) {
-	case parse.KindNull:
+	case KindNull:
 		return Replacement{Kind: ReplacementOmit}
-	case parse.KindObject:
+	case KindObject:
 		content := t.member(n, keyContent)
-		if k := t.Kind(content); k == parse.KindNone || k == parse.KindNull {
+		if k := t.Kind(content); k == KindNone || k == KindNull {
 			return Replacement{}
 		}
 		return Replacement{Kind: ReplacementContent, Calls: toolCalls(t, content)}
@@ -484,7 +482,7 @@ func readReplacement(t tape, n int) Replacement {
 // readKeptIndex reads firstKeptEntryIndex at node n as pi does: a
 // number as JSON.parse reads it (pi takes entries[index], so 7.0 and 7e0
 // are 7).
-func readKeptIndex(t *parse.Tape, n int) KeptIndex {
+func readKeptIndex(t *Tape, n int) KeptIndex {
 	if n < 0 {
 		return KeptIndex{}
 	}
@@ -497,7 +495,7 @@ func readKeptIndex(t *parse.Tape, n int) KeptIndex {
 
 // readUsage reads the usage record at node n.
 func readUsage(t tape, n int) Usage {
-	if t.Kind(n) != parse.KindObject {
+	if t.Kind(n) != KindObject {
 		return Usage{}
 	}
 	u := Usage{Present: true}
@@ -522,7 +520,7 @@ func readUsage(t tape, n int) Usage {
 
 // integer reads a JSON number as an integer, a fraction rounded; ok is
 // false for anything else and for numbers out of the int64 range.
-func integer(t *parse.Tape, n int) (int64, bool) {
+func integer(t *Tape, n int) (int64, bool) {
 	if i, err := t.Int(n); err == nil {
 		return i, true
 	}
@@ -535,7 +533,7 @@ func integer(t *parse.Tape, n int) (int64, bool) {
 
 // finite reads a JSON number that a float64 holds (encoding/json's
 // Number.Float64: out of range either way is not a number).
-func finite(t *parse.Tape, n int) (float64, bool) {
+func finite(t *Tape, n int) (float64, bool) {
 	f, ok := t.Float(n) // ±Inf out of range; never NaN
 	if !ok || math.IsInf(f, 0) {
 		return 0, false
@@ -544,4 +542,4 @@ func finite(t *parse.Tape, n int) (float64, bool) {
 }
 
 // truthy is JavaScript truthiness of the value at node n.
-func truthy(t *parse.Tape, n int) bool { return JSTruthy(t.Raw(n)) }
+func truthy(t *Tape, n int) bool { return JSTruthy(t.Raw(n)) }

@@ -4,8 +4,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/pisess/pisess/internal/parse"
 )
 
 // The reading of an entry is held to the map reference in validate's
@@ -103,8 +101,8 @@ func TestEntryKeyNumbers(t *testing.T) {
 	line := []byte(`{"type":"message","id":"a","parentId":"b","timestamp":"t","message":{"role":"assistant","stopReason":"toolUse",` +
 		`"content":[{"type":"toolCall","id":"c1","name":"bash"},{"type":"text","text":"x"},{"t\u0079pe":"toolCall","id":"c2","name":"read","name":"edit"}],` +
 		`"provider":"p","model":"m","usage":{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"cost":{"total":0.5}},"timestamp":1700000000000},"message\u0000":1}`)
-	read := func(keys *parse.Keys) Entry {
-		var tape parse.Tape
+	read := func(keys *Keys) Entry {
+		var tape Tape
 		tape.SetKeys(keys)
 		if _, ok := tape.Line(line); !ok {
 			t.Fatal("refused")
@@ -115,7 +113,7 @@ func TestEntryKeyNumbers(t *testing.T) {
 	if len(plain.Message.Calls) != 2 || plain.Message.Calls[1] != (ToolCall{ID: "c2", Name: "edit"}) || plain.Message.Usage.Cost != 0.5 || plain.Message.Millis != 1700000000000 {
 		t.Fatalf("read without keys: %+v", plain)
 	}
-	for _, keys := range []*parse.Keys{EntryKeys(), parse.NewKeys(EntryKeys(), "arguments", "isError"), parse.NewKeys(nil, "isError", "type", "id")} {
+	for _, keys := range []*Keys{EntryKeys(), NewKeys(EntryKeys(), "arguments", "isError"), NewKeys(nil, "isError", "type", "id")} {
 		if got := read(keys); !reflect.DeepEqual(got, plain) {
 			t.Errorf("built with %d keys:\n got %+v\nwant %+v", keys.Len(), got, plain)
 		}

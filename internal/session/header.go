@@ -3,8 +3,6 @@ package session
 import (
 	"math"
 	"unicode/utf8"
-
-	"github.com/pisess/pisess/internal/parse"
 )
 
 // CurrentVersion is the session format version pi writes today.
@@ -41,7 +39,7 @@ type Header struct {
 
 // ReadHeader reads the header on tape t (node 0). It is the one reader of
 // a header's version: validate, project and migrate all take it from here.
-func ReadHeader(t *parse.Tape) Header {
+func ReadHeader(t *Tape) Header {
 	h := Header{
 		Type:          t.StrOf(0, "type"),
 		ID:            t.StrOf(0, "id"),
@@ -63,11 +61,11 @@ func ReadHeader(t *parse.Tape) Header {
 // version reads a header's version at node n: absent or null is 1; a
 // number is read as JSON.parse reads it (3.0 is 3); 1, 2 and 3 are the
 // versions pisess reads.
-func version(t *parse.Tape, n int) (v int, ok bool, text string) {
+func version(t *Tape, n int) (v int, ok bool, text string) {
 	switch t.Kind(n) {
-	case parse.KindNone:
+	case KindNone:
 		return 1, true, ""
-	case parse.KindNull:
+	case KindNull:
 		return 1, true, "null"
 	}
 	text = Clip(string(t.Raw(n)))

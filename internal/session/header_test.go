@@ -3,13 +3,11 @@ package session
 import (
 	"encoding/json"
 	"testing"
-
-	"github.com/pisess/pisess/internal/parse"
 )
 
-func tapeOf(t testing.TB, line string) *parse.Tape {
+func tapeOf(t testing.TB, line string) *Tape {
 	t.Helper()
-	var tape parse.Tape
+	var tape Tape
 	if err := tape.Build([]byte(line)); err != nil {
 		t.Fatalf("%s: %v", line, err)
 	}
@@ -66,8 +64,8 @@ func TestHeaderFields(t *testing.T) {
 	}
 }
 
-func TestEntryTypes(t *testing.T) {
-	types := EntryTypes()
+func TestPiEntryTypes(t *testing.T) {
+	types := PiEntryTypes()
 	if len(types) != 11 {
 		t.Fatalf("%d entry types", len(types))
 	}
@@ -81,14 +79,14 @@ func TestEntryTypes(t *testing.T) {
 			t.Errorf("IsEntryType(%q) is true", typ)
 		}
 	}
-	for _, e := range parse.EntryTypes() { // session's vocabulary is parse's one list
+	for _, e := range EntryTypes() { // pi's are those of the one list
 		if IsEntryType(e.Name) != e.Pi {
-			t.Errorf("IsEntryType(%q) is %v, parse.EntryTypes says pi writes it: %v", e.Name, !e.Pi, e.Pi)
+			t.Errorf("IsEntryType(%q) is %v, EntryTypes says pi writes it: %v", e.Name, !e.Pi, e.Pi)
 		}
 	}
 	types[0] = "changed"
-	if EntryTypes()[0] != "message" {
-		t.Error("EntryTypes shares its list")
+	if PiEntryTypes()[0] != "message" {
+		t.Error("PiEntryTypes shares its list")
 	}
 }
 
@@ -102,11 +100,11 @@ func FuzzReadHeader(f *testing.F) {
 		f.Add([]byte(line))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		var tape parse.Tape
+		var tape Tape
 		if _, ok := tape.Line(line); !ok {
 			return
 		}
-		v, err := parse.Decode(line, false)
+		v, err := Decode(line, false)
 		if err != nil {
 			t.Fatalf("Tape.Line accepted %q, Decode: %v", line, err)
 		}

@@ -1,13 +1,11 @@
 package session
 
-import "github.com/pisess/pisess/internal/parse"
-
-// EntryTypes returns the eleven entry types of a pi session file
+// PiEntryTypes returns the eleven entry types of a pi session file
 // (session-format.md section 3), in the spec's order: those of
-// parse.EntryTypes, the one list, that pi writes.
-func EntryTypes() []string {
+// EntryTypes, the one list, that pi writes.
+func PiEntryTypes() []string {
 	var out []string
-	for _, e := range parse.EntryTypes() {
+	for _, e := range EntryTypes() {
 		if e.Pi {
 			out = append(out, e.Name)
 		}
@@ -16,7 +14,7 @@ func EntryTypes() []string {
 }
 
 // IsEntryType reports whether t is one of the eleven entry types. The
-// switch repeats EntryTypes because validate asks for every entry, and a
+// switch repeats PiEntryTypes because validate asks for every entry, and a
 // switch is four times faster than a scan (TestEntryTypes holds the two
 // together).
 func IsEntryType(t string) bool {

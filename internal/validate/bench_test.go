@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/session"
 )
 
@@ -42,7 +41,7 @@ func BenchmarkStream(b *testing.B) {
 		{"no-schema/workers=2", nil, 2},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			opts := Options{Limits: parse.DefaultLimits(), Schemas: bc.schemas, Workers: bc.workers}
+			opts := Options{Limits: session.DefaultLimits(), Schemas: bc.schemas, Workers: bc.workers}
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -59,14 +58,14 @@ func BenchmarkStream(b *testing.B) {
 // tapedRecord is one record of a file with its tape, built beforehand.
 type tapedRecord struct {
 	version, line int
-	tape          *parse.Tape
+	tape          *session.Tape
 }
 
 func tapedRecords(b *testing.B, path string) ([]tapedRecord, int64) {
 	var recs []tapedRecord
 	var total int64
 	realRecords(b, path, func(version, line int, raw []byte) {
-		t := new(parse.Tape)
+		t := new(session.Tape)
 		if err := t.Build(bytes.Clone(raw)); err != nil {
 			b.Fatal(err)
 		}
@@ -134,7 +133,7 @@ func BenchmarkFiles(b *testing.B) {
 	for i := 1; i+per <= len(lines); i += per {
 		files = append(files, append(bytes.Clone(lines[0]), bytes.Join(lines[i:i+per], nil)...))
 	}
-	opts := Options{Limits: parse.DefaultLimits(), Schemas: compileForTest(b), Workers: 1}
+	opts := Options{Limits: session.DefaultLimits(), Schemas: compileForTest(b), Workers: 1}
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.ResetTimer()

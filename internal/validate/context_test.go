@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/session"
 )
@@ -27,14 +26,14 @@ func TestUnpairedMatchesProjection(t *testing.T) {
 	}
 	compared := 0
 	for _, path := range files {
-		rep, err := File(path, Options{Limits: parse.DefaultLimits()})
+		rep, err := File(path, Options{Limits: session.DefaultLimits()})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if rep.Kind != Session || !trustedReport(rep) {
 			continue // corrupt files are not projected by validate
 		}
-		s, err := project.LoadFile(path, parse.DefaultLimits())
+		s, err := project.LoadFile(path, session.DefaultLimits())
 		if err != nil {
 			continue
 		}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // corpusDir holds our hand-written sessions (testdata/corpus/README.md).
@@ -94,7 +94,7 @@ func checkCorpusFile(t *testing.T, rel string, schemas *Schemas) {
 			t.Errorf("%d errors in a %s/ file", n, category)
 		}
 	case "omp": // written by oh-my-pi's own code (docs/omp.md)
-		if rep.Kind != Session || rep.Dialect != parse.Omp || rep.Errors() != 0 {
+		if rep.Kind != Session || rep.Dialect != session.Omp || rep.Errors() != 0 {
 			t.Errorf("kind %s, dialect %q, %d errors; want a session of dialect omp without errors", rep.Kind, rep.Dialect, rep.Errors())
 		}
 	case "other":
@@ -223,7 +223,7 @@ func corpusFiles(t *testing.T) []string {
 
 // readWant parses a .want file. optional: a missing file means no findings.
 func readWant(path string, optional bool) (*want, error) {
-	w := &want{opts: Options{Limits: parse.DefaultLimits()}}
+	w := &want{opts: Options{Limits: session.DefaultLimits()}}
 	f, err := os.Open(path)
 	if err != nil {
 		if optional && os.IsNotExist(err) {

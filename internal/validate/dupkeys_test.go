@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // dupKeyEntry is a custom entry whose parentId is given n times with a
@@ -23,7 +23,7 @@ func dupKeyEntry(n int) string {
 func TestDuplicateKeysCostLinearTime(t *testing.T) {
 	schemas := compileForTest(t)
 	cost := func(n int) time.Duration {
-		var tape parse.Tape
+		var tape session.Tape
 		if err := tape.Build([]byte(dupKeyEntry(n))); err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +55,7 @@ func TestDuplicateKeysLastCounts(t *testing.T) {
 		{strings.Replace(dupKeyEntry(0), `"parentId":null,`, `"parentId":null,"parentId":1,`, 1), false},
 		{strings.Replace(dupKeyEntry(2), `"parentId":null,`, `"parentId":null,"parentId":2,"parentId":"p",`, 1), true},
 	} {
-		var tape parse.Tape
+		var tape session.Tape
 		if err := tape.Build([]byte(tt.line)); err != nil {
 			t.Fatal(err)
 		}

@@ -1,9 +1,6 @@
 package validate
 
-import (
-	"github.com/pisess/pisess/internal/parse"
-	"github.com/pisess/pisess/internal/session"
-)
+import "github.com/pisess/pisess/internal/session"
 
 // entry is what the linkage checks need of one entry: its typed view
 // (session.Entry, never the line's content), where it is, and whether the
@@ -17,14 +14,14 @@ type entry struct {
 
 // entryOf reads the entry on tape t. In a version-1 file the ids and
 // parents are not the file's: migration gives them.
-func entryOf(t *parse.Tape, line int, linear bool, d session.Detail) entry {
+func entryOf(t *session.Tape, line int, linear bool, d session.Detail) entry {
 	var e entry
 	e.read(t, line, linear, d)
 	return e
 }
 
 // read sets e to entryOf(t, line, linear, d) in place.
-func (e *entry) read(t *parse.Tape, line int, linear bool, d session.Detail) {
+func (e *entry) read(t *session.Tape, line int, linear bool, d session.Detail) {
 	e.Entry.Read(t, d)
 	e.line, e.linear = line, linear
 	if linear {

@@ -4,7 +4,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // Flattening: an entry's check is an allOf of the entry base, the type's
@@ -102,6 +102,6 @@ func (s *quickSchema) objectOnly() bool {
 }
 
 // flatValidAt is validAt for object node n, by the flat table.
-func (s *quickSchema) flatValidAt(t *parse.Tape, n int) bool {
+func (s *quickSchema) flatValidAt(t *session.Tape, n int) bool {
 	return s.flat.keys == nil || s.flat.objectValidAt(t, n)
 }

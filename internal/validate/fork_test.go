@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // TestForkBranchSummaryFromID: pi's createBranchedSession copies a
@@ -21,7 +21,7 @@ func TestForkBranchSummaryFromID(t *testing.T) {
 		{`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w","parentSession":"/p/s.jsonl"}`, false},
 		{`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`, true},
 	} {
-		rep, err := Stream("f.jsonl", strings.NewReader(tt.header+"\n"+body), Options{Limits: parse.DefaultLimits()})
+		rep, err := Stream("f.jsonl", strings.NewReader(tt.header+"\n"+body), Options{Limits: session.DefaultLimits()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/pipeline"
 	"github.com/pisess/pisess/internal/session"
 )
@@ -33,7 +32,7 @@ type inspected struct {
 // or (object set) one more object of the header's line, which the reader
 // has classified already.
 type item struct {
-	line       parse.Line // the bytes are arena[start:end]; the worker sets Raw
+	line       session.Line // the bytes are arena[start:end]; the worker sets Raw
 	start, end int
 	object     bool
 }
@@ -41,7 +40,7 @@ type item struct {
 // lineResult is what the worker found out about one item.
 type lineResult struct {
 	num        int
-	class      parse.Class
+	class      session.Class
 	finding    finding.Finding // the line's parse-level finding, if hasFinding
 	hasFinding bool
 	objects    int    // the complete objects on the line
@@ -57,8 +56,8 @@ type batch struct {
 	items   []item
 	lines   []lineResult // one per item
 	results []inspected  // per object, in order, for the lines inspected
-	tape    parse.Tape
-	cls     parse.Classifier
+	tape    session.Tape
+	cls     session.Classifier
 }
 
 // inspector inspects items in file order on Workers goroutines and hands
@@ -72,7 +71,7 @@ type inspector struct {
 	free      []*batch
 	untrusted atomic.Int64 // line of the first fatal corruption (0: none): later entries are not checked
 	closed    bool
-	dialect   parse.Dialect
+	dialect   session.Dialect
 }
 
 // newInspector starts the inspector of the entries after p's header.
@@ -120,7 +119,7 @@ func (in *inspector) release() {
 // submitLine queues one physical line; its bytes are copied, except a
 // line longer than a batch keeps, which is taken from rd, the reader it
 // is the current line of (see submitOwnLine).
-func (in *inspector) submitLine(l *parse.Line, rd *parse.Reader) {
+func (in *inspector) submitLine(l *session.Line, rd *session.Reader) {
 	if len(l.Raw) > keepBatchBytes {
 		in.submitOwnLine(l, rd.Detach())
 		return
@@ -131,7 +130,7 @@ func (in *inspector) submitLine(l *parse.Line, rd *parse.Reader) {
 // submitOwnLine queues a long line, whose bytes raw the inspector owns,
 // as a batch of its own whose arena they are: a long line is held once,
 // and let go once it is settled.
-func (in *inspector) submitOwnLine(l *parse.Line, raw []byte) {
+func (in *inspector) submitOwnLine(l *session.Line, raw []byte) {
 	in.flush()
 	b := in.cur
 	b.spare, b.arena = b.arena, raw
@@ -143,7 +142,7 @@ func (in *inspector) submitOwnLine(l *parse.Line, raw []byte) {
 
 // submitObject queues one object of the header's line; raw is copied.
 func (in *inspector) submitObject(line int, raw []byte) {
-	in.submit(item{line: parse.Line{Num: line}, object: true}, raw)
+	in.submit(item{line: session.Line{Num: line}, object: true}, raw)
 }
 
 // submit queues item it with a copy of raw, its bytes, and sends the batch
@@ -203,7 +202,7 @@ func (in *inspector) settleBatch(b *batch) {
 	b.results = b.results[:0]
 	if b.spare != nil { // the arena was a long line's own bytes: let them go
 		b.arena, b.spare = b.spare, nil
-		b.tape = parse.Tape{}
+		b.tape = session.Tape{}
 		clear(b.items) // their Raw
 	}
 	in.free = append(in.free, b)
@@ -224,18 +223,18 @@ func (in *inspector) inspectItem(b *batch, it *item) lineResult {
 	b.tape.SetKeys(in.keys())
 	if it.object {
 		in.buildAndInspect(b, it.line.Num, raw)
-		return lineResult{num: it.line.Num, class: parse.Object, objects: 1, inspected: true}
+		return lineResult{num: it.line.Num, class: session.Object, objects: 1, inspected: true}
 	}
 	l := &it.line
-	if l.Class == parse.Unclassified {
+	if l.Class == session.Unclassified {
 		l.Raw = raw
 	}
 	n := in.untrusted.Load()
 	check := n == 0 || int64(l.Num) <= n
-	if check && l.Class == parse.Unclassified {
+	if check && l.Class == session.Unclassified {
 		if _, ok := b.tape.Line(raw); ok {
-			l.Verdict = parse.Verdict{Class: parse.Object}
-			r := lineResult{num: l.Num, class: parse.Object, objects: 1, inspected: true}
+			l.Verdict = session.Verdict{Class: session.Object}
+			r := lineResult{num: l.Num, class: session.Object, objects: 1, inspected: true}
 			r.finding, r.hasFinding = l.Finding()
 			in.inspect(b.newResult(), &b.tape, l.Num)
 			return r
@@ -244,10 +243,10 @@ func (in *inspector) inspectItem(b *batch, it *item) lineResult {
 	l.Classify(&b.cls)
 	r := lineResult{num: l.Num, class: l.Class, objects: len(l.Objects)}
 	r.finding, r.hasFinding = l.Finding()
-	if check && l.Class == parse.TornLine {
-		r.tornID, r.hasTornID = parse.PrefixString(l.Raw, "id") // a copy
+	if check && l.Class == session.TornLine {
+		r.tornID, r.hasTornID = session.PrefixString(l.Raw, "id") // a copy
 	}
-	if check && (l.Class == parse.Object || l.Class == parse.Concatenated) {
+	if check && (l.Class == session.Object || l.Class == session.Concatenated) {
 		r.inspected = true
 		for k := range l.Objects {
 			in.buildAndInspect(b, l.Num, l.Object(k))
@@ -266,7 +265,7 @@ func (b *batch) newResult() *inspected {
 // keys are the keys the tapes of entries are built with: the schemas'
 // (which extend session.EntryKeys), so that each member's key is matched
 // once, where the tape is built.
-func (in *inspector) keys() *parse.Keys {
+func (in *inspector) keys() *session.Keys {
 	if in.opts.Schemas != nil {
 		return in.opts.Schemas.keys
 	}
@@ -286,7 +285,7 @@ func (in *inspector) buildAndInspect(b *batch, line int, raw []byte) {
 
 // inspect runs the checks that need only the entry on tape t: its type,
 // its JSON Schema; and reads what the linkage checks need, into r (zero).
-func (in *inspector) inspect(r *inspected, t *parse.Tape, line int) {
+func (in *inspector) inspect(r *inspected, t *session.Tape, line int) {
 	detail := session.Links
 	if in.opts.Observer != nil {
 		detail = session.Figures

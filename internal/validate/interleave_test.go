@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // chainFile writes a session whose entries have the given ids and parents
@@ -71,7 +71,7 @@ func TestInterleavedAppends(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, err := Stream("s.jsonl", strings.NewReader(chainFile(tt.entries)), Options{Limits: parse.DefaultLimits()})
+			rep, err := Stream("s.jsonl", strings.NewReader(chainFile(tt.entries)), Options{Limits: session.DefaultLimits()})
 			if err != nil {
 				t.Fatal(err)
 			}

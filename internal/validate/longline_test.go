@@ -11,7 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // longSession is a session whose entries 2, 4 and 5 carry text of n
@@ -45,7 +45,7 @@ func TestLongLinesOwnBatches(t *testing.T) {
 	schemas := compileForTest(t)
 	validate := func(t *testing.T, input string, workers int, file bool) *Report {
 		t.Helper()
-		opts := Options{Limits: parse.DefaultLimits(), Schemas: schemas, Workers: workers}
+		opts := Options{Limits: session.DefaultLimits(), Schemas: schemas, Workers: workers}
 		var rep *Report
 		var err error
 		if file {
@@ -94,7 +94,7 @@ func TestLongLineHeldOnce(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	rep, err := File(path, Options{Limits: parse.DefaultLimits(), Schemas: schemas, Workers: 2})
+	rep, err := File(path, Options{Limits: session.DefaultLimits(), Schemas: schemas, Workers: 2})
 	runtime.ReadMemStats(&after)
 	if err != nil || rep.Entries != 6 {
 		t.Fatalf("%v, %d entries", err, rep.Entries)
@@ -128,7 +128,7 @@ func TestLongLinesLetGo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = Stream(path, f, Options{Limits: parse.DefaultLimits(), Schemas: schemas, Workers: workers})
+		_, err = Stream(path, f, Options{Limits: session.DefaultLimits(), Schemas: schemas, Workers: workers})
 		f.Close()
 		if err != nil {
 			t.Fatal(err)

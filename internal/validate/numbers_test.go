@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // v1Compaction is a version-1 compaction whose firstKeptEntryIndex is %s.
@@ -18,7 +18,7 @@ const v1Compaction = `{"type":"compaction","timestamp":"2026-01-01T00:00:02.000Z
 func streamLines(t *testing.T, schemas *Schemas, workers int, lines ...string) *Report {
 	t.Helper()
 	input := strings.Join(lines, "\n") + "\n"
-	rep, err := Stream("t.jsonl", strings.NewReader(input), Options{Limits: parse.DefaultLimits(), Schemas: schemas, Workers: workers})
+	rep, err := Stream("t.jsonl", strings.NewReader(input), Options{Limits: session.DefaultLimits(), Schemas: schemas, Workers: workers})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/session"
 )
 
@@ -25,7 +24,7 @@ type ompSchemas struct {
 
 // compileOmp compiles the omp checks.
 func (c *checkCompiler) compileOmp() (*ompSchemas, error) {
-	types := parse.OmpEntryTypes()
+	types := session.OmpEntryTypes()
 	s := &ompSchemas{entries: make(map[string]check, len(types))}
 	var err error
 	if s.title, err = c.compile("omp-title.json", ""); err != nil {
@@ -43,19 +42,19 @@ func (c *checkCompiler) compileOmp() (*ompSchemas, error) {
 }
 
 // isEntryTypeOf reports whether t is an entry type of the dialect.
-func isEntryTypeOf(d parse.Dialect, t string) bool {
-	if d == parse.Omp {
-		return parse.IsOmpEntryType(t)
+func isEntryTypeOf(d session.Dialect, t string) bool {
+	if d == session.Omp {
+		return session.IsOmpEntryType(t)
 	}
 	return session.IsEntryType(t)
 }
 
 // sniff reads the start of r to tell its dialect, and returns a reader
 // that still yields every byte of r.
-func sniff(r io.Reader) (parse.Dialect, io.Reader) {
-	br := bufio.NewReaderSize(r, parse.SniffBytes)
-	prefix, _ := br.Peek(parse.SniffBytes) // a short file: what there is
-	return parse.SniffDialect(prefix), br
+func sniff(r io.Reader) (session.Dialect, io.Reader) {
+	br := bufio.NewReaderSize(r, session.SniffBytes)
+	prefix, _ := br.Peek(session.SniffBytes) // a short file: what there is
+	return session.SniffDialect(prefix), br
 }
 
 // titleSlot handles line 1 of an omp file when it is the title slot, and
@@ -64,15 +63,15 @@ func sniff(r io.Reader) (parse.Dialect, io.Reader) {
 // over the first 256 bytes of the file: a slot of another size would
 // have omp overwrite the header or leave debris), and it must match
 // omp-title.json.
-func (p *pass) titleSlot(l *parse.Line) bool {
-	if p.rep.Dialect != parse.Omp || l.Num != 1 || l.Class != parse.Object || len(l.Objects) != 1 || !parse.IsTitleSlot(l.Raw) {
+func (p *pass) titleSlot(l *session.Line) bool {
+	if p.rep.Dialect != session.Omp || l.Num != 1 || l.Class != session.Object || len(l.Objects) != 1 || !session.IsTitleSlot(l.Raw) {
 		return false
 	}
-	if l.Size != parse.TitleSlotBytes || !l.Newline || l.CRLF {
+	if l.Size != session.TitleSlotBytes || !l.Newline || l.CRLF {
 		p.add(finding.Errorf(finding.Schema, l.Num,
-			"omp's title slot must be exactly %d bytes with its \"\\n\" (it is %d): omp rewrites it in place and would overwrite the header or leave debris; `pisess repair` cannot resize it", parse.TitleSlotBytes, l.Size).WithPointer("/pad"))
+			"omp's title slot must be exactly %d bytes with its \"\\n\" (it is %d): omp rewrites it in place and would overwrite the header or leave debris; `pisess repair` cannot resize it", session.TitleSlotBytes, l.Size).WithPointer("/pad"))
 	}
-	var t parse.Tape
+	var t session.Tape
 	err := t.Build(l.Raw)
 	if err == nil && p.opts.Observer != nil {
 		p.slotTitle, p.hasSlot = strings.Clone(t.StrOf(0, "title")), true // t shares the line
@@ -90,19 +89,19 @@ func (p *pass) titleSlot(l *parse.Line) bool {
 // checkIn checks the record on tape t, line line of a file of the given
 // version, with the schemas of dialect d. In an omp file, an entry of an
 // unknown type yields nil: unknown_entry_type is reported elsewhere.
-func (s *Schemas) checkIn(d parse.Dialect, version, line int, t *parse.Tape) []finding.Finding {
+func (s *Schemas) checkIn(d session.Dialect, version, line int, t *session.Tape) []finding.Finding {
 	return s.checkPicked(d, version, line, t, pickOf(t))
 }
 
 // checkEntry is checkIn for an entry e read off tape t already: its type
 // and role, which pick the check, are not looked up again.
-func (s *Schemas) checkEntry(d parse.Dialect, version, line int, t *parse.Tape, e *session.Entry) []finding.Finding {
+func (s *Schemas) checkEntry(d session.Dialect, version, line int, t *session.Tape, e *session.Entry) []finding.Finding {
 	return s.checkPicked(d, version, line, t, pickOfEntry(t, e))
 }
 
 // checkPicked is checkIn for the record's pick p.
-func (s *Schemas) checkPicked(d parse.Dialect, version, line int, t *parse.Tape, p pick) []finding.Finding {
-	if d != parse.Omp {
+func (s *Schemas) checkPicked(d session.Dialect, version, line int, t *session.Tape, p pick) []finding.Finding {
+	if d != session.Omp {
 		c, extra, ok := s.checkOf(version, p)
 		if !ok {
 			return nil

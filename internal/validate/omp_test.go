@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // TestOmpRule6 holds rule 6 to omp's context builder on omp files: a
@@ -27,7 +27,7 @@ func TestOmpRule6(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			file := strings.Join(append([]string{tt.header}, entries...), "\n") + "\n"
-			rep, err := Stream("f.jsonl", strings.NewReader(file), Options{Limits: parse.DefaultLimits()})
+			rep, err := Stream("f.jsonl", strings.NewReader(file), Options{Limits: session.DefaultLimits()})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,7 +3,6 @@ package validate
 import (
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/session"
 )
 
@@ -64,8 +63,8 @@ func TestQuickKeysNumbered(t *testing.T) {
 		`{"t\u0079pe":"message",` + baseV3 + `,"m\u0065ssage":` + toolResultMsg + `}`,
 	} {
 		var verdicts []bool
-		for _, keys := range []*parse.Keys{nil, session.EntryKeys(), s.keys} {
-			var tape parse.Tape
+		for _, keys := range []*session.Keys{nil, session.EntryKeys(), s.keys} {
+			var tape session.Tape
 			tape.SetKeys(keys)
 			if _, ok := tape.Line([]byte(line)); !ok {
 				t.Fatalf("refused %s", line)

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 const realCorpus = "../../../shared/corpus/real"
@@ -47,7 +47,7 @@ func TestRealCorpusValidates(t *testing.T) {
 func checkRealFile(t *testing.T, path string, workers int, schemas *Schemas) {
 	name := filepath.Base(path)
 	t.Run(fmt.Sprintf("%s/workers=%d", name, workers), func(t *testing.T) {
-		rep, err := File(path, Options{Limits: parse.DefaultLimits(), Schemas: schemas, Workers: workers})
+		rep, err := File(path, Options{Limits: session.DefaultLimits(), Schemas: schemas, Workers: workers})
 		if err != nil {
 			t.Fatal(err)
 		}

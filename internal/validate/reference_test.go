@@ -8,14 +8,14 @@ import (
 )
 
 // The reference the tape path is held to: the schema check of a record
-// decoded into a map (encoding/json with UseNumber, or parse.Decode), as
+// decoded into a map (encoding/json with UseNumber, or session.Decode), as
 // validate ran it before it read tapes. Check must give the findings of
 // CheckTape, dispatch the check of dispatchTape, and valid the verdict of
 // validAt and of jsonschema.
 
 // Check validates one record of a file of the given version (1, 2 or 3;
 // other versions yield nil). v is the record as encoding/json decodes it
-// with UseNumber (or parse.Decode, which decodes the same way). line is
+// with UseNumber (or session.Decode, which decodes the same way). line is
 // the record's physical line; findings never keep references into v.
 // It reports what CheckTape reports (see there).
 func (s *Schemas) Check(version int, line int, v map[string]any) []finding.Finding {

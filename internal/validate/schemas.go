@@ -17,8 +17,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/session"
+
 	"github.com/pisess/pisess/schema"
 )
 
@@ -43,7 +43,7 @@ type Schemas struct {
 	header   check
 	versions [4]*versionSchemas // indexed by file version 1..3
 	omp      *ompSchemas        // the oh-my-pi dialect (omp.go)
-	keys     *parse.Keys        // every key the schemas and session.ReadEntry look at (quickCompiler.number)
+	keys     *session.Keys      // every key the schemas and session.ReadEntry look at (quickCompiler.number)
 }
 
 // versionSchemas are the checks for one file version. Each check covers
@@ -172,14 +172,14 @@ func (c *checkCompiler) compileVersion(version int) (*versionSchemas, error) {
 		variant = "/$defs/v1"
 	}
 	vs := &versionSchemas{
-		entries: make(map[string]check, len(session.EntryTypes())),
+		entries: make(map[string]check, len(session.PiEntryTypes())),
 		roles:   make(map[string]check, len(currentRoles)+1),
 	}
 	var err error
 	if vs.untyped, err = c.compile(base, variant); err != nil {
 		return nil, err
 	}
-	for _, t := range session.EntryTypes() {
+	for _, t := range session.PiEntryTypes() {
 		if t == "message" {
 			continue
 		}
@@ -252,7 +252,7 @@ func (c *checkCompiler) compileGlue(version int, role, baseRef string) (check, e
 //
 // Every violation is one finding.Schema error pointing at the offending
 // value (for a missing key: where the key should be), in a stable order.
-func (s *Schemas) CheckTape(version int, line int, t *parse.Tape) []finding.Finding {
+func (s *Schemas) CheckTape(version int, line int, t *session.Tape) []finding.Finding {
 	c, extra, ok := s.checkOf(version, pickOf(t))
 	if !ok {
 		return nil
@@ -269,7 +269,7 @@ type pick struct {
 }
 
 // pickOf reads the pick of the record on tape t.
-func pickOf(t *parse.Tape) pick {
+func pickOf(t *session.Tape) pick {
 	var p pick
 	p.typ, p.typed = t.Str(t.Get(0, "type"))
 	if p.typ == "message" {
@@ -281,7 +281,7 @@ func pickOf(t *parse.Tape) pick {
 // pickOfEntry is pickOf for an entry e read off tape t already: its type
 // and role are e's, looked up again only when e holds "" (absent, not a
 // string, or the string "").
-func pickOfEntry(t *parse.Tape, e *session.Entry) pick {
+func pickOfEntry(t *session.Tape, e *session.Entry) pick {
 	p := pick{typ: e.Type, typed: e.Type != ""}
 	if !p.typed {
 		_, p.typed = t.Str(t.Get(0, "type"))
@@ -301,11 +301,11 @@ func pickOfEntry(t *parse.Tape, e *session.Entry) pick {
 // for jsonschema to explain; its strings share the line's bytes (a
 // rejected 200 MB image costs no second copy), and the findings keep none
 // of them.
-func (c check) checkTape(line int, t *parse.Tape, extra []finding.Finding) []finding.Finding {
+func (c check) checkTape(line int, t *session.Tape, extra []finding.Finding) []finding.Finding {
 	if len(extra) == 0 && c.quick.validAt(t, 0) {
 		return nil
 	}
-	v, _ := parse.Decode(t.Raw(0), true)
+	v, _ := session.Decode(t.Raw(0), true)
 	for i := range extra {
 		extra[i].Line = line
 	}
@@ -318,7 +318,7 @@ func (c check) checkTape(line int, t *parse.Tape, extra []finding.Finding) []fin
 
 // entryIDOf is the entry id the findings of the record on tape t name:
 // none for the header and omp's title slot, which are no entries.
-func entryIDOf(t *parse.Tape) string {
+func entryIDOf(t *session.Tape) string {
 	if typ := t.StrOf(0, "type"); typ == "session" || typ == "title" {
 		return ""
 	}

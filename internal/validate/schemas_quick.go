@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // quickSchema is one of our JSON Schemas compiled for a yes/no answer:
@@ -40,7 +40,7 @@ type quickSchema struct {
 	keys      map[string]keyRule // props and required by name
 	names     []string           // the names in keys, sorted
 	rules     []keyRule          // their rules
-	vocab     *parse.Keys        // the schemas' keys (number), which byNumber is by
+	vocab     *session.Keys      // the schemas' keys (number), which byNumber is by
 	byNumber  []uint8            // by a key's number in vocab: 1 + its index in names; 0 is none
 	requires  uint64             // the bits of every required key in keys
 	cases     *quickSwitch       // allOf read as a switch on one key, for objects (switch.go)
@@ -84,7 +84,7 @@ func (s *quickSchema) index() {
 // names each member's key once as it is built, and every schema it meets
 // finds its rule for the key by that number (a tape built without the set
 // is read the same, each key looked up by its bytes).
-func (c *quickCompiler) number(base *parse.Keys) *parse.Keys {
+func (c *quickCompiler) number(base *session.Keys) *session.Keys {
 	var all []*quickSchema
 	seen := map[*quickSchema]bool{}
 	for _, key := range slices.Sorted(maps.Keys(c.nodes)) {
@@ -97,7 +97,7 @@ func (c *quickCompiler) number(base *parse.Keys) *parse.Keys {
 			names = append(names, s.cases.key)
 		}
 	}
-	keys := parse.NewKeys(base, names...)
+	keys := session.NewKeys(base, names...)
 	for _, s := range all {
 		s.vocab = keys
 		if len(s.names) > 0 {
@@ -170,11 +170,11 @@ var annotations = map[string]bool{
 // validAt reports whether the value at node n of tape t satisfies s: the
 // same verdict as valid (the tests' reference) on the decoded value,
 // without decoding it.
-func (s *quickSchema) validAt(t *parse.Tape, n int) bool {
+func (s *quickSchema) validAt(t *session.Tape, n int) bool {
 	if s.kindOnly { // most property schemas: {"type": "string"}
 		return s.kinds.admitsAt(t, n)
 	}
-	if s.flat != nil && t.Kind(n) == parse.KindObject {
+	if s.flat != nil && t.Kind(n) == session.KindObject {
 		return s.flatValidAt(t, n)
 	}
 	if s.kinds != 0 && !s.kinds.admitsAt(t, n) {
@@ -184,11 +184,11 @@ func (s *quickSchema) validAt(t *parse.Tape, n int) bool {
 		return false
 	}
 	switch t.Kind(n) {
-	case parse.KindObject:
+	case session.KindObject:
 		if s.keys != nil && !s.objectValidAt(t, n) {
 			return false
 		}
-	case parse.KindArray:
+	case session.KindArray:
 		if s.items != nil {
 			for e := n + 1; e < t.Skip(n); e = t.Skip(e) {
 				if !s.items.validAt(t, e) {
@@ -196,13 +196,13 @@ func (s *quickSchema) validAt(t *parse.Tape, n int) bool {
 				}
 			}
 		}
-	case parse.KindString:
+	case session.KindString:
 		if s.minLength > 0 || s.pattern != nil {
 			if !s.validString(t, n) {
 				return false
 			}
 		}
-	case parse.KindNumber:
+	case session.KindNumber:
 		if s.minimum != nil {
 			r, ok := ratOf(json.Number(t.Text(n)))
 			if !ok || r.Cmp(s.minimum) < 0 {
@@ -210,7 +210,7 @@ func (s *quickSchema) validAt(t *parse.Tape, n int) bool {
 			}
 		}
 	}
-	if s.cases != nil && t.Kind(n) == parse.KindObject {
+	if s.cases != nil && t.Kind(n) == session.KindObject {
 		if !s.cases.validAt(t, n) {
 			return false
 		}
@@ -236,7 +236,7 @@ func (s *quickSchema) validAt(t *parse.Tape, n int) bool {
 // pass over its members. Every member with a property schema is checked;
 // the verdict of the last member with a key, the one a decoder keeps,
 // counts (bad holds a bit per property whose last member so far failed).
-func (s *quickSchema) objectValidAt(t *parse.Tape, n int) bool {
+func (s *quickSchema) objectValidAt(t *session.Tape, n int) bool {
 	var seen, bad uint64
 	for k, end := n+1, t.Skip(n); k < end; k = t.Skip(k + 1) {
 		i := s.byNumber[t.KeyNumber(s.vocab, k)] // what rule(t, k) returns, inlined
@@ -257,7 +257,7 @@ func (s *quickSchema) objectValidAt(t *parse.Tape, n int) bool {
 }
 
 // validString checks minLength and pattern on string node n.
-func (s *quickSchema) validString(t *parse.Tape, n int) bool {
+func (s *quickSchema) validString(t *session.Tape, n int) bool {
 	x, _ := t.Str(n)
 	if s.minLength > 0 && utf8.RuneCountInString(x) < s.minLength {
 		return false
@@ -266,19 +266,19 @@ func (s *quickSchema) validString(t *parse.Tape, n int) bool {
 }
 
 // admitsAt is admits for node n of tape t.
-func (k kindSet) admitsAt(t *parse.Tape, n int) bool {
+func (k kindSet) admitsAt(t *session.Tape, n int) bool {
 	switch t.Kind(n) {
-	case parse.KindNull:
+	case session.KindNull:
 		return k&kindNull != 0
-	case parse.KindTrue, parse.KindFalse:
+	case session.KindTrue, session.KindFalse:
 		return k&kindBoolean != 0
-	case parse.KindString:
+	case session.KindString:
 		return k&kindString != 0
-	case parse.KindArray:
+	case session.KindArray:
 		return k&kindArray != 0
-	case parse.KindObject:
+	case session.KindObject:
 		return k&kindObject != 0
-	case parse.KindNumber:
+	case session.KindNumber:
 		if k&kindNumber != 0 {
 			return true
 		}
@@ -303,9 +303,9 @@ func integerLiteral(lit []byte) bool {
 }
 
 // inEnumAt is inEnum for node n of tape t.
-func inEnumAt(t *parse.Tape, n int, values []any) bool {
+func inEnumAt(t *session.Tape, n int, values []any) bool {
 	switch t.Kind(n) {
-	case parse.KindString:
+	case session.KindString:
 		x, _ := t.Str(n)
 		for _, e := range values {
 			if s, ok := e.(string); ok && s == x {
@@ -313,13 +313,13 @@ func inEnumAt(t *parse.Tape, n int, values []any) bool {
 			}
 		}
 		return false
-	case parse.KindNumber:
+	case session.KindNumber:
 		return inEnum(json.Number(t.Text(n)), values)
-	case parse.KindTrue:
+	case session.KindTrue:
 		return inEnum(true, values)
-	case parse.KindFalse:
+	case session.KindFalse:
 		return inEnum(false, values)
-	case parse.KindNull:
+	case session.KindNull:
 		return inEnum(nil, values)
 	}
 	return false // objects and arrays are never in our scalar enums
@@ -367,7 +367,7 @@ func newQuickCompiler() *quickCompiler {
 
 // add registers a document under a file name.
 func (c *quickCompiler) add(file string, src []byte) error {
-	doc, err := parse.Decode(src, false)
+	doc, err := session.Decode(src, false)
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}

@@ -14,7 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 	"github.com/pisess/pisess/schema"
 )
 
@@ -335,11 +335,11 @@ func realRecords(tb testing.TB, path string, fn func(version, line int, raw []by
 		tb.Fatal(err)
 	}
 	defer f.Close()
-	r := parse.NewReader(f, parse.DefaultLimits())
+	r := session.NewReader(f, session.DefaultLimits())
 	version := 0
 	for r.Next() {
 		l := r.Line()
-		if l.Class != parse.Object && l.Class != parse.Concatenated {
+		if l.Class != session.Object && l.Class != session.Concatenated {
 			continue
 		}
 		for k := range l.Objects {
@@ -388,7 +388,7 @@ func TestSchemaRealCorpus(t *testing.T) {
 				for _, f := range s.Check(version, line, decodeForTest(t, raw)) {
 					t.Errorf("%s", f)
 				}
-				fast, err := parse.Decode(raw, true) // what validate feeds Check
+				fast, err := session.Decode(raw, true) // what validate feeds Check
 				if err != nil {
 					t.Fatalf("line %d: parse.Decode: %v", line, err)
 				}
@@ -436,7 +436,7 @@ func BenchmarkSchemaCheck(b *testing.B) {
 }
 
 // BenchmarkSchemaDecode measures the decodes Check needs, for scale:
-// encoding/json with UseNumber, and parse.Decode that validate uses.
+// encoding/json with UseNumber, and session.Decode that validate uses.
 func BenchmarkSchemaDecode(b *testing.B) {
 	files := realCorpusFiles(b)
 	sort.Slice(files, func(i, j int) bool { return fileSize(files[i]) > fileSize(files[j]) })
@@ -456,7 +456,7 @@ func BenchmarkSchemaDecode(b *testing.B) {
 			var v map[string]any
 			return v, d.Decode(&v)
 		}},
-		{"parse-Decode", func(raw []byte) (map[string]any, error) { return parse.Decode(raw, true) }},
+		{"parse-Decode", func(raw []byte) (map[string]any, error) { return session.Decode(raw, true) }},
 	}
 	for _, dec := range decoders {
 		b.Run(dec.name, func(b *testing.B) {

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/session"
 )
 
@@ -58,8 +57,8 @@ func smallSession(tb testing.TB, n int) []byte {
 	return out
 }
 
-func tapeOf(tb testing.TB, line string) *parse.Tape {
-	t := new(parse.Tape)
+func tapeOf(tb testing.TB, line string) *session.Tape {
+	t := new(session.Tape)
 	if err := t.Build([]byte(line)); err != nil {
 		tb.Fatal(err)
 	}
@@ -73,7 +72,7 @@ const smallEntries = 20000
 // the path every valid file takes.
 func TestSmallSessionValid(t *testing.T) {
 	data := smallSession(t, 2000)
-	rep, err := Stream("small", bytes.NewReader(data), Options{Limits: parse.DefaultLimits(), Schemas: compileForTest(t), Workers: 1})
+	rep, err := Stream("small", bytes.NewReader(data), Options{Limits: session.DefaultLimits(), Schemas: compileForTest(t), Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +100,7 @@ func BenchmarkSmallEntries(b *testing.B) {
 		{"no-schema", nil},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			opts := Options{Limits: parse.DefaultLimits(), Schemas: bc.schemas, Workers: 1}
+			opts := Options{Limits: session.DefaultLimits(), Schemas: bc.schemas, Workers: 1}
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			b.ResetTimer()

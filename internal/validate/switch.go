@@ -1,6 +1,6 @@
 package validate
 
-import "github.com/pisess/pisess/internal/parse"
+import "github.com/pisess/pisess/internal/session"
 
 // quickSwitch is an allOf whose every member is
 //
@@ -17,8 +17,8 @@ import "github.com/pisess/pisess/internal/parse"
 // validAt reads the allOf as it is.
 type quickSwitch struct {
 	key    string
-	vocab  *parse.Keys // the schemas' keys (quickCompiler.number)
-	number int         // key's number in vocab
+	vocab  *session.Keys // the schemas' keys (quickCompiler.number)
+	number int           // key's number in vocab
 	cases  []switchCase
 }
 
@@ -28,14 +28,14 @@ type switchCase struct {
 }
 
 // validAt reports whether object node n of tape t satisfies every case.
-func (w *quickSwitch) validAt(t *parse.Tape, n int) bool {
+func (w *quickSwitch) validAt(t *session.Tape, n int) bool {
 	v := -1
 	for k := n + 1; k < t.Skip(n); k = t.Skip(k + 1) {
 		if t.KeyNumber(w.vocab, k) == w.number {
 			v = k + 1
 		}
 	}
-	if v < 0 || t.Kind(v) != parse.KindString {
+	if v < 0 || t.Kind(v) != session.KindString {
 		return true // no if holds
 	}
 	x, _ := t.Str(v)

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // A torn last line with no complete record before it must not claim that
@@ -22,7 +22,7 @@ func TestPartialTailWithNothingBefore(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, workers := range []int{1, 3} {
-			rep, err := Stream("t.jsonl", strings.NewReader(tt.input), Options{Limits: parse.DefaultLimits(), Workers: workers})
+			rep, err := Stream("t.jsonl", strings.NewReader(tt.input), Options{Limits: session.DefaultLimits(), Workers: workers})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,28 +11,27 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/session"
 )
 
-// Validation reads entries from parse.Tape: the schema dispatch, the quick
+// Validation reads entries from session.Tape: the schema dispatch, the quick
 // check (validAt) and the linkage facts (entryOf). These tests hold each to
 // its reading of the decoded map, the reference, on the schema examples,
 // on their mutants and on the real corpus, written plainly and with escapes.
 
 // tapesOf returns tapes of v's JSON: as encoding/json writes it, and with
 // escapes in keys and values (`"\u0074ype"` for `"type"`); each built
-// without key numbers and with each of keys (parse.Tape.SetKeys).
-func tapesOf(t *testing.T, v map[string]any, keys ...*parse.Keys) []*parse.Tape {
+// without key numbers and with each of keys (session.Tape.SetKeys).
+func tapesOf(t *testing.T, v map[string]any, keys ...*session.Keys) []*session.Tape {
 	t.Helper()
 	raw, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tapes []*parse.Tape
+	var tapes []*session.Tape
 	for _, r := range [][]byte{raw, bytes.ReplaceAll(raw, []byte(`"t`), []byte(`"\u0074`))} {
-		for _, k := range append([]*parse.Keys{nil}, keys...) {
-			tape := new(parse.Tape)
+		for _, k := range append([]*session.Keys{nil}, keys...) {
+			tape := new(session.Tape)
 			tape.SetKeys(k)
 			if err := tape.Build(r); err != nil {
 				t.Fatalf("%s: %v", r, err)
@@ -122,7 +121,7 @@ func TestTapeDuplicateKeys(t *testing.T) {
 		`{"type":"message",` + baseV3 + `,"message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"n","arguments":{},"arguments":null}],"api":"a","provider":"p","model":"m","usage":` + usageJSON + `,"stopReason":"stop","timestamp":1}}`,
 	} {
 		v := decodeForTest(t, []byte(line))
-		tape := new(parse.Tape)
+		tape := new(session.Tape)
 		if err := tape.Build([]byte(line)); err != nil {
 			t.Fatal(err)
 		}
@@ -362,13 +361,13 @@ func FuzzTapeAgrees(f *testing.F) {
 		f.Add([]byte(line), uint8(0))
 	}
 	f.Fuzz(func(t *testing.T, line []byte, version uint8) {
-		for _, keys := range []*parse.Keys{nil, s.keys} { // as other readers build tapes, and as validate does
-			var tape parse.Tape
+		for _, keys := range []*session.Keys{nil, s.keys} { // as other readers build tapes, and as validate does
+			var tape session.Tape
 			tape.SetKeys(keys)
 			if _, ok := tape.Line(line); !ok {
 				return
 			}
-			v, err := parse.Decode(line, false)
+			v, err := session.Decode(line, false)
 			if err != nil {
 				t.Fatalf("Tape.Line accepted %q, Decode: %v", line, err)
 			}
@@ -381,7 +380,7 @@ func FuzzTapeAgrees(f *testing.F) {
 			if want := entryFromMap(v, 1, linear); !reflect.DeepEqual(e, want) {
 				t.Fatalf("%q: entryOf\n got %+v\nwant %+v", line, e, want)
 			}
-			if got, want := s.checkEntry(parse.Pi, ver, 1, &tape, &e.Entry), s.Check(ver, 1, v); !reflect.DeepEqual(got, want) {
+			if got, want := s.checkEntry(session.Pi, ver, 1, &tape, &e.Entry), s.Check(ver, 1, v); !reflect.DeepEqual(got, want) {
 				t.Fatalf("%q: checkEntry = %v, Check = %v", line, got, want)
 			}
 		}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // Lines for the small sessions of TestTornLineBOMAndVersionNull.
@@ -91,7 +91,7 @@ func TestTornLineBOMAndVersionNull(t *testing.T) {
 		for _, workers := range []int{1, 3} {
 			t.Run(fmt.Sprintf("%s/workers=%d", tt.name, workers), func(t *testing.T) {
 				input := strings.Join(tt.lines, "\n") + "\n"
-				rep, err := Stream("t.jsonl", strings.NewReader(input), Options{Limits: parse.DefaultLimits(), Schemas: schemas, Workers: workers})
+				rep, err := Stream("t.jsonl", strings.NewReader(input), Options{Limits: session.DefaultLimits(), Schemas: schemas, Workers: workers})
 				if err != nil {
 					t.Fatal(err)
 				}

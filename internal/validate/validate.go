@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
 	"github.com/pisess/pisess/internal/session"
 )
 
@@ -45,7 +44,7 @@ const (
 type Observer interface {
 	// Header receives the header and the file's dialect (an omp file's
 	// title slot applied to h, as omp's loader applies it).
-	Header(line int, h *session.Header, dialect parse.Dialect)
+	Header(line int, h *session.Header, dialect session.Dialect)
 	// Entry receives each entry the linkage checks take, with its place
 	// in the tree as they found it.
 	Entry(line int, e *session.Entry, link session.Link)
@@ -53,7 +52,7 @@ type Observer interface {
 
 // Options configure a validation.
 type Options struct {
-	Limits         parse.Limits
+	Limits         session.Limits
 	Schemas        *Schemas // nil: parse, structure and linkage checks only
 	RequireVersion int      // files older than this fail with needs_migration
 	Observer       Observer // optional
@@ -69,7 +68,7 @@ type Report struct {
 	Version   int               `json:"version"`
 	Entries   int               `json:"entries"`
 	SessionID string            `json:"sessionId"`
-	Dialect   parse.Dialect     `json:"dialect"` // pi, or omp for oh-my-pi's files (docs/omp.md)
+	Dialect   session.Dialect   `json:"dialect"` // pi, or omp for oh-my-pi's files (docs/omp.md)
 	Findings  []finding.Finding `json:"findings"`
 	Kind      Kind              `json:"-"`
 	Bytes     int64             `json:"-"`
@@ -97,21 +96,21 @@ func (r *Report) Has(code finding.Code) bool {
 	return slices.ContainsFunc(r.Findings, func(f finding.Finding) bool { return f.Code == code })
 }
 
-// IOError is a file that could not be read (parse.IOError); it maps to
+// IOError is a file that could not be read (session.IOError); it maps to
 // exit code 2.
-type IOError = parse.IOError
+type IOError = session.IOError
 
 // File validates the file at path. The error is an *IOError when the file
 // cannot be read; findings about its content are in the report.
 func File(path string, opts Options) (*Report, error) {
-	f, info, err := parse.OpenSession(path)
+	f, info, err := session.OpenSession(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	if max := opts.Limits.MaxFileBytes; max > 0 && info.Mode().IsRegular() && info.Size() > max {
 		tooLarge := finding.Errorf(finding.FileTooLarge, 0, "file of %d bytes exceeds the limit of %d (--max-file-bytes)", info.Size(), max)
-		return &Report{File: path, FileBytes: finding.NameBytes(path), Status: Invalid, Kind: Session, Dialect: parse.Pi, Bytes: info.Size(), Findings: []finding.Finding{tooLarge}}, nil
+		return &Report{File: path, FileBytes: finding.NameBytes(path), Status: Invalid, Kind: Session, Dialect: session.Pi, Bytes: info.Size(), Findings: []finding.Finding{tooLarge}}, nil
 	}
 	if info.Size() < 4*batchBytes {
 		opts.Workers = 1 // not worth the goroutines
@@ -121,7 +120,7 @@ func File(path string, opts Options) (*Report, error) {
 
 // Stream validates a session read from r; name is used in the report.
 func Stream(name string, r io.Reader, opts Options) (*Report, error) {
-	src, _ := parse.SourceOf(r) // before sniff reads r
+	src, _ := session.SourceOf(r) // before sniff reads r
 	p := newPass(name, opts)
 	p.rep.Dialect, r = sniff(r)
 	rd := getReader(r, opts.Limits)
@@ -142,7 +141,7 @@ func Stream(name string, r io.Reader, opts Options) (*Report, error) {
 		p.insp.close()
 	}
 	switch err := rd.Err(); {
-	case errors.Is(err, parse.ErrFileTooLarge):
+	case errors.Is(err, session.ErrFileTooLarge):
 		p.add(finding.Errorf(finding.FileTooLarge, p.lastLine+1, "file exceeds the limit of %d bytes (--max-file-bytes)", opts.Limits.MaxFileBytes))
 	case err != nil:
 		return nil, &IOError{Path: name, Err: err}
@@ -152,16 +151,16 @@ func Stream(name string, r io.Reader, opts Options) (*Report, error) {
 }
 
 // readers keeps Readers, with their 256 KiB buffers, for the next file.
-var readers = sync.Pool{New: func() any { return parse.NewReader(nil, parse.Limits{}) }}
+var readers = sync.Pool{New: func() any { return session.NewReader(nil, session.Limits{}) }}
 
-func getReader(r io.Reader, limits parse.Limits) *parse.Reader {
-	rd := readers.Get().(*parse.Reader)
+func getReader(r io.Reader, limits session.Limits) *session.Reader {
+	rd := readers.Get().(*session.Reader)
 	rd.Reset(r, limits)
 	return rd
 }
 
-func putReader(rd *parse.Reader) {
-	rd.Reset(nil, parse.Limits{}) // let the input go
+func putReader(rd *session.Reader) {
+	rd.Reset(nil, session.Limits{}) // let the input go
 	readers.Put(rd)
 }
 
@@ -175,10 +174,10 @@ type pass struct {
 	rep      *Report
 	links    *linker
 	insp     *inspector
-	cls      parse.Classifier // for the lines up to the header
-	records  int              // complete objects seen (the header is record 0)
-	trusted  bool             // no fatal corruption yet: entries are still checked
-	checking bool             // the header allows entry checks
+	cls      session.Classifier // for the lines up to the header
+	records  int                // complete objects seen (the header is record 0)
+	trusted  bool               // no fatal corruption yet: entries are still checked
+	checking bool               // the header allows entry checks
 	lastLine int
 	tail     bool // a torn write was seen: a partial tail or a torn line (status tolerated)
 	// tornAt is 1 + the index in rep.Findings of the latest torn line
@@ -203,44 +202,44 @@ func (p *pass) add(f finding.Finding) { p.rep.Findings = append(p.rep.Findings, 
 
 // line handles one physical line up to and including the header's (and
 // every line of a file whose entries are not checked).
-func (p *pass) line(l *parse.Line) {
+func (p *pass) line(l *session.Line) {
 	if f, ok := l.BOMFinding(); ok {
 		p.add(f)
 	}
 	if p.titleSlot(l) {
 		return
 	}
-	if l.Class == parse.TornLine && p.records == 0 {
+	if l.Class == session.TornLine && p.records == 0 {
 		p.tornHeader(l)
 		return
 	}
 	if f, ok := l.Finding(); ok {
-		if l.Class == parse.PartialTail && p.records == 0 {
+		if l.Class == session.PartialTail && p.records == 0 {
 			f.Message = fmt.Sprintf(lonePartialTail, len(l.Raw))
 		}
 		p.add(f)
 	}
 	switch l.Class {
-	case parse.Object, parse.Concatenated:
+	case session.Object, session.Concatenated:
 		for k := range l.Objects {
 			p.record(l.Num, l.Object(k))
 		}
-	case parse.PartialTail, parse.TornLine:
+	case session.PartialTail, session.TornLine:
 		p.tail = true
-	case parse.Corrupt:
+	case session.Corrupt:
 		p.trusted = false
 	}
 }
 
 // lonePartialTail words a torn last line that no complete record comes
-// before: parse's wording ("the entries before it are intact") would be
+// before: the reader's wording ("the entries before it are intact") would be
 // untrue.
 const lonePartialTail = "torn last line (%d bytes, no newline): an incomplete object from an interrupted write; no complete record comes before it"
 
 // tornHeader reports a torn line before any record: the header was torn,
 // and pi, which skips the line, finds no header and refuses the file.
 // Whether lines follow is known at the end (finish).
-func (p *pass) tornHeader(l *parse.Line) {
+func (p *pass) tornHeader(l *session.Line) {
 	p.add(finding.Errorf(finding.InvalidJSON, l.Num, tornHeaderMessage, len(l.Raw), "and more lines follow"))
 	p.tornAt, p.tornBytes = len(p.rep.Findings), len(l.Raw)
 	p.trusted = false
@@ -281,7 +280,7 @@ func (p *pass) record(line int, raw []byte) {
 // headerRecord reads and checks the first record, then starts the
 // inspector for the entries.
 func (p *pass) headerRecord(line int, raw []byte) {
-	var t parse.Tape
+	var t session.Tape
 	if f, bad := decodeFinding(line, t.Build(raw)); bad {
 		p.add(f)
 		p.trusted = false
@@ -298,7 +297,7 @@ func decodeFinding(line int, err error) (finding.Finding, bool) {
 	switch {
 	case err == nil:
 		return finding.Finding{}, false
-	case errors.Is(err, parse.ErrTooDeep):
+	case errors.Is(err, session.ErrTooDeep):
 		return finding.Errorf(finding.TooDeep, line, "%v", err), true
 	default: // the classifier accepted the bytes: the decoder must agree
 		return finding.Errorf(finding.InvalidJSON, line, "%v", err), true
@@ -306,7 +305,7 @@ func decodeFinding(line int, err error) (finding.Finding, bool) {
 }
 
 // header checks the first record, on tape t.
-func (p *pass) header(line int, t *parse.Tape) {
+func (p *pass) header(line int, t *session.Tape) {
 	h := session.ReadHeader(t)
 	if h.Kind == "header" && h.Type == "" {
 		p.rep.Kind = TooNew
@@ -332,7 +331,7 @@ func (p *pass) header(line int, t *parse.Tape) {
 	}
 	p.versionFinding(line, h.Version)
 	p.links.forked = h.ParentSession != ""
-	p.links.omp = p.rep.Dialect == parse.Omp
+	p.links.omp = p.rep.Dialect == session.Omp
 	if p.opts.Observer != nil {
 		if p.hasSlot {
 			h.Title, h.TitleFromSlot = p.slotTitle, true
@@ -346,15 +345,15 @@ func (p *pass) header(line int, t *parse.Tape) {
 // the integer v that pi's JSON.parse reads (3.0000000000000001 is 3), for
 // the schema, which compares decimals exactly; t itself when it is written
 // so already, or absent or null.
-func versionAsRead(t *parse.Tape, v int) *parse.Tape {
+func versionAsRead(t *session.Tape, v int) *session.Tape {
 	n := t.Get(0, "version")
-	if t.Kind(n) != parse.KindNumber || string(t.Raw(n)) == strconv.Itoa(v) {
+	if t.Kind(n) != session.KindNumber || string(t.Raw(n)) == strconv.Itoa(v) {
 		return t
 	}
 	start, end := t.Span(n)
 	raw := t.Input()
 	fixed := slices.Concat(raw[:start], []byte(strconv.Itoa(v)), raw[end:])
-	var read parse.Tape
+	var read session.Tape
 	if read.Build(fixed) != nil {
 		return t
 	}
@@ -397,7 +396,7 @@ func (p *pass) settleLine(r *lineResult, objs []inspected) {
 		p.add(r.finding)
 	}
 	switch r.class {
-	case parse.Object, parse.Concatenated:
+	case session.Object, session.Concatenated:
 		for k := 0; k < r.objects; k++ {
 			p.records++
 			p.rep.Entries++
@@ -405,14 +404,14 @@ func (p *pass) settleLine(r *lineResult, objs []inspected) {
 				p.settle(&objs[k], r.num)
 			}
 		}
-	case parse.PartialTail:
+	case session.PartialTail:
 		p.tail = true
-	case parse.TornLine:
+	case session.TornLine:
 		p.tail = true
 		if r.hasTornID {
 			p.links.torn(r.tornID, r.num)
 		}
-	case parse.Corrupt:
+	case session.Corrupt:
 		p.untrust(r.num)
 	}
 }

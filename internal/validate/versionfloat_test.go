@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/finding"
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // pi reads the header's version with JSON.parse: 3.0000000000000001 and
@@ -34,7 +34,7 @@ func TestHeaderVersionReadAsJSONParse(t *testing.T) {
 		if tt.version == 1 {
 			input = strings.Replace(hdr1, `"id"`, `"version":`+tt.lit+`,"id"`, 1) + "\n" + v1user + "\n"
 		}
-		rep, err := Stream("t.jsonl", strings.NewReader(input), Options{Limits: parse.DefaultLimits(), Schemas: schemas})
+		rep, err := Stream("t.jsonl", strings.NewReader(input), Options{Limits: session.DefaultLimits(), Schemas: schemas})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/pisess/pisess/internal/parse"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // TestWorkersAgree: a file validated on several workers gets the report
@@ -51,7 +51,7 @@ func TestWorkersAgree(t *testing.T) {
 			input := bytes.Join(hurt(append([][]byte(nil), lines...), at), nil)
 			var want *Report
 			for _, workers := range []int{1, 2, 4} {
-				opts := Options{Limits: parse.DefaultLimits(), Schemas: schemas, Workers: workers}
+				opts := Options{Limits: session.DefaultLimits(), Schemas: schemas, Workers: workers}
 				rep, err := Stream("f", bytes.NewReader(input), opts)
 				if err != nil {
 					t.Fatal(err)
