@@ -18,5 +18,5 @@ var (
 )
 
 func main() {
-	os.Exit(cli.Run(cli.Build{Version: version, Commit: commit, Date: date}))
+	os.Exit(cli.Run(cli.Build{Version: version, Commit: commit, Date: date}, os.Exit))
 }

@@ -87,6 +87,10 @@ type CLI struct {
 	// Build is what the linker stamped into the binary (zero in tests and
 	// plain go builds: the build information is read instead).
 	Build Build
+	// Exit ends the process (main's os.Exit): only a Ctrl-C handler calls
+	// it, where the signal cannot be sent again once the temp files are
+	// removed (safefile.Temps.RemoveOnSignal). Nil in tests.
+	Exit func(code int)
 
 	// The flags of this invocation that are not one command's own: the
 	// global flags given before the command name and after it (each
@@ -100,13 +104,14 @@ type CLI struct {
 }
 
 // Run runs pisess on the process's arguments, streams and environment and
-// returns the exit code.
+// returns the exit code; exit is os.Exit, which main alone calls and hands
+// down for the Ctrl-C handler (CLI.Exit).
 // It sets no memory limit: the reader collects before it makes a buffer
 // for a long line, which frees what the previous pass over the file left
 // (session.Reader), and a fixed soft limit below a long line's working set
 // makes the collector run without end.
-func Run(build Build) int {
-	c := &CLI{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now, Build: build}
+func Run(build Build, exit func(code int)) int {
+	c := &CLI{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now, Build: build, Exit: exit}
 	return c.Run(os.Args)
 }
 

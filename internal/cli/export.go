@@ -94,9 +94,9 @@ func (c *CLI) runExport(ctx *cli.Context, f *exportFlags) error {
 	switch {
 	case v.file == "-":
 		v.file, opts.Name = stdinName, ""
-		v.session, err = openSpooled(c.Stdin, lim, nil)
+		v.session, err = c.openSpooled(c.Stdin, lim, nil)
 	case isPipe(v.file):
-		v.session, err = openPipe(v.file, lim, nil)
+		v.session, err = c.openPipe(v.file, lim, nil)
 	default:
 		v.session, err = project.Open(v.file, lim)
 	}

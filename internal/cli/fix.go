@@ -214,7 +214,7 @@ func (c *CLI) runFix(ctx *cli.Context, f *fixFlags, op fixOp) error {
 		}
 		return usageErrorf("%s --output needs a file name: \"-\" (standard output) cannot be written safely", what)
 	}
-	defer opts.Temps.RemoveOnSignal(safefile.OS())() // Ctrl-C removes the temp files and partial copies
+	defer opts.Temps.RemoveOnSignal(safefile.OS(), c.Exit)() // Ctrl-C removes the temp files and partial copies
 	rep, err := op(safefile.OS(), file, opts)
 	var leafErr *fix.LeafError
 	if errors.As(err, &leafErr) {

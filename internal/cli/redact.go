@@ -112,7 +112,7 @@ const maxRedactRounds = 4
 // unredacted.
 func (c *CLI) redactInPlace(r *redaction, backup bool) error {
 	r.temps = &safefile.Temps{}
-	defer r.temps.RemoveOnSignal(safefile.OS())() // Ctrl-C removes the temp file (and a partial backup copy)
+	defer r.temps.RemoveOnSignal(safefile.OS(), c.Exit)() // Ctrl-C removes the temp file (and a partial backup copy)
 	total := secrets.RedactResult{ByKind: map[string]int{}}
 	var bak string
 	var carried int64 // left unredacted by the round before
@@ -288,7 +288,7 @@ func (c *CLI) deliver(fsys safefile.FS, output string, sp *safefile.Spool) error
 		return nil
 	}
 	temps := &safefile.Temps{}
-	defer temps.RemoveOnSignal(safefile.OS())()
+	defer temps.RemoveOnSignal(safefile.OS(), c.Exit)()
 	err := safefile.Create(fsys, output, 0o600, temps, func(w io.Writer, _ string) error {
 		r, err := sp.Reader()
 		if err == nil {

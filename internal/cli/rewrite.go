@@ -186,7 +186,7 @@ func (c *CLI) runRewrite(ctx *cli.Context, f *rewriteFlags, op fileOp, verify ve
 	}
 	opts.Verify, opts.Check = verify(f, vopts)
 	if !opts.DryRun { // Ctrl-C removes the temp files of the runs under way
-		defer opts.Temps.RemoveOnSignal(safefile.OS())()
+		defer opts.Temps.RemoveOnSignal(safefile.OS(), c.Exit)()
 	}
 	targets := c.targets
 	p := &render.Rewrites{Out: c.Stdout, Err: c.Stderr, Format: f.format, Quiet: c.quiet(), Style: c.style(c.Stdout)}

@@ -18,7 +18,7 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"pisess": func() { os.Exit(cli.Run(cli.Build{})) },
+		"pisess": func() { os.Exit(cli.Run(cli.Build{}, os.Exit)) },
 		// pisess with its stdout taken for a terminal (it is a file
 		// here): how a script shows what a terminal gets.
 		"pisess-tty": func() {

@@ -85,7 +85,7 @@ func (c *CLI) runMove(ctx *cli.Context, f *moveFlags) error {
 	if f.backup {
 		opts.BackupSuffix = fix.BackupSuffix
 	}
-	defer opts.Temps.RemoveOnSignal(safefile.OS())() // Ctrl-C removes the temp file of a rewrite under way
+	defer opts.Temps.RemoveOnSignal(safefile.OS(), c.Exit)() // Ctrl-C removes the temp file of a rewrite under way
 	format := f.format
 	style := c.style(c.Stdout)
 	var moved, updated int

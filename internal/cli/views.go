@@ -253,9 +253,9 @@ func (c *CLI) openView(ctx *cli.Context, f *viewFlags, lines bool) (*view, error
 	switch {
 	case v.file == "-":
 		v.file = stdinName
-		v.session, err = openSpooled(c.Stdin, lim, describe)
+		v.session, err = c.openSpooled(c.Stdin, lim, describe)
 	case isPipe(v.file):
-		v.session, err = openPipe(v.file, lim, describe)
+		v.session, err = c.openPipe(v.file, lim, describe)
 	default:
 		v.session, err = project.OpenDescribed(v.file, lim, describe)
 	}
@@ -298,21 +298,21 @@ func isPipe(name string) bool {
 // openPipe spools the pipe at name, as standard input is. It opens it as
 // session.OpenFile does, so a FIFO that no process writes reads as empty
 // instead of hanging the view.
-func openPipe(name string, lim session.Limits, describe project.Describer) (*project.Session, error) {
+func (c *CLI) openPipe(name string, lim session.Limits, describe project.Describer) (*project.Session, error) {
 	f, err := session.OpenFile(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return openSpooled(f, lim, describe)
+	return c.openSpooled(f, lim, describe)
 }
 
 // openSpooled copies in to a scratch file (removed once the index has it
 // open, which keeps it readable; Ctrl-C meanwhile removes it too) and
 // indexes that, so that records can be read back.
-func openSpooled(in io.Reader, lim session.Limits, describe project.Describer) (*project.Session, error) {
+func (c *CLI) openSpooled(in io.Reader, lim session.Limits, describe project.Describer) (*project.Session, error) {
 	temps := &safefile.Temps{}
-	defer temps.RemoveOnSignal(safefile.OS())()
+	defer temps.RemoveOnSignal(safefile.OS(), c.Exit)()
 	f, err := safefile.Scratch(temps, "pisess-stdin-*.jsonl")
 	if err != nil {
 		return nil, err

@@ -52,7 +52,7 @@ func TestViewInterruptRemovesTheStdinCopy(t *testing.T) {
 			fmt.Println("TMPDIR is not the temporary directory here")
 			os.Exit(0)
 		}
-		_, err := openSpooled(&interruptingReader{dir: dir}, session.DefaultLimits(), nil)
+		_, err := (&CLI{}).openSpooled(&interruptingReader{dir: dir}, session.DefaultLimits(), nil)
 		fmt.Println("the copy ended:", err)
 		os.Exit(0)
 	}

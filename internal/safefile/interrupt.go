@@ -76,8 +76,10 @@ func (t *Temps) RemoveAll(fsys FS) {
 
 // RemoveOnSignal makes SIGINT and SIGTERM remove the recorded temp files
 // and then end the process by that signal, as it would have ended without
-// the handler. stop undoes it.
-func (t *Temps) RemoveOnSignal(fsys FS) (stop func()) {
+// the handler; where the signal cannot be sent again (Windows), by exit(2),
+// main's os.Exit handed down (nil: the command goes on, and its next temp
+// file fails). stop undoes it.
+func (t *Temps) RemoveOnSignal(fsys FS, exit func(code int)) (stop func()) {
 	ch := make(chan os.Signal, 1)
 	quit := make(chan struct{})
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
@@ -88,7 +90,10 @@ func (t *Temps) RemoveOnSignal(fsys FS) (stop func()) {
 			signal.Reset(sig)
 			p, err := os.FindProcess(os.Getpid())
 			if err != nil || p.Signal(sig) != nil {
-				os.Exit(2) // no signal to send here (Windows): end as an I/O failure
+				if exit != nil {
+					exit(2) // no signal to send here: end as an I/O failure
+				}
+				return
 			}
 			select {} // the signal ends the process
 		case <-quit:

@@ -44,14 +44,17 @@ const maxChain = 5
 // TestDependenciesOneWay: the packages stand on each other one way, by
 // layers (`go list` says what each imports); and only internal/safefile,
 // the writer, creates, replaces or writes files (writesOutsideSafefile),
-// only internal/session decodes records, and ReadHeader alone reads a
-// version.
+// only internal/session decodes records, ReadHeader alone reads a
+// version, and only main calls os.Exit.
 func TestDependenciesOneWay(t *testing.T) {
 	for _, w := range writesOutsideSafefile(t, "../..") {
 		t.Errorf("%s: writes a file outside internal/safefile (use safefile.Create, Rewrite, Append, Scratch, Move or MkdirAll)", w)
 	}
 	checkJSONDecodes(t, "../..")    // and only session decodes records (decodes_test.go)
 	checkVersionReaders(t, "../..") // and ReadHeader alone reads a version
+	for _, e := range exitsOutsideMain(t, "../..") {
+		t.Errorf("%s: calls os.Exit outside cmd/pisess (return an error that carries its exit code)", e)
+	}
 	imports := listImports(t)
 	for _, e := range layerErrors(imports) {
 		t.Error(e)
@@ -157,6 +160,38 @@ func TestLayerRules(t *testing.T) {
 	}
 }
 
+// exitsOutsideMain lists, as file:line, each os.Exit in the production
+// code outside cmd/pisess: an error carries its exit code up to main
+// (cli.Run returns it), so deferred clean-ups always run.
+func exitsOutsideMain(t *testing.T, root string) []string {
+	var found []string
+	eachProductionFile(t, root, "", func(fset *token.FileSet, rel string, f *ast.File) {
+		if strings.HasPrefix(rel, "cmd/pisess/") {
+			return
+		}
+		for _, at := range exitCalls(f) {
+			found = append(found, rel+":"+strconv.Itoa(fset.Position(at).Line))
+		}
+	})
+	return found
+}
+
+// exitCalls finds the uses of os.Exit in f, however os is imported.
+func exitCalls(f *ast.File) []token.Pos {
+	osName := importName(f, "os", "os")
+	if osName == "" {
+		return nil
+	}
+	var at []token.Pos
+	ast.Inspect(f, func(n ast.Node) bool {
+		if s, ok := n.(*ast.SelectorExpr); ok && isOS(s, osName, "Exit") {
+			at = append(at, s.Pos())
+		}
+		return true
+	})
+	return at
+}
+
 // osWrites are the functions of package os that create, replace or write
 // a file (os.OpenFile only with a flag that writes), scratch files and
 // directories included (safefile.Scratch, safefile.MkdirAll): so a Ctrl-C
@@ -183,8 +218,8 @@ func writesOutsideSafefile(t *testing.T, root string) []string {
 
 // eachProductionFile calls visit with the syntax of every production file
 // of cmd and internal (test files and testdata aside, whatever the build
-// constraints) outside internal/<skip>, and its path relative to root,
-// with slashes.
+// constraints) outside internal/<skip> (everywhere for ""), and its path
+// relative to root, with slashes.
 func eachProductionFile(t *testing.T, root, skip string, visit func(fset *token.FileSet, rel string, f *ast.File)) {
 	t.Helper()
 	fset := token.NewFileSet()
@@ -193,7 +228,7 @@ func eachProductionFile(t *testing.T, root, skip string, visit func(fset *token.
 			switch {
 			case err != nil:
 				return err
-			case d.IsDir() && (d.Name() == "testdata" || path == filepath.Join(root, "internal", skip)):
+			case d.IsDir() && (d.Name() == "testdata" || skip != "" && path == filepath.Join(root, "internal", skip)):
 				return filepath.SkipDir
 			case d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go"):
 				return nil
@@ -269,6 +304,26 @@ func writes(flag ast.Expr) bool {
 		return true
 	})
 	return may || names == 0
+}
+
+// TestExitCalls: the exit rule finds os.Exit under any import name, and
+// not another package's Exit.
+func TestExitCalls(t *testing.T) {
+	for src, want := range map[string]int{
+		`import "os"; func f() { os.Exit(2) }`:                   1,
+		`import o "os"; func f() { defer o.Exit(1); o.Exit(0) }`: 2,
+		`import "os"; var exit = os.Exit`:                        1,
+		`import "syscall"; func f() { syscall.Exit(1) }`:         0,
+		`func f() { os.Exit(1) }`:                                0, // no package os
+	} {
+		f, err := parser.ParseFile(token.NewFileSet(), "x.go", "package x; "+src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(exitCalls(f)); got != want {
+			t.Errorf("%s: %d os.Exit found, want %d", src, got, want)
+		}
+	}
 }
 
 // TestOSWriteUses: the scan behind the writer rule finds writes however
