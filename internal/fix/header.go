@@ -322,11 +322,11 @@ func hasHookMessage(fsys safefile.FS, path string, limits session.Limits) (bool,
 	rd := session.NewReader(f, limits)
 	for rd.Next() {
 		l := rd.Line()
-		if l.Class != session.Object || !bytes.Contains(l.Raw, []byte("hookMessage")) {
+		if l.Class != session.Object || !bytes.Contains(l.Raw, []byte(session.LegacyCustomRole)) {
 			continue
 		}
 		var t session.Tape
-		if buildObject(&t, l.Raw) && t.StrOf(0, "type") == "message" && t.StrOf(t.Get(0, "message"), "role") == "hookMessage" {
+		if buildObject(&t, l.Raw) && t.StrOf(0, "type") == "message" && t.StrOf(t.Get(0, "message"), "role") == session.LegacyCustomRole {
 			return true, nil
 		}
 	}

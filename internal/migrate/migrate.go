@@ -410,7 +410,7 @@ func (w *rewriter) renameHookMessage(l *session.Line) error {
 	if err != nil {
 		return malformed(l.Num, "/message/role", err)
 	}
-	if s, _ := w.tape.Str(role); s == "hookMessage" {
+	if s, _ := w.tape.Str(role); s == session.LegacyCustomRole {
 		w.ed.Replace(role, []byte(`"custom"`))
 	}
 	return nil

@@ -7,13 +7,19 @@ import (
 )
 
 // The entry types (session.EntryTypes, and the header's "session") and the
-// message roles pi writes. The index keeps these constants rather than a
-// copy per entry.
+// message roles pi writes (session.MessageRoles, and the legacy name of
+// custom, which the index meets before a record is migrated). The index
+// keeps these constants rather than a copy per entry.
 var (
 	entryTypes   = append(entryTypeNames(), "session")
-	messageRoles = []string{"user", "assistant", "toolResult", "system", "bashExecution", "custom",
-		"branchSummary", "compactionSummary", "hookMessage"}
+	messageRoles = roleNames()
 )
+
+// roleNames lists session.MessageRoles and session.LegacyCustomRole.
+func roleNames() []string {
+	roles := session.MessageRoles()
+	return append(roles[:], session.LegacyCustomRole)
+}
 
 // entryTypeNames lists the names of session.EntryTypes.
 func entryTypeNames() []string {

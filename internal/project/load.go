@@ -217,7 +217,7 @@ func (ix *indexer) begin(out []facts, pack []byte) {
 func (ix *indexer) strings(f *facts, id, parentID string) strRef {
 	v3 := ix.s.Header.Version == CurrentVersion
 	desc := f.desc
-	if !v3 && (f.typ == "compaction" || f.role == "hookMessage") {
+	if !v3 && (f.typ == "compaction" || f.role == session.LegacyCustomRole) {
 		desc = "" // migration changes what it shows: read back, migrated, when it is shown
 	}
 	if desc != "" {
@@ -352,7 +352,7 @@ func sizeOf(f interface{ Stat() (os.FileInfo, error) }) int64 {
 // role notes a message entry's role (hookMessage is custom before
 // version 3, as pi migrates it).
 func (ix *indexer) role(e *Entry, role string) {
-	if role == "hookMessage" && ix.s.Header.Version < 3 {
+	if role == session.LegacyCustomRole && ix.s.Header.Version < 3 {
 		role = "custom"
 	}
 	if e.role = roleCode(role); e.role == 0 && role != "" {
@@ -610,7 +610,7 @@ func (s *Session) migrate(r *Record) {
 		}
 	}
 	msg := t.Get(0, "message")
-	if e.Type() == "message" && t.Kind(msg) == session.KindObject && t.StrOf(msg, "role") == "hookMessage" {
+	if e.Type() == "message" && t.Kind(msg) == session.KindObject && t.StrOf(msg, "role") == session.LegacyCustomRole {
 		ed.Set(msg, "role", []byte(`"custom"`))
 	}
 	if !ed.Changed() {

@@ -126,3 +126,24 @@ func FuzzReadHeader(f *testing.F) {
 		}
 	})
 }
+
+// TestMessageRoles: the roles are pi 1.6.0's eight, each once, and the
+// legacy name of custom is not one of them.
+func TestMessageRoles(t *testing.T) {
+	roles := MessageRoles()
+	seen := map[string]bool{}
+	for _, r := range roles {
+		if seen[r] || r == "" {
+			t.Errorf("role %q listed twice or empty", r)
+		}
+		seen[r] = true
+	}
+	for _, want := range []string{"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary", "system"} {
+		if !seen[want] {
+			t.Errorf("%s missing", want)
+		}
+	}
+	if seen[LegacyCustomRole] {
+		t.Errorf("%s is a version-1/2 name, not a role", LegacyCustomRole)
+	}
+}

@@ -25,3 +25,14 @@ func IsEntryType(t string) bool {
 	}
 	return false
 }
+
+// MessageRoles returns the roles of the messages pi 1.6.0 writes
+// (session-format.md section 4, AgentMessage), in the spec's order: the one
+// list validate's schemas, project's index and audit's counts read.
+func MessageRoles() [8]string {
+	return [...]string{"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary", "system"}
+}
+
+// LegacyCustomRole is the version-1/2 name of the "custom" role, which
+// migration renames and a version-3 file may not hold.
+const LegacyCustomRole = "hookMessage"

@@ -27,14 +27,6 @@ import (
 // reference that is not embedded fails at compile time instead of fetching.
 const schemaBase = "pisess:///schema/"
 
-// currentRoles are the AgentMessage roles of a version-3 file.
-var currentRoles = []string{
-	"user", "assistant", "toolResult", "bashExecution", "custom",
-	"branchSummary", "compactionSummary", "system",
-}
-
-// legacyRole is the version-1/2 name of "custom", illegal in version 3.
-const legacyRole = "hookMessage"
 
 // Schemas checks single lines against the embedded JSON Schemas. Every
 // schema is compiled once by CompileSchemas; a Schemas is read-only
@@ -173,7 +165,7 @@ func (c *checkCompiler) compileVersion(version int) (*versionSchemas, error) {
 	}
 	vs := &versionSchemas{
 		entries: make(map[string]check, len(session.PiEntryTypes())),
-		roles:   make(map[string]check, len(currentRoles)+1),
+		roles:   make(map[string]check, len(session.MessageRoles())+1),
 	}
 	var err error
 	if vs.untyped, err = c.compile(base, variant); err != nil {
@@ -194,9 +186,10 @@ func (c *checkCompiler) compileVersion(version int) (*versionSchemas, error) {
 	if vs.message, err = c.compileGlue(version, "", baseRef); err != nil {
 		return nil, err
 	}
-	roles := currentRoles
+	all := session.MessageRoles()
+	roles := all[:]
 	if version < 3 {
-		roles = append(roles[:len(roles):len(roles)], legacyRole)
+		roles = append(roles, session.LegacyCustomRole)
 	}
 	vs.legal = roles
 	for _, r := range roles {
@@ -363,7 +356,7 @@ func (vs *versionSchemas) messageCheck(version int, p pick) (check, []finding.Fi
 // file's version.
 func (vs *versionSchemas) roleFinding(version int, role string) finding.Finding {
 	text := fmt.Sprintf("unknown message role %s (expected one of %s)", quoteValue(role), strings.Join(vs.legal, ", "))
-	if role == legacyRole {
+	if role == session.LegacyCustomRole {
 		text = fmt.Sprintf("role %q is the version-2 name of \"custom\"; a version-%d file must use \"custom\"", role, version)
 	}
 	return finding.Errorf(finding.Schema, 0, "%s", text).WithPointer("/message/role")
