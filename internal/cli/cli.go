@@ -14,7 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
-	"github.com/pisess/pisess/internal/render"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // Exit codes (cli.md).
@@ -135,7 +135,7 @@ func (c *CLI) Run(args []string) int {
 	}
 	code := run.run(args)
 	if out.err != nil && code != ExitUsage {
-		fmt.Fprintf(c.Stderr, "pisess: writing the output: %s\n", render.Safe(out.err.Error()))
+		fmt.Fprintf(c.Stderr, "pisess: writing the output: %s\n", text.Safe(out.err.Error()))
 		return ExitUsage
 	}
 	return code
@@ -181,7 +181,7 @@ func (c *CLI) exitCode(err error) int {
 
 // printError reports err on stderr, its text made safe for a terminal.
 func (c *CLI) printError(err error) {
-	fmt.Fprintf(c.Stderr, "pisess: %s\n", render.Safe(err.Error()))
+	fmt.Fprintf(c.Stderr, "pisess: %s\n", text.Safe(err.Error()))
 }
 
 // output is standard output that remembers its first write error (the
@@ -301,7 +301,7 @@ func (c *CLI) quiet() bool { return c.appGlobals.quiet || c.cmdGlobals.quiet }
 
 // style returns the colour style for w: none with --no-color (before or
 // after the command name), NO_COLOR or when w is no terminal.
-func (c *CLI) style(w io.Writer) render.Style {
+func (c *CLI) style(w io.Writer) text.Style {
 	off := c.appGlobals.noColor || c.cmdGlobals.noColor || c.Getenv("NO_COLOR") != "" || !c.IsTerminal(w)
-	return render.NewStyle(!off)
+	return text.NewStyle(!off)
 }

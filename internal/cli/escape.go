@@ -3,12 +3,12 @@ package cli
 import (
 	"io"
 
-	"github.com/pisess/pisess/internal/render"
 	"github.com/pisess/pisess/internal/safefile"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // copyEscaped writes what the spool holds to w with
-// render.EscapeControls applied.
+// text.EscapeControls applied.
 func copyEscaped(w io.Writer, sp *safefile.Spool) error {
 	r, err := sp.Reader()
 	if err != nil {
@@ -24,7 +24,7 @@ func copyEscaped(w io.Writer, sp *safefile.Spool) error {
 // escapeBuffer is how much output an escaper holds before it writes.
 const escapeBuffer = 1 << 20
 
-// escaper writes what it is given through render.EscapeControls, a
+// escaper writes what it is given through text.EscapeControls, a
 // buffer at a time; a buffer it writes never ends inside the two bytes of
 // a C1 control.
 type escaper struct {
@@ -57,7 +57,7 @@ func (e *escaper) flush(final bool) error {
 	if !final && n > 0 && e.buf[n-1] == 0xc2 {
 		n--
 	}
-	_, e.err = e.w.Write(render.EscapeControls(e.buf[:n]))
+	_, e.err = e.w.Write(text.EscapeControls(e.buf[:n]))
 	e.buf = append(e.buf[:0], e.buf[n:]...)
 	return e.err
 }

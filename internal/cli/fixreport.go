@@ -26,7 +26,7 @@ type fixReport struct {
 	Command  string // unstick, slim, fork or recover-header
 	Format   string
 	Quiet    bool // text: the result line only, none for nothing to do
-	Style    render.Style
+	Style    text.Style
 }
 
 // Result writes r.
@@ -37,7 +37,7 @@ func (p fixReport) Result(r fixResult) {
 		return
 	}
 	s := p.Style
-	file := render.Safe(r.File)
+	file := text.Safe(r.File)
 	if r.Action == "refused" {
 		render.Refused(p.Err, s, r.Reason)
 		return
@@ -56,23 +56,23 @@ func (p fixReport) Result(r fixResult) {
 	case r.Output != "":
 		detail = append(detail, fmt.Sprintf("%s, session %s", text.Plural(r.Entries, "entry", "entries"), r.Session))
 	case r.Header != nil:
-		detail = append(detail, fmt.Sprintf("id %s, cwd %s, from the %s", render.Safe(r.Header.ID), render.Safe(r.Header.Cwd), r.Header.From["cwd"]))
+		detail = append(detail, fmt.Sprintf("id %s, cwd %s, from the %s", text.Safe(r.Header.ID), text.Safe(r.Header.Cwd), r.Header.From["cwd"]))
 	case len(r.Added) > 0:
 		detail = append(detail, text.Plural(len(r.Added), "entry", "entries")+" appended", "new leaf "+r.NewLeaf)
 	}
 	if r.Backup != nil {
-		detail = append(detail, "backup "+render.Safe(*r.Backup))
+		detail = append(detail, "backup "+text.Safe(*r.Backup))
 	}
 	line := file + ": " + s.OK(strings.ReplaceAll(r.Action, "-", " "))
 	if r.Output != "" {
-		line += " → " + render.Safe(r.Output)
+		line += " → " + text.Safe(r.Output)
 	}
 	fmt.Fprintf(p.Out, "%s (%s)\n", line, strings.Join(detail, ", "))
 	if p.Quiet {
 		return
 	}
 	for _, a := range r.Added {
-		fmt.Fprintf(p.Out, "  + %s %s%s: %s\n", a.ID, a.Type, addedTarget(a), render.Safe(a.Why))
+		fmt.Fprintf(p.Out, "  + %s %s%s: %s\n", a.ID, a.Type, addedTarget(a), text.Safe(a.Why))
 	}
 	p.over(r.Over)
 	if r.RewriteStats != nil {
@@ -82,23 +82,23 @@ func (p fixReport) Result(r fixResult) {
 		fmt.Fprintf(p.Out, "  context ≈ %s tokens → ≈ %s tokens\n", text.Count(int64(*r.TokensBefore)), text.Count(int64(*r.TokensAfter)))
 	}
 	if r.Header != nil {
-		fmt.Fprintf(p.Out, "  %s\n", render.Safe(string(r.Header.Line())))
+		fmt.Fprintf(p.Out, "  %s\n", text.Safe(string(r.Header.Line())))
 	}
 }
 
 // over writes a line for each message slim leaves over the limit, and why.
 func (p fixReport) over(over []fix.Over) {
 	for _, o := range over {
-		fmt.Fprintf(p.Out, "  %s %s %s (%s): %s\n", p.Style.Warn("!"), render.Safe(o.EntryID), render.Safe(o.Role), text.Bytes(int64(o.Bytes)), render.Safe(o.Why))
+		fmt.Fprintf(p.Out, "  %s %s %s (%s): %s\n", p.Style.Warn("!"), text.Safe(o.EntryID), text.Safe(o.Role), text.Bytes(int64(o.Bytes)), text.Safe(o.Why))
 	}
 }
 
 func addedTarget(a fix.Added) string {
 	switch {
 	case a.TargetID != "":
-		return " of " + render.Safe(a.TargetID)
+		return " of " + text.Safe(a.TargetID)
 	case a.ToolCallID != "":
-		return " for " + render.Safe(a.ToolCallID) + " (" + render.Safe(a.ToolName) + ")"
+		return " for " + text.Safe(a.ToolCallID) + " (" + text.Safe(a.ToolName) + ")"
 	}
 	return ""
 }
@@ -106,7 +106,7 @@ func addedTarget(a fix.Added) string {
 func nothingWhy(command string, r fixResult) string {
 	switch command {
 	case "unstick":
-		return "the context of leaf " + render.Safe(r.Leaf) + " pairs every tool call with its result"
+		return "the context of leaf " + text.Safe(r.Leaf) + " pairs every tool call with its result"
 	case "slim":
 		if r.RewriteStats != nil {
 			return rewriteNothingWhy(r.RewriteStats)
@@ -123,7 +123,7 @@ func nothingWhy(command string, r fixResult) string {
 // make smaller (not editable, or already placeholders, or ones whose
 // placeholder would save nothing).
 func slimNothingWhy(r fixResult) string {
-	ctx := " of the context of leaf " + render.Safe(r.Leaf)
+	ctx := " of the context of leaf " + text.Safe(r.Leaf)
 	switch len(r.Over) {
 	case 0:
 		return "no message" + ctx + " is over the limit"
@@ -148,7 +148,7 @@ func (p fixReport) removed(st *fix.RewriteStats) {
 	for _, r := range st.Removed {
 		kind := string(r.Kind)
 		if r.MIMEType != "" {
-			kind = render.Safe(r.MIMEType)
+			kind = text.Safe(r.MIMEType)
 		}
 		fmt.Fprintf(p.Out, "  - %s: %s, %s\n", kind, text.Plural(r.Blocks, "block", "blocks"), text.Bytes(r.Bytes))
 	}

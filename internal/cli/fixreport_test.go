@@ -5,13 +5,13 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/fix"
-	"github.com/pisess/pisess/internal/render"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // slimText writes r as slim's text output (no colour).
 func slimText(r fixResult, quiet bool) string {
 	var out, errw strings.Builder
-	fixReport{Out: &out, Err: &errw, Command: "slim", Format: "text", Quiet: quiet, Style: render.NewStyle(false)}.Result(r)
+	fixReport{Out: &out, Err: &errw, Command: "slim", Format: "text", Quiet: quiet, Style: text.NewStyle(false)}.Result(r)
 	return out.String()
 }
 
@@ -85,7 +85,7 @@ func TestFixesEscapeIDsFromTheFile(t *testing.T) {
 	for name, r := range results {
 		var out, errw strings.Builder
 		command, _, _ := strings.Cut(name, " ")
-		fixReport{Out: &out, Err: &errw, Command: command, Format: "text", Style: render.NewStyle(false)}.Result(r)
+		fixReport{Out: &out, Err: &errw, Command: command, Format: "text", Style: text.NewStyle(false)}.Result(r)
 		if got := out.String(); strings.ContainsAny(got, "\x1b\a") {
 			t.Errorf("%s: control characters from the file reach the terminal: %q", name, got)
 		}

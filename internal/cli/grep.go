@@ -14,6 +14,7 @@ import (
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/render"
 	"github.com/pisess/pisess/internal/session"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // grepFlags are grep's flags.
@@ -110,7 +111,7 @@ func (c *CLI) runGrep(ctx *cli.Context, f *grepFlags) error {
 		}
 		if len(o.tooLong) > 0 && !quiet {
 			fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s more than --max-line-bytes: not searched\n",
-				render.Safe(name), skippedLines(o.tooLong))
+				text.Safe(name), skippedLines(o.tooLong))
 		}
 		matched += len(o.matches)
 		switch {

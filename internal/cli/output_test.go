@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/pisess/pisess/internal/render"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // failingWriter fails every write, like a full disk.
@@ -54,7 +54,7 @@ func TestOutputKeepsTerminalDetection(t *testing.T) {
 	}
 }
 
-// The escaper gives what EscapeControls gives the whole output, however
+// The escaper gives what text.EscapeControls gives the whole output, however
 // the writes fall: a C1 control's two bytes split across writes or across
 // the end of its buffer are still escaped. (A 64-byte buffer, so that
 // every way a write can end against it is tried.)
@@ -73,7 +73,7 @@ func TestEscaperSplitsNoControl(t *testing.T) {
 			if err := e.flush(true); err != nil {
 				t.Fatal(err)
 			}
-			if want := render.EscapeControls(whole); !bytes.Equal(out.Bytes(), want) {
+			if want := text.EscapeControls(whole); !bytes.Equal(out.Bytes(), want) {
 				t.Errorf("lead %q, writes of %d bytes: %d bytes out, want %d", lead, step, out.Len(), len(want))
 			}
 		}

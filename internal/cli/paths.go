@@ -12,9 +12,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pisess/pisess/internal/render"
 	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/session"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // stdinName is how standard input ("-") is named in reports.
@@ -71,7 +71,7 @@ func (c *CLI) resolvePaths(ctx *cli.Context, args []string) error {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
 		if !c.quiet() {
-			fmt.Fprintf(c.Stderr, "pisess: reading %s (%s)\n", render.Safe(dir.path), dir.source)
+			fmt.Fprintf(c.Stderr, "pisess: reading %s (%s)\n", text.Safe(dir.path), dir.source)
 		}
 		args = []string{dir.path}
 	}
@@ -204,7 +204,7 @@ func (c *CLI) sessionsDir(flag string) (sessionsDir, error) {
 		switch {
 		case err != nil:
 			// pi reads such a file as empty settings, and so do we.
-			fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s (read as no settings, as pi does)\n", render.Safe(settings), render.Safe(err.Error()))
+			fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s (read as no settings, as pi does)\n", text.Safe(settings), text.Safe(err.Error()))
 		case dir != "":
 			return c.existing(sessionsDir{c.expandTilde(dir), "sessionDir in " + settings})
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/pisess/pisess/internal/render"
 	"github.com/pisess/pisess/internal/secrets"
 	"github.com/pisess/pisess/internal/session"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // scanFlags are scan's flags.
@@ -117,7 +118,7 @@ func (c *CLI) runScan(f *scanFlags) error {
 		}
 		if len(o.stats.TooLong) > 0 && !quiet {
 			fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s more than --max-line-bytes: not searched\n",
-				render.Safe(name), skippedLines(o.stats.TooLong))
+				text.Safe(name), skippedLines(o.stats.TooLong))
 		}
 		if len(o.found) > 0 {
 			withSecrets++

@@ -13,7 +13,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/pisess/pisess/internal/cli"
-	"github.com/pisess/pisess/internal/render"
+	"github.com/pisess/pisess/internal/text"
 )
 
 func TestMain(m *testing.M) {
@@ -108,12 +108,12 @@ func maxwidth(ts *testscript.TestScript, neg bool, args []string) {
 	if err != nil {
 		ts.Fatalf("maxwidth: bad width %q", args[0])
 	}
-	text := ts.ReadFile(args[1])
-	if text == "" {
+	out := ts.ReadFile(args[1])
+	if out == "" {
 		ts.Fatalf("maxwidth: %s is empty", args[1]) // nothing to measure: a test that cannot fail
 	}
-	for i, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
-		if w := render.Width(line); w > limit {
+	for i, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if w := text.Width(line); w > limit {
 			ts.Fatalf("%s:%d is %d columns wide, more than %d: %q", args[1], i+1, w, limit, line)
 		}
 	}

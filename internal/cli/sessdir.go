@@ -18,6 +18,7 @@ import (
 	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/sessdir"
 	pisession "github.com/pisess/pisess/internal/session"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // moveFlags are move's flags.
@@ -76,7 +77,7 @@ func (c *CLI) runMove(ctx *cli.Context, f *moveFlags) error {
 	}
 	quiet := c.quiet()
 	if !quiet {
-		fmt.Fprintf(c.Stderr, "pisess: reading %s (%s)\n", render.Safe(dir.path), dir.source)
+		fmt.Fprintf(c.Stderr, "pisess: reading %s (%s)\n", text.Safe(dir.path), dir.source)
 	}
 	opts := sessdir.MoveOptions{Root: dir.path, From: from, To: to, DryRun: f.dryRun, Temps: &safefile.Temps{}}
 	if !quiet {
@@ -127,7 +128,7 @@ func moveEnds(from, to string) (string, string, error) {
 
 // warnSkipped warns of a file move or prune left alone.
 func (c *CLI) warnSkipped(err error) {
-	fmt.Fprintf(c.Stderr, "pisess: warning: %s: left where it is\n", render.Safe(err.Error()))
+	fmt.Fprintf(c.Stderr, "pisess: warning: %s: left where it is\n", text.Safe(err.Error()))
 }
 
 // projectDir reads the project directory of command's flag name as pi resolves a
@@ -227,7 +228,7 @@ func (c *CLI) runPrune(ctx *cli.Context, f *pruneFlags) error {
 	opts.Root = dir.path
 	quiet := c.quiet()
 	if !quiet {
-		fmt.Fprintf(c.Stderr, "pisess: reading %s (%s)\n", render.Safe(dir.path), dir.source)
+		fmt.Fprintf(c.Stderr, "pisess: reading %s (%s)\n", text.Safe(dir.path), dir.source)
 	}
 	if !quiet {
 		opts.Skipped = c.warnSkipped

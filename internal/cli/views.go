@@ -20,6 +20,7 @@ import (
 	"github.com/pisess/pisess/internal/render"
 	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/session"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // The garbage collector's targets for the views (Go's default is 100):
@@ -284,7 +285,7 @@ func (c *CLI) openView(ctx *cli.Context, f *viewFlags, lines bool) (*view, error
 func (c *CLI) warnSkippedLines(v *view) {
 	if !c.quiet() && len(v.session.Skipped) > 0 {
 		fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s no entry (blank, torn or corrupt: `pisess validate %s` explains)\n",
-			render.Safe(v.file), skippedLines(v.session.Skipped), render.Safe(v.file))
+			text.Safe(v.file), skippedLines(v.session.Skipped), text.Safe(v.file))
 	}
 }
 

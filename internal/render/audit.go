@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pisess/pisess/internal/audit"
+	"github.com/pisess/pisess/internal/text"
 	"github.com/pisess/pisess/internal/validate"
 )
 
@@ -32,7 +33,7 @@ type AuditOptions struct {
 	Summary bool          // --summary: no row per file
 	Quiet   bool
 	Width   int // of the table and text; 0: no limit
-	Style   Style
+	Style   text.Style
 }
 
 // AuditResult is what an audit found: the files shown, the totals, how

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pisess/pisess/internal/audit"
+	"github.com/pisess/pisess/internal/text"
 	"github.com/pisess/pisess/internal/validate"
 )
 
@@ -246,7 +247,7 @@ func csvText(s string) string {
 	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
 		s = "'" + s
 	}
-	return Safe(s)
+	return text.Safe(s)
 }
 
 func moneyText(x float64) string { return strconv.FormatFloat(money(x), 'f', -1, 64) }

@@ -66,7 +66,7 @@ func (a *auditWriter) tempsText() {
 	}
 	names := make([]string, len(a.StaleTemps))
 	for i, t := range a.StaleTemps {
-		names[i] = Safe(t)
+		names[i] = text.Safe(t)
 	}
 	a.lines("temp files:", append(names, "left by an interrupted migrate or repair; `pisess repair --clean-temps DIR` removes them"))
 }
@@ -74,30 +74,30 @@ func (a *auditWriter) tempsText() {
 // lines writes a head and its parts, joined with ", " and wrapped to the
 // width, continuation lines indented under the first part.
 func (a *auditWriter) lines(head string, parts []string) {
-	a.wrap(head+" "+strings.Join(parts, ", "), Width(head)+1)
+	a.wrap(head+" "+strings.Join(parts, ", "), text.Width(head)+1)
 }
 
-// wrap writes text wrapped at spaces to the width, continuation lines
+// wrap writes s wrapped at spaces to the width, continuation lines
 // indented by indent columns (at most a third of the width).
-func (a *auditWriter) wrap(text string, indent int) {
-	if a.Width <= 0 || Width(text) <= a.Width {
-		fmt.Fprintln(a.out, text)
+func (a *auditWriter) wrap(s string, indent int) {
+	if a.Width <= 0 || text.Width(s) <= a.Width {
+		fmt.Fprintln(a.out, s)
 		return
 	}
 	pad := strings.Repeat(" ", min(indent, a.Width/3))
 	line := ""
-	for _, word := range strings.Split(text, " ") {
+	for _, word := range strings.Split(s, " ") {
 		switch {
 		case line == "":
 			line = word
-		case Width(line)+1+Width(word) <= a.Width:
+		case text.Width(line)+1+text.Width(word) <= a.Width:
 			line += " " + word
 		default:
 			fmt.Fprintln(a.out, line)
 			line = pad + word
 		}
-		if Width(line) > a.Width { // one word wider than the width
-			line = CutMiddle(line, a.Width)
+		if text.Width(line) > a.Width { // one word wider than the width
+			line = text.CutMiddle(line, a.Width)
 		}
 	}
 	fmt.Fprintln(a.out, line)
@@ -197,10 +197,10 @@ func (a *auditWriter) problemList(heading string, recs []*audit.Record, line fun
 func (a *auditWriter) stuckProblem(r *audit.Record) string {
 	head := "  " + a.Style.Warn("!") + " "
 	tail := " (pisess unstick)"
-	file := Safe(r.Path)
-	if room := a.Width - Width(head) - Width(tail); a.Width > 0 && Width(file) > room {
-		file = CutMiddle(file, max(room, 12))
-		file, tail = squeeze(file, tail, a.Width-Width(head))
+	file := text.Safe(r.Path)
+	if room := a.Width - text.Width(head) - text.Width(tail); a.Width > 0 && text.Width(file) > room {
+		file = text.CutMiddle(file, max(room, 12))
+		file, tail = squeeze(file, tail, a.Width-text.Width(head))
 	}
 	return head + file + a.Style.Dim(tail)
 }
@@ -208,7 +208,7 @@ func (a *auditWriter) stuckProblem(r *audit.Record) string {
 // problem describes one file's problem on one line that fits the width:
 // the message is cut first, then the path from the middle.
 func (a *auditWriter) problem(r *audit.Record) string {
-	file := Safe(r.Path)
+	file := text.Safe(r.Path)
 	var mark, tail string
 	switch r.Verdict {
 	case audit.Corrupt:
@@ -217,7 +217,7 @@ func (a *auditWriter) problem(r *audit.Record) string {
 			if f.Line > 0 {
 				file += ":" + strconv.Itoa(f.Line)
 			}
-			tail = " " + string(f.Code) + ": " + Safe(cut(f.Message, 160))
+			tail = " " + string(f.Code) + ": " + text.Safe(cut(f.Message, 160))
 		}
 	case audit.Repairable:
 		mark, tail = a.Style.Warn("!"), " (pisess repair)"
@@ -229,10 +229,10 @@ func (a *auditWriter) problem(r *audit.Record) string {
 		mark = a.Style.Dim("·")
 	}
 	head := "  " + mark + " "
-	if room := a.Width - Width(head); a.Width > 0 && Width(file)+Width(tail) > room {
-		file = CutMiddle(file, max(room-Width(tail), min(Width(file), 40)))
-		tail = CutEnd(tail, max(room-Width(file), 24))
-		file = CutMiddle(file, max(room-Width(tail), 12))
+	if room := a.Width - text.Width(head); a.Width > 0 && text.Width(file)+text.Width(tail) > room {
+		file = text.CutMiddle(file, max(room-text.Width(tail), min(text.Width(file), 40)))
+		tail = text.CutEnd(tail, max(room-text.Width(file), 24))
+		file = text.CutMiddle(file, max(room-text.Width(tail), 12))
 		file, tail = squeeze(file, tail, room)
 	}
 	if r.Verdict != audit.Corrupt {
@@ -245,9 +245,9 @@ func (a *auditWriter) problem(r *audit.Record) string {
 // minimums they were cut to do not fit (a terminal under 40 columns): the
 // text gives way first, then the path.
 func squeeze(file, tail string, room int) (string, string) {
-	if Width(file)+Width(tail) <= room {
+	if text.Width(file)+text.Width(tail) <= room {
 		return file, tail
 	}
-	tail = CutEnd(tail, room-Width(file))
-	return CutMiddle(file, room-Width(tail)), tail
+	tail = text.CutEnd(tail, room-text.Width(file))
+	return text.CutMiddle(file, room-text.Width(tail)), tail
 }

@@ -37,7 +37,7 @@ func (a *auditWriter) fileTable() error {
 	if len(a.Rows) == 0 {
 		return nil
 	}
-	cols := []Column{
+	cols := []text.Column{
 		{Title: "FILE", Min: 24, Middle: true},
 		{Title: "PROJECT", Min: 8, Drop: dropProject},
 		{Title: "VER", Right: true, Drop: dropVersion},
@@ -61,20 +61,20 @@ func (a *auditWriter) fileTable() error {
 	}
 	dir := commonDir(recs)
 	if dir != "" {
-		cols[0].Title = "FILE (in " + Safe(dir) + ")"
+		cols[0].Title = "FILE (in " + text.Safe(dir) + ")"
 	}
 	rows := make([][]string, 0, len(a.Rows))
 	for _, row := range a.Rows {
 		r, u := row.Record, row.Usage
 		rows = append(rows, []string{
-			Safe(auditFileCell(r, dir)), Safe(lastElement(r.CWD)), versionText(r.Version), a.verdictCell(r),
+			text.Safe(auditFileCell(r, dir)), text.Safe(lastElement(r.CWD)), versionText(r.Version), a.verdictCell(r),
 			text.Count(int64(r.Entries)), text.Count(int64(r.Branches)), text.Count(int64(r.MessageCount())),
 			text.Count(u.Tokens.Input), text.Count(u.Tokens.Output), text.Count(u.Tokens.CacheRead), text.Count(u.Tokens.CacheWrite),
 			text.Count(u.Tokens.Total), costText(u), text.Bytes(r.Bytes),
-			r.LastActivity.In(a.Totals.Location).Format("2006-01-02 15:04"), Safe(oneLineText(r.Title())),
+			r.LastActivity.In(a.Totals.Location).Format("2006-01-02 15:04"), text.Safe(oneLineText(r.Title())),
 		})
 	}
-	return Table(a.out, cols, rows, nil, a.Width)
+	return text.Table(a.out, cols, rows, nil, a.Width)
 }
 
 // auditFileCell is how the table names a file: below the directory all files
@@ -135,19 +135,19 @@ func commonDir(recs []*audit.Record) string {
 // groupTable writes the grouped totals with a total row.
 func (a *auditWriter) groupTable(sum audit.Summary) error {
 	by := a.Totals.By
-	key := Column{Title: strings.ToUpper(string(by)), Min: 16, Middle: by == audit.ByProject || by == audit.BySession}
+	key := text.Column{Title: strings.ToUpper(string(by)), Min: 16, Middle: by == audit.ByProject || by == audit.BySession}
 	if by.ByTime() {
 		key.Title += " (" + zoneName(a.Totals.Location) + ")"
 	}
-	cols := []Column{key}
+	cols := []text.Column{key}
 	session := by == audit.BySession
 	if session {
-		cols = append(cols, Column{Title: "PROJECT", Min: 8, Drop: 7}, Column{Title: "TITLE", Min: 12, Drop: 6})
+		cols = append(cols, text.Column{Title: "PROJECT", Min: 8, Drop: 7}, text.Column{Title: "TITLE", Min: 12, Drop: 6})
 	}
-	cols = append(cols, Column{Title: "FILES", Right: true, Drop: 8}, Column{Title: "USAGES", Right: true, Drop: 5},
-		Column{Title: "INPUT", Right: true, Drop: 3}, Column{Title: "OUTPUT", Right: true, Drop: 4},
-		Column{Title: "CACHE R", Right: true, Drop: 2}, Column{Title: "CACHE W", Right: true, Drop: 1},
-		Column{Title: "TOKENS", Right: true, Drop: 9}, Column{Title: "COST", Right: true})
+	cols = append(cols, text.Column{Title: "FILES", Right: true, Drop: 8}, text.Column{Title: "USAGES", Right: true, Drop: 5},
+		text.Column{Title: "INPUT", Right: true, Drop: 3}, text.Column{Title: "OUTPUT", Right: true, Drop: 4},
+		text.Column{Title: "CACHE R", Right: true, Drop: 2}, text.Column{Title: "CACHE W", Right: true, Drop: 1},
+		text.Column{Title: "TOKENS", Right: true, Drop: 9}, text.Column{Title: "COST", Right: true})
 	cells := func(first []string, files int, u audit.Usage) []string {
 		return append(first, text.Count(int64(files)), text.Count(int64(u.Records)),
 			text.Count(u.Tokens.Input), text.Count(u.Tokens.Output), text.Count(u.Tokens.CacheRead),
@@ -155,9 +155,9 @@ func (a *auditWriter) groupTable(sum audit.Summary) error {
 	}
 	rows := make([][]string, 0, len(sum.Groups))
 	for _, g := range sum.Groups {
-		first := []string{Safe(g.Key)}
+		first := []string{text.Safe(g.Key)}
 		if session {
-			first = append(first, Safe(lastElement(g.Project)), Safe(oneLineText(g.Title)))
+			first = append(first, text.Safe(lastElement(g.Project)), text.Safe(oneLineText(g.Title)))
 		}
 		rows = append(rows, cells(first, g.Files, g.Usage))
 	}
@@ -165,7 +165,7 @@ func (a *auditWriter) groupTable(sum audit.Summary) error {
 	if session {
 		first = append(first, "", "")
 	}
-	return Table(a.out, cols, rows, cells(first, sum.Files, sum.Usage), a.Width)
+	return text.Table(a.out, cols, rows, cells(first, sum.Files, sum.Usage), a.Width)
 }
 
 // verdictCell is the verdict, then "stuck" for a stuck session and

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pisess/pisess/internal/audit"
 	"github.com/pisess/pisess/internal/finding"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // money rounded x*1e9, which overflows to +Inf for costs above ~1.8e299:
@@ -128,8 +129,8 @@ func TestAuditProblemsFitNarrowWidths(t *testing.T) {
 		a := &auditWriter{AuditResult: AuditResult{Rows: rows}, AuditOptions: AuditOptions{Width: width}, out: &out}
 		a.problems()
 		for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
-			if Width(line) > width {
-				t.Errorf("width %d: %q is %d wide", width, line, Width(line))
+			if text.Width(line) > width {
+				t.Errorf("width %d: %q is %d wide", width, line, text.Width(line))
 			}
 		}
 	}

@@ -143,7 +143,7 @@ type wordsWriter struct {
 	space bool
 	wrote bool            // a word was written (to b, or out)
 	out   io.StringWriter // when set, b is written to it as it fills
-	safe  bool            // what goes to out is made safe (Safe)
+	safe  bool            // what goes to out is made safe (text.Safe)
 }
 
 // streamBuffer is how much of the words a streaming wordsWriter holds.
@@ -179,7 +179,7 @@ func (w *wordsWriter) add(piece string) {
 // flush writes what b holds to out (streaming).
 func (w *wordsWriter) flush() {
 	if w.safe {
-		w.out.WriteString(Safe(w.b.String()))
+		w.out.WriteString(text.Safe(w.b.String()))
 	} else {
 		w.out.WriteString(w.b.String())
 	}
@@ -198,19 +198,19 @@ func (d entryView) words() string {
 
 func (w *wordsWriter) String() string { return w.b.String() }
 
-// textCells are the cells of a line's text: prefix and text, made safe
+// textCells are the cells of a line's text: prefix and body, made safe
 // for the terminal, as one flexible cell, which fit shrinks first. At
-// width 0 nothing is cut, so they go as two cells: a text of hundreds of
+// width 0 nothing is cut, so they go as two cells: a body of hundreds of
 // megabytes is written as it is instead of copied after its prefix.
-// A lazy text (width 0 only) is a cell of its own, written as the line is.
-func textCells(width int, prefix, text string, lazy *lazyWords) []cell {
+// A lazy body (width 0 only) is a cell of its own, written as the line is.
+func textCells(width int, prefix, body string, lazy *lazyWords) []cell {
 	if lazy != nil {
-		return []cell{{text: Safe(prefix)}, {lazy: lazy}}
+		return []cell{{text: text.Safe(prefix)}, {lazy: lazy}}
 	}
-	if width > 0 || prefix == "" || text == "" {
-		return []cell{{text: Safe(prefix + text), flex: true}} // nothing copied when one is ""
+	if width > 0 || prefix == "" || body == "" {
+		return []cell{{text: text.Safe(prefix + body), flex: true}} // nothing copied when one is ""
 	}
-	return []cell{{text: Safe(prefix)}, {text: Safe(text), flex: true}}
+	return []cell{{text: text.Safe(prefix)}, {text: text.Safe(body), flex: true}}
 }
 
 // joinPrefix is what join(a, sep, b) puts before b; hasB says b is not "".

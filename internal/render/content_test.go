@@ -59,7 +59,7 @@ func TestContentTextAsWhole(t *testing.T) {
 				var b, safe strings.Builder
 				lazy.writeTo(&b, false)
 				words = b.String()
-				if lazy.writeTo(&safe, true); safe.String() != Safe(words) {
+				if lazy.writeTo(&safe, true); safe.String() != text.Safe(words) {
 					t.Errorf("content of %d bytes: the lazy words made safe piece by piece differ from Safe of them", len(c))
 				}
 			}

@@ -43,14 +43,14 @@ func Context(w io.Writer, c *project.Context, opt ViewOptions) error {
 		tw.contextHeader(c, msgs)
 	}
 	if len(msgs) == 0 {
-		tw.line(cell{text: "(no messages)", paint: Style.Dim})
+		tw.line(cell{text: "(no messages)", paint: text.Style.Dim})
 		return tw.flush()
 	}
 	tw.messageLines(c, msgs)
 	if n := len(c.Unpaired); n > 0 && !opt.Quiet {
 		tw.line()
 		tw.line(cell{text: warnMark + " " + text.Plural(n, "tool call/result problem", "tool call/result problems") +
-			" (rule 6): a provider rejects the next request built from this context", paint: Style.Warn})
+			" (rule 6): a provider rejects the next request built from this context", paint: text.Style.Warn})
 	}
 	return tw.flush()
 }
@@ -61,18 +61,18 @@ func (tw *textWriter) contextHeader(c *project.Context, msgs []messageView) {
 		tw.header(append(h, cell{text: ": no entries, empty context"}))
 		return
 	}
-	tw.headLine(append(h, cell{text: ": context at leaf "}, cell{text: shortID(c.Leaf.ID()), paint: Style.Accent}))
+	tw.headLine(append(h, cell{text: ": context at leaf "}, cell{text: shortID(c.Leaf.ID()), paint: text.Style.Accent}))
 	field := func(name string, value ...cell) {
-		tw.line(append([]cell{{text: fmt.Sprintf("  %-9s ", name), paint: Style.Dim}}, value...)...)
+		tw.line(append([]cell{{text: fmt.Sprintf("  %-9s ", name), paint: text.Style.Dim}}, value...)...)
 	}
 	field("model", append([]cell{modelCell(c.Model)}, modelsCell(c.Settings)...)...)
 	thinking := "(none)"
 	if name := c.ThinkingLevelName(); name != "" {
-		thinking = Safe(name)
+		thinking = text.Safe(name)
 	}
 	field("thinking", cell{text: thinking})
 	field("messages", cell{text: fmt.Sprintf("%s, ≈ %s tokens", text.Count(int64(len(msgs))), text.Count(int64(project.ContextTokens(c.Messages))))},
-		cell{text: " " + tokenBasis(msgs), paint: Style.Dim})
+		cell{text: " " + tokenBasis(msgs), paint: text.Style.Dim})
 	if cut := cutNote(c); cut != "" {
 		field("cut", cell{text: cut})
 	}
@@ -87,10 +87,10 @@ func (tw *textWriter) contextHeader(c *project.Context, msgs []messageView) {
 
 func modelCell(m *project.Model) cell {
 	if m == nil {
-		return cell{text: "(none)", paint: Style.Dim}
+		return cell{text: "(none)", paint: text.Style.Dim}
 	}
 	provider, id := m.Names()
-	return cell{text: Safe(cmp.Or(provider, "?") + "/" + cmp.Or(id, "?")), paint: Style.Bold}
+	return cell{text: text.Safe(cmp.Or(provider, "?") + "/" + cmp.Or(id, "?")), paint: text.Style.Bold}
 }
 
 // tokenBasis says where the token total comes from, as pi's
@@ -281,7 +281,7 @@ func (tw *textWriter) messageLines(c *project.Context, msgs []messageView) {
 	idW := idColumns // wider only for an id wide once escaped or drawn
 	for i, m := range msgs {
 		idW = max(idW, tw.width(shortID(c.Sources[i].ID())))
-		kinds[i] = cut(Safe(m.kind()), maxKind)
+		kinds[i] = cut(text.Safe(m.kind()), maxKind)
 		kindW = max(kindW, tw.width(kinds[i]))
 		charW = max(charW, len(text.Count(int64(m.chars))))
 		tokW = max(tokW, len(text.Count(int64(m.tokens))))
@@ -289,7 +289,7 @@ func (tw *textWriter) messageLines(c *project.Context, msgs []messageView) {
 	pad := func(s string, n int) string { return s + blanks(n-tw.width(s)) }
 	lpad := func(s string, n int) string { return blanks(n-tw.width(s)) + s }
 	tw.line(cell{text: fmt.Sprintf("%s  %s  %s  %s  %s  %s", lpad(colIndex, numW), pad(colKind, kindW), pad(colEntry, idW),
-		lpad(colChars, charW), lpad(colTokens, tokW), colText), paint: Style.Dim})
+		lpad(colChars, charW), lpad(colTokens, tokW), colText), paint: text.Style.Dim})
 	sections := sectionsOf(c)
 	omitted := omissions(c, edits)
 	under := blanks(numW + 2) // a note under a message, past its index
@@ -297,29 +297,29 @@ func (tw *textWriter) messageLines(c *project.Context, msgs []messageView) {
 		for len(omitted) > 0 && omitted[0].at <= upTo {
 			o := omitted[0]
 			omitted = omitted[1:]
-			tw.line(cell{text: under + "✂ " + shortID(o.entry.ID()) + " " + Safe(entryKind(o.entry)) +
-				" omitted by context edit " + shortID(o.by), paint: Style.Dim})
+			tw.line(cell{text: under + "✂ " + shortID(o.entry.ID()) + " " + text.Safe(entryKind(o.entry)) +
+				" omitted by context edit " + shortID(o.by), paint: text.Style.Dim})
 		}
 	}
 	for i, m := range msgs {
 		src := c.Sources[i]
 		if i > 0 && sections[i] != sections[i-1] {
-			tw.line(cell{text: under + "── " + sections[i] + " ──", paint: Style.Dim})
+			tw.line(cell{text: under + "── " + sections[i] + " ──", paint: text.Style.Dim})
 		}
 		omit(i)
 		cells := []cell{
-			{text: lpad(strconv.Itoa(i), numW) + "  ", paint: Style.Dim},
+			{text: lpad(strconv.Itoa(i), numW) + "  ", paint: text.Style.Dim},
 			{text: pad(kinds[i], kindW), paint: m.kindPaint()}, {text: "  "},
-			{text: pad(shortID(src.ID()), idW), paint: Style.Accent}, {text: "  "},
-			{text: lpad(text.Count(int64(m.chars)), charW) + "  " + lpad(text.Count(int64(m.tokens)), tokW), paint: Style.Dim}, {text: "  "},
+			{text: pad(shortID(src.ID()), idW), paint: text.Style.Accent}, {text: "  "},
+			{text: lpad(text.Count(int64(m.chars)), charW) + "  " + lpad(text.Count(int64(m.tokens)), tokW), paint: text.Style.Dim}, {text: "  "},
 		}
 		cells = append(cells, textCells(tw.opt.Width, joinPrefix(m.detail, ": ", m.text != "" || m.lazy != nil), m.text, m.lazy)...)
 		if editedMessage(edits, src, m) {
-			cells = append(cells, cell{text: "  ✎ edited by " + shortID(edits[src.ID()].by), paint: Style.Label})
+			cells = append(cells, cell{text: "  ✎ edited by " + shortID(edits[src.ID()].by), paint: text.Style.Label})
 		}
 		tw.line(cells...)
 		for _, u := range unpaired[i] {
-			tw.line(cell{text: under + warnMark + " " + Safe(unpairedText(u)), paint: Style.Warn})
+			tw.line(cell{text: under + warnMark + " " + text.Safe(unpairedText(u)), paint: text.Style.Warn})
 		}
 	}
 	omit(len(msgs))

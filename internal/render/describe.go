@@ -48,11 +48,11 @@ func (d entryView) rest() string {
 func (d entryView) paint() paintFunc {
 	switch {
 	case d.failed:
-		return Style.Error
+		return text.Style.Error
 	case d.kind == "user":
-		return Style.Bold
+		return text.Style.Bold
 	case d.kind == "compaction" || d.kind == "branch summary":
-		return Style.Warn
+		return text.Style.Warn
 	}
 	return nil
 }
@@ -436,12 +436,12 @@ func (v messageView) kind() string {
 func (v messageView) kindPaint() paintFunc {
 	switch v.role {
 	case "user":
-		return Style.Bold
+		return text.Style.Bold
 	case "compactionSummary", "branchSummary", "custom":
-		return Style.Label
+		return text.Style.Label
 	}
 	if v.failed {
-		return Style.Error
+		return text.Style.Error
 	}
 	return nil
 }

@@ -1,4 +1,5 @@
-// Package render turns results into output: text for people (colour on a
-// terminal, control characters from file content escaped), JSON Lines for
-// scripts, GitHub Actions annotations, tables.
+// Package render turns results into output: the one describer of an
+// entry, the views and the reports' wording for people, JSON Lines for
+// scripts, GitHub Actions annotations. Colour, width, tables and escaping
+// come from internal/text.
 package render

@@ -88,13 +88,13 @@ func duTable(w *bufio.Writer, u *du.Usage, total bool, opt DUOptions) error {
 			lines, shrink = r.Entries, r.Shrink
 			continue
 		}
-		row := []string{string(r.Kind), Safe(r.Name), text.Count(r.Entries), text.Bytes(r.Bytes), share(r.Bytes, u.Bytes)}
+		row := []string{string(r.Kind), text.Safe(r.Name), text.Count(r.Entries), text.Bytes(r.Bytes), share(r.Bytes, u.Bytes)}
 		if opt.Shrink {
 			row = append(row, shrinkCell(r.Shrink))
 		}
 		rows = append(rows, row)
 	}
-	name := Safe(u.File)
+	name := text.Safe(u.File)
 	if total {
 		name = "total of " + text.Plural(u.Files, "file", "files")
 	}
@@ -103,7 +103,7 @@ func duTable(w *bufio.Writer, u *du.Usage, total bool, opt DUOptions) error {
 		fmt.Fprintf(w, "; slim --rewrite would take off %s (%s), leaving %s", text.Bytes(shrink), share(shrink, u.Bytes), text.Bytes(u.Bytes-shrink))
 	}
 	w.WriteByte('\n')
-	cols := []Column{
+	cols := []text.Column{
 		{Title: "KIND"},
 		{Title: "NAME", Min: 12},
 		{Title: "ENTRIES", Right: true},
@@ -111,9 +111,9 @@ func duTable(w *bufio.Writer, u *du.Usage, total bool, opt DUOptions) error {
 		{Title: "SHARE", Right: true},
 	}
 	if opt.Shrink {
-		cols = append(cols, Column{Title: "SLIM TAKES", Right: true})
+		cols = append(cols, text.Column{Title: "SLIM TAKES", Right: true})
 	}
-	if err := Table(w, cols, rows, nil, opt.Width); err != nil {
+	if err := text.Table(w, cols, rows, nil, opt.Width); err != nil {
 		return err
 	}
 	return w.WriteByte('\n')

@@ -9,11 +9,12 @@ import (
 	"strings"
 
 	"github.com/pisess/pisess/internal/finding"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // Finding writes one finding as "file:line: severity code: message".
-func Finding(w io.Writer, s Style, file string, f finding.Finding) error {
-	loc := Safe(file)
+func Finding(w io.Writer, s text.Style, file string, f finding.Finding) error {
+	loc := text.Safe(file)
 	if f.Line > 0 {
 		loc += ":" + strconv.Itoa(f.Line)
 	}
@@ -25,9 +26,9 @@ func Finding(w io.Writer, s Style, file string, f finding.Finding) error {
 	}
 	extra := ""
 	if f.Pointer != "" {
-		extra = s.Dim(" at " + Safe(f.Pointer))
+		extra = s.Dim(" at " + text.Safe(f.Pointer))
 	}
-	_, err := fmt.Fprintf(w, "%s: %s %s: %s%s\n", loc, sev, f.Code, Safe(f.Message), extra)
+	_, err := fmt.Fprintf(w, "%s: %s %s: %s%s\n", loc, sev, f.Code, text.Safe(f.Message), extra)
 	return err
 }
 
@@ -37,7 +38,7 @@ func GitHub(w io.Writer, file string, f finding.Finding) error {
 	if f.Severity == finding.Warning {
 		level = "warning"
 	}
-	props := "file=" + ghProperty(Safe(file))
+	props := "file=" + ghProperty(text.Safe(file))
 	if f.Line > 0 {
 		props += ",line=" + strconv.Itoa(f.Line)
 	}
@@ -46,7 +47,7 @@ func GitHub(w io.Writer, file string, f finding.Finding) error {
 	if f.Pointer != "" {
 		msg += " (at " + f.Pointer + ")"
 	}
-	_, err := fmt.Fprintf(w, "::%s %s::%s\n", level, props, ghData(Safe(msg)))
+	_, err := fmt.Fprintf(w, "::%s %s::%s\n", level, props, ghData(text.Safe(msg)))
 	return err
 }
 
@@ -78,6 +79,6 @@ func JSONLine(w io.Writer, v any) error {
 	if err := encodeJSON(&b, v); err != nil {
 		return err
 	}
-	_, err := w.Write(append(EscapeControls(b.Bytes()), '\n'))
+	_, err := w.Write(append(text.EscapeControls(b.Bytes()), '\n'))
 	return err
 }

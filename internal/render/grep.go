@@ -6,6 +6,7 @@ import (
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/grep"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // grepHit is one match as grep's JSON line shows it.
@@ -23,15 +24,15 @@ type grepHit struct {
 // GrepMatch writes one match of grep: `FILE:LINE: ID ROLE TIMESTAMP: …text…`
 // with the occurrence painted, or its JSON line. onPath says the entry is
 // on the default leaf's path.
-func GrepMatch(w io.Writer, style Style, format, file string, m grep.Match, onPath bool) {
+func GrepMatch(w io.Writer, style text.Style, format, file string, m grep.Match, onPath bool) {
 	if format == "json" {
 		JSONLine(w, grepHit{File: file, FileBytes: finding.NameBytes(file), Line: m.Line, EntryID: m.EntryID,
 			Role: m.Role, Timestamp: m.Timestamp, OnPath: onPath, Text: m.Snippet})
 		return
 	}
 	s := m.Snippet
-	fmt.Fprintf(w, "%s:%d: %s %s %s: %s%s%s\n", Safe(file), m.Line, Safe(orDash(m.EntryID)), Safe(m.Role), Safe(orDash(m.Timestamp)),
-		Safe(s[:m.At[0]]), style.Error(Safe(s[m.At[0]:m.At[1]])), Safe(s[m.At[1]:]))
+	fmt.Fprintf(w, "%s:%d: %s %s %s: %s%s%s\n", text.Safe(file), m.Line, text.Safe(orDash(m.EntryID)), text.Safe(m.Role), text.Safe(orDash(m.Timestamp)),
+		text.Safe(s[:m.At[0]]), style.Error(text.Safe(s[m.At[0]:m.At[1]])), text.Safe(s[m.At[1]:]))
 }
 
 // orDash is s, or "-" for none.
@@ -58,8 +59,8 @@ func GrepFile(w io.Writer, format, file string, count int) {
 			FileBytes []byte `json:"fileBytes,omitempty"`
 		}{file, finding.NameBytes(file)})
 	case count >= 0:
-		fmt.Fprintf(w, "%s:%d\n", Safe(file), count)
+		fmt.Fprintf(w, "%s:%d\n", text.Safe(file), count)
 	default:
-		fmt.Fprintln(w, Safe(file))
+		fmt.Fprintln(w, text.Safe(file))
 	}
 }

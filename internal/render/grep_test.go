@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pisess/pisess/internal/grep"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // TestGrepMatch: the occurrence is painted on a terminal only, and every
@@ -21,13 +22,13 @@ func TestGrepMatch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var b bytes.Buffer
-		GrepMatch(&b, NewStyle(tt.on), "text", "f\x1b.jsonl", m, false)
+		GrepMatch(&b, text.NewStyle(tt.on), "text", "f\x1b.jsonl", m, false)
 		if b.String() != tt.want {
 			t.Errorf("colour %v:\n got %q\nwant %q", tt.on, b.String(), tt.want)
 		}
 	}
 	var b bytes.Buffer
-	GrepMatch(&b, NewStyle(true), "json", "f.jsonl", m, true)
+	GrepMatch(&b, text.NewStyle(true), "json", "f.jsonl", m, true)
 	if want := `{"file":"f.jsonl","line":3,"entryId":"a\u001b[2J","role":"user","timestamp":"T","onPath":true,"text":"say \u001b]0;x\u0007 hi"}` + "\n"; b.String() != want {
 		t.Errorf("json:\n got %q\nwant %q", b.String(), want)
 	}
@@ -37,7 +38,7 @@ func TestGrepMatch(t *testing.T) {
 // the fields keep their places (no "user : " with two spaces).
 func TestGrepMatchWithoutIDOrTimestamp(t *testing.T) {
 	var b bytes.Buffer
-	GrepMatch(&b, NewStyle(false), "text", "f.jsonl", grep.Match{Line: 3, Role: "user", Snippet: "hi", At: [2]int{0, 2}}, false)
+	GrepMatch(&b, text.NewStyle(false), "text", "f.jsonl", grep.Match{Line: 3, Role: "user", Snippet: "hi", At: [2]int{0, 2}}, false)
 	if want := "f.jsonl:3: - user -: hi\n"; b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
 	}

@@ -82,7 +82,7 @@ func modelsCell(s project.Settings) []cell {
 	if len(roles) == 0 {
 		return nil
 	}
-	return []cell{{text: "  (" + Safe(strings.Join(roles, ", ")) + ")", paint: Style.Dim}}
+	return []cell{{text: "  (" + text.Safe(strings.Join(roles, ", ")) + ")", paint: text.Style.Dim}}
 }
 
 // resetNote describes the /clear an omp context starts after.

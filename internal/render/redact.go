@@ -15,10 +15,10 @@ import (
 func RedactSummary(w io.Writer, file, dest string, res secrets.RedactResult) {
 	switch {
 	case res.Count == 0 && dest == file:
-		fmt.Fprintf(w, "pisess: %s: no secrets found; left unchanged\n", Safe(file))
+		fmt.Fprintf(w, "pisess: %s: no secrets found; left unchanged\n", text.Safe(file))
 		return
 	case res.Count == 0:
-		fmt.Fprintf(w, "pisess: %s: no secrets found; copied unchanged to %s\n", Safe(file), Safe(dest))
+		fmt.Fprintf(w, "pisess: %s: no secrets found; copied unchanged to %s\n", text.Safe(file), text.Safe(dest))
 		return
 	}
 	kinds := make([]string, 0, len(res.ByKind))
@@ -29,6 +29,6 @@ func RedactSummary(w io.Writer, file, dest string, res secrets.RedactResult) {
 		kinds = append(kinds, k)
 	}
 	sort.Strings(kinds)
-	fmt.Fprintf(w, "pisess: %s: redacted %s (%s) → %s\n", Safe(file),
-		text.Plural(res.Count, "secret", "secrets"), strings.Join(kinds, ", "), Safe(dest))
+	fmt.Fprintf(w, "pisess: %s: redacted %s (%s) → %s\n", text.Safe(file),
+		text.Plural(res.Count, "secret", "secrets"), strings.Join(kinds, ", "), text.Safe(dest))
 }

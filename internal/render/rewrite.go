@@ -53,7 +53,7 @@ type Rewrites struct {
 	Out, Err io.Writer
 	Format   string
 	Quiet    bool // text: no unchanged files, no summary
-	Style    Style
+	Style    text.Style
 
 	files, done, unchanged, refused, tempsRemoved int
 }
@@ -73,16 +73,16 @@ func (p *Rewrites) Result(r RewriteResult) {
 	if p.Quiet && (r.Action == "unchanged") {
 		return
 	}
-	line := Safe(r.File) + ": " + p.Style.OK(strings.ReplaceAll(r.Action, "-", " "))
+	line := text.Safe(r.File) + ": " + p.Style.OK(strings.ReplaceAll(r.Action, "-", " "))
 	if r.Action == "unchanged" {
-		line = Safe(r.File) + ": " + p.Style.Dim(r.Action)
+		line = text.Safe(r.File) + ": " + p.Style.Dim(r.Action)
 	}
 	if detail := r.details(); len(detail) > 0 {
 		line += " (" + strings.Join(detail, ", ") + ")"
 	}
 	fmt.Fprintln(p.Out, line)
 	if r.Reason != "" { // an error after the rename: written, but not all is well
-		fmt.Fprintf(p.Err, "%s %s\n", p.Style.Error("error:"), Safe(r.Reason))
+		fmt.Fprintf(p.Err, "%s %s\n", p.Style.Error("error:"), text.Safe(r.Reason))
 	}
 	if !p.Quiet { // migrate's notes, warnings as validate writes them
 		for _, f := range r.Findings {
@@ -95,8 +95,8 @@ func (p *Rewrites) Result(r RewriteResult) {
 }
 
 // Refused says on w why a file was left alone.
-func Refused(w io.Writer, s Style, reason string) {
-	fmt.Fprintf(w, "%s %s\n", s.Error("refused:"), Safe(reason))
+func Refused(w io.Writer, s text.Style, reason string) {
+	fmt.Fprintf(w, "%s %s\n", s.Error("refused:"), text.Safe(reason))
 }
 
 // count adds one result to the tally.
@@ -122,18 +122,18 @@ func (p *Rewrites) Temp(r TempResult) {
 		r.FileBytes = finding.NameBytes(r.File)
 		JSONLine(p.Out, r)
 	case r.Action == "temp-removed":
-		fmt.Fprintf(p.Out, "%s: %s\n", Safe(r.File), p.Style.OK("stale temp file removed"))
+		fmt.Fprintf(p.Out, "%s: %s\n", text.Safe(r.File), p.Style.OK("stale temp file removed"))
 	case r.Action == "temp-would-remove":
-		fmt.Fprintf(p.Out, "%s: %s\n", Safe(r.File), p.Style.OK("stale temp file, would be removed"))
+		fmt.Fprintf(p.Out, "%s: %s\n", text.Safe(r.File), p.Style.OK("stale temp file, would be removed"))
 	default:
-		fmt.Fprintf(p.Out, "%s: %s (%s)\n", Safe(r.File), p.Style.Dim("temp file kept"), Safe(r.Reason))
+		fmt.Fprintf(p.Out, "%s: %s (%s)\n", text.Safe(r.File), p.Style.Dim("temp file kept"), text.Safe(r.Reason))
 	}
 }
 
 // TempsFailed says that the temp files of a directory could not be
 // cleaned.
 func (p *Rewrites) TempsFailed(err error) {
-	fmt.Fprintf(p.Err, "%s %s\n", p.Style.Error("clean-temps:"), Safe(err.Error()))
+	fmt.Fprintf(p.Err, "%s %s\n", p.Style.Error("clean-temps:"), text.Safe(err.Error()))
 }
 
 // Summary writes the summary line of the text format: "✓ 3 files: 2
@@ -167,7 +167,7 @@ func (r RewriteResult) details() []string {
 		detail = append(detail, fmt.Sprintf("line %d %s", f.Line, f.Code))
 	}
 	if r.Backup != nil {
-		detail = append(detail, "backup "+Safe(*r.Backup))
+		detail = append(detail, "backup "+text.Safe(*r.Backup))
 	}
 	if r.ReadOnly {
 		detail = append(detail, "the file was read-only: replaced anyway, as its directory allows; still read-only")
@@ -176,17 +176,17 @@ func (r RewriteResult) details() []string {
 		detail = append(detail, fmt.Sprintf("%s appended by another program during the rename carried over", text.Plural(int(r.Carried), "byte", "bytes")))
 	}
 	if r.Rescued != "" {
-		detail = append(detail, "old generation as another program left it kept in "+Safe(r.Rescued))
+		detail = append(detail, "old generation as another program left it kept in "+text.Safe(r.Rescued))
 	}
 	return detail
 }
 
-// safeLines makes each line of a diff safe for a terminal (Safe), keeping
+// safeLines makes each line of a diff safe for a terminal (text.Safe), keeping
 // the newlines.
-func safeLines(text string) string {
-	lines := strings.Split(text, "\n")
+func safeLines(diff string) string {
+	lines := strings.Split(diff, "\n")
 	for i, l := range lines {
-		lines[i] = Safe(l)
+		lines[i] = text.Safe(l)
 	}
 	return strings.Join(lines, "\n")
 }

@@ -17,7 +17,7 @@ import (
 
 // ViewOptions are the settings of the text views of tree, path and context.
 type ViewOptions struct {
-	Style Style
+	Style text.Style
 	// Width cuts every line to this many terminal columns; 0 never cuts.
 	Width int
 	// File is the session file as the user named it, for the header.
@@ -56,7 +56,7 @@ func shortID(id string) string {
 	if r := []rune(id); len(r) > idColumns {
 		id = string(r[:idColumns])
 	}
-	return Safe(id)
+	return text.Safe(id)
 }
 
 // Tree writes the text view of `pisess tree`: every entry on one line, a
@@ -77,7 +77,7 @@ func Tree(w io.Writer, s *project.Session, leaf *project.Entry, opt ViewOptions)
 		tw.header(tr.header())
 	}
 	if len(s.Entries) == 0 {
-		tw.line(cell{text: "(no entries)", paint: Style.Dim})
+		tw.line(cell{text: "(no entries)", paint: text.Style.Dim})
 		return tw.flush()
 	}
 	if err := tw.flush(); err != nil {
@@ -127,11 +127,11 @@ func (tr *treeRun) header() []cell {
 	}
 	cells := []cell{fileCell(opt.File), {text: ": " + strings.Join(parts, ", ")}}
 	if tr.leaf != nil {
-		note := cell{text: " (" + pathMark + " marks its path)", paint: Style.Dim, optional: true}
+		note := cell{text: " (" + pathMark + " marks its path)", paint: text.Style.Dim, optional: true}
 		if !tr.on(tr.leaf.Index) {
-			note = cell{text: " (no path: a parentId cycle above it)", paint: Style.Warn}
+			note = cell{text: " (no path: a parentId cycle above it)", paint: text.Style.Warn}
 		}
-		cells = append(cells, cell{text: "; leaf "}, cell{text: shortID(tr.leaf.ID()), paint: Style.Accent}, note)
+		cells = append(cells, cell{text: "; leaf "}, cell{text: shortID(tr.leaf.ID()), paint: text.Style.Accent}, note)
 	}
 	return cells
 }
@@ -280,8 +280,8 @@ func (tr *treeRun) run(i int) (int, int) {
 // "… N entries …" line.
 func (tr *treeRun) foldLine(it treeItem) {
 	l := &tr.levels[it.lvl]
-	tr.tw.line(pathMarkCell(tr.on(int(it.entry))), cell{text: l.indent, cols: l.cols, paint: Style.Dim},
-		cell{text: "… " + text.Plural(int(it.fold), "entry", "entries") + " …", paint: Style.Dim})
+	tr.tw.line(pathMarkCell(tr.on(int(it.entry))), cell{text: l.indent, cols: l.cols, paint: text.Style.Dim},
+		cell{text: "… " + text.Plural(int(it.fold), "entry", "entries") + " …", paint: text.Style.Dim})
 }
 
 // belowLine sums up the branches of a branch point deeper than --depth.
@@ -304,8 +304,8 @@ func (tr *treeRun) belowLine(it treeItem) {
 		leaf = ", the leaf among them"
 	}
 	l := &tr.levels[it.lvl]
-	tr.tw.line(pathMarkCell(onPath), cell{text: l.indent + "└╴ ", cols: l.cols + 3, paint: Style.Dim},
-		cell{text: "… " + text.Plural(entries, "entry", "entries") + " in " + strconv.Itoa(len(kids)) + " branches" + leaf + " (--depth " + strconv.Itoa(tr.tw.opt.Depth) + ")", paint: Style.Dim})
+	tr.tw.line(pathMarkCell(onPath), cell{text: l.indent + "└╴ ", cols: l.cols + 3, paint: text.Style.Dim},
+		cell{text: "… " + text.Plural(entries, "entry", "entries") + " in " + strconv.Itoa(len(kids)) + " branches" + leaf + " (--depth " + strconv.Itoa(tr.tw.opt.Depth) + ")", paint: text.Style.Dim})
 }
 
 // pushBranches pushes the first entries of several branches (or a single
@@ -332,18 +332,18 @@ func (tr *treeRun) line(it treeItem) error {
 	}
 	onPath := tr.on(e.Index)
 	l := &tr.levels[it.lvl]
-	indent := cell{text: l.indent, cols: l.cols, paint: Style.Dim}
+	indent := cell{text: l.indent, cols: l.cols, paint: text.Style.Dim}
 	if conn := it.conn(); conn != "" {
 		indent.text, indent.cols = l.indent+conn, l.cols+connCols
 	}
-	idPaint := Style.Dim
+	idPaint := text.Style.Dim
 	if onPath {
-		idPaint = Style.Accent
+		idPaint = text.Style.Accent
 	}
 	var buf [8]cell
 	cells := append(buf[:0], pathMarkCell(onPath), indent,
 		cell{text: shortID(e.ID()), paint: idPaint}, cell{text: " ", cols: 1},
-		cell{text: Safe(d.kind), paint: d.paint()})
+		cell{text: text.Safe(d.kind), paint: d.paint()})
 	cells = append(cells, textCells(tr.tw.opt.Width, d.restPrefix(), d.text, d.lazy)...)
 	tr.tw.line(endMarks(cells, tr.s, e, len(tr.t.Children(e.Index)), e == tr.leaf)...)
 	return nil
@@ -352,7 +352,7 @@ func (tr *treeRun) line(it treeItem) error {
 // pathMarkCell is the first column of a tree line: • on the leaf's path.
 func pathMarkCell(on bool) cell {
 	if on {
-		return cell{text: pathMark + " ", paint: Style.Accent, cols: 2}
+		return cell{text: pathMark + " ", paint: text.Style.Accent, cols: 2}
 	}
 	return cell{text: "  ", cols: 2}
 }
@@ -362,13 +362,13 @@ func pathMarkCell(on bool) cell {
 // the leaf's mark.
 func endMarks(cells []cell, s *project.Session, e *project.Entry, branches int, leaf bool) []cell {
 	if label, ok := s.Label(e.ID()); ok {
-		cells = append(cells, cell{text: "  [" + cut(Safe(label), maxLabel) + "]", paint: Style.Label})
+		cells = append(cells, cell{text: "  [" + cut(text.Safe(label), maxLabel) + "]", paint: text.Style.Label})
 	}
 	if branches > 1 {
-		cells = append(cells, cell{text: "  " + branchMark + " " + strconv.Itoa(branches) + " branches", paint: Style.Bold})
+		cells = append(cells, cell{text: "  " + branchMark + " " + strconv.Itoa(branches) + " branches", paint: text.Style.Bold})
 	}
 	if leaf {
-		cells = append(cells, cell{text: "  " + leafMark, paint: Style.Accent})
+		cells = append(cells, cell{text: "  " + leafMark, paint: text.Style.Accent})
 	}
 	return cells
 }
@@ -416,19 +416,19 @@ func (tw *textWriter) maxLevels() int {
 func (tr *treeRun) detached(entries []*project.Entry) error {
 	tr.tw.line()
 	if !tr.tw.opt.Quiet {
-		tr.tw.line(cell{text: warnMark + " ", paint: Style.Warn},
-			cell{text: text.Plural(len(entries), "detached entry", "detached entries") + ": a parentId cycle cuts them off from every root (pi ignores them)", paint: Style.Warn})
+		tr.tw.line(cell{text: warnMark + " ", paint: text.Style.Warn},
+			cell{text: text.Plural(len(entries), "detached entry", "detached entries") + ": a parentId cycle cuts them off from every root (pi ignores them)", paint: text.Style.Warn})
 	}
 	for _, e := range entries {
 		d, err := viewOf(tr.s, tr.records, e, textLimit(tr.tw.opt))
 		if err != nil {
 			return err
 		}
-		cells := []cell{{text: "  "}, {text: shortID(e.ID()), paint: Style.Dim}, {text: " "},
-			{text: Safe(d.line()), flex: true},
-			{text: fmt.Sprintf("  (line %d, parent %s)", e.Line, shortID(e.ParentID())), paint: Style.Dim}}
+		cells := []cell{{text: "  "}, {text: shortID(e.ID()), paint: text.Style.Dim}, {text: " "},
+			{text: text.Safe(d.line()), flex: true},
+			{text: fmt.Sprintf("  (line %d, parent %s)", e.Line, shortID(e.ParentID())), paint: text.Style.Dim}}
 		if e == tr.leaf {
-			cells = append(cells, cell{text: "  " + leafMark, paint: Style.Accent})
+			cells = append(cells, cell{text: "  " + leafMark, paint: text.Style.Accent})
 		}
 		tr.tw.line(cells...)
 	}
@@ -447,9 +447,9 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 		if len(path) == 0 {
 			tw.line(append(h, cell{text: ": no entries"})...) // no lines follow to set apart
 		} else {
-			tw.header(append(h, cell{text: ": path to leaf "}, cell{text: shortID(path[len(path)-1].ID()), paint: Style.Accent},
+			tw.header(append(h, cell{text: ": path to leaf "}, cell{text: shortID(path[len(path)-1].ID()), paint: text.Style.Accent},
 				cell{text: ", " + text.Plural(len(path), "entry", "entries") + " from the root"},
-				cell{text: " (times UTC)", paint: Style.Dim, optional: true}))
+				cell{text: " (times UTC)", paint: text.Style.Dim, optional: true}))
 		}
 	}
 	children := s.ChildCounts()
@@ -458,7 +458,7 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 	for _, e := range path {
 		if kind := entryKind(e); !measured[kind] {
 			measured[kind] = true
-			kindWidth = max(kindWidth, tw.width(Safe(kind)))
+			kindWidth = max(kindWidth, tw.width(text.Safe(kind)))
 		}
 		idWidth = max(idWidth, tw.width(shortID(e.ID())))
 	}
@@ -483,20 +483,20 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 			}
 			date, clock := splitTime(e.Timestamp())
 			if date != day && date != "" {
-				tw.line(cell{text: blanks(numWidth+2) + "── " + date + " ──", paint: Style.Dim})
+				tw.line(cell{text: blanks(numWidth+2) + "── " + date + " ──", paint: text.Style.Dim})
 				day = date
 			}
 			num := strconv.Itoa(i + 1)
-			kind := Safe(d.kind)
+			kind := text.Safe(d.kind)
 			kindCols := tw.width(kind)
 			clockCols := tw.width(clock)
 			id := shortID(e.ID())
 			idCols := tw.width(id)
 			var buf [10]cell
 			cells := append(buf[:0],
-				cell{text: blanks(numWidth-len(num)) + num + "  ", cols: numWidth + 2, paint: Style.Dim},
-				cell{text: id, cols: idCols, paint: Style.Accent}, cell{text: blanks(idWidth - idCols + 2), cols: idWidth - idCols + 2},
-				cell{text: clock + blanks(8-clockCols), cols: max(8, clockCols), paint: Style.Dim}, cell{text: "  ", cols: 2},
+				cell{text: blanks(numWidth-len(num)) + num + "  ", cols: numWidth + 2, paint: text.Style.Dim},
+				cell{text: id, cols: idCols, paint: text.Style.Accent}, cell{text: blanks(idWidth - idCols + 2), cols: idWidth - idCols + 2},
+				cell{text: clock + blanks(8-clockCols), cols: max(8, clockCols), paint: text.Style.Dim}, cell{text: "  ", cols: 2},
 				cell{text: kind + blanks(kindWidth-kindCols), cols: kindWidth, paint: d.paint()}, cell{text: "  ", cols: 2},
 			)
 			cells = append(cells, textCells(opt.Width, joinPrefix(d.detail, ": ", d.hasText()), d.text, d.lazy)...)
@@ -528,7 +528,7 @@ func splitTime(ts string) (date, clock string) {
 		if ts == "" {
 			return "", "--:--:--"
 		}
-		return "", cut(Safe(ts), 8)
+		return "", cut(text.Safe(ts), 8)
 	}
 	t = t.UTC()
 	return t.Format("2006-01-02"), t.Format("15:04:05")
@@ -563,10 +563,15 @@ func isUTCStamp(ts string) bool {
 	return day <= lastDay && hour >= 0 && hour < 24 && minute >= 0 && minute < 60 && sec >= 0 && sec < 60
 }
 
+// A paintFunc paints text in a style: a method expression of text.Style,
+// such as text.Style.Dim, which costs no allocation where a method value
+// would.
+type paintFunc func(text.Style, string) string
+
 // cell is a piece of a line with its paint.
 type cell struct {
 	lazy  *lazyWords // written as the line is, in place of text (--width 0 only)
-	text  string     // already escaped with Safe
+	text  string     // already escaped with text.Safe
 	paint paintFunc  // nil: plain
 	cols  int        // columns of text when the caller knows them (0: measure)
 	flex  bool       // the part cut first when the line is too long
@@ -584,7 +589,7 @@ type textWriter struct {
 }
 
 func newTextWriter(w io.Writer, opt ViewOptions) *textWriter {
-	return &textWriter{out: bufio.NewWriter(w), opt: opt, cond: columns()}
+	return &textWriter{out: bufio.NewWriter(w), opt: opt, cond: text.WidthRules()}
 }
 
 // width returns the columns of s.
@@ -765,7 +770,7 @@ func (tw *textWriter) truncateLeft(s string, n int) string {
 // fileCell is the file name of a header: cut at its start when the line
 // is too long, so the base name stays.
 func fileCell(file string) cell {
-	return cell{text: Safe(file), paint: Style.Bold, flex: true, left: true}
+	return cell{text: text.Safe(file), paint: text.Style.Bold, flex: true, left: true}
 }
 
 func (tw *textWriter) flush() error {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/session"
+	"github.com/pisess/pisess/internal/text"
 )
 
 const header = `{"type":"session","version":3,"id":"s","timestamp":"2026-02-09T15:00:00.000Z","cwd":"/w"}`
@@ -211,7 +212,7 @@ func TestViewsEscapeControlCharacters(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, color := range []bool{false, true} {
-		opt := ViewOptions{Style: NewStyle(color), File: "x\x1b[2J.jsonl", Width: 200}
+		opt := ViewOptions{Style: text.NewStyle(color), File: "x\x1b[2J.jsonl", Width: 200}
 		var tree, pathOut, ctx bytes.Buffer
 		if err := Tree(&tree, s, leaf, opt); err != nil {
 			t.Fatal(err)
@@ -428,7 +429,7 @@ func TestSplitTime(t *testing.T) {
 			p = p.UTC()
 			date, clock = p.Format("2006-01-02"), p.Format("15:04:05")
 		} else if ts != "" {
-			date, clock = "", cut(Safe(ts), 8)
+			date, clock = "", cut(text.Safe(ts), 8)
 		}
 		if d, c := splitTime(ts); d != date || c != clock {
 			t.Errorf("splitTime(%q) = %q %q, want %q %q", ts, d, c, date, clock)

@@ -20,7 +20,7 @@ type Validation struct {
 	Format string // text, json (one report per file) or github (annotations)
 	Quiet  bool   // text: errors only, no dialect note, no summary
 	Strict bool   // --strict: warnings fail the run too
-	Style  Style
+	Style  text.Style
 	Tally  ValidateTally
 }
 
@@ -50,7 +50,7 @@ func (v *Validation) Report(w io.Writer, rep *validate.Report) {
 		}
 	default:
 		if rep.Dialect == session.Omp && !v.Quiet {
-			fmt.Fprintf(w, "%s: %s\n", Safe(rep.File), v.Style.Dim("oh-my-pi session (dialect omp)"))
+			fmt.Fprintf(w, "%s: %s\n", text.Safe(rep.File), v.Style.Dim("oh-my-pi session (dialect omp)"))
 		}
 		for _, f := range rep.Findings {
 			if v.Quiet && f.Severity != finding.Error {

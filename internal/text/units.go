@@ -1,7 +1,3 @@
-// Package text is the one place where numbers become words: counts with
-// thousands separators, sizes in binary (IEC) units like du -h, dollars
-// with 2 decimals from $1 and 4 below, counts with their nouns. It
-// imports nothing of pisess.
 package text
 
 import (

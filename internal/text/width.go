@@ -1,4 +1,4 @@
-package render
+package text
 
 import (
 	"strings"
@@ -6,10 +6,10 @@ import (
 	"github.com/mattn/go-runewidth"
 )
 
-// columns measures text in terminal columns with fixed rules (ambiguous
+// WidthRules measure text in terminal columns with fixed rules (ambiguous
 // characters are narrow), whatever the locale, so that output is the same
-// everywhere; the tree views use the same rules.
-func columns() *runewidth.Condition {
+// everywhere: Width measures with them, and so do render's tree views.
+func WidthRules() *runewidth.Condition {
 	return &runewidth.Condition{EastAsianWidth: false, StrictEmojiNeutral: true}
 }
 
@@ -17,9 +17,9 @@ func columns() *runewidth.Condition {
 // (ESC [ … m) take none.
 func Width(s string) int {
 	if !strings.Contains(s, "\x1b[") {
-		return columns().StringWidth(s)
+		return WidthRules().StringWidth(s)
 	}
-	return columns().StringWidth(stripSGR(s))
+	return WidthRules().StringWidth(stripSGR(s))
 }
 
 // stripSGR removes colour escapes.
@@ -49,7 +49,7 @@ func CutEnd(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	return columns().Truncate(s, w-1, "") + "…"
+	return WidthRules().Truncate(s, w-1, "") + "…"
 }
 
 // CutMiddle shortens s to at most w columns by replacing its middle with
@@ -63,14 +63,14 @@ func CutMiddle(s string, w int) string {
 		return CutEnd(s, w)
 	}
 	keep := w - 1
-	head := columns().Truncate(s, keep/2, "")
+	head := WidthRules().Truncate(s, keep/2, "")
 	tail := lastColumns(s[len(head):], keep-Width(head))
 	return head + "…" + tail
 }
 
 // lastColumns is the longest suffix of s at most w columns wide.
 func lastColumns(s string, w int) string {
-	c := columns()
+	c := WidthRules()
 	runes := []rune(s)
 	used, i := 0, len(runes)
 	for i > 0 {
