@@ -27,7 +27,6 @@ import (
 // reference that is not embedded fails at compile time instead of fetching.
 const schemaBase = "pisess:///schema/"
 
-
 // Schemas checks single lines against the embedded JSON Schemas. Every
 // schema is compiled once by CompileSchemas; a Schemas is read-only
 // afterwards and safe for concurrent use by several goroutines.
