@@ -115,7 +115,24 @@ func utcTime(s string) (time.Time, bool) {
 		}
 		nsec = n
 	}
-	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), true
+	secs := unixDays(year, month, day)*86400 + int64(hour*3600+minute*60+sec)
+	return time.Unix(secs, int64(nsec)).UTC(), true // time.Date's value, without its normalizing
+}
+
+// unixDays is the number of days from 1970-01-01 to the date (proleptic
+// Gregorian; year 0 to 9999), by eras of 400 years (Howard Hinnant's
+// days_from_civil).
+func unixDays(year, month, day int) int64 {
+	if month <= 2 {
+		year--
+	}
+	year += 400 // no negative years: year 0's January is the year before
+	era := year / 400
+	yoe := year - era*400
+	mp := (month + 9) % 12 // March is 0
+	doy := (153*mp+2)/5 + day - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era-1)*146097 + int64(doe) - 719468
 }
 
 // decimal reads a run of decimal digits (at most nine).

@@ -75,9 +75,13 @@ func TestReadTimeAsTimeParse(t *testing.T) {
 	for _, s := range timestamps {
 		checkReadTime(t, s)
 	}
-	for _, s := range []string{"2026-01-31T18:00:00.123Z", "2026-01-31T18:00:00Z", "2024-02-29T23:59:59.999999Z"} {
-		if _, ok := utcTime(s); !ok {
+	for _, s := range []string{"2026-01-31T18:00:00.123Z", "2026-01-31T18:00:00Z", "2024-02-29T23:59:59.999999Z", "1970-01-01T00:00:00Z", "0000-01-01T00:00:00.5Z", "0000-03-01T00:00:00Z", "9999-12-31T23:59:59.999999999Z", "1969-12-31T23:59:59.999Z"} {
+		got, ok := utcTime(s)
+		if !ok {
 			t.Errorf("utcTime(%q) left to time.Parse: pi's form", s)
+		}
+		if want, _ := time.Parse(time.RFC3339Nano, s); got != want {
+			t.Errorf("utcTime(%q) = %#v, time.Parse %#v", s, got, want)
 		}
 	}
 }
@@ -111,4 +115,22 @@ func FuzzReadTime(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) { checkReadTime(t, s) })
+}
+
+// TestUTCTimeEveryDay reads every day from 1900 to 2200, and every 13th
+// from year 0 to 9999, as time.Parse does.
+func TestUTCTimeEveryDay(t *testing.T) {
+	check := func(d time.Time) {
+		s := d.Format("2006-01-02T15:04:05.000Z")
+		got, ok := utcTime(s)
+		if want, _ := time.Parse(time.RFC3339Nano, s); !ok || got != want {
+			t.Fatalf("utcTime(%q) = %v, %v; time.Parse %v", s, got, ok, want)
+		}
+	}
+	for d := time.Date(1900, 1, 1, 23, 59, 58, 999e6, time.UTC); d.Year() < 2200; d = d.AddDate(0, 0, 1) {
+		check(d)
+	}
+	for d := time.Date(0, 1, 1, 0, 0, 1, 0, time.UTC); d.Year() < 10000; d = d.AddDate(0, 0, 13) {
+		check(d)
+	}
 }
