@@ -34,6 +34,7 @@ type Collector struct {
 	earliest time.Time
 	latest   time.Time
 	roles    [8]int // messages of pi's roles, by knownRoles' index
+	lone     bool   // the only file audited (Lone)
 }
 
 // NewCollector returns a Collector for one file.
@@ -45,6 +46,12 @@ func NewCollector() *Collector {
 		current:  -1,
 	}
 }
+
+// Lone tells the collector that its file is the only one audited: no
+// other file can hold copies of its entries, so it keeps no entry keys
+// (Total compares them only between the files of one lineage), and its
+// charges name no entry.
+func (c *Collector) Lone() { c.lone = true }
 
 // Header takes the file's header and dialect (validate.Observer).
 func (c *Collector) Header(_ int, h *session.Header, dialect session.Dialect) {
@@ -125,7 +132,7 @@ func ompTitle(title string) string {
 }
 
 // tree records the entry's place in the tree (link) and returns its key
-// index, or -1 when it has no id. Entries are known by the key of their
+// index, or -1 when it has no id or the collector is Lone. Entries are known by the key of their
 // id, so the file's bytes are never kept.
 func (c *Collector) tree(line int, e *session.Entry, link session.Link) int32 {
 	if c.version < 2 {
@@ -135,6 +142,9 @@ func (c *Collector) tree(line int, e *session.Entry, link session.Link) int32 {
 		return -1
 	}
 	c.children.entry(e.ID, link, e.ParentID, e.HasParent)
+	if c.lone {
+		return -1
+	}
 	return int32(c.rec.keys.add(keyOf(e.ID)))
 }
 
@@ -143,7 +153,7 @@ func (c *Collector) tree(line int, e *session.Entry, link session.Link) int32 {
 // copies of a v1 file, and the v3 file migrate made of it, are known as
 // snapshots. A v1 file is one chain: its tree needs no nodes.
 func (c *Collector) derived(line int, e *session.Entry) int32 {
-	if c.ids == nil || e.Type == "session" { // a misplaced header is no entry
+	if c.lone || c.ids == nil || e.Type == "session" { // a misplaced header is no entry
 		return -1
 	}
 	return int32(c.rec.keys.add(keyOf(c.ids.For(line))))
