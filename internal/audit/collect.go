@@ -1,9 +1,7 @@
 package audit
 
 import (
-	"maps"
 	"math"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -24,42 +22,36 @@ const firstMessageRunes = 72
 // wires the two). It keeps nothing of the records it sees but the
 // figures themselves.
 type Collector struct {
-	rec        *Record
-	version    int
-	observed   int          // entries seen
-	children   *childCounts // the children of each entry key
-	models     map[string]struct{}
-	modelIndex map[string]int32
-	current    string       // the model in use at this point of the file
-	ids        *session.IDs // a version-1 file's derived entry ids
-	dialect    session.Dialect
-	titled     bool // omp: the name is the title slot's or the header's, which a title_change does not move
-	earliest   time.Time
-	latest     time.Time
-	last       lastModel // the model of the last usage record: most records are the same model's
-	roles      [8]int    // messages of pi's roles, by knownRoles' index
-}
-
-// lastModel is the model the last usage record was charged to, named and
-// indexed, so that the next record of the same provider and model costs
-// two string compares, not a concatenation and two map lookups.
-type lastModel struct {
-	provider, model string // as the entry gave them (copies)
-	name            string // modelName of them
-	index           int32  // in rec.models; -1 until a record is charged to it
+	rec      *Record
+	version  int
+	observed int          // entries seen
+	children *childCounts // the children of each entry key
+	models   modelTable
+	current  int32        // the model in use at this point of the file (its number), or -1
+	ids      *session.IDs // a version-1 file's derived entry ids
+	dialect  session.Dialect
+	titled   bool // omp: the name is the title slot's or the header's, which a title_change does not move
+	earliest time.Time
+	latest   time.Time
+	roles    [8]int // messages of pi's roles, by knownRoles' index
+	lone     bool   // the only file audited (Lone)
 }
 
 // NewCollector returns a Collector for one file.
 func NewCollector() *Collector {
-	c := &Collector{
-		rec:        &Record{Messages: map[string]int{}},
-		models:     map[string]struct{}{},
-		modelIndex: map[string]int32{},
-		last:       lastModel{index: -1},
+	return &Collector{
+		rec:      &Record{Messages: map[string]int{}},
+		children: newChildCounts(),
+		models:   newModelTable(),
+		current:  -1,
 	}
-	c.children = newChildCounts()
-	return c
 }
+
+// Lone tells the collector that its file is the only one audited: no
+// other file can hold copies of its entries, so it keeps no entry keys
+// (Total compares them only between the files of one lineage), and its
+// charges name no entry.
+func (c *Collector) Lone() { c.lone = true }
 
 // Header takes the file's header and dialect (validate.Observer).
 func (c *Collector) Header(_ int, h *session.Header, dialect session.Dialect) {
@@ -80,7 +72,7 @@ func (c *Collector) Header(_ int, h *session.Header, dialect session.Dialect) {
 		}
 	}
 	// Version 1 headers name the model the session started with.
-	c.setCurrent(modelName(h.Provider, h.ModelID))
+	c.current = c.models.number(h.Provider, h.ModelID)
 	if h.Version < 2 {
 		c.ids = session.NewIDs(strings.Clone(h.ID)) // h shares the file
 	}
@@ -102,11 +94,11 @@ func (c *Collector) Entry(line int, e *session.Entry, link session.Link) {
 		c.message(&e.Message, key, at)
 	case "model_change":
 		if e.SetsDefaultModel() { // omp: a smol, slow, ... model is not the one in use
-			c.setCurrent(modelName(e.Provider, e.Model))
+			c.current = c.models.number(e.Provider, e.Model)
 		}
 	case "usage", "model_usage": // model_usage: omp's titles, summaries, ... outside the transcript
-		model := modelName(e.Provider, e.Model)
-		c.use(model)
+		model := c.models.number(e.Provider, e.Model)
+		c.models.use(model)
 		c.charge(e.Usage, key, at, model)
 	case "compaction":
 		c.rec.Compactions++
@@ -140,7 +132,7 @@ func ompTitle(title string) string {
 }
 
 // tree records the entry's place in the tree (link) and returns its key
-// index, or -1 when it has no id. Entries are known by the key of their
+// index, or -1 when it has no id or the collector is Lone. Entries are known by the key of their
 // id, so the file's bytes are never kept.
 func (c *Collector) tree(line int, e *session.Entry, link session.Link) int32 {
 	if c.version < 2 {
@@ -150,6 +142,9 @@ func (c *Collector) tree(line int, e *session.Entry, link session.Link) int32 {
 		return -1
 	}
 	c.children.entry(e.ID, link, e.ParentID, e.HasParent)
+	if c.lone {
+		return -1
+	}
 	return int32(c.rec.keys.add(keyOf(e.ID)))
 }
 
@@ -158,7 +153,7 @@ func (c *Collector) tree(line int, e *session.Entry, link session.Link) int32 {
 // copies of a v1 file, and the v3 file migrate made of it, are known as
 // snapshots. A v1 file is one chain: its tree needs no nodes.
 func (c *Collector) derived(line int, e *session.Entry) int32 {
-	if c.ids == nil || e.Type == "session" { // a misplaced header is no entry
+	if c.lone || c.ids == nil || e.Type == "session" { // a misplaced header is no entry
 		return -1
 	}
 	return int32(c.rec.keys.add(keyOf(c.ids.For(line))))
@@ -180,9 +175,9 @@ func (c *Collector) message(msg *session.Message, key int32, at time.Time) {
 			c.rec.FirstMessage = strings.Clone(oneLine(msg.Text, firstMessageRunes)) // msg shares the file
 		}
 	case "assistant":
-		model := c.named(msg.Provider, msg.Model)
-		c.setCurrent(model)
-		c.use(model)
+		model := c.models.number(msg.Provider, msg.Model)
+		c.current = model
+		c.models.use(model)
 		c.charge(msg.Usage, key, at, model)
 	case "toolResult":
 		usage := msg.Usage
@@ -199,76 +194,41 @@ func knownRoles() [8]string {
 	return [...]string{"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary", "system"}
 }
 
-// knownRole is r's index in knownRoles, -1 when it is none of them.
+// knownRole is r's index in knownRoles, -1 when it is none of them: a
+// switch, which compiles to a few length and byte compares.
 func knownRole(r string) int {
-	for i, known := range knownRoles() {
-		if r == known {
-			return i
-		}
+	switch r {
+	case "user":
+		return 0
+	case "assistant":
+		return 1
+	case "toolResult":
+		return 2
+	case "bashExecution":
+		return 3
+	case "custom":
+		return 4
+	case "branchSummary":
+		return 5
+	case "compactionSummary":
+		return 6
+	case "system":
+		return 7
 	}
 	return -1
 }
 
-// setCurrent notes the model in use from here on. model may share the
-// file (modelName returns one half as it is), and the reader reuses its
-// buffer: the model is kept as a copy.
-func (c *Collector) setCurrent(model string) {
-	if model != c.current {
-		c.current = strings.Clone(model)
-	}
-}
-
-// named is modelName(provider, model), the last one's when they are the
-// last assistant's.
-func (c *Collector) named(provider, model string) string {
-	if provider != c.last.provider || model != c.last.model {
-		c.last = lastModel{provider: strings.Clone(provider), model: strings.Clone(model), index: -1} // not indexed yet
-		c.last.name = modelName(c.last.provider, c.last.model)
-	}
-	return c.last.name
-}
-
-// use notes a model as used.
-func (c *Collector) use(model string) {
-	if model == c.last.name && c.last.index >= 0 {
-		return // indexed, so seen
-	}
-	if _, seen := c.models[model]; model != "" && !seen {
-		c.models[strings.Clone(model)] = struct{}{}
-	}
-}
-
-// modelNumber is model's index in rec.models, added when new.
-func (c *Collector) modelNumber(model string) int32 {
-	if model == c.last.name && c.last.index >= 0 {
-		return c.last.index
-	}
-	i, ok := c.modelIndex[model]
-	if !ok {
-		model = strings.Clone(model)
-		i = int32(len(c.rec.models))
-		c.rec.models = append(c.rec.models, model)
-		c.modelIndex[model] = i
-	}
-	if model == c.last.name {
-		c.last.index = i
-	}
-	return i
-}
-
-// charge counts one usage record, when u is one.
-func (c *Collector) charge(u session.Usage, key int32, at time.Time, model string) {
+// charge counts one usage record, when u is one; model is its model's
+// number, or -1.
+func (c *Collector) charge(u session.Usage, key int32, at time.Time, model int32) {
 	if !u.Present {
 		return
 	}
 	tokens, cost, price := usageOf(u)
 	c.rec.Usage.add(tokens, cost, price)
-	ch := charge{tokens: tokens, cost: cost, price: price, entry: key, at: noTime, model: -1}
+	ch := charge{tokens: tokens, cost: cost, price: price, entry: key, at: noTime, model: model}
 	if !at.IsZero() {
 		ch.at = at.UnixMilli()
-	}
-	if model != "" {
-		ch.model = c.modelNumber(model)
 	}
 	c.rec.charges.add(ch)
 }
@@ -298,7 +258,8 @@ func (c *Collector) Record(path string, v Validation, modified time.Time) *Recor
 	if r.LastActivity.IsZero() {
 		r.FirstActivity, r.LastActivity = modified, modified
 	}
-	r.Models = slices.Sorted(maps.Keys(c.models)) // nil when there are none
+	r.models = c.models.names
+	r.Models = c.models.usedNames()
 	c.shape()
 	return r
 }

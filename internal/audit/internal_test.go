@@ -200,3 +200,44 @@ func TestLineages(t *testing.T) {
 		t.Errorf("lineage roots %v, want the first three together", got)
 	}
 }
+
+func TestKnownRole(t *testing.T) {
+	for i, role := range knownRoles() {
+		if got := knownRole(role); got != i {
+			t.Errorf("knownRole(%q) = %d, want %d (its index in knownRoles)", role, got, i)
+		}
+	}
+	for _, role := range []string{"", "User", "tool", "assistant ", "toolresult"} {
+		if got := knownRole(role); got != -1 {
+			t.Errorf("knownRole(%q) = %d, want -1", role, got)
+		}
+	}
+}
+
+// TestModelTable: a model is numbered by its name, however its halves
+// are split, and only the used ones are listed.
+func TestModelTable(t *testing.T) {
+	m := newModelTable()
+	if n := m.number("", ""); n != -1 {
+		t.Fatalf(`number("", "") = %d, want -1`, n)
+	}
+	a := m.number("anthropic", "claude")
+	b := m.number("openai", "gpt")
+	if m.number("anthropic", "claude") != a || m.number("anthropic/claude", "") != a || a == b {
+		t.Fatalf("anthropic/claude numbered %d, again %d, as one half %d; openai/gpt %d",
+			a, m.number("anthropic", "claude"), m.number("anthropic/claude", ""), b)
+	}
+	m.use(b)
+	m.use(-1)
+	c := m.number("", "solo")
+	m.use(c)
+	if got, want := m.usedNames(), []string{"openai/gpt", "solo"}; !slices.Equal(got, want) {
+		t.Errorf("usedNames = %q, want %q", got, want)
+	}
+	if got := m.names; len(got) != 3 || got[a] != "anthropic/claude" || got[b] != "openai/gpt" || got[c] != "solo" {
+		t.Errorf("names = %q", got)
+	}
+	if got := newModelTable(); got.usedNames() != nil {
+		t.Errorf("usedNames of no model = %q, want nil", got.usedNames())
+	}
+}

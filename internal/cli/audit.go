@@ -71,7 +71,7 @@ func (c *CLI) runAudit(f *auditFlags) error {
 	ordered(len(targets), workers(f.jobs), func(i int) auditOutcome {
 		o := auditOutcome{err: targets[i].Err}
 		if o.err == nil {
-			o.rec, o.rep, o.err = auditFile(targets[i].Path, opts)
+			o.rec, o.rep, o.err = auditFile(targets[i].Path, opts, len(targets) == 1)
 		}
 		a.bar.step(o)
 		return o
@@ -189,14 +189,17 @@ type auditOutcome struct {
 
 // auditFile audits the file at path in its one validation pass with opts
 // (the Observer is set here): the audit's collector gathers the figures
-// as validate reads the entries. The error is a *validate.IOError when
+// as validate reads the entries; lone: it is the only file audited. The error is a *validate.IOError when
 // the file cannot be read; problems in its content are in the report.
-func auditFile(path string, opts validate.Options) (*audit.Record, *validate.Report, error) {
+func auditFile(path string, opts validate.Options, lone bool) (*audit.Record, *validate.Report, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, nil, &validate.IOError{Path: path, Err: err}
 	}
 	c := audit.NewCollector()
+	if lone {
+		c.Lone()
+	}
 	opts.Observer = c
 	rep, err := validate.File(path, opts)
 	if err != nil {

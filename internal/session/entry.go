@@ -315,7 +315,7 @@ func (e *Entry) Read(pt *Tape, d Detail) {
 		}
 	}
 	if d == Figures {
-		e.At, _ = time.Parse(time.RFC3339Nano, e.Timestamp)
+		e.At = readTime(e.Timestamp)
 		switch e.Type {
 		case "usage", "model_usage": // model_usage: omp's call outside the transcript
 			e.Provider, _ = t.Str(k.provider)

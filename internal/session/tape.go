@@ -325,6 +325,9 @@ func (t *Tape) Int(n int) (int64, error) {
 	if n < 0 || t.nodes[n].kind != KindNumber {
 		return 0, errors.New("not a number")
 	}
+	if i, ok := plainInt(t.Text(n)); ok {
+		return i, nil
+	}
 	return strconv.ParseInt(string(t.Text(n)), 10, 64)
 }
 

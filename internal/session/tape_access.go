@@ -70,6 +70,9 @@ func (t *Tape) Float(n int) (f float64, ok bool) {
 	if n < 0 || t.nodes[n].kind != KindNumber {
 		return 0, false
 	}
+	if f, ok := plainFloat(t.Text(n)); ok {
+		return f, true
+	}
 	f, err := strconv.ParseFloat(string(t.Text(n)), 64)
 	if err != nil {
 		if ne, isNum := err.(*strconv.NumError); !isNum || ne.Err != strconv.ErrRange {
