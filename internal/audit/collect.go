@@ -33,7 +33,7 @@ type Collector struct {
 	titled   bool // omp: the name is the title slot's or the header's, which a title_change does not move
 	earliest time.Time
 	latest   time.Time
-	roles    [8]int // messages of pi's roles, by knownRoles' index
+	roles    [8]int // messages of pi's roles, by session.MessageRoles' index
 	lone     bool   // the only file audited (Lone)
 }
 
@@ -188,14 +188,10 @@ func (c *Collector) message(msg *session.Message, key int32, at time.Time) {
 	}
 }
 
-// knownRoles are pi's message roles, counted in an array as they come
-// (Collector.roles) and into Record.Messages at the end.
-func knownRoles() [8]string {
-	return [...]string{"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary", "system"}
-}
-
-// knownRole is r's index in knownRoles, -1 when it is none of them: a
-// switch, which compiles to a few length and byte compares.
+// knownRole is r's index in session.MessageRoles (pi's roles, counted in
+// an array as they come, Collector.roles, and into Record.Messages at the
+// end), -1 when it is none of them: a switch, which compiles to a few
+// length and byte compares (TestKnownRole holds it to the list).
 func knownRole(r string) int {
 	switch r {
 	case "user":
@@ -237,7 +233,7 @@ func (c *Collector) charge(u session.Usage, key int32, at time.Time, model int32
 // pass has ended with v; modified is its modification time.
 func (c *Collector) Record(path string, v Validation, modified time.Time) *Record {
 	r := c.rec
-	for i, name := range knownRoles() {
+	for i, name := range session.MessageRoles() {
 		if c.roles[i] > 0 {
 			r.Messages[name] += c.roles[i]
 		}

@@ -202,9 +202,9 @@ func TestLineages(t *testing.T) {
 }
 
 func TestKnownRole(t *testing.T) {
-	for i, role := range knownRoles() {
+	for i, role := range session.MessageRoles() {
 		if got := knownRole(role); got != i {
-			t.Errorf("knownRole(%q) = %d, want %d (its index in knownRoles)", role, got, i)
+			t.Errorf("knownRole(%q) = %d, want %d (its index in session.MessageRoles)", role, got, i)
 		}
 	}
 	for _, role := range []string{"", "User", "tool", "assistant ", "toolresult"} {
