@@ -168,16 +168,21 @@ func (s *Session) EachMessage(leaf *Entry, each func(m json.RawMessage, src *Ent
 	}
 	rd := s.Records()
 	for i, e := range c.Entries {
-		if i > 0 && e.Type() == "compaction" {
-			continue // an older compaction inside the kept range yields nothing
+		yield := session.Yields(i, e.Type())
+		if yield == session.YieldsNothing {
+			continue // an older compaction inside the kept range, a label, ...
 		}
 		r, err := rd.Read(e)
 		if err != nil {
 			return nil, err
 		}
-		msgs := entryMessages(r)
+		msgs := entryMessages(r, yield)
 		if edit := edits.of(r); edit != nil {
-			msgs = applyEdit(edit, msgs)
+			er, err := s.Read(edit)
+			if err != nil {
+				return nil, err
+			}
+			msgs = applyEdit(er, msgs)
 		}
 		for _, m := range msgs {
 			if err := each(m, e); err != nil {
@@ -188,39 +193,38 @@ func (s *Session) EachMessage(leaf *Entry, each func(m json.RawMessage, src *Ent
 	return c, nil
 }
 
-// contextEntries applies the compaction cut (pi 1.6.0's buildContextEntries):
-// with no compaction on the path, the whole path; otherwise the last
-// compaction C, then (unless C carries a retainedTail) the path entries from
-// C's firstKeptEntryId up to C, leaving out system messages, then everything
-// after C. (pi cuts at the first path entry whose id equals C's: C itself,
-// since only the last entry of an id can be a parent.)
+// contextEntries applies the compaction cut (session.ContextEntries, pi
+// 1.6.0's buildContextEntries) to a path. It reads back the record of the
+// last compaction only.
 func (s *Session) contextEntries(path []*Entry) ([]*Entry, error) {
-	ci := -1
-	for i, e := range path {
-		if e.Type() == "compaction" {
-			ci = i
+	var ix contextIndex
+	if ci := session.LastOf(path, ix, "compaction"); ci >= 0 {
+		c, err := s.Read(path[ci])
+		if err != nil {
+			return nil, err
 		}
+		ix = contextIndex{firstKept: c.Str("firstKeptEntryId"), retainedTail: hasRetainedTail(c)}
 	}
-	if ci < 0 {
-		return path, nil
-	}
-	c, err := s.Read(path[ci])
-	if err != nil {
-		return nil, err
-	}
-	out := []*Entry{path[ci]}
-	if !hasRetainedTail(c) {
-		firstKept := c.Str("firstKeptEntryId")
-		kept := false
-		for _, e := range path[:ci] {
-			kept = kept || (firstKept != "" && e.ID() == firstKept)
-			if kept && e.Role() != "system" {
-				out = append(out, e)
-			}
-		}
-	}
-	return append(out, path[ci+1:]...), nil
+	return session.ContextEntries(path, ix, false), nil
 }
+
+// contextIndex is a session's entries as the projection reads them
+// (session.ContextIndex); the cut asks about one compaction, the last on
+// the path, whose firstKeptEntryId and retainedTail it holds. pi cuts at
+// the first path entry whose id equals C's firstKeptEntryId.
+type contextIndex struct {
+	firstKept    string
+	retainedTail bool
+}
+
+func (contextIndex) Type(e *Entry) string { return e.Type() }
+func (contextIndex) Role(e *Entry) string { return e.Role() }
+
+func (ix contextIndex) KeptStart(_, e *Entry) bool {
+	return ix.firstKept != "" && e.ID() == ix.firstKept
+}
+
+func (ix contextIndex) RetainedTail(*Entry) bool { return ix.retainedTail }
 
 // hasRetainedTail reports whether a compaction is a self-contained
 // checkpoint (retainedTail is an array, even an empty one).
@@ -229,16 +233,19 @@ func hasRetainedTail(r *Record) bool {
 }
 
 // entryMessages is pi 1.6.0's sessionEntryToContextMessages: the messages
-// an entry puts into the context. A compaction gives its systemMessage
-// (when truthy), its summary and then its retainedTail messages; the caller
-// asks only the leading compaction.
-func entryMessages(r *Record) []json.RawMessage {
-	switch r.Entry.Type() {
+// a context entry puts into the context, as session.Yields says. The
+// compaction that opens the context gives its systemMessage (when truthy),
+// its summary and then its retainedTail messages.
+func entryMessages(r *Record, yield session.Yield) []json.RawMessage {
+	if yield == session.YieldsCheckpoint {
+		return checkpoint(r)
+	}
+	typ, m := r.Entry.Type(), r.Raw("message")
+	if !session.HasMessage(typ, m != nil, session.JSTruthy(r.Raw("summary"))) {
+		return nil // a message entry without one: pi throws; we skip it
+	}
+	switch typ {
 	case "message":
-		m := r.Raw("message")
-		if m == nil {
-			return nil // pi throws; we skip it
-		}
 		return []json.RawMessage{normalizeContent(m)}
 	case "custom_message":
 		content := r.Raw("content")
@@ -254,24 +261,24 @@ func entryMessages(r *Record) []json.RawMessage {
 		w.Member("timestamp", jsDateJSON(r.Raw("timestamp")))
 		return []json.RawMessage{w.Bytes()}
 	case "branch_summary":
-		if !session.JSTruthy(r.Raw("summary")) {
-			return nil
-		}
 		var w session.ObjectWriter
 		w.Member("role", []byte(`"branchSummary"`))
 		w.Member("summary", r.Raw("summary"))
 		w.Member("fromId", r.Raw("fromId"))
 		w.Member("timestamp", jsDateJSON(r.Raw("timestamp")))
 		return []json.RawMessage{w.Bytes()}
-	case "compaction":
-		var msgs []json.RawMessage
-		if sys := r.Raw("systemMessage"); session.JSTruthy(sys) {
-			msgs = append(msgs, sys)
-		}
-		msgs = append(msgs, compactionSummary(r))
-		return append(msgs, retainedTail(r)...)
 	}
 	return nil
+}
+
+// checkpoint is the messages of the compaction that opens the context.
+func checkpoint(r *Record) []json.RawMessage {
+	var msgs []json.RawMessage
+	if sys := r.Raw("systemMessage"); session.JSTruthy(sys) {
+		msgs = append(msgs, sys)
+	}
+	msgs = append(msgs, compactionSummary(r))
+	return append(msgs, retainedTail(r)...)
 }
 
 // normalizeContent is pi 1.6.0's repair of a message whose content is null
@@ -315,32 +322,27 @@ func retainedTail(r *Record) []json.RawMessage {
 	return tail
 }
 
-// editIndex maps a target id (as jsKey) to the latest context_edit record
-// that names it.
-type editIndex map[string]*Record
+// editIndex maps a target id (as jsKey) to the context edit that wins for
+// it (session.LatestEdits).
+type editIndex map[string]*Entry
 
-// latestEdits indexes the context_edit entries among the context entries:
-// per target the last one wins, whatever its replacement (an edit before
-// the compaction cut is gone with it).
+// latestEdits indexes the context_edit entries among the context entries
+// by their targetId (session.LatestEdits: the last one wins).
 func (s *Session) latestEdits(entries []*Entry) (editIndex, error) {
-	edits := editIndex{}
-	for _, e := range entries {
-		if e.Type() != "context_edit" {
-			continue
+	var err error
+	edits := session.LatestEdits(entries, contextIndex{}, func(e *Entry) (string, bool) {
+		r, rerr := s.Read(e)
+		if rerr != nil {
+			err = rerr
+			return "", false
 		}
-		r, err := s.Read(e)
-		if err != nil {
-			return nil, err
-		}
-		if key, ok := jsKey(r.Tape.Raw(r.Member("targetId"))); ok {
-			edits[key] = r
-		}
-	}
-	return edits, nil
+		return jsKey(r.Tape.Raw(r.Member("targetId")))
+	})
+	return edits, err
 }
 
 // of returns the edit that applies to the entry on record r, or nil.
-func (edits editIndex) of(r *Record) *Record {
+func (edits editIndex) of(r *Record) *Entry {
 	if len(edits) == 0 {
 		return nil
 	}
@@ -351,44 +353,40 @@ func (edits editIndex) of(r *Record) *Record {
 	return edits[key]
 }
 
-// applyEdit is pi 1.6.0's projectContextEntry: replacement null drops every
-// message of the entry, whatever its kind; otherwise each user, assistant,
-// toolResult and custom message gets replacement.content as its content (a
-// string becomes [{type:"text",text}] for assistant and toolResult; no
-// content, e.g. a replacement that is not an object, removes the key) and
-// other messages stay. An edit without a replacement leaves the messages as
-// they are (pi throws on it).
+// applyEdit is pi 1.6.0's projectContextEntry: what the edit does to
+// each message of its target is session.EditOn's; a replacement's content
+// is replacement.content (a string becomes [{type:"text",text}] for
+// assistant and toolResult; no content, e.g. a replacement that is not an
+// object, removes the key).
 func applyEdit(edit *Record, msgs []json.RawMessage) []json.RawMessage {
 	t, repl := &edit.Tape, edit.Member("replacement")
-	switch t.Kind(repl) {
-	case session.KindNone:
-		return msgs
-	case session.KindNull:
-		return nil
-	}
+	kind := session.ReplacementOf(t.Kind(repl))
 	content := copyRaw(t.Raw(t.Get(repl, "content")))
-	out := make([]json.RawMessage, len(msgs))
-	for i, m := range msgs {
-		out[i] = editContent(m, content)
+	var out []json.RawMessage
+	for _, m := range msgs {
+		t, ok := tapeOf(m)
+		role := ""
+		if ok {
+			role = t.StrOf(0, "role")
+		}
+		switch session.EditOn(kind, role) {
+		case session.EditKeeps:
+			out = append(out, m)
+		case session.EditReplaces:
+			out = append(out, editContent(t, content))
+		}
 	}
 	return out
 }
 
-// editContent replaces the content of one message if its role is editable;
-// a nil content removes the key (JSON of undefined).
-func editContent(m, content json.RawMessage) json.RawMessage {
-	t, ok := tapeOf(m)
-	if !ok {
-		return m
-	}
+// editContent gives a message (on its tape) the content of an edit's
+// replacement; a nil content removes the key (JSON of undefined).
+func editContent(t *session.Tape, content json.RawMessage) json.RawMessage {
 	switch t.StrOf(0, "role") {
-	case "user", "custom":
 	case "assistant", "toolResult":
 		if s, ok := rawString(content); ok {
 			content = json.RawMessage(`[{"type":"text","text":` + string(session.Quote(s)) + `}]`)
 		}
-	default:
-		return m
 	}
 	return setMember(t, "content", content) // nil deletes it
 }

@@ -207,8 +207,7 @@ func (ix *indexer) begin(out []facts, pack []byte) {
 	ix.packBuf, ix.packBlock = pack, -1
 	t := ix.s.byID
 	for i := range out {
-		k, _ := t.slot(out[i].idHash)
-		ix.warm += t.slots[k]
+		ix.warm += t.warm(out[i].idHash)
 	}
 }
 
@@ -334,7 +333,7 @@ func (ix *indexer) reserve(f *facts) {
 		return
 	}
 	guess := int(min(float64(maxGuess), float64(len(ix.s.Entries))*float64(ix.size)/float64(f.offset)))
-	ix.s.byID.reserve(ix.s.Entries, guess)
+	ix.s.byID.reserve(guess)
 	if guess > cap(ix.s.Entries) {
 		ix.s.Entries = append(make([]*Entry, 0, guess+guess/8), ix.s.Entries...)
 	}

@@ -209,18 +209,11 @@ func (s *Session) ompContext(leaf *Entry) (*Context, error) {
 	if c.Settings, err = s.ompSettings(path); err != nil {
 		return nil, err
 	}
-	compaction, reset := -1, -1
-	for i, e := range path {
-		switch e.Type() {
-		case "compaction":
-			compaction = i
-		case "reset_boundary":
-			reset = i
-		}
-	}
+	var ix contextIndex // the shared cut's types (context.go); omp cuts at a compaction its own way
+	reset, compaction := session.OmpReset(path, ix), session.LastOf(path, ix, "compaction")
 	b := &ompBuilder{s: s, rd: s.Records()}
 	switch {
-	case reset >= 0 && reset > compaction:
+	case reset >= 0:
 		c.Reset = path[reset]
 		err = b.appendAll(path[reset+1:])
 	case compaction >= 0:

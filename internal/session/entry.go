@@ -97,8 +97,9 @@ type KeptIndex struct {
 }
 
 // Replacement is what the projection reads of a context edit's
-// replacement: null, or an object with a non-null content; anything else
-// is ignored, as pi ignores it.
+// replacement (EditOn says what it does): absent, null, or anything else,
+// whose content (replacement.content, undefined for a value that is not an
+// object) becomes the content of the messages it edits.
 type Replacement struct {
 	Kind  ReplacementKind
 	Calls []ToolCall // the toolCall blocks of the content
@@ -109,9 +110,9 @@ type ReplacementKind uint8
 
 // The kinds of replacement.
 const (
-	ReplacementIgnored ReplacementKind = iota // absent, or not one pi applies
-	ReplacementOmit                           // null: the message is dropped
-	ReplacementContent                        // an object with a content
+	ReplacementAbsent  ReplacementKind = iota // no replacement: pi throws; the target stays as stored
+	ReplacementOmit                           // null: the target's messages are dropped
+	ReplacementContent                        // any other value: its content replaces theirs
 )
 
 // TextLimit bounds Message.Text: a first message is shown as one short
@@ -466,17 +467,11 @@ func blank(t *Tape, n int) bool {
 
 // readReplacement reads a context edit's replacement at node n.
 func readReplacement(t tape, n int) Replacement {
-	switch t.Kind(n) {
-	case KindNull:
-		return Replacement{Kind: ReplacementOmit}
-	case KindObject:
-		content := t.member(n, keyContent)
-		if k := t.Kind(content); k == KindNone || k == KindNull {
-			return Replacement{}
-		}
-		return Replacement{Kind: ReplacementContent, Calls: toolCalls(t, content)}
+	r := Replacement{Kind: ReplacementOf(t.Kind(n))}
+	if r.Kind == ReplacementContent {
+		r.Calls = toolCalls(t, t.member(n, keyContent))
 	}
-	return Replacement{}
+	return r
 }
 
 // readKeptIndex reads firstKeptEntryIndex at node n as pi does: a

@@ -12,10 +12,12 @@ import (
 // Rule 6 (session-format.md section 5): in the projected context of the
 // default leaf every tool call is answered before the next message. The
 // projection needs only a little of each entry, so validate keeps that
-// little in its compact index, rebuilds the context's turns at the end, and
-// lets session.PairTools judge them: the same verdicts as the projection of
-// the full file (a test holds the two to each other on every corpus file),
-// in memory that grows with the number of entries, not their size.
+// little in its compact index, projects the default leaf at the end by the
+// rules project's views follow too (session.ContextEntries, LatestEdits,
+// Yields, EditOn) read over that index, and lets session.PairTools judge
+// the turns: the same verdicts as the projection of the full file (a test
+// holds the two to each other on every corpus file), in memory that grows
+// with the number of entries, not their size.
 
 // special is what the projection needs of a compaction or a context edit.
 type special struct {
@@ -23,24 +25,16 @@ type special struct {
 	firstKept int32              // ordinal of the first kept entry, -1 for none
 	hasTail   bool               // retainedTail is an array: nothing before is kept
 	tail      []session.ToolTurn // the retainedTail messages
-	// context_edit (well-formed only)
-	target int32              // ordinal of the edited entry, -1 for none
-	omit   bool               // replacement null
-	calls  []session.ToolCall // tool calls of a replacement content
+	// context_edit (with a targetId)
+	targetID    string                  // resolved once the file is read: the edit may come first
+	replacement session.ReplacementKind // what it does (session.EditOn)
+	calls       []session.ToolCall      // tool calls of a replacement content
 }
 
 // projectsMessage reports whether an entry puts a message into the context
-// when it is on the context path (compactions are handled apart).
+// when it is on the context path (the leading compaction is apart).
 func projectsMessage(e entry) bool {
-	switch e.Type {
-	case "message":
-		return e.Message.Present
-	case "custom_message":
-		return true
-	case "branch_summary":
-		return e.Summary
-	}
-	return false
+	return session.HasMessage(e.Type, e.Message.Present, e.Summary)
 }
 
 // remember keeps what the projection will need of an entry.
@@ -51,8 +45,8 @@ func (k *linker) remember(e entry, ord int32) {
 	case e.Type == "compaction":
 		k.specials[ord] = k.compaction(e, ord)
 	case e.Type == "context_edit":
-		if sp, ok := k.contextEdit(e); ok {
-			k.specials[ord] = sp
+		if e.HasTargetID {
+			k.specials[ord] = k.contextEdit(e)
 		}
 	}
 }
@@ -70,7 +64,7 @@ func (k *linker) callIDRef(id string) textRef {
 
 // compaction resolves a compaction's kept range and its retainedTail turns.
 func (k *linker) compaction(e entry, ord int32) *special {
-	sp := &special{firstKept: -1, target: -1}
+	sp := &special{firstKept: -1}
 	if e.HasTail {
 		sp.hasTail = true
 		for _, msg := range e.Tail {
@@ -90,21 +84,15 @@ func (k *linker) compaction(e entry, ord int32) *special {
 	return sp
 }
 
-// contextEdit reads a well-formed context edit: replacement null, or an
-// object with a content; anything else is ignored, as pi would.
-func (k *linker) contextEdit(e entry) (*special, bool) {
-	if !e.HasTargetID || e.Replacement.Kind == session.ReplacementIgnored {
-		return nil, false
-	}
-	target, found := k.ids.get(e.TargetID)
-	if !found {
-		return nil, false
-	}
-	sp := &special{firstKept: -1, target: target, omit: e.Replacement.Kind == session.ReplacementOmit}
+// contextEdit keeps what the projection needs of a context edit: its
+// target and its replacement, whatever that is (the last edit of a target
+// wins even when it changes nothing).
+func (k *linker) contextEdit(e entry) *special {
+	sp := &special{firstKept: -1, targetID: strings.Clone(e.TargetID), replacement: e.Replacement.Kind}
 	for _, c := range e.Replacement.Calls {
 		sp.calls = append(sp.calls, session.ToolCall{ID: strings.Clone(c.ID), Name: k.internString(c.Name)})
 	}
-	return sp, true
+	return sp
 }
 
 // turnOfMessage is the turn of a message (a retainedTail element).
@@ -141,38 +129,64 @@ func (k *linker) checkContext() {
 }
 
 // contextTurns projects the default leaf (the last entry) as pi does
-// (session-format.md section 7) and returns one turn per message.
+// (session-format.md section 7) and returns one turn per message. An omp
+// file's context has no context edits: omp does not know them.
 func (k *linker) contextTurns() []session.ToolTurn {
-	entries := k.contextEntries(k.defaultPath())
-	edits := map[int32]*special{}
-	for _, ord := range entries {
-		if sp := k.specials[ord]; sp != nil && k.name(k.node(ord).typ) == "context_edit" {
-			edits[sp.target] = sp
-		}
+	ix := &contextIndex{k: k}
+	entries := session.ContextEntries(k.defaultPath(), ix, k.omp)
+	var edits map[int32]int32
+	if !k.omp {
+		edits = session.LatestEdits(entries, ix, k.editTarget)
 	}
 	var turns []session.ToolTurn
 	for i, ord := range entries {
-		n := *k.node(ord)
-		if i == 0 && k.name(n.typ) == "compaction" {
-			turns = append(turns, session.ToolTurn{Role: "compactionSummary", EntryID: k.entryID(n), Line: int(n.line)})
+		n := k.node(ord)
+		from := len(turns)
+		switch session.Yields(i, ix.Type(ord)) {
+		case session.YieldsCheckpoint:
+			turns = append(turns, session.ToolTurn{Role: "compactionSummary", EntryID: k.entryID(*n), Line: int(n.line)})
 			turns = append(turns, k.specials[ord].tail...)
-			continue
-		}
-		if n.flags&flagMessage == 0 {
-			continue
-		}
-		t := k.turnOf(ord)
-		if ed := edits[ord]; ed != nil && k.editable(n) {
-			if ed.omit {
+		case session.YieldsMessage:
+			if n.flags&flagMessage == 0 {
 				continue
 			}
-			if t.Role == "assistant" {
-				t.Calls = ed.calls
-			}
+			turns = append(turns, k.turnOf(ord))
+		default:
+			continue
 		}
-		turns = append(turns, t)
+		if edit, ok := edits[ord]; ok {
+			turns = edited(turns, from, k.specials[edit])
+		}
 	}
 	return turns
+}
+
+// edited applies a context edit to the turns of its target, turns[from:].
+// Only an assistant's tool calls matter to rule 6: a replacement gives it
+// those of the replacement's content.
+func edited(turns []session.ToolTurn, from int, edit *special) []session.ToolTurn {
+	out := turns[:from]
+	for _, t := range turns[from:] {
+		switch session.EditOn(edit.replacement, t.Role) {
+		case session.EditDrops:
+			continue
+		case session.EditReplaces:
+			if t.Role == "assistant" {
+				t.Calls = edit.calls
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// editTarget is the ordinal of the entry a context edit names.
+func (k *linker) editTarget(edit int32) (int32, bool) {
+	sp := k.specials[edit]
+	if sp == nil {
+		return -1, false
+	}
+	return k.ids.get(sp.targetID)
 }
 
 // defaultPath is the path from a root to the last entry, by ordinals.
@@ -185,33 +199,33 @@ func (k *linker) defaultPath() []int32 {
 	return path
 }
 
-// contextEntries applies the last compaction's cut to a path. In an omp
-// file a later reset_boundary (/clear) cuts instead: the context starts
-// after it (a compaction after the boundary supersedes it).
-func (k *linker) contextEntries(path []int32) []int32 {
-	ci := k.last(path, "compaction")
-	if reset := k.last(path, "reset_boundary"); k.omp && reset > ci {
-		return path[reset+1:]
-	}
-	if ci < 0 {
-		return path
-	}
-	c := k.specials[path[ci]]
-	out := []int32{path[ci]}
-	if i := slices.Index(path[:ci], c.firstKept); i >= 0 && !c.hasTail {
-		out = append(out, path[i:ci]...)
-	}
-	return append(out, path[ci+1:]...)
+// contextIndex is the linker's index as the projection reads it
+// (session.ContextIndex), entries by ordinal. It remembers the compaction
+// last asked about: the cut asks about one, once for each entry before it.
+type contextIndex struct {
+	k    *linker
+	ord  int32
+	comp *special
 }
 
-// last is the index on path of the last entry of type typ, or -1.
-func (k *linker) last(path []int32, typ string) int {
-	for i := len(path) - 1; i >= 0; i-- {
-		if k.name(k.node(path[i]).typ) == typ {
-			return i
-		}
+func (x *contextIndex) Type(ord int32) string { return x.k.name(x.k.node(ord).typ) }
+func (x *contextIndex) Role(ord int32) string { return x.k.name(x.k.node(ord).role) }
+
+func (x *contextIndex) KeptStart(c, ord int32) bool {
+	sp := x.compaction(c)
+	return sp != nil && sp.firstKept == ord
+}
+
+func (x *contextIndex) RetainedTail(c int32) bool {
+	sp := x.compaction(c)
+	return sp != nil && sp.hasTail
+}
+
+func (x *contextIndex) compaction(c int32) *special {
+	if x.comp == nil || x.ord != c {
+		x.ord, x.comp = c, x.k.specials[c]
 	}
-	return -1
+	return x.comp
 }
 
 // turnOf is the turn of an entry that projects a message.
@@ -242,18 +256,6 @@ func (k *linker) turnOf(ord int32) session.ToolTurn {
 		}
 	}
 	return t
-}
-
-// editable reports whether a context edit may change the entry's message.
-func (k *linker) editable(n node) bool {
-	switch k.name(n.typ) {
-	case "custom_message":
-		return true
-	case "message":
-		role := k.name(n.role)
-		return role == "user" || role == "assistant" || role == "toolResult"
-	}
-	return false
 }
 
 // entryID formats a node's id, when the index kept it.

@@ -403,7 +403,7 @@ func (k *linker) checkContextEdit(e entry, ord int32) {
 	switch {
 	case !k.isAncestor(target, ord):
 		k.add(finding.Errorf(finding.ContextEditTarget, e.line, "targetId names line %d, which is not on this edit's ancestor chain", t.line).WithEntry(e.ID).WithPointer("/targetId"))
-	case !k.editable(t):
+	case !session.Editable(k.name(t.typ), k.name(t.role)):
 		k.add(finding.Errorf(finding.ContextEditTarget, e.line, "targetId names a %s on line %d, which cannot be edited (only custom_message and user, assistant, toolResult messages)", k.describe(t), t.line).WithEntry(e.ID).WithPointer("/targetId"))
 	}
 }

@@ -128,7 +128,7 @@ func TestIDIndex(t *testing.T) {
 			t.Fatalf("phantom %s", id(i))
 		}
 	}
-	if x.n != n || 4*x.n > 3*len(x.slots) {
-		t.Errorf("%d ids in %d slots, want %d ids and at most 3/4 full", x.n, len(x.slots), n)
+	if x.hex.Len() != n || 4*x.hex.Len() > 3*x.hex.Slots() {
+		t.Errorf("%d ids in %d slots, want %d ids and at most 3/4 full", x.hex.Len(), x.hex.Slots(), n)
 	}
 }

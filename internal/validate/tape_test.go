@@ -160,12 +160,10 @@ func entryFromMap(v map[string]any, line int, linear bool) entry {
 		if e.Type == "context_edit" {
 			if repl, has := v["replacement"]; has {
 				r, _ := repl.(map[string]any)
-				content, hasContent := r["content"]
-				switch {
-				case repl == nil:
+				if repl == nil {
 					e.Replacement = session.Replacement{Kind: session.ReplacementOmit}
-				case r != nil && hasContent && content != nil:
-					e.Replacement = session.Replacement{Kind: session.ReplacementContent, Calls: callsFromMap(content)}
+				} else {
+					e.Replacement = session.Replacement{Kind: session.ReplacementContent, Calls: callsFromMap(r["content"])}
 				}
 			}
 		}
