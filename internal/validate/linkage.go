@@ -404,7 +404,7 @@ func (k *linker) checkContextEdit(e entry, ord int32) {
 	case !k.isAncestor(target, ord):
 		k.add(finding.Errorf(finding.ContextEditTarget, e.line, "targetId names line %d, which is not on this edit's ancestor chain", t.line).WithEntry(e.ID).WithPointer("/targetId"))
 	case !session.Editable(k.name(t.typ), k.name(t.role)):
-		k.add(finding.Errorf(finding.ContextEditTarget, e.line, "targetId names a %s on line %d, which cannot be edited (only custom_message and user, assistant, toolResult messages)", k.describe(t), t.line).WithEntry(e.ID).WithPointer("/targetId"))
+		k.add(finding.Errorf(finding.ContextEditTarget, e.line, "targetId names a %s on line %d, which cannot be edited (only custom_message entries and user, assistant, toolResult and custom messages)", k.describe(t), t.line).WithEntry(e.ID).WithPointer("/targetId"))
 	}
 }
 
