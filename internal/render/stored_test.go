@@ -137,6 +137,22 @@ func TestDescriptionsPastMemory(t *testing.T) {
 			t.Fatalf("entry %d: the index's description %q, the record's %q", e.Index, got, want)
 		}
 	}
+	// A jump reads a small window: a tree jumps at every branch, and a full
+	// window at each jump was most of what tree allocated on a session of
+	// many branches (project's descJump).
+	jumps := fast.Records()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for k := range 1000 {
+		at := k * 7919 % (n - 3)
+		for j := range 3 {
+			_ = jumps.Description(fast.Entries[at+j])
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
+		t.Errorf("1,000 jumps of three descriptions each allocated %d bytes", got)
+	}
 	procs := runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), 2))
 	defer runtime.GOMAXPROCS(procs)
 	if a, b := views(t, plain, false, opt), views(t, fast, false, opt); !bytes.Equal(a, b) {
