@@ -65,7 +65,7 @@ func (e *Entry) ParentID() string {
 // Timestamp returns the entry's ISO timestamp, "" when absent.
 func (e *Entry) Timestamp() string {
 	if e.elided&isoTime != 0 {
-		b, _ := appendISO(make([]byte, 0, len(isoForm)), e.millis)
+		b, _ := appendISO(make([]byte, 0, isoRoom), e.millis)
 		return unsafeString(b)
 	}
 	return e.s.strs.get(e.strs, strTimestamp)

@@ -222,6 +222,11 @@ func (p *isoParser) zone() (int, bool) {
 // timestamps in.
 const isoForm = "2006-01-02T15:04:05.000Z"
 
+// isoRoom is what appendISO needs of a buffer not to grow it: AppendFormat
+// writes the nine digits of the nanoseconds before it cuts them to three
+// (a buffer of len(isoForm) grew on the heap for every entry).
+const isoRoom = len(isoForm) + 6
+
 // appendISO appends new Date(ms).toISOString() to b for the years 0 to
 // 9999 (the others are longer there), and reports whether it did.
 func appendISO(b []byte, ms float64) ([]byte, bool) {
@@ -235,7 +240,7 @@ func appendISO(b []byte, ms float64) ([]byte, bool) {
 // isISOOf reports whether s is new Date(ms).toISOString(), so that the
 // index need not keep s: appendISO of ms gives it back.
 func isISOOf(s string, ms float64) bool {
-	var buf [len(isoForm)]byte
+	var buf [isoRoom]byte
 	b, ok := appendISO(buf[:0], ms)
 	return ok && string(b) == s
 }

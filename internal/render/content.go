@@ -198,19 +198,19 @@ func (d entryView) words() string {
 
 func (w *wordsWriter) String() string { return w.b.String() }
 
-// textCells are the cells of a line's text: prefix and body, made safe
+// appendTextCells are the cells of a line's text: prefix and body, made safe
 // for the terminal, as one flexible cell, which fit shrinks first. At
 // width 0 nothing is cut, so they go as two cells: a body of hundreds of
 // megabytes is written as it is instead of copied after its prefix.
 // A lazy body (width 0 only) is a cell of its own, written as the line is.
-func textCells(width int, prefix, body string, lazy *lazyWords) []cell {
+func appendTextCells(cells []cell, width int, prefix, body string, lazy *lazyWords) []cell {
 	if lazy != nil {
-		return []cell{{text: text.Safe(prefix)}, {lazy: lazy}}
+		return append(cells, cell{text: text.Safe(prefix)}, cell{lazy: lazy})
 	}
 	if width > 0 || prefix == "" || body == "" {
-		return []cell{{text: text.Safe(prefix + body), flex: true}} // nothing copied when one is ""
+		return append(cells, cell{text: text.Safe(prefix + body), flex: true}) // nothing copied when one is ""
 	}
-	return []cell{{text: text.Safe(prefix)}, {text: text.Safe(body), flex: true}}
+	return append(cells, cell{text: text.Safe(prefix)}, cell{text: text.Safe(body), flex: true})
 }
 
 // joinPrefix is what join(a, sep, b) puts before b; hasB says b is not "".

@@ -344,7 +344,7 @@ func (tr *treeRun) line(it treeItem) error {
 	cells := append(buf[:0], pathMarkCell(onPath), indent,
 		cell{text: shortID(e.ID()), paint: idPaint}, cell{text: " ", cols: 1},
 		cell{text: text.Safe(d.kind), paint: d.paint()})
-	cells = append(cells, textCells(tr.tw.opt.Width, d.restPrefix(), d.text, d.lazy)...)
+	cells = appendTextCells(cells, tr.tw.opt.Width, d.restPrefix(), d.text, d.lazy)
 	tr.tw.line(endMarks(cells, tr.s, e, len(tr.t.Children(e.Index)), e == tr.leaf)...)
 	return nil
 }
@@ -499,7 +499,7 @@ func Path(w io.Writer, s *project.Session, path []*project.Entry, opt ViewOption
 				cell{text: clock + blanks(8-clockCols), cols: max(8, clockCols), paint: text.Style.Dim}, cell{text: "  ", cols: 2},
 				cell{text: kind + blanks(kindWidth-kindCols), cols: kindWidth, paint: d.paint()}, cell{text: "  ", cols: 2},
 			)
-			cells = append(cells, textCells(opt.Width, joinPrefix(d.detail, ": ", d.hasText()), d.text, d.lazy)...)
+			cells = appendTextCells(cells, opt.Width, joinPrefix(d.detail, ": ", d.hasText()), d.text, d.lazy)
 			tw.line(endMarks(cells, s, e, children[e.Index], i == len(path)-1)...)
 		}
 		return tw.flush()
