@@ -13,6 +13,7 @@ import (
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/session"
+	"github.com/pisess/pisess/internal/testfs"
 )
 
 // noCreate fails any file creation: proves an operation wrote nothing.
@@ -27,7 +28,7 @@ func noCreate(op, name string) error {
 // *FindingError makes a refusal that names the finding's line, severity
 // and code ("FILE:LINE: refused_invalid: error CODE: message").
 func TestRefusedInvalidNamesTheLine(t *testing.T) {
-	path := writeSession(t, t.TempDir(), sampleV1)
+	path := testfs.WriteSession(t, t.TempDir(), sampleV1, 0o640)
 	f := finding.Errorf(finding.Schema, 2, "required key %q is missing", "content")
 	verify := func(string, io.Reader) error { return &safefile.FindingError{Finding: f} }
 	_, err := MigrateFile(newFaultFS(noCreate), path, Options{Verify: verify})
@@ -80,7 +81,7 @@ func TestMigrateFile(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			path := writeSession(t, dir, tt.content)
+			path := testfs.WriteSession(t, dir, tt.content, 0o640)
 			rep, err := MigrateFile(newFaultFS(tt.fail), path, tt.opts)
 			if tt.wantCode != "" {
 				var e *safefile.Error
@@ -115,7 +116,7 @@ func TestMigrateFile(t *testing.T) {
 			if tt.opts.DryRun && !strings.Contains(rep.Diff, "+++") {
 				t.Errorf("dry run diff: %q", rep.Diff)
 			}
-			noTempLeft(t, dir)
+			testfs.NoTempLeft(t, dir, safefile.TempPrefix)
 		})
 	}
 }
@@ -154,7 +155,7 @@ func TestRepairFile(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			path := writeSession(t, dir, tt.content)
+			path := testfs.WriteSession(t, dir, tt.content, 0o640)
 			rep, err := RepairFile(newFaultFS(tt.fail), path, tt.opts)
 			if tt.wantCode != "" {
 				var e *safefile.Error
@@ -185,7 +186,7 @@ func TestRepairFile(t *testing.T) {
 			if rep.Action == Repaired && len(rep.Fixes) == 0 {
 				t.Error("no fixes reported")
 			}
-			noTempLeft(t, dir)
+			testfs.NoTempLeft(t, dir, safefile.TempPrefix)
 		})
 	}
 }
@@ -198,7 +199,7 @@ func TestRealDamagedFilesEndToEnd(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			orig := readFile(t, filepath.Join(realCorpus, name))
 			dir := t.TempDir()
-			path := writeSession(t, dir, string(orig))
+			path := testfs.WriteSession(t, dir, string(orig), 0o640)
 			rep, err := RepairFile(safefile.OS(), path, Options{Backup: true})
 			if err != nil || rep.Action != Repaired {
 				t.Fatalf("repair: %+v, %v", rep, err)
@@ -221,7 +222,7 @@ func TestRealDamagedFilesEndToEnd(t *testing.T) {
 			if err != nil || again.Action != Unchanged {
 				t.Errorf("second migrate: %+v, %v", again, err)
 			}
-			noTempLeft(t, dir)
+			testfs.NoTempLeft(t, dir, safefile.TempPrefix)
 		})
 	}
 }
@@ -272,7 +273,7 @@ func TestMigrateFileCheck(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			path := writeSession(t, dir, tt.content)
+			path := testfs.WriteSession(t, dir, tt.content, 0o640)
 			rep, err := MigrateFile(newFaultFS(tt.fail), path, Options{Check: tt.check, Verify: pass})
 			var e *safefile.Error
 			switch {
@@ -294,7 +295,7 @@ func TestMigrateFileCheck(t *testing.T) {
 			if got, _ := os.ReadFile(path); (string(got) != tt.content) != (tt.wantAction == Migrated) {
 				t.Errorf("file changed: %v, action %s", string(got) != tt.content, rep.Action)
 			}
-			noTempLeft(t, dir)
+			testfs.NoTempLeft(t, dir, safefile.TempPrefix)
 		})
 	}
 }
@@ -302,7 +303,7 @@ func TestMigrateFileCheck(t *testing.T) {
 // TestMigrateRefusesLinesPiWouldLose: a corrupt line mid-file refuses the
 // migration and says that pi's own migration would lose it.
 func TestMigrateRefusesLinesPiWouldLose(t *testing.T) {
-	path := writeSession(t, t.TempDir(), sampleV1[:strings.Index(sampleV1, "\n")+1]+"not-json\n"+sampleV1[strings.Index(sampleV1, "\n")+1:])
+	path := testfs.WriteSession(t, t.TempDir(), sampleV1[:strings.Index(sampleV1, "\n")+1]+"not-json\n"+sampleV1[strings.Index(sampleV1, "\n")+1:], 0o640)
 	_, err := MigrateFile(newFaultFS(noCreate), path, Options{})
 	var e *safefile.Error
 	if !errors.As(err, &e) || e.Code != safefile.RefusedCorrupt || e.Line != 2 {
@@ -314,7 +315,7 @@ func TestMigrateRefusesLinesPiWouldLose(t *testing.T) {
 	// A line over pisess's limit is one pi reads: refused, without the note.
 	limits := session.DefaultLimits()
 	limits.MaxLineBytes = 100
-	_, err = MigrateFile(newFaultFS(noCreate), writeSession(t, t.TempDir(), sampleV1), Options{Limits: limits})
+	_, err = MigrateFile(newFaultFS(noCreate), testfs.WriteSession(t, t.TempDir(), sampleV1, 0o640), Options{Limits: limits})
 	if !errors.As(err, &e) || e.Code != safefile.RefusedCorrupt || e.Finding == nil || e.Finding.Code != finding.LineTooLong || strings.Contains(err.Error(), "pi 1.6.0") {
 		t.Errorf("got %v, want refused_corrupt line_too_long without the note", err)
 	}
@@ -322,7 +323,7 @@ func TestMigrateRefusesLinesPiWouldLose(t *testing.T) {
 
 func TestFileAPISymlinkPolicy(t *testing.T) {
 	dir := t.TempDir()
-	target := writeSession(t, dir, sampleV1)
+	target := testfs.WriteSession(t, dir, sampleV1, 0o640)
 	link := filepath.Join(dir, "link.jsonl")
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)

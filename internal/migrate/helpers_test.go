@@ -2,10 +2,6 @@ package migrate
 
 import (
 	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
 
 	"github.com/pisess/pisess/internal/safefile"
 )
@@ -16,39 +12,6 @@ const sampleV1 = `{"type":"session","id":"0b8e2c1e-5b8a-4b8e-9c1e-5b8a4b8e9c1e",
 {"type":"message","timestamp":"2025-12-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"hello"}],"timestamp":2}}
 {"type":"compaction","timestamp":"2025-12-01T00:00:03.000Z","summary":"s","firstKeptEntryIndex":2,"tokensBefore":10}
 `
-
-// writeSession writes content to dir/s.jsonl with mode 0640.
-func writeSession(t *testing.T, dir, content string) string {
-	t.Helper()
-	path := filepath.Join(dir, "s.jsonl")
-	if err := os.WriteFile(path, []byte(content), 0o640); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// dirNames lists a directory.
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	return names
-}
-
-func noTempLeft(t *testing.T, dir string) {
-	t.Helper()
-	for _, n := range dirNames(t, dir) {
-		if strings.Contains(n, safefile.TempPrefix) {
-			t.Errorf("temp file left behind: %s", n)
-		}
-	}
-}
 
 // faultFS is the real file system asking fail before each creation, hard
 // link and rename (noCreate: prove an operation wrote nothing). safefile's

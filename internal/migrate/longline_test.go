@@ -8,6 +8,7 @@ import (
 
 	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/session"
+	"github.com/pisess/pisess/internal/testfs"
 )
 
 // longV1 is a version-1 session whose second line is a user message of n
@@ -26,7 +27,7 @@ func longV1(n int) string {
 func TestDryRunLongLineMemory(t *testing.T) {
 	const n = 32 << 20
 	dir := t.TempDir()
-	path := writeSession(t, dir, longV1(n))
+	path := testfs.WriteSession(t, dir, longV1(n), 0o640)
 	lines := 0
 	verify := func(_ string, r io.Reader) error { // a pass as validate makes it
 		rd := session.NewReader(r, session.DefaultLimits())
@@ -53,7 +54,7 @@ func TestDryRunLongLineMemory(t *testing.T) {
 	if alloc, max := after.TotalAlloc-before.TotalAlloc, uint64(3*n+8<<20); alloc > max {
 		t.Errorf("a dry run over a %d MiB line allocated %d MiB, want at most %d", n>>20, alloc>>20, max>>20)
 	}
-	if names := dirNames(t, dir); len(names) != 1 {
+	if names := testfs.Names(t, dir); len(names) != 1 {
 		t.Errorf("directory holds %v", names)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pisess/pisess/internal/safefile"
+	"github.com/pisess/pisess/internal/testfs"
 )
 
 // hookFS runs a hook once, right after the first hard link it makes.
@@ -39,7 +40,7 @@ func (h *hookFS) Lock(f safefile.File) error {
 func TestMigrateFileRunsTakeTurns(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		dir := t.TempDir()
-		path := writeSession(t, dir, sampleV1)
+		path := testfs.WriteSession(t, dir, sampleV1, 0o640)
 		var wg sync.WaitGroup
 		var b Report
 		var berr error

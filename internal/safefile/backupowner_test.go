@@ -5,6 +5,8 @@ import (
 	"os"
 	"syscall"
 	"testing"
+
+	"github.com/pisess/pisess/internal/testfs"
 )
 
 // A backup made as a copy (hard link impossible) got the mode of the
@@ -13,7 +15,7 @@ import (
 // new generation, and a failure to set it is refused like a chmod failure.
 func TestRewriteBackupCopyGetsTheOwner(t *testing.T) {
 	dir := t.TempDir()
-	path := writeSession(t, dir, sampleV1)
+	path := testfs.WriteSession(t, dir, sampleV1, origMode)
 	fsys := newFaultFS(failing("Link", any_, syscall.EXDEV))
 	out, err := Rewrite(fsys, path, RewriteOptions{BackupSuffix: ".v1.bak"}, migrateGen)
 	if err != nil {
@@ -27,7 +29,7 @@ func TestRewriteBackupCopyGetsTheOwner(t *testing.T) {
 		t.Errorf("the backup copy was not given the original's owner: %v", fsys.ops)
 	}
 
-	path = writeSession(t, t.TempDir(), sampleV1)
+	path = testfs.WriteSession(t, t.TempDir(), sampleV1, origMode)
 	fsys = newFaultFS(func(op, name string) error {
 		switch {
 		case op == "Link":

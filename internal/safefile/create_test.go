@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/pisess/pisess/internal/testfs"
 )
 
 const createBody = "{\"type\":\"session\"}\n{\"type\":\"message\"}\n"
@@ -88,7 +90,7 @@ func TestCreateFailuresLeaveNothing(t *testing.T) {
 					if got, _ := os.ReadFile(other); string(got) != "theirs\n" {
 						t.Errorf("the other file now holds %q", got)
 					}
-					left := dirNames(t, dir)
+					left := testfs.Names(t, dir)
 					if err != nil {
 						var e *Error
 						if !errors.As(err, &e) || e.Path != path {
@@ -148,7 +150,7 @@ func TestCreateAppearsWhole(t *testing.T) {
 	if info, _ := os.Stat(path); info == nil || info.Mode().Perm() != 0o600 {
 		t.Errorf("mode %v", info)
 	}
-	if left := dirNames(t, dir); len(left) != 1 {
+	if left := testfs.Names(t, dir); len(left) != 1 {
 		t.Errorf("left behind: %v", left)
 	}
 }
@@ -207,7 +209,7 @@ func TestCreateNeverOverwrites(t *testing.T) {
 					t.Errorf("the existing file now holds %q", got)
 				}
 			}
-			if left := dirNames(t, dir); len(left) != 1 {
+			if left := testfs.Names(t, dir); len(left) != 1 {
 				t.Errorf("left behind: %v", left)
 			}
 		})
@@ -258,7 +260,7 @@ func TestCreateInterrupted(t *testing.T) {
 			path := filepath.Join(dir, "new.jsonl")
 			temps := &Temps{}
 			err := Create(newFaultFS(interruptAt(temps, tt.op, tt.match(path), tt.links)), path, 0o600, temps, produceBody)
-			left := dirNames(t, dir)
+			left := testfs.Names(t, dir)
 			if tt.complete {
 				if got, _ := os.ReadFile(path); err != nil || string(got) != createBody || len(left) != 2 {
 					t.Errorf("err %v, left %v, new file %q", err, left, got)
@@ -293,7 +295,7 @@ func TestCreateProducerError(t *testing.T) {
 	if !errors.As(err, &e) || e.Code != WriteFailed || e.Path != path {
 		t.Errorf("err = %#v", err)
 	}
-	if left := dirNames(t, dir); len(left) != 0 {
+	if left := testfs.Names(t, dir); len(left) != 0 {
 		t.Errorf("left behind: %v", left)
 	}
 }

@@ -7,13 +7,15 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/pisess/pisess/internal/testfs"
 )
 
 // tempsIn lists the rewrite protocol's temp files in dir.
 func tempsIn(t *testing.T, dir string) []string {
 	t.Helper()
 	var names []string
-	for _, name := range dirNames(t, dir) {
+	for _, name := range testfs.Names(t, dir) {
 		if IsTempName(name) {
 			names = append(names, name)
 		}
@@ -27,7 +29,7 @@ func tempsIn(t *testing.T, dir string) []string {
 // `.pisess-tmp-<hex>` was left behind. The original stays as it was.
 func TestInterruptRemovesTheTempFile(t *testing.T) {
 	dir := t.TempDir()
-	path := writeSession(t, dir, sampleV1)
+	path := testfs.WriteSession(t, dir, sampleV1, origMode)
 	temps := &Temps{}
 	gen := func(in io.ReadSeeker, out io.Writer) error {
 		io.WriteString(out, "partial")
@@ -59,7 +61,7 @@ func TestInterruptRemovesTheTempFile(t *testing.T) {
 // leaves nothing recorded, so a later signal touches no file of it.
 func TestTempsForgetsFinishedRuns(t *testing.T) {
 	dir := t.TempDir()
-	path := writeSession(t, dir, sampleV1)
+	path := testfs.WriteSession(t, dir, sampleV1, origMode)
 	temps := &Temps{}
 	if _, err := Rewrite(OS(), path, RewriteOptions{Temps: temps}, copyGen("new\n")); err != nil {
 		t.Fatal(err)
@@ -89,7 +91,7 @@ func copyGen(s string) Generator {
 // run (backup_exists: different size).
 func TestInterruptRemovesAPartialBackupCopy(t *testing.T) {
 	dir := t.TempDir()
-	path := writeSession(t, dir, sampleV1)
+	path := testfs.WriteSession(t, dir, sampleV1, origMode)
 	backup := path + ".v1.bak"
 	temps := &Temps{}
 	signalled := false
@@ -129,7 +131,7 @@ func TestInterruptRemovesAPartialBackupCopy(t *testing.T) {
 // done it holds the whole original, and no temp file is left.
 func TestBackupCopyIsNeverPartialUnderItsName(t *testing.T) {
 	dir := t.TempDir()
-	path := writeSession(t, dir, sampleV1)
+	path := testfs.WriteSession(t, dir, sampleV1, origMode)
 	backup := path + ".v1.bak"
 	writes := 0
 	fsys := newFaultFS(func(op, name string) error {
@@ -162,7 +164,7 @@ func TestBackupCopyIsNeverPartialUnderItsName(t *testing.T) {
 // the user's: a later signal leaves it.
 func TestFinishedBackupCopyIsNotRemoved(t *testing.T) {
 	dir := t.TempDir()
-	path := writeSession(t, dir, sampleV1)
+	path := testfs.WriteSession(t, dir, sampleV1, origMode)
 	temps := &Temps{}
 	fsys := newFaultFS(func(op, _ string) error {
 		if op == "Link" {

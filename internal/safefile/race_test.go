@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/pisess/pisess/internal/testfs"
 )
 
 // hookFS runs a hook once, right after the first hard link it makes.
@@ -47,7 +49,7 @@ func (h *hookFS) Lock(f File) error {
 func TestRewriteKeepsABackupAnotherRunReported(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		dir := t.TempDir()
-		path := writeSession(t, dir, sampleV1)
+		path := testfs.WriteSession(t, dir, sampleV1, origMode)
 		var b Outcome
 		var berr error
 		fsys := &hookFS{FS: OS(), noLock: true}
@@ -74,7 +76,7 @@ func TestRewriteKeepsABackupAnotherRunReported(t *testing.T) {
 // A lock held elsewhere for longer than LockWait: refused, untouched.
 func TestRewriteRefusesWhileLocked(t *testing.T) {
 	dir := t.TempDir()
-	path := writeSession(t, dir, sampleV1)
+	path := testfs.WriteSession(t, dir, sampleV1, origMode)
 	holder, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +93,7 @@ func TestRewriteRefusesWhileLocked(t *testing.T) {
 	if got, _ := os.ReadFile(path); string(got) != sampleV1 {
 		t.Error("original changed")
 	}
-	if names := dirNames(t, dir); len(names) != 1 {
+	if names := testfs.Names(t, dir); len(names) != 1 {
 		t.Errorf("directory holds %v", names)
 	}
 }
@@ -121,7 +123,7 @@ func TestRewriteCarriesOverLinesAppendedDuringTheRename(t *testing.T) {
 	for _, suffix := range []string{"", ".v1.bak"} {
 		t.Run("backup="+suffix, func(t *testing.T) {
 			dir := t.TempDir()
-			path := writeSession(t, dir, sampleV1)
+			path := testfs.WriteSession(t, dir, sampleV1, origMode)
 			out, err := Rewrite(newFaultFS(appendOnRename(t, path, appendedLine)), path, RewriteOptions{BackupSuffix: suffix}, migrateGen)
 			if err != nil {
 				t.Fatal(err)
@@ -133,7 +135,7 @@ func TestRewriteCarriesOverLinesAppendedDuringTheRename(t *testing.T) {
 			if out.Carried != int64(len(appendedLine)) {
 				t.Errorf("Carried %d, want %d", out.Carried, len(appendedLine))
 			}
-			noTempLeft(t, dir)
+			testfs.NoTempLeft(t, dir, TempPrefix)
 		})
 	}
 }
@@ -143,7 +145,7 @@ func TestRewriteCarriesOverLinesAppendedDuringTheRename(t *testing.T) {
 // kept in a rescue file, and the error says where.
 func TestRewriteRescuesAnOldGenerationRewrittenDuringTheRename(t *testing.T) {
 	dir := t.TempDir()
-	path := writeSession(t, dir, sampleV1)
+	path := testfs.WriteSession(t, dir, sampleV1, origMode)
 	other := strings.Replace(sampleV1, `"hi"`, `"rewritten by pi"`, 1)
 	fsys := newFaultFS(func(op, name string) error {
 		if op == "Rename" {
@@ -194,7 +196,7 @@ func TestRewriteKeepsTimesAndExtendedAttributes(t *testing.T) {
 	for _, copied := range []bool{false, true} {
 		t.Run(map[bool]string{false: "hard-link backup", true: "copied backup"}[copied], func(t *testing.T) {
 			dir := t.TempDir()
-			path := writeSession(t, dir, sampleV1)
+			path := testfs.WriteSession(t, dir, sampleV1, origMode)
 			xattr := unix.Setxattr(path, "user.pisess.test", []byte("kept"), 0)
 			if err := os.Chmod(path, 0o444); err != nil { // the owner must still get the attribute onto the new file
 				t.Fatal(err)

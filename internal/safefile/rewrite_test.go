@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pisess/pisess/internal/testfs"
 )
 
 // sampleV1 is a small version-1 session.
@@ -64,42 +66,6 @@ func expectedV1(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return out.Bytes()
-}
-
-// writeSession writes content to dir/s.jsonl with origMode.
-func writeSession(t *testing.T, dir, content string) string {
-	t.Helper()
-	path := filepath.Join(dir, "s.jsonl")
-	if err := os.WriteFile(path, []byte(content), origMode); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(path, origMode); err != nil { // umask may have narrowed it
-		t.Fatal(err)
-	}
-	return path
-}
-
-// dirNames lists a directory.
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	return names
-}
-
-func noTempLeft(t *testing.T, dir string) {
-	t.Helper()
-	for _, n := range dirNames(t, dir) {
-		if isTemp(n) {
-			t.Errorf("temp file left behind: %s", n)
-		}
-	}
 }
 
 var (
@@ -282,11 +248,11 @@ func TestRewriteFailuresLeaveOriginalUntouched(t *testing.T) {
 			if content == "" {
 				content = sampleV1
 			}
-			path := writeSession(t, dir, content)
+			path := testfs.WriteSession(t, dir, content, origMode)
 			if tt.prepare != nil {
 				tt.prepare(t, path)
 			}
-			before := dirNames(t, dir)
+			before := testfs.Names(t, dir)
 			fsys := newFaultFS(tt.fail)
 			fsys.limit = tt.limit
 			opts := RewriteOptions{BackupSuffix: ".v1.bak", Verify: tt.verify}
@@ -332,8 +298,8 @@ func TestRewriteFailuresLeaveOriginalUntouched(t *testing.T) {
 			} else if !bytes.Equal(got, want) {
 				t.Errorf("original changed:\n%s", got)
 			}
-			noTempLeft(t, dir)
-			after := dirNames(t, dir)
+			testfs.NoTempLeft(t, dir, TempPrefix)
+			after := testfs.Names(t, dir)
 			if tt.mutate == nil && strings.Join(after, ",") != strings.Join(before, ",") {
 				t.Errorf("directory changed: before %v, after %v", before, after)
 			}
@@ -357,7 +323,7 @@ func TestRewriteFailuresLeaveOriginalUntouched(t *testing.T) {
 
 func TestRewriteMigratesWithHardLinkBackup(t *testing.T) {
 	dir := t.TempDir()
-	path := writeSession(t, dir, sampleV1)
+	path := testfs.WriteSession(t, dir, sampleV1, origMode)
 	oldInfo, _ := os.Stat(path)
 	fsys := newFaultFS(nil)
 	verified := false
@@ -395,8 +361,8 @@ func TestRewriteMigratesWithHardLinkBackup(t *testing.T) {
 			t.Errorf("%s was created with %v, wider than the original's %v", name, perm, origMode)
 		}
 	}
-	noTempLeft(t, dir)
-	if names := dirNames(t, dir); len(names) != 2 {
+	testfs.NoTempLeft(t, dir, TempPrefix)
+	if names := testfs.Names(t, dir); len(names) != 2 {
 		t.Errorf("directory holds %v", names)
 	}
 	checkSyncedDir(t, fsys, dir)
@@ -419,7 +385,7 @@ func checkSyncedDir(t *testing.T, fsys *faultFS, dir string) {
 
 func TestRewriteBackupCopyWhenLinkFails(t *testing.T) {
 	dir := t.TempDir()
-	path := writeSession(t, dir, sampleV1)
+	path := testfs.WriteSession(t, dir, sampleV1, origMode)
 	oldInfo, _ := os.Stat(path)
 	fsys := newFaultFS(failing("Link", any_, syscall.EXDEV))
 	out, err := Rewrite(fsys, path, RewriteOptions{BackupSuffix: ".v1.bak"}, migrateGen)
@@ -440,7 +406,7 @@ func TestRewriteReusesIdenticalLeftoverBackup(t *testing.T) {
 	for _, kind := range []string{"copy", "hard link"} {
 		t.Run(kind, func(t *testing.T) {
 			dir := t.TempDir()
-			path := writeSession(t, dir, sampleV1)
+			path := testfs.WriteSession(t, dir, sampleV1, origMode)
 			bak := path + ".v1.bak"
 			if kind == "copy" {
 				if err := os.WriteFile(bak, []byte(sampleV1), 0o600); err != nil {
@@ -465,7 +431,7 @@ func TestRewriteReusesIdenticalLeftoverBackup(t *testing.T) {
 
 func TestRewriteReusedBackupIsNotRemovedOnFailure(t *testing.T) {
 	dir := t.TempDir()
-	path := writeSession(t, dir, sampleV1)
+	path := testfs.WriteSession(t, dir, sampleV1, origMode)
 	bak := path + ".v1.bak"
 	if err := os.WriteFile(bak, []byte(sampleV1), 0o600); err != nil {
 		t.Fatal(err)
@@ -481,7 +447,7 @@ func TestRewriteReusedBackupIsNotRemovedOnFailure(t *testing.T) {
 
 func TestRewriteDirSyncFailureAfterRename(t *testing.T) {
 	dir := t.TempDir()
-	path := writeSession(t, dir, sampleV1)
+	path := testfs.WriteSession(t, dir, sampleV1, origMode)
 	out, err := Rewrite(newFaultFS(failing("SyncDir", any_, errIO)), path, RewriteOptions{BackupSuffix: ".v1.bak"}, migrateGen)
 	var e *Error
 	if !errors.As(err, &e) || e.Code != SyncFailed || e.ExitCode() != 2 {
@@ -496,12 +462,12 @@ func TestRewriteDirSyncFailureAfterRename(t *testing.T) {
 	if b, _ := os.ReadFile(path + ".v1.bak"); string(b) != sampleV1 {
 		t.Error("the backup must be kept once the original is replaced")
 	}
-	noTempLeft(t, dir)
+	testfs.NoTempLeft(t, dir, TempPrefix)
 }
 
 func TestRewriteCleanupFailureIsReported(t *testing.T) {
 	dir := t.TempDir()
-	path := writeSession(t, dir, sampleV1)
+	path := testfs.WriteSession(t, dir, sampleV1, origMode)
 	fsys := newFaultFS(both(failing("Rename", any_, errIO), failing("Remove", isTemp, errPerm)))
 	_, err := Rewrite(fsys, path, RewriteOptions{}, migrateGen)
 	var e *Error
@@ -516,7 +482,7 @@ func TestRewriteCleanupFailureIsReported(t *testing.T) {
 func TestRewriteUnchangedWritesNothing(t *testing.T) {
 	dir := t.TempDir()
 	v3 := string(expectedV1(t))
-	path := writeSession(t, dir, v3)
+	path := testfs.WriteSession(t, dir, v3, origMode)
 	before, _ := os.Stat(path)
 	out, err := Rewrite(newFaultFS(nil), path, RewriteOptions{BackupSuffix: ".v3.bak"}, migrateGen)
 	if err != nil {
@@ -526,14 +492,14 @@ func TestRewriteUnchangedWritesNothing(t *testing.T) {
 	if out.Changed || out.Written || out.Backup != "" || !os.SameFile(before, after) || !after.ModTime().Equal(before.ModTime()) {
 		t.Errorf("outcome %+v; same file %v", out, os.SameFile(before, after))
 	}
-	if names := dirNames(t, dir); len(names) != 1 {
+	if names := testfs.Names(t, dir); len(names) != 1 {
 		t.Errorf("directory holds %v", names)
 	}
 }
 
 func TestRewriteDryRun(t *testing.T) {
 	dir := t.TempDir()
-	path := writeSession(t, dir, sampleV1)
+	path := testfs.WriteSession(t, dir, sampleV1, origMode)
 	fsys := newFaultFS(func(op, name string) error {
 		switch op {
 		case "CreateExcl", "Link", "Rename", "Remove", "Chmod", "Chown", "write":
@@ -554,14 +520,14 @@ func TestRewriteDryRun(t *testing.T) {
 		!strings.Contains(out.Diff, "\n+"+string(expectedV1(t)[:strings.Index(string(expectedV1(t)), "\n")+1])) {
 		t.Errorf("diff:\n%s", out.Diff)
 	}
-	if names := dirNames(t, dir); len(names) != 1 {
+	if names := testfs.Names(t, dir); len(names) != 1 {
 		t.Errorf("directory holds %v", names)
 	}
 }
 
 func TestRewriteDryRunReportsRefusals(t *testing.T) {
 	dir := t.TempDir()
-	path := writeSession(t, dir, sampleV1)
+	path := testfs.WriteSession(t, dir, sampleV1, origMode)
 	if err := os.WriteFile(path+".v1.bak", []byte("other"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -582,7 +548,7 @@ func TestRewriteSymlinks(t *testing.T) {
 	if err := os.Mkdir(real, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	target := writeSession(t, real, sampleV1)
+	target := testfs.WriteSession(t, real, sampleV1, origMode)
 	link := filepath.Join(dir, "link.jsonl")
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
@@ -626,7 +592,7 @@ func TestRewriteKeepsPermissionBits(t *testing.T) {
 	for _, mode := range []fs.FileMode{0o600, 0o644, 0o400} {
 		t.Run(mode.String(), func(t *testing.T) {
 			dir := t.TempDir()
-			path := writeSession(t, dir, sampleV1)
+			path := testfs.WriteSession(t, dir, sampleV1, origMode)
 			if err := os.Chmod(path, mode); err != nil {
 				t.Fatal(err)
 			}
@@ -653,7 +619,7 @@ func TestRewriteGeneratorMayReadPartly(t *testing.T) {
 	// A generator that stops reading early must still be checked against
 	// the whole original.
 	dir := t.TempDir()
-	path := writeSession(t, dir, sampleV1)
+	path := testfs.WriteSession(t, dir, sampleV1, origMode)
 	gen := func(in io.ReadSeeker, out io.Writer) error {
 		buf := make([]byte, 10)
 		if _, err := io.ReadFull(in, buf); err != nil {

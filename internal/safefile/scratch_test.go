@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pisess/pisess/internal/testfs"
 )
 
 // TestScratch: a scratch file is made in the directory under the
@@ -38,7 +40,7 @@ func TestScratch(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if names := dirNames(t, dir); len(names) != 0 {
+	if names := testfs.Names(t, dir); len(names) != 0 {
 		t.Errorf("left behind: %v", names)
 	}
 	if n := temps.pending(); n != 0 {
@@ -58,7 +60,7 @@ func TestScratchUnlink(t *testing.T) {
 	}
 	defer f.Close()
 	f.Unlink()
-	if names := dirNames(t, dir); len(names) != 0 {
+	if names := testfs.Names(t, dir); len(names) != 0 {
 		t.Errorf("after Unlink: %v", names)
 	}
 	if n := temps.pending(); n != 0 {
@@ -84,13 +86,13 @@ func TestScratchInterrupted(t *testing.T) {
 	}
 	defer f.Close()
 	temps.RemoveAll(OS()) // what the signal handler does
-	if names := dirNames(t, dir); len(names) != 0 {
+	if names := testfs.Names(t, dir); len(names) != 0 {
 		t.Errorf("after the signal: %v", names)
 	}
 	if _, err := scratchIn(OS(), dir, temps, "pisess-test-*"); !errors.Is(err, errStopped) {
 		t.Errorf("after the signal: %v, want it refused", err)
 	}
-	if names := dirNames(t, dir); len(names) != 0 {
+	if names := testfs.Names(t, dir); len(names) != 0 {
 		t.Errorf("left behind: %v", names)
 	}
 }

@@ -23,7 +23,7 @@ import (
 // what the packages at the bottom may import at all.
 var (
 	layers = map[string]int{
-		"finding": 1, "text": 1, "pipeline": 1, "hostile": 1, "schema": 1,
+		"finding": 1, "text": 1, "pipeline": 1, "hostile": 1, "schema": 1, "testfs": 1,
 		"session": 2, "safefile": 2,
 		"project": 3, "validate": 3, "migrate": 3, "audit": 3, "secrets": 3, "grep": 3, "sessdir": 3, "du": 3,
 		"fix": 4, "render": 4, "export": 4,
@@ -31,7 +31,7 @@ var (
 		"cmd/pisess": 6,
 	}
 	only = map[string][]string{
-		"finding": {}, "text": {}, "pipeline": {}, "hostile": {}, "schema": {},
+		"finding": {}, "text": {}, "pipeline": {}, "hostile": {}, "schema": {}, "testfs": {},
 		"session":  {"finding", "text"},
 		"safefile": {"finding"},
 	}
@@ -52,6 +52,9 @@ func TestDependenciesOneWay(t *testing.T) {
 	}
 	checkJSONDecodes(t, "../..")    // and only session decodes records (decodes_test.go)
 	checkVersionReaders(t, "../..") // and ReadHeader alone reads a version
+	for _, f := range testSupportImports(t, "../..") {
+		t.Errorf("%s: imports %s, which only tests may", f, testSupport)
+	}
 	for _, e := range exitsOutsideMain(t, "../..") {
 		t.Errorf("%s: calls os.Exit outside cmd/pisess (return an error that carries its exit code)", e)
 	}
@@ -160,6 +163,23 @@ func TestLayerRules(t *testing.T) {
 	}
 }
 
+// testSupport is the package of file helpers only tests import (it writes
+// their fixtures with os.WriteFile); testSupportImports fails on a
+// production file that imports it, so the writer rule cannot be passed
+// through it.
+const testSupport = "internal/testfs/"
+
+// testSupportImports lists the production files that import testSupport.
+func testSupportImports(t *testing.T, root string) []string {
+	var found []string
+	eachProductionFile(t, root, "", func(fset *token.FileSet, rel string, f *ast.File) {
+		if importName(f, "github.com/pisess/pisess/"+strings.TrimSuffix(testSupport, "/"), "testfs") != "" {
+			found = append(found, rel)
+		}
+	})
+	return found
+}
+
 // exitsOutsideMain lists, as file:line, each os.Exit in the production
 // code outside cmd/pisess: an error carries its exit code up to main
 // (cli.Run returns it), so deferred clean-ups always run.
@@ -209,6 +229,9 @@ var writeFlags = map[string]bool{"O_WRONLY": true, "O_RDWR": true, "O_CREATE": t
 func writesOutsideSafefile(t *testing.T, root string) []string {
 	var found []string
 	eachProductionFile(t, root, "safefile", func(fset *token.FileSet, rel string, f *ast.File) {
+		if strings.HasPrefix(rel, testSupport) {
+			return // test fixtures; testSupportImports keeps it out of the program
+		}
 		for _, pos := range osWriteUses(f) {
 			found = append(found, rel+":"+strconv.Itoa(fset.Position(pos.at).Line)+": os."+pos.name)
 		}
