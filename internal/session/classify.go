@@ -2,7 +2,6 @@ package session
 
 import (
 	"bytes"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/pisess/pisess/internal/finding"
@@ -155,22 +154,9 @@ func (c *Classifier) classifyRest(line []byte, objects [][2]int, atEOF bool) Ver
 }
 
 // jsBlank reports whether b is only white space as JavaScript's
-// String.prototype.trim knows it (JSON's four, the vertical tab, the form
-// feed, U+FEFF, the space separators and U+2028/U+2029): pi skips such a
-// line as blank before it tries JSON.parse.
-func jsBlank(b []byte) bool {
-	for len(b) > 0 {
-		r, n := utf8.DecodeRune(b)
-		switch {
-		case r == '\v' || r == '\f' || r == '\ufeff' || r == '\u2028' || r == '\u2029' || isSpace(b[0]):
-		case r != utf8.RuneError && unicode.Is(unicode.Zs, r):
-		default:
-			return false
-		}
-		b = b[n:]
-	}
-	return true
-}
+// String.prototype.trim knows it (isJSSpace): pi skips such a line as
+// blank before it tries JSON.parse.
+func jsBlank(b []byte) bool { return len(bytes.TrimLeftFunc(b, isJSSpace)) == 0 }
 
 // firstInvalidUTF8 returns the offset of the first byte that is not part of
 // a valid UTF-8 sequence, or -1.
@@ -179,10 +165,6 @@ func firstInvalidUTF8(b []byte) int {
 		return -1
 	}
 	for i := 0; i < len(b); {
-		if b[i] < utf8.RuneSelf {
-			i++
-			continue
-		}
 		r, n := utf8.DecodeRune(b[i:])
 		if r == utf8.RuneError && n == 1 {
 			return i

@@ -12,6 +12,7 @@
 package session
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"io"
@@ -77,11 +78,9 @@ func (e *Editor) Reset(t *Tape) {
 // Replace makes node n's value the raw JSON text value (n is a value
 // node: object, array, string...). A second Replace of n wins.
 func (e *Editor) Replace(n int, value []byte) {
-	for i := range e.replaced {
-		if e.replaced[i].node == n {
-			e.replaced[i].value = value
-			return
-		}
+	if i := slices.IndexFunc(e.replaced, func(r replacement) bool { return r.node == n }); i >= 0 {
+		e.replaced[i].value = value
+		return
 	}
 	e.replaced = append(e.replaced, replacement{n, value})
 }
@@ -134,17 +133,9 @@ func (e *Editor) Bytes() ([]byte, error) {
 	if err := e.plan(); err != nil {
 		return nil, err
 	}
-	b := appender(make([]byte, 0, e.size()))
-	_, err := e.emit(&b) // an appender does not fail
-	return b, err
-}
-
-// appender is a Writer that appends to itself.
-type appender []byte
-
-func (a *appender) Write(b []byte) (int, error) {
-	*a = append(*a, b...)
-	return len(b), nil
+	b := bytes.NewBuffer(make([]byte, 0, e.size()))
+	_, err := e.emit(b) // a bytes.Buffer does not fail
+	return b.Bytes(), err
 }
 
 // plan turns the edits into patches in input order and checks that they
@@ -264,22 +255,19 @@ func (e *Editor) emit(w io.Writer) (int64, error) {
 	raw := e.t.Input()
 	pos, end := e.t.Span(0)
 	var n int64
-	write := func(b []byte) error {
-		if len(b) == 0 {
-			return nil
+	write := func(pieces ...[]byte) error {
+		for _, b := range pieces {
+			if len(b) > 0 {
+				m, err := w.Write(b)
+				if n += int64(m); err != nil {
+					return err
+				}
+			}
 		}
-		m, err := w.Write(b)
-		n += int64(m)
-		return err
+		return nil
 	}
 	for _, p := range e.patches {
-		if err := write(raw[pos:p.start]); err != nil {
-			return n, err
-		}
-		if err := write(p.head); err != nil {
-			return n, err
-		}
-		if err := write(p.value); err != nil {
+		if err := write(raw[pos:p.start], p.head, p.value); err != nil {
 			return n, err
 		}
 		pos = p.end

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 )
@@ -14,7 +15,7 @@ import (
 // and the empty string are falsy; every other string ("0", "-0" and
 // "false" among them), number, object and array is truthy.
 func JSTruthy(raw []byte) bool {
-	raw = trimJSONSpace(raw)
+	raw = bytes.Trim(raw, " \t\n\r")
 	if len(raw) == 0 {
 		return false
 	}
@@ -33,18 +34,6 @@ func JSTruthy(raw []byte) bool {
 	return f != 0 // ±Inf past the range, 0 below it, as JSON.parse
 }
 
-// trimJSONSpace cuts JSON's white space from both ends of raw.
-func trimJSONSpace(raw []byte) []byte {
-	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-	for len(raw) > 0 && isSpace(raw[0]) {
-		raw = raw[1:]
-	}
-	for len(raw) > 0 && isSpace(raw[len(raw)-1]) {
-		raw = raw[:len(raw)-1]
-	}
-	return raw
-}
-
 // JSTrim is String.prototype.trim, which pi applies to a session name
 // and omp to thinking signatures: white space and line terminators,
 // including U+FEFF (which Go's TrimSpace keeps) but not U+0085 (which it
@@ -53,6 +42,7 @@ func JSTrim(s string) string {
 	return strings.TrimFunc(s, isJSSpace)
 }
 
+// isJSSpace is JavaScript's white space and line terminators (trim's).
 func isJSSpace(r rune) bool {
 	switch r {
 	case '\t', '\n', '\v', '\f', '\r', ' ', '\u00a0', '\u1680', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff':

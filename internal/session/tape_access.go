@@ -110,9 +110,16 @@ func (t *Tape) StrPrefix(n, max int) string {
 // more). Decoding never makes a body longer, so max = len(body) decodes
 // it all.
 func unescapeBody(body []byte, max int) []byte {
-	out := make([]byte, 0, min(len(body), max+12))
-	for i := 0; i < len(body) && len(out) < max; {
-		run := body[i:min(len(body), i+max-len(out))]
+	out, _ := appendDecoded(make([]byte, 0, min(len(body), max+12)), body, 0, max)
+	return out
+}
+
+// appendDecoded appends body, decoded from byte i on, to out until out
+// holds at least limit bytes or body ends, and returns out and where in
+// body it stopped.
+func appendDecoded(out, body []byte, i, limit int) ([]byte, int) {
+	for i < len(body) && len(out) < limit {
+		run := body[i:min(len(body), i+limit-len(out))]
 		j := bytes.IndexByte(run, '\\')
 		if j < 0 {
 			out = append(out, run...)
@@ -122,9 +129,9 @@ func unescapeBody(body []byte, max int) []byte {
 		out = append(out, run[:j]...)
 		var w int
 		if out, w = appendEscape(out, body[i+j:]); w == 0 {
-			break // cannot happen: scanString accepted the escapes
+			return out, len(body) // cannot happen: scanString accepted the escapes
 		}
 		i += j + w
 	}
-	return out
+	return out, i
 }

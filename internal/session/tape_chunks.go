@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bytes"
 	"iter"
 	"unicode/utf8"
 	"unsafe"
@@ -49,7 +48,7 @@ func (t *Tape) Chunks(n int) iter.Seq[[]byte] {
 		}
 		defer func() { t.chunk = buf[:0] }()
 		for i := 0; i < len(body); {
-			buf, i = decodeSome(buf, body, i)
+			buf, i = appendDecoded(buf, body, i, strChunk)
 			cut := len(buf)
 			if i < len(body) {
 				cut = runeCut(buf)
@@ -60,27 +59,6 @@ func (t *Tape) Chunks(n int) iter.Seq[[]byte] {
 			buf = append(buf[:0], buf[cut:]...)
 		}
 	}
-}
-
-// decodeSome decodes body from byte i on into buf until buf holds at
-// least strChunk bytes or body ends, and returns buf and where it stopped.
-func decodeSome(buf, body []byte, i int) ([]byte, int) {
-	for i < len(body) && len(buf) < strChunk {
-		run := body[i:min(len(body), i+strChunk-len(buf))]
-		j := bytes.IndexByte(run, '\\')
-		if j < 0 {
-			buf = append(buf, run...)
-			i += len(run)
-			continue
-		}
-		buf = append(buf, run[:j]...)
-		var w int
-		if buf, w = appendEscape(buf, body[i+j:]); w == 0 {
-			return buf, len(body) // cannot happen: scanString accepted the escapes
-		}
-		i += j + w
-	}
-	return buf, i
 }
 
 // runeCut is where b can be cut without splitting its last character: its
