@@ -225,12 +225,23 @@ func (t tape) strMember(obj, key int) string {
 	return s
 }
 
-// entryKeyNodes are the nodes of the top-level members ReadEntry looks at.
-type entryKeyNodes struct {
-	typ, id, parentID, timestamp, message, targetID, fromID, summary int
-	firstKeptID, firstKeptIndex, retainedTail, replacement, usage    int
-	provider, model, modelID, role, name, title                      int
+// members holds the value nodes of an object's members by their key
+// numbers, each + 1 (0: none): membersOf fills it in one walk.
+type members [keyTotal + 1]int
+
+// membersOf returns the members of object obj (none when it is not an
+// object), the last of duplicate keys counting, as in JSON.parse.
+func (t tape) membersOf(obj int) (m members) {
+	for k, v := range t.Members(obj) {
+		if n := t.key(k); n < len(m) {
+			m[n] = v + 1
+		}
+	}
+	return m
 }
+
+// at returns the value node of the member named key, or -1.
+func (m *members) at(key int) int { return m[key] - 1 }
 
 // ReadEntry reads the entry on tape t (node 0) in one walk over its
 // members.
@@ -245,71 +256,29 @@ func ReadEntry(t *Tape, d Detail) Entry {
 func (e *Entry) Read(pt *Tape, d Detail) {
 	*e = Entry{}
 	t := numbered(pt)
-	k := entryKeyNodes{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
-	for key, v := range t.Members(0) {
-		switch t.key(key) {
-		case keyType:
-			k.typ = v
-		case keyID:
-			k.id = v
-		case keyParentID:
-			k.parentID = v
-		case keyTimestamp:
-			k.timestamp = v
-		case keyMessage:
-			k.message = v
-		case keyTargetID:
-			k.targetID = v
-		case keyFromID:
-			k.fromID = v
-		case keySummary:
-			k.summary = v
-		case keyFirstKeptID:
-			k.firstKeptID = v
-		case keyFirstKeptIndex:
-			k.firstKeptIndex = v
-		case keyRetainedTail:
-			k.retainedTail = v
-		case keyReplacement:
-			k.replacement = v
-		case keyUsage:
-			k.usage = v
-		case keyProvider:
-			k.provider = v
-		case keyModel:
-			k.model = v
-		case keyModelID:
-			k.modelID = v
-		case keyRole:
-			k.role = v
-		case keyName:
-			k.name = v
-		case keyTitle:
-			k.title = v
-		}
-	}
-	e.Type, _ = t.Str(k.typ)
-	e.ID, e.HasID = t.Str(k.id)
-	e.ParentID, e.HasParent = t.Str(k.parentID)
-	e.Timestamp, _ = t.Str(k.timestamp)
+	k := t.membersOf(0)
+	e.Type, _ = t.Str(k.at(keyType))
+	e.ID, e.HasID = t.Str(k.at(keyID))
+	e.ParentID, e.HasParent = t.Str(k.at(keyParentID))
+	e.Timestamp, _ = t.Str(k.at(keyTimestamp))
 	switch e.Type {
 	case "message":
-		readMessage(&e.Message, t, k.message, d)
+		readMessage(&e.Message, t, k.at(keyMessage), d)
 	case "label":
-		e.TargetID, e.HasTargetID = t.Str(k.targetID)
+		e.TargetID, e.HasTargetID = t.Str(k.at(keyTargetID))
 	case "context_edit":
-		e.TargetID, e.HasTargetID = t.Str(k.targetID)
-		e.Replacement = readReplacement(t, k.replacement)
+		e.TargetID, e.HasTargetID = t.Str(k.at(keyTargetID))
+		e.Replacement = readReplacement(t, k.at(keyReplacement))
 	case "branch_summary":
-		e.FromID, e.HasFromID = t.Str(k.fromID)
-		e.Summary = truthy(t.Tape, k.summary)
+		e.FromID, e.HasFromID = t.Str(k.at(keyFromID))
+		e.Summary = truthy(t.Tape, k.at(keySummary))
 	case "compaction":
-		e.FirstKeptID, e.HasFirstKeptID = t.Str(k.firstKeptID)
-		e.FirstKeptIndex = readKeptIndex(t.Tape, k.firstKeptIndex)
-		if t.Kind(k.retainedTail) == KindArray {
+		e.FirstKeptID, e.HasFirstKeptID = t.Str(k.at(keyFirstKeptID))
+		e.FirstKeptIndex = readKeptIndex(t.Tape, k.at(keyFirstKeptIndex))
+		if t.Kind(k.at(keyRetainedTail)) == KindArray {
 			e.HasTail = true
 			e.Tail = []Message{}
-			for m := range t.Elements(k.retainedTail) {
+			for m := range t.Elements(k.at(keyRetainedTail)) {
 				e.Tail = append(e.Tail, Message{})
 				readMessage(&e.Tail[len(e.Tail)-1], t, m, Links)
 			}
@@ -319,22 +288,22 @@ func (e *Entry) Read(pt *Tape, d Detail) {
 		e.At = readTime(e.Timestamp)
 		switch e.Type {
 		case "usage", "model_usage": // model_usage: omp's call outside the transcript
-			e.Provider, _ = t.Str(k.provider)
-			e.Model, _ = t.Str(k.model)
-			e.Usage = readUsage(t, k.usage)
+			e.Provider, _ = t.Str(k.at(keyProvider))
+			e.Model, _ = t.Str(k.at(keyModel))
+			e.Usage = readUsage(t, k.at(keyUsage))
 		case "model_change":
-			e.Provider, _ = t.Str(k.provider)
-			e.Model, _ = t.Str(k.modelID)
-			if k.modelID < 0 && k.provider < 0 { // omp's form: model "provider/id"
-				e.Model, _ = t.Str(k.model)
-				e.ModelRole = readRole(t.Tape, k.role)
+			e.Provider, _ = t.Str(k.at(keyProvider))
+			e.Model, _ = t.Str(k.at(keyModelID))
+			if k.at(keyModelID) < 0 && k.at(keyProvider) < 0 { // omp's form: model "provider/id"
+				e.Model, _ = t.Str(k.at(keyModel))
+				e.ModelRole = readRole(t.Tape, k.at(keyRole))
 			}
 		case "compaction", "branch_summary":
-			e.Usage = readUsage(t, k.usage)
+			e.Usage = readUsage(t, k.at(keyUsage))
 		case "session_info":
-			e.Name, _ = t.Str(k.name)
+			e.Name, _ = t.Str(k.at(keyName))
 		case "title_change": // omp
-			e.Name, _ = t.Str(k.title)
+			e.Name, _ = t.Str(k.at(keyTitle))
 		}
 	}
 }
@@ -359,51 +328,27 @@ func readMessage(m *Message, t tape, n int, d Detail) {
 	if t.Kind(n) != KindObject {
 		return
 	}
-	var role, stop, callID, toolName, content, provider, model, usage, at, details = -1, -1, -1, -1, -1, -1, -1, -1, -1, -1
-	for key, v := range t.Members(n) {
-		switch t.key(key) {
-		case keyRole:
-			role = v
-		case keyStopReason:
-			stop = v
-		case keyToolCallID:
-			callID = v
-		case keyToolName:
-			toolName = v
-		case keyContent:
-			content = v
-		case keyProvider:
-			provider = v
-		case keyModel:
-			model = v
-		case keyUsage:
-			usage = v
-		case keyTimestamp:
-			at = v
-		case keyDetails:
-			details = v
-		}
-	}
+	k := t.membersOf(n)
 	m.Present = true
-	m.Role, _ = t.Str(role)
-	m.StopReason, _ = t.Str(stop)
-	m.ToolCallID, m.HasToolCallID = t.Str(callID)
-	m.ToolName, _ = t.Str(toolName)
+	m.Role, _ = t.Str(k.at(keyRole))
+	m.StopReason, _ = t.Str(k.at(keyStopReason))
+	m.ToolCallID, m.HasToolCallID = t.Str(k.at(keyToolCallID))
+	m.ToolName, _ = t.Str(k.at(keyToolName))
 	if m.Role == "assistant" {
-		m.Calls = toolCalls(t, content)
+		m.Calls = toolCalls(t, k.at(keyContent))
 	}
 	if d == Figures {
-		m.Provider, _ = t.Str(provider)
-		m.Model, _ = t.Str(model)
-		m.Usage = readUsage(t, usage)
-		if ms, ok := integer(t.Tape, at); ok && ms > 0 {
+		m.Provider, _ = t.Str(k.at(keyProvider))
+		m.Model, _ = t.Str(k.at(keyModel))
+		m.Usage = readUsage(t, k.at(keyUsage))
+		if ms, ok := integer(t.Tape, k.at(keyTimestamp)); ok && ms > 0 {
 			m.Millis = ms
 		}
 		switch {
 		case m.Role == "user":
-			m.Text = firstText(t, content)
+			m.Text = firstText(t, k.at(keyContent))
 		case m.Role == "toolResult" && m.ToolName == "task":
-			m.TaskUsage = readUsage(t, t.member(details, keyUsage))
+			m.TaskUsage = readUsage(t, t.member(k.at(keyDetails), keyUsage))
 		}
 	}
 }
@@ -415,21 +360,11 @@ func toolCalls(t tape, n int) []ToolCall {
 		if t.Kind(b) != KindObject {
 			continue
 		}
-		typ, id, name := -1, -1, -1
-		for key, v := range t.Members(b) {
-			switch t.key(key) {
-			case keyType:
-				typ = v
-			case keyID:
-				id = v
-			case keyName:
-				name = v
-			}
-		}
-		if s, _ := t.Str(typ); s == "toolCall" {
+		k := t.membersOf(b)
+		if s, _ := t.Str(k.at(keyType)); s == "toolCall" {
 			call := ToolCall{}
-			call.ID, _ = t.Str(id)
-			call.Name, _ = t.Str(name)
+			call.ID, _ = t.Str(k.at(keyID))
+			call.Name, _ = t.Str(k.at(keyName))
 			calls = append(calls, call)
 		}
 	}
@@ -493,29 +428,23 @@ func readUsage(t tape, n int) Usage {
 	if t.Kind(n) != KindObject {
 		return Usage{}
 	}
+	k := t.membersOf(n)
 	u := Usage{Present: true}
-	for key, v := range t.Members(n) {
-		switch t.key(key) {
-		case keyInput:
-			u.Input, _ = integer(t.Tape, v)
-		case keyOutput:
-			u.Output, _ = integer(t.Tape, v)
-		case keyCacheRead:
-			u.CacheRead, _ = integer(t.Tape, v)
-		case keyCacheWrite:
-			u.CacheWrite, _ = integer(t.Tape, v)
-		case keyTotalTokens:
-			u.TotalTokens, u.HasTotalTokens = integer(t.Tape, v)
-		case keyCost:
-			u.Cost, u.HasCost = finite(t.Tape, t.member(v, keyTotal))
-		}
-	}
+	u.Input, _ = integer(t.Tape, k.at(keyInput))
+	u.Output, _ = integer(t.Tape, k.at(keyOutput))
+	u.CacheRead, _ = integer(t.Tape, k.at(keyCacheRead))
+	u.CacheWrite, _ = integer(t.Tape, k.at(keyCacheWrite))
+	u.TotalTokens, u.HasTotalTokens = integer(t.Tape, k.at(keyTotalTokens))
+	u.Cost, u.HasCost = finite(t.Tape, t.member(k.at(keyCost), keyTotal))
 	return u
 }
 
 // integer reads a JSON number as an integer, a fraction rounded; ok is
 // false for anything else and for numbers out of the int64 range.
 func integer(t *Tape, n int) (int64, bool) {
+	if t.Kind(n) != KindNumber {
+		return 0, false
+	}
 	if i, err := t.Int(n); err == nil {
 		return i, true
 	}
