@@ -34,7 +34,10 @@ func Decode(raw []byte, alias bool) (map[string]any, error) {
 	return t.decode(0, alias).(map[string]any), nil
 }
 
-var errSyntax = errors.New("invalid JSON")
+var (
+	errSyntax    = errors.New("invalid JSON")
+	errNotObject = errors.New("not an object")
+)
 
 // decode returns node n as Decode describes it. Containers recurse,
 // bounded by MaxDepth (Build refuses deeper input).

@@ -428,14 +428,23 @@ func readUsage(t tape, n int) Usage {
 	if t.Kind(n) != KindObject {
 		return Usage{}
 	}
-	k := t.membersOf(n)
 	u := Usage{Present: true}
-	u.Input, _ = integer(t.Tape, k.at(keyInput))
-	u.Output, _ = integer(t.Tape, k.at(keyOutput))
-	u.CacheRead, _ = integer(t.Tape, k.at(keyCacheRead))
-	u.CacheWrite, _ = integer(t.Tape, k.at(keyCacheWrite))
-	u.TotalTokens, u.HasTotalTokens = integer(t.Tape, k.at(keyTotalTokens))
-	u.Cost, u.HasCost = finite(t.Tape, t.member(k.at(keyCost), keyTotal))
+	for key, v := range t.Members(n) {
+		switch t.key(key) {
+		case keyInput:
+			u.Input, _ = integer(t.Tape, v)
+		case keyOutput:
+			u.Output, _ = integer(t.Tape, v)
+		case keyCacheRead:
+			u.CacheRead, _ = integer(t.Tape, v)
+		case keyCacheWrite:
+			u.CacheWrite, _ = integer(t.Tape, v)
+		case keyTotalTokens:
+			u.TotalTokens, u.HasTotalTokens = integer(t.Tape, v)
+		case keyCost:
+			u.Cost, u.HasCost = finite(t.Tape, t.member(v, keyTotal))
+		}
+	}
 	return u
 }
 

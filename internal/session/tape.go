@@ -64,35 +64,35 @@ func (t *Tape) Line(line []byte) (span [2]int, ok bool) {
 	if !utf8.Valid(line) {
 		return span, false
 	}
-	t.reset(line)
-	t.space()
-	start := t.i
-	if t.i >= len(t.raw) || t.raw[t.i] != '{' || t.object() != nil {
+	start, err := t.build(line)
+	if err != nil || skipSpace(line, t.i) != len(line) {
 		t.reset(nil)
 		return span, false
 	}
-	end := t.i
-	if t.space(); t.i != len(t.raw) {
-		t.reset(nil)
-		return span, false
-	}
-	return [2]int{start, end}, true
+	return [2]int{start, t.i}, true
 }
 
 // Build builds the tape of one complete JSON object, a span the
 // Classifier accepted. The error is ErrTooDeep past MaxDepth.
 func (t *Tape) Build(raw []byte) error {
+	_, err := t.build(raw)
+	return err
+}
+
+// build lays out the object at the start of raw (after white space) and
+// returns where it starts; t.i is just past its end. On an error the tape
+// is empty.
+func (t *Tape) build(raw []byte) (start int, err error) {
 	t.reset(raw)
 	t.space()
-	if t.i >= len(t.raw) || t.raw[t.i] != '{' {
-		t.reset(nil)
-		return errors.New("not an object")
+	start, err = t.i, errNotObject
+	if t.i < len(t.raw) && t.raw[t.i] == '{' {
+		err = t.container(KindObject)
 	}
-	if err := t.object(); err != nil {
+	if err != nil {
 		t.reset(nil)
-		return err
 	}
-	return nil
+	return start, err
 }
 
 func (t *Tape) reset(raw []byte) {
@@ -123,9 +123,9 @@ func (t *Tape) value() error {
 	}
 	switch c := t.raw[t.i]; {
 	case c == '{':
-		return t.object()
+		return t.container(KindObject)
 	case c == '[':
-		return t.array()
+		return t.container(KindArray)
 	case c == '"':
 		return t.string()
 	case c == 't':
@@ -171,14 +171,6 @@ func (t *Tape) string() error {
 	return nil
 }
 
-func (t *Tape) enter() error {
-	t.depth++
-	if t.depth > MaxDepth {
-		return ErrTooDeep
-	}
-	return nil
-}
-
 // close finishes container n at t.i, just past its closing bracket.
 func (t *Tape) close(n int) {
 	t.i++
@@ -187,65 +179,55 @@ func (t *Tape) close(n int) {
 	t.nodes[n].next = len(t.nodes)
 }
 
-func (t *Tape) object() error {
-	if err := t.enter(); err != nil {
-		return err
+// container adds the object (kind KindObject) or the array whose opening
+// bracket is at t.i.
+func (t *Tape) container(kind Kind) error {
+	if t.depth++; t.depth > MaxDepth {
+		return ErrTooDeep
 	}
-	n := t.push(node{kind: KindObject, start: t.i})
+	closer := byte(']')
+	if kind == KindObject {
+		closer = '}'
+	}
+	n := t.push(node{kind: kind, start: t.i})
 	t.i++
 	t.space()
-	if t.i < len(t.raw) && t.raw[t.i] == '}' {
+	if t.i < len(t.raw) && t.raw[t.i] == closer {
 		t.close(n)
 		return nil
 	}
 	for {
-		t.space()
-		if t.i >= len(t.raw) || t.raw[t.i] != '"' {
-			return errSyntax
+		if kind == KindObject {
+			t.space()
+			if t.i >= len(t.raw) || t.raw[t.i] != '"' {
+				return errSyntax
+			}
+			if err := t.string(); err != nil {
+				return err
+			}
+			if t.keys != nil {
+				t.nameKey(len(t.nodes) - 1)
+			}
+			t.space()
+			if t.i >= len(t.raw) || t.raw[t.i] != ':' {
+				return errSyntax
+			}
+			t.i++
 		}
-		if err := t.string(); err != nil {
-			return err
-		}
-		if t.keys != nil {
-			t.nameKey(len(t.nodes) - 1)
-		}
-		t.space()
-		if t.i >= len(t.raw) || t.raw[t.i] != ':' {
-			return errSyntax
-		}
-		t.i++
 		if err := t.value(); err != nil {
 			return err
 		}
-		if done, err := t.separator('}'); done || err != nil {
-			if err == nil {
-				t.close(n)
-			}
-			return err
-		}
-	}
-}
-
-func (t *Tape) array() error {
-	if err := t.enter(); err != nil {
-		return err
-	}
-	n := t.push(node{kind: KindArray, start: t.i})
-	t.i++
-	t.space()
-	if t.i < len(t.raw) && t.raw[t.i] == ']' {
-		t.close(n)
-		return nil
-	}
-	for {
-		if err := t.value(); err != nil {
-			return err
-		}
-		if done, err := t.separator(']'); done || err != nil {
-			if err == nil {
-				t.close(n)
-			}
-			return err
+		t.space()
+		switch {
+		case t.i >= len(t.raw):
+			return errSyntax
+		case t.raw[t.i] == ',':
+			t.i++
+		case t.raw[t.i] == closer:
+			t.close(n)
+			return nil
+		default:
+			return errSyntax
 		}
 	}
 }
@@ -338,21 +320,4 @@ func (t *Tape) Value(n int) any {
 		return nil
 	}
 	return t.decode(n, false)
-}
-
-// separator reads what follows a member of a container: a comma (more to
-// come) or the container's closer (done).
-func (t *Tape) separator(closer byte) (done bool, err error) {
-	t.space()
-	if t.i >= len(t.raw) {
-		return false, errSyntax
-	}
-	switch t.raw[t.i] {
-	case ',':
-		t.i++
-		return false, nil
-	case closer:
-		return true, nil
-	}
-	return false, errSyntax
 }
