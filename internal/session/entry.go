@@ -219,12 +219,6 @@ func (t tape) member(obj, key int) int {
 	return found
 }
 
-// strMember is Tape.StrOf by number.
-func (t tape) strMember(obj, key int) string {
-	s, _ := t.Str(t.member(obj, key))
-	return s
-}
-
 // members holds the value nodes of an object's members by their key
 // numbers, each + 1 (0: none): membersOf fills it in one walk.
 type members [keyTotal + 1]int
@@ -271,7 +265,7 @@ func (e *Entry) Read(pt *Tape, d Detail) {
 		e.Replacement = readReplacement(t, k.at(keyReplacement))
 	case "branch_summary":
 		e.FromID, e.HasFromID = t.Str(k.at(keyFromID))
-		e.Summary = truthy(t.Tape, k.at(keySummary))
+		e.Summary = JSTruthy(t.Raw(k.at(keySummary)))
 	case "compaction":
 		e.FirstKeptID, e.HasFirstKeptID = t.Str(k.at(keyFirstKeptID))
 		e.FirstKeptIndex = readKeptIndex(t.Tape, k.at(keyFirstKeptIndex))
@@ -379,7 +373,7 @@ func firstText(t tape, content int) string {
 		return t.StrPrefix(content, TextLimit)
 	case KindArray:
 		for b := range t.Elements(content) {
-			if t.strMember(b, keyType) != "text" {
+			if typ, _ := t.Str(t.member(b, keyType)); typ != "text" {
 				continue
 			}
 			text := t.member(b, keyText)
@@ -473,6 +467,3 @@ func finite(t *Tape, n int) (float64, bool) {
 	}
 	return f, true
 }
-
-// truthy is JavaScript truthiness of the value at node n.
-func truthy(t *Tape, n int) bool { return JSTruthy(t.Raw(n)) }

@@ -378,10 +378,7 @@ func (r *Reader) readLine() (raw []byte, size int64, newline bool, err error) {
 	for {
 		size += int64(len(chunk))
 		r.keep(chunk)
-		if err == nil {
-			break
-		}
-		if err == io.EOF {
+		if err == nil || err == io.EOF {
 			break
 		}
 		if err != bufio.ErrBufferFull {
