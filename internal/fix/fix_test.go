@@ -868,11 +868,11 @@ func withCwd(t *testing.T, rel, cwd string) string {
 		t.Fatal(err)
 	}
 	h["cwd"] = json.RawMessage(cwd)
-	var w objectWriter
+	var w session.ObjectWriter
 	for _, k := range []string{"type", "version", "id", "timestamp", "cwd"} {
-		w.raw(k, h[k])
+		w.Member(k, h[k])
 	}
-	if err := os.WriteFile(path, append(append(w.bytes(), '\n'), rest...), 0o644); err != nil {
+	if err := os.WriteFile(path, append(append(w.Bytes(), '\n'), rest...), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path

@@ -244,7 +244,7 @@ func (l *loaded) writeStandIn(ctx *project.Context, lines []byte) (*safefile.Scr
 	rd := l.s.Records()
 	for _, e := range ctx.Path {
 		if !inContext[e] {
-			w.Write(stub(e))
+			w.Write(stub(e, jsonString(e.ParentID())))
 		} else if r, rerr := rd.Read(e); rerr != nil {
 			err = rerr
 			break
@@ -262,16 +262,6 @@ func (l *loaded) writeStandIn(ctx *project.Context, lines []byte) (*safefile.Scr
 		return nil, err
 	}
 	return f, nil
-}
-
-// stub is an entry cut down to what the index keeps of it ("" is no id,
-// no parent, no role to the index too).
-func stub(e *project.Entry) []byte {
-	b := fmt.Appendf(nil, `{"type":%s,"id":%s,"parentId":%s`, jsonString(e.Type()), jsonString(e.ID()), jsonString(e.ParentID()))
-	if e.Type() == "message" {
-		b = fmt.Appendf(b, `,"message":{"role":%s}`, jsonString(e.Role()))
-	}
-	return append(b, '}')
 }
 
 // checkFailed is a plan that failed its self-check (nil: it passed).
@@ -299,13 +289,17 @@ func verifier(vopts validate.Options, bad func(f finding.Finding) bool) safefile
 	}
 }
 
+// broken is a finding a repaired file may not have: an error, or a torn
+// last line.
+func broken(f finding.Finding) bool {
+	return f.Severity == finding.Error || f.Code == finding.PartialTail
+}
+
 // appendFix runs a repair through safefile.Append and reports it: plan gets
 // the file loaded and returns what to append, or why not (a plan with an
 // error is reported, and nothing is appended).
 func appendFix(fsys safefile.FS, path, command string, opts Options, plan func(*loaded) (*Plan, error)) (Report, error) {
-	o := safefile.RewriteOptions{DryRun: opts.DryRun, Verify: verifier(opts.Validate, func(f finding.Finding) bool {
-		return f.Severity == finding.Error || f.Code == finding.PartialTail
-	}), Temps: opts.Temps}
+	o := safefile.RewriteOptions{DryRun: opts.DryRun, Verify: verifier(opts.Validate, broken), Temps: opts.Temps}
 	if opts.Backup {
 		o.BackupSuffix = BackupSuffix
 	}
@@ -397,21 +391,9 @@ func editsUnknown(s *project.Session, added []Added) error {
 	return nil
 }
 
-// slimmed checks that the editable messages of a context over the limit
-// are the ones the plan says stay over, each of the size it says.
-func slimmed(ctx *project.Context, maxBytes int64, over []Over) error {
-	check := newSlimCheck(maxBytes, over)
-	for i, msg := range ctx.Messages {
-		if err := check.message(msg, ctx.Sources[i]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// slimCheck is slimmed one message at a time (SlimFile's check of the new
-// context, which it reads message by message), and the estimate of the
-// context's tokens.
+// slimCheck checks, one message at a time, that the editable messages of
+// SlimFile's new context over the limit are the ones the plan says stay
+// over, each of the size it says, and estimates the context's tokens.
 type slimCheck struct {
 	maxBytes int64
 	said     map[string]int // the size of each message the plan says stays over

@@ -221,3 +221,14 @@ func TestSlimCheckRefusesWrongPlans(t *testing.T) {
 		})
 	}
 }
+
+// slimmed is slimCheck over a whole context.
+func slimmed(ctx *project.Context, maxBytes int64, over []Over) error {
+	check := newSlimCheck(maxBytes, over)
+	for i, msg := range ctx.Messages {
+		if err := check.message(msg, ctx.Sources[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
