@@ -176,12 +176,8 @@ type dedup struct {
 
 func newDedup(recs []*Record) *dedup {
 	d := &dedup{roots: lineages(recs), owners: map[int]map[uint64]int32{}}
-	size := map[int]int{}
-	for _, root := range d.roots {
-		size[root]++
-	}
-	for root, n := range size {
-		if n > 1 {
+	for i, root := range d.roots {
+		if root != i && d.owners[root] == nil { // a lineage of two or more files
 			d.owners[root] = map[uint64]int32{}
 		}
 	}
