@@ -249,9 +249,8 @@ func readRandom(random io.Reader, b []byte) {
 func NewSessionID(now time.Time, random io.Reader) string {
 	var u [16]byte
 	readRandom(random, u[:])
-	var ms [8]byte
-	binary.BigEndian.PutUint64(ms[:], uint64(now.UnixMilli()))
-	copy(u[:6], ms[2:]) // the 48-bit timestamp
+	// the 48-bit timestamp, before the two random bytes of u[6:8]
+	binary.BigEndian.PutUint64(u[:8], uint64(now.UnixMilli())<<16|uint64(binary.BigEndian.Uint16(u[6:8])))
 	u[6] = u[6]&0x0f | 0x70
 	u[8] = u[8]&0x3f | 0x80
 	h := hex.EncodeToString(u[:])

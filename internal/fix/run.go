@@ -165,30 +165,17 @@ func resolve(s *project.Session, opts Options) (*project.Entry, error) {
 	return leaf, nil
 }
 
-// after projects the context of the new leaf once lines are appended: the
-// self-check of every plan. A context reads back only the records of its
-// context entries, so rather than the file after loads a stand-in (see
-// standIn).
-func (l *loaded) after(lines []byte, newLeaf string, limits session.Limits) (*project.Context, error) {
-	s, leaf, err := l.standIn(lines, newLeaf, limits)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
-	return s.Context(leaf)
-}
-
-// eachAfter is after for a check that looks at one message at a time: it
-// hands each message of the new leaf's context to each as it is read
-// (project.EachMessage), so its memory is a record, not the context.
-func (l *loaded) eachAfter(lines []byte, newLeaf string, limits session.Limits, each func(m json.RawMessage, src *project.Entry) error) error {
+// after checks the new leaf once lines are appended, the self-check of
+// every plan: check gets a session and the leaf. A context reads back only
+// the records of its context entries, so rather than the file after it
+// gets a stand-in (see standIn).
+func (l *loaded) after(lines []byte, newLeaf string, limits session.Limits, check func(*project.Session, *project.Entry) error) error {
 	s, leaf, err := l.standIn(lines, newLeaf, limits)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	_, err = s.EachMessage(leaf, each)
-	return err
+	return check(s, leaf)
 }
 
 // standIn writes what the context of newLeaf reads of the file once lines
@@ -338,11 +325,13 @@ func UnstickFile(fsys safefile.FS, path string, opts Options) (Report, error) {
 		if err := editsUnknown(l.s, plan.Added); err != nil {
 			return nil, err
 		}
-		ctx, err := l.after(plan.Lines, plan.NewLeaf, opts.Validate.Limits)
-		if err == nil && (len(ctx.Unpaired) > 0 || len(ctx.Unanswered()) > 0) {
-			err = errors.New("the new context still breaks the tool call/result pairing")
-		}
-		return plan, checkFailed(err)
+		return plan, checkFailed(l.after(plan.Lines, plan.NewLeaf, opts.Validate.Limits, func(s *project.Session, leaf *project.Entry) error {
+			ctx, err := s.Context(leaf)
+			if err == nil && (len(ctx.Unpaired) > 0 || len(ctx.Unanswered()) > 0) {
+				err = errors.New("the new context still breaks the tool call/result pairing")
+			}
+			return err
+		}))
 	})
 }
 
@@ -363,7 +352,10 @@ func SlimFile(fsys safefile.FS, path string, opts Options) (Report, error) {
 			return nil, err
 		}
 		check := newSlimCheck(opts.MaxBytes, plan.Over)
-		err = l.eachAfter(plan.Lines, plan.NewLeaf, opts.Validate.Limits, check.message)
+		err = l.after(plan.Lines, plan.NewLeaf, opts.Validate.Limits, func(s *project.Session, leaf *project.Entry) error {
+			_, err := s.EachMessage(leaf, check.message) // one message at a time: its memory is a record, not the context
+			return err
+		})
 		if err == nil {
 			plan.TokensAfter = check.tokens
 		}

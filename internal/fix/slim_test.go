@@ -189,7 +189,7 @@ func TestSlimCheckRefusesWrongPlans(t *testing.T) {
 		t.Fatalf("plan %+v, %v", plan, err)
 	}
 	l := &loaded{s: s, leaf: leaf}
-	after, err := l.after(plan.Lines, plan.NewLeaf, session.DefaultLimits())
+	after, err := contextAfter(l, plan.Lines, plan.NewLeaf)
 	if err != nil {
 		t.Fatal(err)
 	}
