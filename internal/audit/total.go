@@ -243,15 +243,9 @@ func (g *grouper) file(i int, r *Record) {
 // fileKey is the key of a file's project or session.
 func (g *grouper) fileKey(r *Record) string {
 	if g.opts.By == BySession {
-		if r.SessionID != "" {
-			return r.SessionID
-		}
-		return r.Path // no id: a session of its own
+		return cmp.Or(r.SessionID, r.Path) // no id: a session of its own
 	}
-	if r.CWD == "" {
-		return Unknown
-	}
-	return r.CWD
+	return cmp.Or(r.CWD, Unknown)
 }
 
 // charge adds one counted usage record.
@@ -325,9 +319,4 @@ func (g *grouper) groups() []Group {
 }
 
 // Title is the session's name, else its first user message.
-func (r *Record) Title() string {
-	if r.Name != "" {
-		return r.Name
-	}
-	return r.FirstMessage
-}
+func (r *Record) Title() string { return cmp.Or(r.Name, r.FirstMessage) }
