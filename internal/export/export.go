@@ -175,16 +175,12 @@ func (u *usage) add(v *usage) {
 	u.Output += v.Output
 	u.CacheRead += v.CacheRead
 	u.CacheWrite += v.CacheWrite
-	u.TotalTokens += v.tokens()
 	u.Cost.Total += v.Cost.Total
-}
-
-// tokens is totalTokens, or the sum of the parts when it is missing.
-func (u *usage) tokens() float64 {
-	if u.TotalTokens > 0 {
-		return u.TotalTokens
+	if v.TotalTokens > 0 {
+		u.TotalTokens += v.TotalTokens
+	} else { // missing: the sum of the parts
+		u.TotalTokens += v.Input + v.Output + v.CacheRead + v.CacheWrite
 	}
-	return u.Input + u.Output + u.CacheRead + u.CacheWrite
 }
 
 // block is one content block.

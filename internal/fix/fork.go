@@ -99,14 +99,10 @@ func Fork(s *project.Session, leaf *project.Entry, source, id string, now time.T
 // run's stand-in. A failing w stops it.
 func (p *ForkPlan) write(w io.Writer, whole map[*project.Entry]bool) error {
 	bw := bufio.NewWriter(w)
-	var werr error
+	var werr error // bw's first error, which it keeps: nothing is written after it
 	line := func(b []byte) {
-		if werr == nil {
-			_, werr = bw.Write(b)
-		}
-		if werr == nil {
-			werr = bw.WriteByte('\n')
-		}
+		bw.Write(b)
+		werr = bw.WriteByte('\n')
 	}
 	line(p.header)
 	replacement := map[string]string{} // label id -> the next entry kept
@@ -154,9 +150,6 @@ func (p *ForkPlan) write(w io.Writer, whole map[*project.Entry]bool) error {
 		w.Member("label", l.label)
 		line(w.Bytes())
 		parent = jsonString(lid)
-	}
-	if werr != nil {
-		return werr
 	}
 	return bw.Flush()
 }
