@@ -2,6 +2,7 @@ package audit
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -132,13 +133,21 @@ func ompTitle(title string) string {
 }
 
 // tree records the entry's place in the tree (link) and returns its key
-// index, or -1 when it has no id or the collector is Lone. Entries are known by the key of their
-// id, so the file's bytes are never kept.
+// index, or -1 when it has no id or the collector is Lone. Entries are
+// known by the key of their id, so the file's bytes are never kept.
 func (c *Collector) tree(line int, e *session.Entry, link session.Link) int32 {
-	if c.version < 2 {
-		return c.derived(line, e)
-	}
-	if e.ID == "" {
+	switch {
+	case c.version < 2:
+		// A version-1 entry is keyed by the id pisess reads it with, the
+		// one migrate writes (session.IDs: from the session id and the
+		// line), so that copies of a v1 file, and the v3 file migrate made
+		// of it, are known as snapshots. A v1 file is one chain: its tree
+		// needs no nodes.
+		if c.lone || c.ids == nil || e.Type == "session" { // a misplaced header is no entry
+			return -1
+		}
+		return int32(c.rec.keys.add(keyOf(c.ids.For(line))))
+	case e.ID == "":
 		return -1
 	}
 	c.children.entry(e.ID, link, e.ParentID, e.HasParent)
@@ -146,17 +155,6 @@ func (c *Collector) tree(line int, e *session.Entry, link session.Link) int32 {
 		return -1
 	}
 	return int32(c.rec.keys.add(keyOf(e.ID)))
-}
-
-// derived keys a version-1 entry by the id pisess reads it with, the one
-// migrate writes (session.IDs: from the session id and the line), so that
-// copies of a v1 file, and the v3 file migrate made of it, are known as
-// snapshots. A v1 file is one chain: its tree needs no nodes.
-func (c *Collector) derived(line int, e *session.Entry) int32 {
-	if c.lone || c.ids == nil || e.Type == "session" { // a misplaced header is no entry
-		return -1
-	}
-	return int32(c.rec.keys.add(keyOf(c.ids.For(line))))
 }
 
 // message gathers one message entry.
@@ -245,7 +243,10 @@ func (c *Collector) Record(path string, v Validation, modified time.Time) *Recor
 	r.Dialect = v.Dialect
 	r.SessionID = v.SessionID
 	r.Entries = v.Entries
-	r.FirstError = firstError(v.Findings)
+	if i := slices.IndexFunc(v.Findings, func(f finding.Finding) bool { return f.Severity == finding.Error }); i >= 0 {
+		f := v.Findings[i] // the first error finding, by line
+		r.FirstError = &f
+	}
 	r.Stuck = v.has(finding.UnansweredToolCall) || v.has(finding.UnpairedToolInContext)
 	r.Interleaved = v.has(finding.InterleavedAppends)
 	r.Bytes = v.Bytes
@@ -256,19 +257,13 @@ func (c *Collector) Record(path string, v Validation, modified time.Time) *Recor
 	}
 	r.models = c.models.names
 	r.Models = c.models.usedNames()
-	c.shape()
-	return r
-}
-
-// shape counts branch points and leaves.
-func (c *Collector) shape() {
-	if c.version < 2 { // one linear chain
-		if c.observed > 0 {
-			c.rec.Leaves = 1
-		}
-		return
+	switch {
+	case c.version >= 2:
+		r.Leaves, r.Branches = c.children.counts()
+	case c.observed > 0: // one linear chain
+		r.Leaves = 1
 	}
-	c.rec.Leaves, c.rec.Branches = c.children.counts()
+	return r
 }
 
 // modelName is "provider/model", or whichever half is known.

@@ -114,14 +114,10 @@ func baseName(p string) string {
 // <time>_<sessionId>.jsonl, or "".
 func sessionIDFromName(base string) string {
 	stem, ok := strings.CutSuffix(base, ".jsonl")
-	if !ok {
-		return ""
+	if i := strings.LastIndexByte(stem, '_'); ok && i >= 0 {
+		return stem[i+1:]
 	}
-	i := strings.LastIndexByte(stem, '_')
-	if i < 0 || i == len(stem)-1 {
-		return ""
-	}
-	return stem[i+1:]
+	return ""
 }
 
 // union is a union-find over record indexes.

@@ -126,14 +126,3 @@ func verdictOf(v *Validation) Verdict {
 	}
 	return OK
 }
-
-// firstError returns the first error finding (by line), or nil.
-func firstError(findings []finding.Finding) *finding.Finding {
-	for i := range findings {
-		if findings[i].Severity == finding.Error {
-			f := findings[i]
-			return &f
-		}
-	}
-	return nil
-}

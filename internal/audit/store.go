@@ -37,9 +37,6 @@ func (l *keyList) add(key uint64) int {
 	return l.n - 1
 }
 
-// at returns the key of index i.
-func (l *keyList) at(i int) uint64 { return l.chunks[i/chunkLen][i%chunkLen] }
-
 // len is the number of keys.
 func (l *keyList) len() int { return l.n }
 
@@ -120,7 +117,7 @@ func (s *childCounts) counts() (leaves, branches int) {
 // times are written as the difference from the charge before.
 type chargeLog struct {
 	chunks [][]byte
-	n      int
+	n      int // charges (len, for the tests)
 	// the last charge's entry and time, which the next is written against
 	entry int32
 	at    int64
@@ -136,9 +133,6 @@ const (
 const (
 	chargeHasTime = 1 << 2 // the price takes the two low bits
 )
-
-// len is the number of charges.
-func (l *chargeLog) len() int { return l.n }
 
 // add appends ch.
 func (l *chargeLog) add(ch charge) {

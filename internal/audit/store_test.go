@@ -46,3 +46,6 @@ func TestChargeLogRoundTrip(t *testing.T) {
 		t.Errorf("%d chunks: the test should cross a chunk", len(l.chunks))
 	}
 }
+
+// len is the number of charges.
+func (l *chargeLog) len() int { return l.n }

@@ -176,12 +176,8 @@ type dedup struct {
 
 func newDedup(recs []*Record) *dedup {
 	d := &dedup{roots: lineages(recs), owners: map[int]map[uint64]int32{}}
-	size := map[int]int{}
-	for _, root := range d.roots {
-		size[root]++
-	}
-	for root, n := range size {
-		if n > 1 {
+	for i, root := range d.roots {
+		if root != i && d.owners[root] == nil { // a lineage of two or more files
 			d.owners[root] = map[uint64]int32{}
 		}
 	}
@@ -247,15 +243,9 @@ func (g *grouper) file(i int, r *Record) {
 // fileKey is the key of a file's project or session.
 func (g *grouper) fileKey(r *Record) string {
 	if g.opts.By == BySession {
-		if r.SessionID != "" {
-			return r.SessionID
-		}
-		return r.Path // no id: a session of its own
+		return cmp.Or(r.SessionID, r.Path) // no id: a session of its own
 	}
-	if r.CWD == "" {
-		return Unknown
-	}
-	return r.CWD
+	return cmp.Or(r.CWD, Unknown)
 }
 
 // charge adds one counted usage record.
@@ -329,9 +319,4 @@ func (g *grouper) groups() []Group {
 }
 
 // Title is the session's name, else its first user message.
-func (r *Record) Title() string {
-	if r.Name != "" {
-		return r.Name
-	}
-	return r.FirstMessage
-}
+func (r *Record) Title() string { return cmp.Or(r.Name, r.FirstMessage) }

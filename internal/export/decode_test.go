@@ -46,7 +46,7 @@ func TestDecodeMessageReadsKeysAsPi(t *testing.T) {
 		if err := tape.Build([]byte(tc.msg)); err != nil {
 			t.Fatalf("%s: %v", tc.msg, err)
 		}
-		m := decodeMessage(&tape, 0, messageFields)
+		m := decodeMessage(&tape, 0, true)
 		if got, want := fmt.Sprint(deref(m.Usage)), fmt.Sprint(deref(tc.usage)); got != want {
 			t.Errorf("%s: usage %s, want %s", tc.msg, got, want)
 		}

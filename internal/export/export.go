@@ -110,82 +110,29 @@ type message struct {
 	TokensBefore float64
 }
 
-// messageFields are the members of a message entry's message that are
-// shown; entryFields those of other entries.
-var (
-	messageFields = []string{"role", "provider", "model", "usage", "stopReason", "errorMessage", "toolName", "isError",
-		"command", "output", "exitCode", "customType", "summary", "fromId", "tokensBefore"}
-	entryFields = []string{"customType", "summary", "fromId", "tokensBefore", "usage", "provider"}
-)
-
-// field is where member name of a message is decoded to.
-func (m *message) field(name string) any {
-	switch name {
-	case "role":
-		return &m.Role
-	case "provider":
-		return &m.Provider
-	case "model":
-		return &m.Model
-	case "usage":
-		return &m.Usage
-	case "stopReason":
-		return &m.StopReason
-	case "errorMessage":
-		return &m.ErrorMessage
-	case "toolName":
-		return &m.ToolName
-	case "isError":
-		return &m.IsError
-	case "command":
-		return &m.Command
-	case "output":
-		return &m.Output
-	case "exitCode":
-		return &m.ExitCode
-	case "customType":
-		return &m.CustomType
-	case "summary":
-		return &m.Summary
-	case "fromId":
-		return &m.FromID
+// decodeMessage reads the members of the object at node obj of t that are
+// shown (the strings may share the record's memory): of a message entry's
+// message (inMessage) all the fields of message, of another entry only
+// customType, summary, fromId, tokensBefore, usage and provider. A member
+// of another type than its field's is left empty; a usage or exitCode
+// that is not null is there, empty when it is not what it should be.
+func decodeMessage(t *session.Tape, obj int, inMessage bool) message {
+	str := func(name string) string { return t.StrOf(obj, name) } // off the tape: a long output or summary is decoded once, or shared
+	m := message{content: t.Get(obj, "content"), CustomType: str("customType"), Summary: str("summary"), FromID: str("fromId"), Provider: str("provider")}
+	readNumber(&m.TokensBefore, t, t.Get(obj, "tokensBefore"))
+	if n := t.Get(obj, "usage"); n >= 0 {
+		m.Usage = usageAt(t, n)
 	}
-	return &m.TokensBefore
-}
-
-// decodeMessage reads the members names of the object at node obj of t
-// (the strings may share the record's memory). A member of another type
-// than its field's is left empty; a usage or exitCode that is not null is
-// there, empty when it is not what it should be.
-func decodeMessage(t *session.Tape, obj int, names []string) message {
-	m := message{content: -1}
-	if t.Kind(obj) != session.KindObject {
+	if !inMessage {
 		return m
 	}
-	for _, name := range names {
-		n := t.Get(obj, name)
-		if n < 0 {
-			continue
-		}
-		switch dst := m.field(name).(type) {
-		case *string: // off the tape: a long output or summary is decoded once, or shared
-			*dst, _ = t.Str(n)
-		case *bool:
-			if k := t.Kind(n); k == session.KindTrue || k == session.KindFalse {
-				*dst = k == session.KindTrue
-			}
-		case *float64:
-			readNumber(dst, t, n)
-		case **float64:
-			if t.Kind(n) != session.KindNull {
-				*dst = new(float64)
-				readNumber(*dst, t, n)
-			}
-		case **usage:
-			*dst = usageAt(t, n)
-		}
+	m.Role, m.Model, m.StopReason, m.ErrorMessage = str("role"), str("model"), str("stopReason"), str("errorMessage")
+	m.ToolName, m.Command, m.Output = str("toolName"), str("command"), str("output")
+	m.IsError = t.Kind(t.Get(obj, "isError")) == session.KindTrue
+	if n := t.Get(obj, "exitCode"); n >= 0 && t.Kind(n) != session.KindNull {
+		m.ExitCode = new(float64)
+		readNumber(m.ExitCode, t, n)
 	}
-	m.content = t.Get(obj, "content")
 	return m
 }
 
@@ -228,16 +175,12 @@ func (u *usage) add(v *usage) {
 	u.Output += v.Output
 	u.CacheRead += v.CacheRead
 	u.CacheWrite += v.CacheWrite
-	u.TotalTokens += v.tokens()
 	u.Cost.Total += v.Cost.Total
-}
-
-// tokens is totalTokens, or the sum of the parts when it is missing.
-func (u *usage) tokens() float64 {
-	if u.TotalTokens > 0 {
-		return u.TotalTokens
+	if v.TotalTokens > 0 {
+		u.TotalTokens += v.TotalTokens
+	} else { // missing: the sum of the parts
+		u.TotalTokens += v.Input + v.Output + v.CacheRead + v.CacheWrite
 	}
-	return u.Input + u.Output + u.CacheRead + u.CacheWrite
 }
 
 // block is one content block.
@@ -301,10 +244,10 @@ func (d *exported) turn(e *project.Entry) *turn {
 	}
 	t.rec = rec
 	if t.kind == "message" {
-		t.msg = decodeMessage(&rec.Tape, rec.Member("message"), messageFields)
+		t.msg = decodeMessage(&rec.Tape, rec.Member("message"), true)
 		t.kind = cmp.Or(t.msg.Role, "message")
 	} else {
-		t.msg = decodeMessage(&rec.Tape, 0, entryFields)
+		t.msg = decodeMessage(&rec.Tape, 0, false)
 	}
 	return t
 }

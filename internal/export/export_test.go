@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"regexp"
 	"runtime"
@@ -623,3 +624,16 @@ func TestPreformattedIsWrittenInPieces(t *testing.T) {
 		t.Errorf("writing a %d-byte message allocated %d bytes, want under 1 MiB", len(text), n)
 	}
 }
+
+// renderMarkdown is message text rendered as HTML by writeMarkdown.
+func renderMarkdown(md goldmark.Markdown, src string) string {
+	var b bytes.Buffer
+	w := bufio.NewWriter(&b)
+	writeMarkdown(w, md, src)
+	w.Flush()
+	return b.String()
+}
+
+// escape escapes text for HTML as the page does (also inside attribute
+// values).
+func escape(s string) string { return html.EscapeString(visible(s)) }

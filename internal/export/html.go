@@ -53,11 +53,6 @@ func newPage(d *exported) *page {
 	return p
 }
 
-// escape escapes text for HTML (also inside attribute values).
-func escape(s string) string {
-	return html.EscapeString(visible(s))
-}
-
 // text writes file content, redacted if asked, escaped.
 func (p *page) text(s string) { writeEscaped(p.w, p.clean(s)) }
 
@@ -96,7 +91,7 @@ func (p *page) write() {
 	p.raw(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="`, escape(contentPolicy()), `">
+<meta http-equiv="Content-Security-Policy" content="`, html.EscapeString(contentPolicy()), `">
 <meta name="generator" content="pisess export">
 <title>`)
 	p.text(p.title())
@@ -144,7 +139,7 @@ func (p *page) header() {
 	if p.leaf != nil {
 		p.wrapped(`<dt>leaf</dt><dd><a href="#leaf">`, shortID(p.leaf.ID()), `</a></dd>`)
 	}
-	if models := p.models(); models != "" {
+	if models := strings.Join(p.models, ", "); models != "" { // along the path, in order of first use
 		p.meta("models", models)
 	}
 	p.meta("tokens", count(p.total.TotalTokens)+" ("+usageLine(&p.total)+")")
@@ -155,9 +150,6 @@ func (p *page) header() {
 func (p *page) meta(name, value string) {
 	p.wrapped(`<dt>`+name+`</dt><dd>`, value, `</dd>`)
 }
-
-// models lists the models used along the path, in order of first use.
-func (p *page) models() string { return strings.Join(p.exported.models, ", ") }
 
 // model is the provider/model an entry names: an assistant message's, or
 // a model change's (an oh-my-pi one names it in "model", with its role

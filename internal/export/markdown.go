@@ -76,15 +76,6 @@ func (s shallow) Open(parent ast.Node, reader text.Reader, pc parser.Context) (a
 // The longest in the real corpus is 32 KB.
 const maxMarkdown = 256 << 10
 
-// renderMarkdown is message text rendered as HTML by writeMarkdown.
-func renderMarkdown(md goldmark.Markdown, src string) string {
-	var b bytes.Buffer
-	w := bufio.NewWriter(&b)
-	writeMarkdown(w, md, src)
-	w.Flush()
-	return b.String()
-}
-
 // writeMarkdown writes message text rendered as HTML; text over
 // maxMarkdown bytes, or text whose Markdown would cost more than its
 // budget (see markdownCost), is written escaped in a <pre>. goldmark
@@ -159,19 +150,15 @@ func markdownCost(src string) int {
 	source := []byte(src)
 	cost := 0
 	ast.Walk(blockParser().Parse(text.NewReader(source)), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		switch n.(type) {
+		case *ast.FencedCodeBlock, *ast.CodeBlock:
+			return ast.WalkContinue, nil
+		}
 		if !entering || n.Type() != ast.TypeBlock {
 			return ast.WalkContinue, nil
 		}
-		if _, code := n.(*ast.FencedCodeBlock); code {
-			return ast.WalkContinue, nil
-		}
-		if _, code := n.(*ast.CodeBlock); code {
-			return ast.WalkContinue, nil
-		}
-		lines := n.Lines()
-		brackets := 0
-		for i := range lines.Len() {
-			seg := lines.At(i)
+		lines, brackets := n.Lines(), 0
+		for _, seg := range lines.Sliced(0, lines.Len()) {
 			brackets += bytes.Count(seg.Value(source), []byte("["))
 		}
 		cost += lines.Len() * brackets

@@ -21,12 +21,7 @@ import (
 // backticks inside), long blocks cut to Options.MaxBlock bytes and marked.
 // The error is a *project.CycleError or a write error.
 func Markdown(w io.Writer, s *project.Session, leaf *project.Entry, opts Options) error {
-	if opts.MaxBlock <= 0 {
-		opts.MaxBlock = DefaultMaxBlock
-	}
-	return write(w, s, leaf, opts, func(d *exported) {
-		(&transcript{exported: d, blocks: blockParser(), entryHeading: "##"}).write()
-	})
+	return writeTranscript(w, s, leaf, opts, "##", (*transcript).write)
 }
 
 // MarkdownBranches writes every branch of the session as a transcript:
@@ -38,17 +33,23 @@ func Markdown(w io.Writer, s *project.Session, leaf *project.Entry, opts Options
 // no root and have no path: they are counted, not written. The error is
 // a record that could not be read back, or a write error.
 func MarkdownBranches(w io.Writer, s *project.Session, opts Options) error {
-	if opts.MaxBlock <= 0 {
-		opts.MaxBlock = DefaultMaxBlock
-	}
 	leaf := s.DefaultLeaf()
 	if leaf != nil {
 		if _, err := s.Path(leaf); err != nil {
 			leaf = nil // on a cycle: no path, so no leaf to mark
 		}
 	}
+	return writeTranscript(w, s, leaf, opts, "###", (*transcript).writeBranches)
+}
+
+// writeTranscript has body write a transcript whose entries are headed
+// entryHeading.
+func writeTranscript(w io.Writer, s *project.Session, leaf *project.Entry, opts Options, entryHeading string, body func(*transcript)) error {
+	if opts.MaxBlock <= 0 {
+		opts.MaxBlock = DefaultMaxBlock
+	}
 	return write(w, s, leaf, opts, func(d *exported) {
-		(&transcript{exported: d, blocks: blockParser(), entryHeading: "###"}).writeBranches()
+		body(&transcript{exported: d, blocks: blockParser(), entryHeading: entryHeading})
 	})
 }
 

@@ -81,19 +81,19 @@ func isoTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.00
 func (b *builder) add(a Added, members ...member) {
 	a.ID = b.ids.For(b.line)
 	b.line++
-	var w objectWriter
-	w.str("type", a.Type)
-	w.str("id", a.ID)
+	var w session.ObjectWriter
+	w.String("type", a.Type)
+	w.String("id", a.ID)
 	if b.parent == "" {
-		w.raw("parentId", json.RawMessage("null"))
+		w.Member("parentId", json.RawMessage("null"))
 	} else {
-		w.str("parentId", b.parent)
+		w.String("parentId", b.parent)
 	}
-	w.str("timestamp", isoTime(b.now))
+	w.String("timestamp", isoTime(b.now))
 	for _, m := range members {
-		w.raw(m.key, m.value)
+		w.Member(m.key, m.value)
 	}
-	b.out.Write(w.bytes())
+	b.out.Write(w.Bytes())
 	b.out.WriteByte('\n')
 	b.parent = a.ID
 	b.added = append(b.added, a)
@@ -102,15 +102,15 @@ func (b *builder) add(a Added, members ...member) {
 // toolResult appends an error result for an unanswered call.
 func (b *builder) toolResult(call project.Unpaired) {
 	text := fmt.Sprintf("No result was recorded for this tool call: the session stopped before %s returned (pi was killed, crashed or lost the connection). Added by pisess unstick; run the tool again if its result is needed.", call.ToolName)
-	var m objectWriter
-	m.str("role", "toolResult")
-	m.str("toolCallId", call.ToolCallID)
-	m.str("toolName", call.ToolName)
-	m.raw("content", textContent(text))
-	m.raw("isError", json.RawMessage("true"))
-	m.raw("timestamp", json.RawMessage(fmt.Sprint(b.now.UnixMilli())))
+	var m session.ObjectWriter
+	m.String("role", "toolResult")
+	m.String("toolCallId", call.ToolCallID)
+	m.String("toolName", call.ToolName)
+	m.Member("content", textContent(text))
+	m.Member("isError", json.RawMessage("true"))
+	m.Member("timestamp", json.RawMessage(fmt.Sprint(b.now.UnixMilli())))
 	b.add(Added{Type: "message", Role: "toolResult", ToolCallID: call.ToolCallID, ToolName: call.ToolName,
-		Why: "no result was recorded for the call the context ends with"}, member{"message", m.bytes()})
+		Why: "no result was recorded for the call the context ends with"}, member{"message", m.Bytes()})
 }
 
 // contextEdit appends a context_edit of target: replacement null drops
@@ -142,15 +142,6 @@ type member struct {
 	key   string
 	value json.RawMessage
 }
-
-// objectWriter writes a JSON object member by member (session.Object).
-type objectWriter struct{ session.ObjectWriter }
-
-func (w *objectWriter) raw(key string, value json.RawMessage) { w.Member(key, value) }
-
-func (w *objectWriter) str(key, value string) { w.String(key, value) }
-
-func (w *objectWriter) bytes() json.RawMessage { return w.Bytes() }
 
 // jsonString encodes s as JSON.stringify does (session.Quote).
 func jsonString(s string) json.RawMessage { return session.Quote(s) }

@@ -412,7 +412,7 @@ func TestAfterAgreesWithTheWholeFile(t *testing.T) {
 			}
 			for _, p := range plans {
 				l := &loaded{s: s, leaf: leaf}
-				got, err := l.after(p.Lines, p.NewLeaf, session.DefaultLimits())
+				got, err := contextAfter(l, p.Lines, p.NewLeaf)
 				if err != nil {
 					t.Errorf("%s@%s: %v", path, leaf.ID(), err)
 					continue
@@ -538,15 +538,25 @@ func TestAfterRefusesSkippedNewLines(t *testing.T) {
 				t.Fatal(err)
 			}
 			l := &loaded{s: s, leaf: leaf}
-			if _, err := l.after(nil, leaf.ID(), session.DefaultLimits()); err != nil {
+			if _, err := contextAfter(l, nil, leaf.ID()); err != nil {
 				t.Errorf("no new lines: %v", err)
 			}
-			_, err = l.after([]byte("\n"), leaf.ID(), session.DefaultLimits())
+			_, err = contextAfter(l, []byte("\n"), leaf.ID())
 			if err == nil || !strings.Contains(err.Error(), "lines pi skips ("+tt.want+")") {
 				t.Errorf("a blank new line: %v, want lines pi skips (%s)", err, tt.want)
 			}
 		})
 	}
+}
+
+// contextAfter is the context of the new leaf once lines are appended, as
+// loaded.after hands it to a check.
+func contextAfter(l *loaded, lines []byte, newLeaf string) (ctx *project.Context, err error) {
+	err = l.after(lines, newLeaf, session.DefaultLimits(), func(s *project.Session, leaf *project.Entry) error {
+		ctx, err = s.Context(leaf)
+		return err
+	})
+	return ctx, err
 }
 
 func mustRead(t *testing.T, path string) []byte {
@@ -868,11 +878,11 @@ func withCwd(t *testing.T, rel, cwd string) string {
 		t.Fatal(err)
 	}
 	h["cwd"] = json.RawMessage(cwd)
-	var w objectWriter
+	var w session.ObjectWriter
 	for _, k := range []string{"type", "version", "id", "timestamp", "cwd"} {
-		w.raw(k, h[k])
+		w.Member(k, h[k])
 	}
-	if err := os.WriteFile(path, append(append(w.bytes(), '\n'), rest...), 0o644); err != nil {
+	if err := os.WriteFile(path, append(append(w.Bytes(), '\n'), rest...), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path

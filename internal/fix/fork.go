@@ -50,7 +50,7 @@ type ForkPlan struct {
 //     entry of the path (pi's resolved labels, in the order pi's map keeps
 //     them, with the timestamp of the label entry that set them);
 //   - a header {type, version 3, id, timestamp, cwd (the source's, as
-//     pi's SessionManager holds it: PiCwd), parentSession: the absolute
+//     pi's SessionManager holds it: session.PiCwd), parentSession: the absolute
 //     path of the source}.
 //
 // s is the source at version 3 (ForkFile migrates older files first).
@@ -64,22 +64,22 @@ func Fork(s *project.Session, leaf *project.Entry, source, id string, now time.T
 	ts := isoTime(now)
 	p := &ForkPlan{SessionID: id, Name: strings.NewReplacer(":", "-", ".", "-").Replace(ts) + "_" + id + ".jsonl", Leaf: leaf.ID(),
 		s: s, path: path, kept: map[string]bool{}, random: random}
-	var header objectWriter
-	header.str("type", "session")
-	header.raw("version", json.RawMessage("3"))
-	header.str("id", id)
-	header.str("timestamp", ts)
+	var header session.ObjectWriter
+	header.String("type", "session")
+	header.Member("version", json.RawMessage("3"))
+	header.String("id", id)
+	header.String("timestamp", ts)
 	if raw, ok := s.Header.Field("cwd"); ok {
 		if raw[0] != '"' { // not a string: validate refuses it
-			header.raw("cwd", raw)
-		} else if cwd, err := PiCwd(s.Header.Cwd); err != nil {
+			header.Member("cwd", raw)
+		} else if cwd, err := session.PiCwd(s.Header.Cwd); err != nil {
 			return nil, &safefile.Error{Code: safefile.Unsupported, Line: 1, Err: err}
 		} else {
-			header.str("cwd", cwd)
+			header.String("cwd", cwd)
 		}
 	}
-	header.str("parentSession", source)
-	p.header = header.bytes()
+	header.String("parentSession", source)
+	p.header = header.Bytes()
 	for _, e := range path {
 		if e.Type() != "label" {
 			p.kept[e.ID()] = true
@@ -95,18 +95,14 @@ func Fork(s *project.Session, leaf *project.Entry, source, id string, now time.T
 
 // write writes the new session to w, reading the path's entries back from
 // the source one at a time. With whole set, an entry of the path not in it
-// is written cut down to what the index keeps of it (forkStub): the dry
+// is written cut down to what the index keeps of it (stub): the dry
 // run's stand-in. A failing w stops it.
 func (p *ForkPlan) write(w io.Writer, whole map[*project.Entry]bool) error {
 	bw := bufio.NewWriter(w)
-	var werr error
+	var werr error // bw's first error, which it keeps: nothing is written after it
 	line := func(b []byte) {
-		if werr == nil {
-			_, werr = bw.Write(b)
-		}
-		if werr == nil {
-			werr = bw.WriteByte('\n')
-		}
+		bw.Write(b)
+		werr = bw.WriteByte('\n')
 	}
 	line(p.header)
 	replacement := map[string]string{} // label id -> the next entry kept
@@ -126,7 +122,7 @@ func (p *ForkPlan) write(w io.Writer, whole map[*project.Entry]bool) error {
 		}
 		pending = pending[:0]
 		if whole != nil && !whole[e] {
-			line(forkStub(e, parent))
+			line(stub(e, parent))
 			parent = jsonString(e.ID())
 			continue
 		}
@@ -145,37 +141,32 @@ func (p *ForkPlan) write(w io.Writer, whole map[*project.Entry]bool) error {
 	}
 	for _, l := range p.labels {
 		lid := newEntryID(p.kept, p.random)
-		var w objectWriter
-		w.str("type", "label")
-		w.str("id", lid)
-		w.raw("parentId", parent)
-		if l.timestamp != nil {
-			w.raw("timestamp", l.timestamp)
-		}
-		w.str("targetId", l.target)
-		w.raw("label", l.label)
-		line(w.bytes())
+		var w session.ObjectWriter
+		w.String("type", "label")
+		w.String("id", lid)
+		w.Member("parentId", parent)
+		w.Member("timestamp", l.timestamp) // left out when nil
+		w.String("targetId", l.target)
+		w.Member("label", l.label)
+		line(w.Bytes())
 		parent = jsonString(lid)
-	}
-	if werr != nil {
-		return werr
 	}
 	return bw.Flush()
 }
 
-// forkStub is an entry of the fork cut down to what the index keeps of it,
-// its parentId the fork's.
-func forkStub(e *project.Entry, parent json.RawMessage) []byte {
-	var w objectWriter
-	w.str("type", e.Type())
-	w.str("id", e.ID())
-	w.raw("parentId", parent)
+// stub is an entry cut down to what the index keeps of it ("" is no id,
+// no parent, no role to the index too), its parentId parent.
+func stub(e *project.Entry, parent json.RawMessage) []byte {
+	var w session.ObjectWriter
+	w.String("type", e.Type())
+	w.String("id", e.ID())
+	w.Member("parentId", parent)
 	if e.Type() == "message" {
-		var m objectWriter
-		m.str("role", e.Role())
-		w.raw("message", m.bytes())
+		var m session.ObjectWriter
+		m.String("role", e.Role())
+		w.Member("message", m.Bytes())
 	}
-	return w.bytes()
+	return w.Bytes()
 }
 
 // label is one resolved label: its target, value and the timestamp of the
@@ -251,9 +242,8 @@ func readRandom(random io.Reader, b []byte) {
 func NewSessionID(now time.Time, random io.Reader) string {
 	var u [16]byte
 	readRandom(random, u[:])
-	var ms [8]byte
-	binary.BigEndian.PutUint64(ms[:], uint64(now.UnixMilli()))
-	copy(u[:6], ms[2:]) // the 48-bit timestamp
+	// the 48-bit timestamp, before the two random bytes of u[6:8]
+	binary.BigEndian.PutUint64(u[:8], uint64(now.UnixMilli())<<16|uint64(binary.BigEndian.Uint16(u[6:8])))
 	u[6] = u[6]&0x0f | 0x70
 	u[8] = u[8]&0x3f | 0x80
 	h := hex.EncodeToString(u[:])

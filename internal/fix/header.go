@@ -32,15 +32,15 @@ type HeaderGuess struct {
 // Line is the header line, without its newline, keys in pi's order
 // (version left out for a version-1 file, as pi 0.x wrote it).
 func (g *HeaderGuess) Line() []byte {
-	var w objectWriter
-	w.str("type", "session")
+	var w session.ObjectWriter
+	w.String("type", "session")
 	if g.Version > 1 {
-		w.raw("version", json.RawMessage(fmt.Sprint(g.Version)))
+		w.Member("version", json.RawMessage(fmt.Sprint(g.Version)))
 	}
-	w.str("id", g.ID)
-	w.str("timestamp", g.Timestamp)
-	w.str("cwd", g.Cwd)
-	return w.bytes()
+	w.String("id", g.ID)
+	w.String("timestamp", g.Timestamp)
+	w.String("cwd", g.Cwd)
+	return w.Bytes()
 }
 
 // sessionFileName is pi's session file name: <timestamp>_<session id>.jsonl,
@@ -91,7 +91,7 @@ func GuessHeader(path string, first json.RawMessage, id, cwd string) (*HeaderGue
 		g.Timestamp, g.From["timestamp"] = ts, "first entry"
 	}
 	if cwd != "" {
-		abs, err := PiCwd(cwd)
+		abs, err := session.PiCwd(cwd)
 		if err != nil {
 			return nil, fmt.Errorf("--cwd: %w", err)
 		}
@@ -111,10 +111,6 @@ func GuessHeader(path string, first json.RawMessage, id, cwd string) (*HeaderGue
 	g.Version, g.From["version"] = versionOf(first), "first entry"
 	return g, nil
 }
-
-// PiCwd is the working directory pi 1.6.0 makes of a header's cwd
-// (session.PiCwd, where the sessions directory's name encoding lives too).
-func PiCwd(cwd string) (string, error) { return session.PiCwd(cwd) }
 
 // versionOf is the version the first entry implies: entries without ids
 // are version 1; otherwise 3 (pi writes nothing else now), which

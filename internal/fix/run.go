@@ -165,30 +165,17 @@ func resolve(s *project.Session, opts Options) (*project.Entry, error) {
 	return leaf, nil
 }
 
-// after projects the context of the new leaf once lines are appended: the
-// self-check of every plan. A context reads back only the records of its
-// context entries, so rather than the file after loads a stand-in (see
-// standIn).
-func (l *loaded) after(lines []byte, newLeaf string, limits session.Limits) (*project.Context, error) {
-	s, leaf, err := l.standIn(lines, newLeaf, limits)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
-	return s.Context(leaf)
-}
-
-// eachAfter is after for a check that looks at one message at a time: it
-// hands each message of the new leaf's context to each as it is read
-// (project.EachMessage), so its memory is a record, not the context.
-func (l *loaded) eachAfter(lines []byte, newLeaf string, limits session.Limits, each func(m json.RawMessage, src *project.Entry) error) error {
+// after checks the new leaf once lines are appended, the self-check of
+// every plan: check gets a session and the leaf. A context reads back only
+// the records of its context entries, so rather than the file after it
+// gets a stand-in (see standIn).
+func (l *loaded) after(lines []byte, newLeaf string, limits session.Limits, check func(*project.Session, *project.Entry) error) error {
 	s, leaf, err := l.standIn(lines, newLeaf, limits)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	_, err = s.EachMessage(leaf, each)
-	return err
+	return check(s, leaf)
 }
 
 // standIn writes what the context of newLeaf reads of the file once lines
@@ -244,7 +231,7 @@ func (l *loaded) writeStandIn(ctx *project.Context, lines []byte) (*safefile.Scr
 	rd := l.s.Records()
 	for _, e := range ctx.Path {
 		if !inContext[e] {
-			w.Write(stub(e))
+			w.Write(stub(e, jsonString(e.ParentID())))
 		} else if r, rerr := rd.Read(e); rerr != nil {
 			err = rerr
 			break
@@ -262,16 +249,6 @@ func (l *loaded) writeStandIn(ctx *project.Context, lines []byte) (*safefile.Scr
 		return nil, err
 	}
 	return f, nil
-}
-
-// stub is an entry cut down to what the index keeps of it ("" is no id,
-// no parent, no role to the index too).
-func stub(e *project.Entry) []byte {
-	b := fmt.Appendf(nil, `{"type":%s,"id":%s,"parentId":%s`, jsonString(e.Type()), jsonString(e.ID()), jsonString(e.ParentID()))
-	if e.Type() == "message" {
-		b = fmt.Appendf(b, `,"message":{"role":%s}`, jsonString(e.Role()))
-	}
-	return append(b, '}')
 }
 
 // checkFailed is a plan that failed its self-check (nil: it passed).
@@ -299,13 +276,17 @@ func verifier(vopts validate.Options, bad func(f finding.Finding) bool) safefile
 	}
 }
 
+// broken is a finding a repaired file may not have: an error, or a torn
+// last line.
+func broken(f finding.Finding) bool {
+	return f.Severity == finding.Error || f.Code == finding.PartialTail
+}
+
 // appendFix runs a repair through safefile.Append and reports it: plan gets
 // the file loaded and returns what to append, or why not (a plan with an
 // error is reported, and nothing is appended).
 func appendFix(fsys safefile.FS, path, command string, opts Options, plan func(*loaded) (*Plan, error)) (Report, error) {
-	o := safefile.RewriteOptions{DryRun: opts.DryRun, Verify: verifier(opts.Validate, func(f finding.Finding) bool {
-		return f.Severity == finding.Error || f.Code == finding.PartialTail
-	}), Temps: opts.Temps}
+	o := safefile.RewriteOptions{DryRun: opts.DryRun, Verify: verifier(opts.Validate, broken), Temps: opts.Temps}
 	if opts.Backup {
 		o.BackupSuffix = BackupSuffix
 	}
@@ -344,11 +325,13 @@ func UnstickFile(fsys safefile.FS, path string, opts Options) (Report, error) {
 		if err := editsUnknown(l.s, plan.Added); err != nil {
 			return nil, err
 		}
-		ctx, err := l.after(plan.Lines, plan.NewLeaf, opts.Validate.Limits)
-		if err == nil && (len(ctx.Unpaired) > 0 || len(ctx.Unanswered()) > 0) {
-			err = errors.New("the new context still breaks the tool call/result pairing")
-		}
-		return plan, checkFailed(err)
+		return plan, checkFailed(l.after(plan.Lines, plan.NewLeaf, opts.Validate.Limits, func(s *project.Session, leaf *project.Entry) error {
+			ctx, err := s.Context(leaf)
+			if err == nil && (len(ctx.Unpaired) > 0 || len(ctx.Unanswered()) > 0) {
+				err = errors.New("the new context still breaks the tool call/result pairing")
+			}
+			return err
+		}))
 	})
 }
 
@@ -369,7 +352,10 @@ func SlimFile(fsys safefile.FS, path string, opts Options) (Report, error) {
 			return nil, err
 		}
 		check := newSlimCheck(opts.MaxBytes, plan.Over)
-		err = l.eachAfter(plan.Lines, plan.NewLeaf, opts.Validate.Limits, check.message)
+		err = l.after(plan.Lines, plan.NewLeaf, opts.Validate.Limits, func(s *project.Session, leaf *project.Entry) error {
+			_, err := s.EachMessage(leaf, check.message) // one message at a time: its memory is a record, not the context
+			return err
+		})
 		if err == nil {
 			plan.TokensAfter = check.tokens
 		}
@@ -397,21 +383,9 @@ func editsUnknown(s *project.Session, added []Added) error {
 	return nil
 }
 
-// slimmed checks that the editable messages of a context over the limit
-// are the ones the plan says stay over, each of the size it says.
-func slimmed(ctx *project.Context, maxBytes int64, over []Over) error {
-	check := newSlimCheck(maxBytes, over)
-	for i, msg := range ctx.Messages {
-		if err := check.message(msg, ctx.Sources[i]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// slimCheck is slimmed one message at a time (SlimFile's check of the new
-// context, which it reads message by message), and the estimate of the
-// context's tokens.
+// slimCheck checks, one message at a time, that the editable messages of
+// SlimFile's new context over the limit are the ones the plan says stay
+// over, each of the size it says, and estimates the context's tokens.
 type slimCheck struct {
 	maxBytes int64
 	said     map[string]int // the size of each message the plan says stays over

@@ -189,7 +189,7 @@ func TestSlimCheckRefusesWrongPlans(t *testing.T) {
 		t.Fatalf("plan %+v, %v", plan, err)
 	}
 	l := &loaded{s: s, leaf: leaf}
-	after, err := l.after(plan.Lines, plan.NewLeaf, session.DefaultLimits())
+	after, err := contextAfter(l, plan.Lines, plan.NewLeaf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,4 +220,15 @@ func TestSlimCheckRefusesWrongPlans(t *testing.T) {
 			}
 		})
 	}
+}
+
+// slimmed is slimCheck over a whole context.
+func slimmed(ctx *project.Context, maxBytes int64, over []Over) error {
+	check := newSlimCheck(maxBytes, over)
+	for i, msg := range ctx.Messages {
+		if err := check.message(msg, ctx.Sources[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"slices"
 
 	"github.com/pisess/pisess/internal/session"
 
@@ -260,8 +259,7 @@ func (s *slimLines) close() error {
 
 func (s *slimLines) stop() { s.p.Close() }
 
-// add adds the figures of o, later lines', to s: the kinds removed in the
-// order they were first met, as one pass over the file counts them.
+// add adds the figures of o, later lines', to s.
 func (s *RewriteStats) add(o *RewriteStats) {
 	s.BlocksRemoved += o.BlocksRemoved
 	s.Placeholders += o.Placeholders
@@ -269,13 +267,6 @@ func (s *RewriteStats) add(o *RewriteStats) {
 	s.CustomBytes += o.CustomBytes
 	s.Reparented += o.Reparented
 	for _, r := range o.Removed {
-		i := slices.IndexFunc(s.Removed, func(m Removed) bool { return m.Kind == r.Kind && m.MIMEType == r.MIMEType })
-		if i < 0 {
-			s.Removed = append(s.Removed, r)
-			continue
-		}
-		s.Removed[i].Blocks += r.Blocks
-		s.Removed[i].Bytes += r.Bytes
-		s.Removed[i].Saved += r.Saved
+		s.addRemoved(r)
 	}
 }

@@ -63,7 +63,7 @@ func SlimRewriteFile(fsys safefile.FS, path string, opts Options) (Report, error
 	if !opts.Backup && opts.Output == "" {
 		return Report{File: path, Action: "refused"}, ErrNoPlaceForOriginal
 	}
-	g := &slimRewriter{opts: opts, name: path}
+	g := &slimRewriter{opts: opts, name: path, verify: verifier(opts.Validate, broken)}
 	var (
 		out safefile.Outcome
 		err error
@@ -72,7 +72,7 @@ func SlimRewriteFile(fsys safefile.FS, path string, opts Options) (Report, error
 		out, err = g.toNewFile(fsys, path)
 	} else {
 		out, err = safefile.Rewrite(fsys, path, safefile.RewriteOptions{BackupSuffix: BackupSuffix, DryRun: opts.DryRun,
-			Verify: g.verifier(), Temps: opts.Temps}, g.generate)
+			Verify: g.verify, Temps: opts.Temps}, g.generate)
 	}
 	done := out.Written || opts.DryRun && out.Changed // a failed rename replaced nothing
 	r := Report{File: cmp.Or(out.Path, path), Action: action("slim", done, opts.DryRun)}
@@ -95,17 +95,12 @@ var ErrNoPlaceForOriginal = errors.New("slim --rewrite removes content from the 
 // slimRewriter is one slim --rewrite: the generator of the new file and
 // what it did.
 type slimRewriter struct {
-	opts  Options
-	name  string
-	drop  *dropPlan
-	stats RewriteStats
-	done  bool // stats describe a complete generation
-}
-
-func (g *slimRewriter) verifier() safefile.VerifyFunc {
-	return verifier(g.opts.Validate, func(f finding.Finding) bool {
-		return f.Severity == finding.Error || f.Code == finding.PartialTail
-	})
+	opts   Options
+	name   string
+	verify safefile.VerifyFunc
+	drop   *dropPlan
+	stats  RewriteStats
+	done   bool // stats describe a complete generation
 }
 
 // toNewFile writes the result to opts.Output, created exclusively (the
@@ -116,7 +111,7 @@ func (g *slimRewriter) toNewFile(fsys safefile.FS, path string) (safefile.Outcom
 		return safefile.Outcome{}, &safefile.Error{Code: safefile.CreateFailed, Path: g.opts.Output, Err: safefile.ErrExists}
 	}
 	if g.opts.DryRun {
-		out, err := safefile.Rewrite(fsys, path, safefile.RewriteOptions{DryRun: true, FollowSymlinks: true, Verify: g.verifier()}, g.generate)
+		out, err := safefile.Rewrite(fsys, path, safefile.RewriteOptions{DryRun: true, FollowSymlinks: true, Verify: g.verify}, g.generate)
 		out.Path = path // the name given, not a link's target
 		return out, err
 	}
@@ -148,7 +143,7 @@ func (g *slimRewriter) toNewFile(fsys safefile.FS, path string) (safefile.Outcom
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return &safefile.Error{Code: safefile.ReadFailed, Path: g.opts.Output, Err: err}
 		}
-		if err := g.verifier()(g.name, bufio.NewReaderSize(f, 1<<20)); err != nil {
+		if err := g.verify(g.name, bufio.NewReaderSize(f, 1<<20)); err != nil {
 			return &safefile.Error{Code: safefile.VerifyFailed, Err: err}
 		}
 		return nil
@@ -192,7 +187,7 @@ func (g *slimRewriter) generate(in io.ReadSeeker, out io.Writer) error {
 	pr, pw := io.Pipe()
 	verdict := make(chan error, 1)
 	go func() {
-		err := g.verifier()(g.name, pr)
+		err := g.verify(g.name, pr)
 		io.Copy(io.Discard, pr) // whatever the check left unread: the writer never blocks
 		verdict <- err
 	}()
@@ -308,15 +303,21 @@ func objectLine(t *session.Tape, cls *session.Classifier, l *session.Line) ([2]i
 // count adds a removed block to the figures of its kind.
 func (s *RewriteStats) count(b session.Block, placeholder int64) {
 	s.BlocksRemoved++
-	i := slices.IndexFunc(s.Removed, func(r Removed) bool { return r.Kind == b.Kind && r.MIMEType == b.MIME })
+	s.addRemoved(Removed{Kind: b.Kind, MIMEType: b.MIME, Blocks: 1, Bytes: b.Bytes, Saved: b.Bytes - placeholder})
+}
+
+// addRemoved adds r to the figures of its kind, a kind not met before
+// last: the order one pass over the file meets them in.
+func (s *RewriteStats) addRemoved(r Removed) {
+	i := slices.IndexFunc(s.Removed, func(m Removed) bool { return m.Kind == r.Kind && m.MIMEType == r.MIMEType })
 	if i < 0 {
-		i = len(s.Removed)
-		s.Removed = append(s.Removed, Removed{Kind: b.Kind, MIMEType: strings.Clone(b.MIME)}) // b.MIME shares the line
+		r.MIMEType = strings.Clone(r.MIMEType) // a block's shares the line
+		s.Removed = append(s.Removed, r)
+		return
 	}
-	r := &s.Removed[i]
-	r.Blocks++
-	r.Bytes += b.Bytes
-	r.Saved += b.Bytes - placeholder
+	s.Removed[i].Blocks += r.Blocks
+	s.Removed[i].Bytes += r.Bytes
+	s.Removed[i].Saved += r.Saved
 }
 
 // refuseNonObject passes a blank line (pi skips it; it is copied), and

@@ -34,8 +34,10 @@ type Column struct {
 // pass text from files through Safe first, and keep colour out of
 // shrinkable columns.
 func Table(w io.Writer, cols []Column, rows [][]string, footer []string, width int) error {
-	all := make([][]string, 0, len(rows)+2)
-	all = append(all, titles(cols))
+	all := make([][]string, 1, len(rows)+2)
+	for _, c := range cols {
+		all[0] = append(all[0], c.Title)
+	}
 	all = append(all, rows...)
 	if footer != nil {
 		all = append(all, footer)
@@ -58,14 +60,6 @@ func Table(w io.Writer, cols []Column, rows [][]string, footer []string, width i
 	}
 	line(rule("└", "┴", "┘", keep, sizes))
 	return bw.Flush()
-}
-
-func titles(cols []Column) []string {
-	t := make([]string, len(cols))
-	for i, c := range cols {
-		t[i] = c.Title
-	}
-	return t
 }
 
 // layout chooses the columns kept, in order, and the width of each

@@ -5,23 +5,12 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/dustin/go-humanize"
 )
 
 // Count formats an integer with thousands separators: 1234567 → 1,234,567.
-func Count(n int64) string {
-	s, neg := strings.CutPrefix(strconv.FormatInt(n, 10), "-")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+func Count(n int64) string { return humanize.Comma(n) }
 
 // Plural formats a count with its noun.
 func Plural(n int, one, many string) string {
@@ -38,21 +27,13 @@ func Bytes(n int64) string {
 		return strconv.FormatInt(n, 10) + " B"
 	}
 	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	v := math.Abs(float64(n))
-	i := -1
-	for v >= 1024 && i < len(units)-1 {
+	v, i := math.Abs(float64(n))/1024, 0
+	// 1023.96 KiB rounds up to the next unit
+	for (v >= 1024 || fmt.Sprintf("%.1f", v) == "1024.0") && i < len(units)-1 {
 		v /= 1024
 		i++
 	}
-	if s := fmt.Sprintf("%.1f", v); s == "1024.0" && i < len(units)-1 { // 1023.96 KiB rounds up to the next unit
-		v /= 1024
-		i++
-	}
-	sign := ""
-	if n < 0 {
-		sign = "-"
-	}
-	return fmt.Sprintf("%s%.1f %s", sign, v, units[i])
+	return fmt.Sprintf("%.1f %s", math.Copysign(v, float64(n)), units[i])
 }
 
 // Money formats dollars: 2 decimals from $1 on ($1,234.50), 4 below
@@ -71,21 +52,10 @@ func Money(x float64) string {
 	case x < 0.99995: // rounds to less than $1.0000
 		return sign + "$" + strconv.FormatFloat(x, 'f', 4, 64)
 	}
-	return sign + "$" + commaFloat(x, 2)
-}
-
-// commaFloat formats a non-negative x with prec decimals and thousands
-// separators.
-func commaFloat(x float64, prec int) string {
-	s := strconv.FormatFloat(x, 'f', prec, 64)
-	whole, frac, _ := strings.Cut(s, ".")
-	n, err := strconv.ParseInt(whole, 10, 64)
-	if err != nil {
-		return s // beyond int64: no separators
+	s := strconv.FormatFloat(x, 'f', 2, 64)
+	whole, cents, _ := strings.Cut(s, ".")
+	if n, err := strconv.ParseInt(whole, 10, 64); err == nil { // beyond int64: no separators
+		s = Count(n) + "." + cents
 	}
-	out := Count(n)
-	if frac != "" {
-		out += "." + frac
-	}
-	return out
+	return sign + "$" + s
 }
