@@ -255,7 +255,7 @@ func (c *CLI) app() *cli.App {
 			c.pruneCommand(),
 		},
 	}
-	addExamples(app.Commands)
+	addHelp(app.Commands)
 	for _, cmd := range app.Commands {
 		if cmd.ArgsUsage == "[PATH...]" {
 			cmd.Flags = append(cmd.Flags, c.paths.flags()...)

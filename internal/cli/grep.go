@@ -43,28 +43,6 @@ func (c *CLI) grepCommand() *cli.Command {
 			jobsFlag(&f.jobs),
 		), c.paths.flags()...), func(ctx *cli.Context) error { return c.runGrep(ctx, &f) })
 	cmd.Before = c.resolveGrepTargets
-	cmd.Description = `Searches the text a person reads in a session, decoded from its JSON: user
-and assistant text, tool-call arguments (their string values), tool
-results, shell commands and their output, compaction and branch summaries,
-custom messages, and with --thinking the assistant's thinking; in every
-branch, never keys, ids or JSON escapes (a "\u00e9" in the file is an é to
-grep). PATTERN is an RE2 regular expression (Go's regexp) unless -F.
-
-Each match is one text of an entry (a message's text block, a tool result,
-a summary) that holds PATTERN, shown around its first occurrence:
-FILE:LINE: ID ROLE TIMESTAMP: …text… (the occurrence coloured on a
-terminal). --format json prints {"file","line","entryId","role",
-"timestamp","onPath","text"} per match, onPath telling whether the entry is
-on the path pi resumes (the default leaf's).
-
-Exit codes: 0 something matched; 1 nothing did; 2 usage error, or a file
-could not be read.
-
-Examples:
-   pisess grep -i 'rate limit'                         # every session pi keeps
-   pisess grep -F 'main.go' --role toolResult DIR
-   pisess grep -l --since 2026-01-01 'migration' DIR  # which files
-   pisess grep --format json 'TODO' f.jsonl | jq -r 'select(.onPath).entryId'`
 	return cmd
 }
 

@@ -32,33 +32,13 @@ type redactFlags struct {
 
 func (c *CLI) redactCommand() *cli.Command {
 	var f redactFlags
-	cmd := c.command("redact", "replace every secret scan finds with [REDACTED:<kind>]", "FILE",
+	return c.command("redact", "replace every secret scan finds with [REDACTED:<kind>]", "FILE",
 		append(f.limits.flags(),
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the redacted copy to `FILE` (which must not exist; - is standard output)", Destination: &f.output},
 			&cli.BoolFlag{Name: "in-place", Usage: "rewrite FILE itself, with the safe rewrite protocol", Destination: &f.inPlace},
 			&cli.BoolFlag{Name: "backup", Usage: "with --in-place: keep the original as FILE" + redactBackupSuffix + " (it still holds the secrets)", Destination: &f.backup},
 			f.rules.flag(),
 		), func(ctx *cli.Context) error { return c.runRedact(ctx, &f) })
-	cmd.Description = `Each secret ` + "`pisess scan`" + ` finds (with the same rules and --rules) is replaced
-by [REDACTED:<kind>]; every other byte stays as it was (the rest of the
-string and its escapes, the other lines, CRLF line ends), so the JSON stays
-valid. The copy is checked before it is kept: it must validate as the
-original does (no error the original does not have).
-
-The copy goes to standard output, or to --output FILE (created, never
-overwritten, and fsynced), or replaces FILE with --in-place (temp file,
-fsync, check, rename: the original is untouched on any failure). FILE may
-be - (standard input) unless --in-place. A summary goes to stderr.
-
-Exit codes: 0 written (also when there was nothing to redact); 1 the copy
-would not validate as the original does, or the rewrite was refused to
-protect the file; 2 usage error, or a file could not be read or written.
-
-Examples:
-   pisess redact f.jsonl > shared.jsonl
-   pisess redact --output shared.jsonl f.jsonl
-   pisess redact --in-place --backup f.jsonl         # keeps f.jsonl.unredacted.bak: delete it after checking`
-	return cmd
 }
 
 // redaction is one redact invocation.

@@ -25,32 +25,12 @@ type scanFlags struct {
 
 func (c *CLI) scanCommand() *cli.Command {
 	var f scanFlags
-	cmd := c.command("scan", "find secrets (API keys, tokens, private keys, passwords) in session files", "[PATH...]",
+	return c.command("scan", "find secrets (API keys, tokens, private keys, passwords) in session files", "[PATH...]",
 		append(f.limits.flags(),
 			formatFlag(&f.format, "text, json (one object per secret) or github (Actions annotations)", "text", "json", "github"),
 			f.rules.flag(),
 			jobsFlag(&f.jobs),
 		), func(*cli.Context) error { return c.runScan(&f) })
-	cmd.Description = `Every JSON string of every entry is searched, decoded, for AWS access key
-ids, Anthropic, OpenAI, Google, GitHub, Slack and Stripe keys, private key
-blocks, JSON Web Tokens and password=/token=/secret= assignments with a
-high-entropy value (gitleaks' rules: docs/secrets.md); lines that hold no
-object (torn, corrupt) are searched as text. --rules adds rules from a file
-in gitleaks' format (a rule with the id of a built-in one replaces it).
-
-Each secret is reported with its file, line, entry id, the JSON pointer of
-the string that holds it and its kind, never with its value: at most its
-first characters (a quarter of it, 4 at most). ` + "`pisess redact`" + ` removes them.
-
-Exit codes: 0 no secret found; 1 a secret was found; 2 usage error, or a
-file or the rule file could not be read.
-
-Examples:
-   pisess scan                                       # every session pi keeps
-   pisess scan --format github DIR                   # in CI, as annotations
-   pisess scan --format json DIR | jq -r .kind | sort | uniq -c
-   pisess scan --rules company.toml f.jsonl          # gitleaks-format rules of your own`
-	return cmd
 }
 
 // rulesFlag is --rules, the rule file of scan, redact and export --redact.
