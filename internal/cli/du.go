@@ -47,25 +47,18 @@ func (c *CLI) runDU(f *duFlags) error {
 	if opt.Width, err = c.duWidth(f.width); err != nil {
 		return err
 	}
-	targets := c.targets
-	opts := du.Options{Limits: lim, Workers: workersPerFile(workers(f.jobs), len(targets)), MaxBytes: maxBytes}
+	opts := du.Options{Limits: lim, Workers: workersPerFile(workers(f.jobs), len(c.targets)), MaxBytes: maxBytes}
 	var files []*du.Usage
 	unreadable := 0
-	ordered(len(targets), workers(f.jobs), func(i int) duOutcome {
-		t := targets[i]
-		if t.Err != nil {
-			return duOutcome{err: t.Err}
-		}
-		u, err := du.File(t.Path, opts)
-		return duOutcome{u, err}
-	}, func(_ int, o duOutcome) {
-		if o.err != nil {
-			unreadable++
-			c.printError(o.err)
-			return
-		}
-		files = append(files, o.u)
-	})
+	eachTarget(c.targets, f.jobs, func(t target) (*du.Usage, error) { return du.File(t.Path, opts) },
+		func(_ target, u *du.Usage, err error) {
+			if err != nil {
+				unreadable++
+				c.printError(err)
+				return
+			}
+			files = append(files, u)
+		})
 	slices.SortStableFunc(files, func(a, b *du.Usage) int { return cmp.Compare(b.Bytes, a.Bytes) })
 	var total *du.Usage
 	if len(files) > 1 {
@@ -75,11 +68,6 @@ func (c *CLI) runDU(f *duFlags) error {
 		return err
 	}
 	return filesExit(unreadable, false)
-}
-
-type duOutcome struct {
-	u   *du.Usage
-	err error
 }
 
 // duWidth is the width the tables fit: --width, else COLUMNS or the

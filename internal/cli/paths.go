@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/session"
 	"github.com/pisess/pisess/internal/text"
@@ -25,6 +26,26 @@ type target struct {
 	Path  string
 	Stdin bool  // the session is read from standard input ("-")
 	Err   error // the path could not be read (exit 2)
+}
+
+// fileError names the file an error of reading it came from, with the
+// code of a file over --max-file-bytes; nil stays nil.
+func fileError(path string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, session.ErrFileTooLarge):
+		return fmt.Errorf("%s: %s: %w", path, finding.FileTooLarge, err)
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// warnNotSearched warns, unless --quiet, of the lines of file that scan or
+// grep did not search: those over --max-line-bytes.
+func (c *CLI) warnNotSearched(file string, lines []int) {
+	if len(lines) > 0 && !c.quiet() {
+		fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s more than --max-line-bytes: not searched\n", text.Safe(file), skippedLines(lines))
+	}
 }
 
 // oneFile is the FILE argument of a command that takes exactly one.

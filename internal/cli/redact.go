@@ -299,15 +299,18 @@ func refusal(err error) error {
 	return &safefile.Error{Code: safefile.RefusedCorrupt, Line: f.Line, Finding: &f}
 }
 
+// redactError is the failure of reading the original: exit 1 for what
+// cannot be searched whole (as refusal), else exit 2.
 func redactError(file string, err error) error {
 	var le *secrets.LineError
+	code := ExitUsage
 	switch {
 	case errors.As(err, &le):
 		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s:%d: error %s: %s", file, le.Line, le.Code, le.Msg)}
 	case errors.Is(err, session.ErrFileTooLarge):
-		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s: %s: %v", file, finding.FileTooLarge, err)}
+		code = ExitInvalid
 	}
-	return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %w", file, err)}
+	return &ExitError{Code: code, Err: fileError(file, err)}
 }
 
 // errorKey identifies an error finding of the original.

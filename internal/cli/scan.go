@@ -1,18 +1,14 @@
 package cli
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"os"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/render"
 	"github.com/pisess/pisess/internal/secrets"
 	"github.com/pisess/pisess/internal/session"
-	"github.com/pisess/pisess/internal/text"
 )
 
 // scanFlags are scan's flags.
@@ -65,15 +61,13 @@ func (r *rulesFlag) load() (*secrets.Rules, error) {
 	return secrets.Join(def, user), nil
 }
 
-// scanOutcome is one file's secrets, or the error that stopped its scan.
+// scanOutcome is one file's secrets.
 type scanOutcome struct {
 	found []secrets.Finding
 	stats secrets.Stats
-	err   error
 }
 
 func (c *CLI) runScan(f *scanFlags) error {
-	format := f.format
 	lim, err := f.limits.limits()
 	if err != nil {
 		return err
@@ -83,59 +77,43 @@ func (c *CLI) runScan(f *scanFlags) error {
 		return err
 	}
 	opts := secrets.Options{Rules: rules, Limits: lim}
-	targets := c.targets
-	quiet := c.quiet()
 	style := c.style(c.Stdout)
 	var files, withSecrets, count, unreadable int
-	ordered(len(targets), workers(f.jobs), func(i int) scanOutcome {
-		return c.scanTarget(targets[i], opts)
-	}, func(i int, o scanOutcome) {
-		files++
-		name := targets[i].Path
-		if o.err != nil { // (the secrets found before it are reported still)
-			unreadable++
-			c.printError(o.err)
-		}
-		if len(o.stats.TooLong) > 0 && !quiet {
-			fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s more than --max-line-bytes: not searched\n",
-				text.Safe(name), skippedLines(o.stats.TooLong))
-		}
-		if len(o.found) > 0 {
-			withSecrets++
-			count += len(o.found)
-		}
-		for _, f := range o.found {
-			render.Secret(c.Stdout, style, format, f)
-		}
-	})
-	if format == "text" && !quiet {
+	eachTarget(c.targets, f.jobs, func(t target) (scanOutcome, error) { return c.scanTarget(t, opts) },
+		func(t target, o scanOutcome, err error) {
+			files++
+			if err != nil { // (the secrets found before it are reported still)
+				unreadable++
+				c.printError(err)
+			}
+			c.warnNotSearched(t.Path, o.stats.TooLong)
+			if len(o.found) > 0 {
+				withSecrets++
+				count += len(o.found)
+			}
+			for _, s := range o.found {
+				render.Secret(c.Stdout, style, f.format, s)
+			}
+		})
+	if f.format == "text" && !c.quiet() {
 		render.ScanSummary(c.Stdout, style, count, withSecrets, files, unreadable)
 	}
 	return filesExit(unreadable, count > 0)
 }
 
 // scanTarget scans one file (or standard input).
-func (c *CLI) scanTarget(t target, opts secrets.Options) scanOutcome {
-	if t.Err != nil {
-		return scanOutcome{err: t.Err}
-	}
+func (c *CLI) scanTarget(t target, opts secrets.Options) (scanOutcome, error) {
 	var o scanOutcome
-	collect := func(f secrets.Finding) { o.found = append(o.found, f) }
 	var in io.Reader = c.Stdin
 	if !t.Stdin {
 		f, err := session.OpenFile(t.Path)
 		if err != nil {
-			return scanOutcome{err: err}
+			return o, err
 		}
 		defer f.Close()
 		in = f
 	}
-	o.stats, o.err = secrets.Scan(t.Path, in, opts, collect)
-	switch {
-	case errors.Is(o.err, session.ErrFileTooLarge):
-		o.err = fmt.Errorf("%s: %s: %w", t.Path, finding.FileTooLarge, o.err)
-	case o.err != nil:
-		o.err = fmt.Errorf("%s: %w", t.Path, o.err)
-	}
-	return o
+	var err error
+	o.stats, err = secrets.Scan(t.Path, in, opts, func(f secrets.Finding) { o.found = append(o.found, f) })
+	return o, fileError(t.Path, err)
 }
