@@ -104,7 +104,7 @@ func (c *CLI) runFix(ctx *cli.Context, f *fixFlags, op fixOp) error {
 		return err
 	}
 	opts := fix.Options{
-		Leaf: f.leaf, ResolveLeaf: resolveLeaf, Now: c.now(), Random: c.Random, Validate: vopts,
+		Leaf: f.leaf, ResolveLeaf: resolveLeaf, Now: c.Now(), Random: c.Random, Validate: vopts,
 		Backup: f.backup, DryRun: f.dryRun, Output: f.output,
 		ID: f.id, Cwd: f.cwd, Temps: &safefile.Temps{},
 	}

@@ -31,8 +31,8 @@ func (c *CLI) runHelp(ctx *cli.Context) error {
 	case len(args) > 1:
 		return usageErrorf("help takes one COMMAND, not %d", len(args))
 	}
-	if findCommand(ctx.App.Commands, args[0]) == nil {
-		return unknownCommand(ctx.App.Commands, args[0])
+	if ctx.App.Command(args[0]) == nil {
+		return unknownCommand(ctx.App, args[0])
 	}
 	return cli.ShowCommandHelp(app, args[0])
 }

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -160,7 +159,7 @@ func (w *walker) add(path string, info fs.FileInfo) {
 }
 
 // walk adds the *.jsonl regular files below dir (whose information is
-// info, links followed) in lexical order. Other files named *.jsonl
+// info, links followed) in lexical order (os.ReadDir's). Other files named *.jsonl
 // (devices, pipes, sockets) would block or never end: they are reported,
 // not read.
 func (w *walker) walk(dir string, info fs.FileInfo) {
@@ -175,7 +174,6 @@ func (w *walker) walk(dir string, info fs.FileInfo) {
 		w.out = append(w.out, target{Path: dir, Err: err})
 		return
 	}
-	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
 	for _, e := range entries {
 		path := filepath.Join(dir, e.Name())
 		info, err := os.Stat(path) // follows links

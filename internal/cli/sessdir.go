@@ -178,7 +178,7 @@ func (c *CLI) runPrune(ctx *cli.Context, f *pruneFlags) error {
 	if ctx.Args().Len() > 0 {
 		return usageErrorf("prune takes no PATH: name the sessions directory with --sessions-dir")
 	}
-	opts, err := f.options(c.now())
+	opts, err := f.options(c.Now())
 	if err != nil {
 		return err
 	}
