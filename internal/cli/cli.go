@@ -100,7 +100,7 @@ type CLI struct {
 	appGlobals, cmdGlobals globals
 	paths                  pathFlags
 
-	targets    []target // the files the command's paths name (resolveTargets)
+	targets    []target // the files the command's paths name (resolvePaths)
 	staleTemps []string // temp files of an interrupted rewrite found there
 }
 
@@ -263,7 +263,7 @@ func (c *CLI) app() *cli.App {
 	for _, cmd := range app.Commands {
 		if cmd.ArgsUsage == "[PATH...]" {
 			cmd.Flags = append(cmd.Flags, c.paths.flags()...)
-			cmd.Before = c.resolveTargets
+			cmd.Before = func(ctx *cli.Context) error { return c.resolvePaths(ctx, ctx.Args().Slice()) }
 		}
 	}
 	return app

@@ -60,17 +60,11 @@ func oneFile(ctx *cli.Context) (string, error) {
 	return args[0], nil
 }
 
-// resolveTargets expands the command's path arguments before the command
-// does anything, so that a usage error (standard input where it cannot be
-// read, a directory with no sessions) leaves everything as it was. Of the
-// commands that take paths, validate and scan read standard input ("-");
-// migrate, repair and audit do not.
-func (c *CLI) resolveTargets(ctx *cli.Context) error {
-	return c.resolvePaths(ctx, ctx.Args().Slice())
-}
-
-// resolvePaths is resolveTargets of the path arguments args (grep's come
-// after its pattern).
+// resolvePaths expands the command's path arguments args (grep's come
+// after its pattern) before the command does anything, so that a usage
+// error (standard input where it cannot be read, a directory with no
+// sessions) leaves everything as it was. Of the commands that take paths,
+// validate and scan read standard input ("-"); the others do not.
 func (c *CLI) resolvePaths(ctx *cli.Context, args []string) error {
 	name := ctx.Command.Name
 	stdin := 0

@@ -48,7 +48,6 @@ type redaction struct {
 	file  string
 	opts  secrets.Options
 	vopts validate.Options
-	quiet bool
 }
 
 func (c *CLI) runRedact(ctx *cli.Context, f *redactFlags) error {
@@ -73,7 +72,7 @@ func (c *CLI) runRedact(ctx *cli.Context, f *redactFlags) error {
 	if err != nil {
 		return err
 	}
-	r := &redaction{fsys: safefile.OS(), file: file, opts: secrets.Options{Rules: rules, Limits: vopts.Limits}, vopts: vopts, quiet: c.quiet()}
+	r := &redaction{fsys: safefile.OS(), file: file, opts: secrets.Options{Rules: rules, Limits: vopts.Limits}, vopts: vopts}
 	if inPlace {
 		return c.redactInPlace(r, backup)
 	}
@@ -258,24 +257,14 @@ func readOnce(open func() (io.ReadCloser, error)) ([]byte, error) {
 // partial), or to standard output when output is "" or "-".
 func (c *CLI) deliver(fsys safefile.FS, output string, sp *safefile.Spool) error {
 	if output == "" || output == "-" {
-		r, err := sp.Reader()
-		if err == nil {
-			_, err = io.Copy(c.Stdout, r)
-		}
-		if err != nil {
+		if err := copySpool(c.Stdout, sp); err != nil {
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the output: %w", err)}
 		}
 		return nil
 	}
 	temps := &safefile.Temps{}
 	defer temps.RemoveOnSignal(safefile.OS(), c.Exit)()
-	err := safefile.Create(fsys, output, 0o600, temps, func(w io.Writer, _ string) error {
-		r, err := sp.Reader()
-		if err == nil {
-			_, err = io.Copy(w, r)
-		}
-		return err
-	})
+	err := safefile.Create(fsys, output, 0o600, temps, func(w io.Writer, _ string) error { return copySpool(w, sp) })
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
@@ -349,7 +338,7 @@ func (r *redaction) verifier(base map[errorKey]bool) safefile.VerifyFunc {
 
 // redactSummary says on stderr what was redacted and where it went.
 func (c *CLI) redactSummary(r *redaction, res secrets.RedactResult, dest string) {
-	if !r.quiet {
+	if !c.quiet() {
 		render.RedactSummary(c.Stderr, r.file, dest, res)
 	}
 }

@@ -45,16 +45,15 @@ func (r *rulesFlag) load() (*secrets.Rules, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := r.file
-	if name == "" {
+	if r.file == "" {
 		return def, nil
 	}
-	f, err := os.Open(name)
+	f, err := os.Open(r.file)
 	if err != nil {
 		return nil, usageErrorf("--rules: %v", err)
 	}
 	defer f.Close()
-	user, err := secrets.LoadRules(f, name)
+	user, err := secrets.LoadRules(f, r.file)
 	if err != nil {
 		return nil, usageErrorf("--rules: %v", err)
 	}
