@@ -80,14 +80,11 @@ func (c *CLI) resolvePaths(ctx *cli.Context, args []string) error {
 		}
 	}
 	if len(args) == 0 {
-		dir, err := c.sessionsDir(c.paths.sessionsDir)
+		dir, err := c.readSessionsDir(c.paths.sessionsDir)
 		if err != nil {
-			return &ExitError{Code: ExitUsage, Err: err}
+			return err
 		}
-		if !c.quiet() {
-			fmt.Fprintf(c.Stderr, "pisess: reading %s (%s)\n", text.Safe(dir.path), dir.source)
-		}
-		args = []string{dir.path}
+		args = []string{dir}
 	}
 	found, err := expandPaths(args, c.paths.allowEmpty)
 	if err != nil {
@@ -229,6 +226,19 @@ func (c *CLI) sessionsDir(flag string) (sessionsDir, error) {
 		return dir, fmt.Errorf("no sessions directory found; tried %s. Name one with PATH or --sessions-dir", strings.Join(tried, ", "))
 	}
 	return dir, nil
+}
+
+// readSessionsDir is the path of the sessions directory (sessionsDir; flag
+// is --sessions-dir), said on stderr unless --quiet.
+func (c *CLI) readSessionsDir(flag string) (string, error) {
+	dir, err := c.sessionsDir(flag)
+	if err != nil {
+		return "", &ExitError{Code: ExitUsage, Err: err}
+	}
+	if !c.quiet() {
+		fmt.Fprintf(c.Stderr, "pisess: reading %s (%s)\n", text.Safe(dir.path), dir.source)
+	}
+	return dir.path, nil
 }
 
 // existing returns dir if it exists, else an error saying where its name

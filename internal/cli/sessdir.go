@@ -49,23 +49,15 @@ func (c *CLI) runMove(ctx *cli.Context, f *moveFlags) error {
 	if err != nil {
 		return err
 	}
-	dir, err := c.sessionsDir(f.sessionsDir)
+	dir, err := c.readSessionsDir(f.sessionsDir)
 	if err != nil {
-		return &ExitError{Code: ExitUsage, Err: err}
+		return err
 	}
-	quiet := c.quiet()
-	if !quiet {
-		fmt.Fprintf(c.Stderr, "pisess: reading %s (%s)\n", text.Safe(dir.path), dir.source)
-	}
-	opts := sessdir.MoveOptions{Root: dir.path, From: from, To: to, DryRun: f.dryRun, Temps: &safefile.Temps{}}
-	if !quiet {
-		opts.Skipped = c.warnSkipped
-	}
+	opts := sessdir.MoveOptions{Root: dir, From: from, To: to, DryRun: f.dryRun, Temps: &safefile.Temps{}, Skipped: c.warnSkipped}
 	if f.backup {
 		opts.BackupSuffix = fix.BackupSuffix
 	}
 	defer opts.Temps.RemoveOnSignal(safefile.OS(), c.Exit)() // Ctrl-C removes the temp file of a rewrite under way
-	format := f.format
 	style := c.style(c.Stdout)
 	var moved, updated int
 	err = sessdir.Move(safefile.OS(), opts, func(ch sessdir.Change) {
@@ -74,9 +66,9 @@ func (c *CLI) runMove(ctx *cli.Context, f *moveFlags) error {
 		} else {
 			updated++
 		}
-		render.MoveChange(c.Stdout, style, format, ch)
+		render.MoveChange(c.Stdout, style, f.format, ch)
 	})
-	if format == "text" && !quiet && err == nil {
+	if f.format == "text" && !c.quiet() && err == nil {
 		render.MoveSummary(c.Stdout, style, moved, updated, opts.DryRun)
 	}
 	return sessdirError(err)
@@ -104,9 +96,11 @@ func moveEnds(from, to string) (string, string, error) {
 	return old, dest, nil
 }
 
-// warnSkipped warns of a file move or prune left alone.
+// warnSkipped warns of a file move or prune left alone, unless --quiet.
 func (c *CLI) warnSkipped(err error) {
-	fmt.Fprintf(c.Stderr, "pisess: warning: %s: left where it is\n", text.Safe(err.Error()))
+	if !c.quiet() {
+		fmt.Fprintf(c.Stderr, "pisess: warning: %s: left where it is\n", text.Safe(err.Error()))
+	}
 }
 
 // projectDir reads the project directory of command's flag name as pi resolves a
@@ -182,28 +176,19 @@ func (c *CLI) runPrune(ctx *cli.Context, f *pruneFlags) error {
 	if err != nil {
 		return err
 	}
-	dir, err := c.sessionsDir(f.sessionsDir)
-	if err != nil {
-		return &ExitError{Code: ExitUsage, Err: err}
+	if opts.Root, err = c.readSessionsDir(f.sessionsDir); err != nil {
+		return err
 	}
-	opts.Root = dir.path
-	quiet := c.quiet()
-	if !quiet {
-		fmt.Fprintf(c.Stderr, "pisess: reading %s (%s)\n", text.Safe(dir.path), dir.source)
-	}
-	if !quiet {
-		opts.Skipped = c.warnSkipped
-	}
-	format := f.format
+	opts.Skipped = c.warnSkipped
 	style := c.style(c.Stdout)
 	var count int
 	var bytes int64
 	err = sessdir.Prune(safefile.OS(), opts, func(p sessdir.Pruned) {
 		count++
 		bytes += p.Bytes
-		render.PrunedSession(c.Stdout, style, format, p)
+		render.PrunedSession(c.Stdout, style, f.format, p)
 	})
-	if format == "text" && !quiet && (err == nil || count > 0) {
+	if f.format == "text" && !c.quiet() && (err == nil || count > 0) {
 		render.PruneSummary(c.Stdout, style, count, bytes, opts, sessdir.Trash(opts.Root))
 	}
 	return sessdirError(err)
