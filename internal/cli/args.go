@@ -79,9 +79,9 @@ func readCommandLine(app *cli.App, args []string) (*commandLine, error) {
 	if rest[0] == "--" {
 		return nil, usageErrorf("a command must come before `--` (see `pisess --help`)")
 	}
-	cmd := findCommand(app.Commands, rest[0])
+	cmd := app.Command(rest[0]) // (a hidden command runs; it is only left out of the help and the suggestions)
 	if cmd == nil {
-		return nil, unknownCommand(app.Commands, rest[0])
+		return nil, unknownCommand(app, rest[0])
 	}
 	l.command = cmd.Name
 	local := flagTable(cmd.Flags)
@@ -148,24 +148,11 @@ func take(args []string, table map[string]bool, where string, into *[]string) (i
 	return 2, nil
 }
 
-// findCommand returns the command with this name or alias (a hidden
-// command runs; it is only left out of the help and the suggestions).
-func findCommand(cmds []*cli.Command, name string) *cli.Command {
-	for _, c := range cmds {
-		if c.HasName(name) {
-			return c
-		}
-	}
-	return nil
-}
-
 // unknownCommand is the usage error for a command that does not exist.
-func unknownCommand(cmds []*cli.Command, name string) error {
+func unknownCommand(app *cli.App, name string) error {
 	var names []string
-	for _, c := range cmds {
-		if !c.Hidden {
-			names = append(names, c.Names()...)
-		}
+	for _, c := range app.VisibleCommands() {
+		names = append(names, c.Names()...)
 	}
 	msg := fmt.Sprintf("unknown command %q", name)
 	if s := suggest(name, names); s != "" {

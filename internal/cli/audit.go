@@ -143,31 +143,31 @@ func location(name string) (*time.Location, error) {
 // inclusive), RFC 3339 times are instants.
 func window(since, until string, loc *time.Location) (audit.Window, error) {
 	var w audit.Window
-	var err error
-	if since != "" {
-		if w.From, _, err = bound("since", since, loc); err != nil {
-			return w, err
-		}
+	from, _, err := bound("since", since, loc)
+	if err != nil {
+		return w, err
 	}
-	if until != "" {
-		t, day, err := bound("until", until, loc)
-		if err != nil {
-			return w, err
-		}
-		if day {
-			w.To = t.AddDate(0, 0, 1) // the whole day
-		} else {
-			w.To = t.Add(time.Millisecond) // inclusive, to the millisecond entries carry
-		}
+	to, day, err := bound("until", until, loc)
+	switch {
+	case err != nil:
+		return w, err
+	case day:
+		to = to.AddDate(0, 0, 1) // the whole day
+	case until != "":
+		to = to.Add(time.Millisecond) // inclusive, to the millisecond entries carry
 	}
-	if !w.From.IsZero() && !w.To.IsZero() && !w.From.Before(w.To) {
+	if !from.IsZero() && !to.IsZero() && !from.Before(to) {
 		return w, usageErrorf("--since %s is after --until %s", since, until)
 	}
-	return w, nil
+	return audit.Window{From: from, To: to}, nil
 }
 
-// bound reads one --since or --until value; day says it was a date.
+// bound reads one --since or --until value, "" the zero time; day says it
+// was a date.
 func bound(flag, s string, loc *time.Location) (t time.Time, day bool, err error) {
+	if s == "" {
+		return t, false, nil
+	}
 	for _, layout := range []string{time.DateOnly, "20060102"} {
 		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
 			return t, true, nil

@@ -81,7 +81,8 @@ type CLI struct {
 	// IsTerminal reports whether w is a terminal (colour, progress bars).
 	IsTerminal func(w io.Writer) bool
 	// Now is the clock, and Random the source of new ids (fork): tests
-	// fix both. A nil Now is time.Now, a nil Random crypto/rand.
+	// fix both. A nil Now is time.Now (Run sees to it), a nil Random
+	// crypto/rand.
 	Now    func() time.Time
 	Random io.Reader
 	// Build is what the linker stamped into the binary (zero in tests and
@@ -99,7 +100,7 @@ type CLI struct {
 	appGlobals, cmdGlobals globals
 	paths                  pathFlags
 
-	targets    []target // the files the command's paths name (resolveTargets)
+	targets    []target // the files the command's paths name (resolvePaths)
 	staleTemps []string // temp files of an interrupted rewrite found there
 }
 
@@ -127,6 +128,9 @@ func (c *CLI) Run(args []string) int {
 	out := &output{w: c.Stdout}
 	run := *c
 	run.Stdout = out
+	if run.Now == nil {
+		run.Now = time.Now
+	}
 	run.IsTerminal = func(w io.Writer) bool {
 		if w == io.Writer(out) {
 			w = c.Stdout
@@ -255,11 +259,11 @@ func (c *CLI) app() *cli.App {
 			c.pruneCommand(),
 		},
 	}
-	addExamples(app.Commands)
+	addHelp(app.Commands)
 	for _, cmd := range app.Commands {
 		if cmd.ArgsUsage == "[PATH...]" {
 			cmd.Flags = append(cmd.Flags, c.paths.flags()...)
-			cmd.Before = c.resolveTargets
+			cmd.Before = func(ctx *cli.Context) error { return c.resolvePaths(ctx, ctx.Args().Slice()) }
 		}
 	}
 	return app
@@ -277,14 +281,6 @@ func (c *CLI) command(name, usage, argsUsage string, flags []cli.Flag, action cl
 		HideHelpCommand: true, // `pisess validate help` is a file named help
 		OnUsageError:    flagError("pisess " + name),
 	}
-}
-
-// now is the time by the CLI's clock.
-func (c *CLI) now() time.Time {
-	if c.Now == nil {
-		return time.Now()
-	}
-	return c.Now()
 }
 
 // flagError makes a flag parse error a usage error that points to the help

@@ -24,7 +24,7 @@ type duFlags struct {
 
 func (c *CLI) duCommand() *cli.Command {
 	var f duFlags
-	cmd := c.command("du", "where the bytes of sessions are: by entry type, role, customType, tool, tool call and image", "[PATH...]",
+	return c.command("du", "where the bytes of sessions are: by entry type, role, customType, tool, tool call and image", "[PATH...]",
 		append(f.limits.flags(),
 			formatFlag(&f.format, "table or json (one object per row: file, kind, name, entries, bytes)", "table", "json"),
 			&cli.BoolFlag{Name: "summary", Usage: "the totals of all files only", Destination: &f.summary},
@@ -32,21 +32,6 @@ func (c *CLI) duCommand() *cli.Command {
 			f.width.flag("cut names to fit `N` columns; 0 never cuts", "the terminal's width; never cut when stdout is not a terminal"),
 			jobsFlag(&f.jobs),
 		), func(*cli.Context) error { return c.runDU(&f) })
-	cmd.Description = `Reads each file once and charges every line to what it holds. The rows of
-kinds type, blank, torn and invalid charge whole lines and add up to the
-file; role and customType charge the lines of those entries again, tool
-the content and details of tool results, toolCall the arguments of tool
-calls and image the base64 data of image blocks (docs/cli.md says exactly what each row counts). --max-bytes N adds
-what slim --rewrite --max-bytes N would take off each row. Files come largest
-first, rows largest first within their kind; with more than one file the
-totals follow. Exit 0, or 2 when a file cannot be read.
-
-Examples:
-   pisess du                                     # every session pi keeps
-   pisess du f.jsonl
-   pisess du --max-bytes 64KiB f.jsonl           # what slim --rewrite would leave
-   pisess du --format json DIR | jq -r 'select(.kind=="image") | "\(.bytes) \(.file)"'`
-	return cmd
 }
 
 func (c *CLI) runDU(f *duFlags) error {
@@ -62,25 +47,18 @@ func (c *CLI) runDU(f *duFlags) error {
 	if opt.Width, err = c.duWidth(f.width); err != nil {
 		return err
 	}
-	targets := c.targets
-	opts := du.Options{Limits: lim, Workers: workersPerFile(workers(f.jobs), len(targets)), MaxBytes: maxBytes}
+	opts := du.Options{Limits: lim, Workers: workersPerFile(workers(f.jobs), len(c.targets)), MaxBytes: maxBytes}
 	var files []*du.Usage
 	unreadable := 0
-	ordered(len(targets), workers(f.jobs), func(i int) duOutcome {
-		t := targets[i]
-		if t.Err != nil {
-			return duOutcome{err: t.Err}
-		}
-		u, err := du.File(t.Path, opts)
-		return duOutcome{u, err}
-	}, func(_ int, o duOutcome) {
-		if o.err != nil {
-			unreadable++
-			c.printError(o.err)
-			return
-		}
-		files = append(files, o.u)
-	})
+	eachTarget(c.targets, f.jobs, func(t target) (*du.Usage, error) { return du.File(t.Path, opts) },
+		func(_ target, u *du.Usage, err error) {
+			if err != nil {
+				unreadable++
+				c.printError(err)
+				return
+			}
+			files = append(files, u)
+		})
 	slices.SortStableFunc(files, func(a, b *du.Usage) int { return cmp.Compare(b.Bytes, a.Bytes) })
 	var total *du.Usage
 	if len(files) > 1 {
@@ -90,11 +68,6 @@ func (c *CLI) runDU(f *duFlags) error {
 		return err
 	}
 	return filesExit(unreadable, false)
-}
-
-type duOutcome struct {
-	u   *du.Usage
-	err error
 }
 
 // duWidth is the width the tables fit: --width, else COLUMNS or the

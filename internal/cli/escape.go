@@ -10,15 +10,20 @@ import (
 // copyEscaped writes what the spool holds to w with
 // text.EscapeControls applied.
 func copyEscaped(w io.Writer, sp *safefile.Spool) error {
-	r, err := sp.Reader()
-	if err != nil {
-		return err
-	}
 	e := newEscaper(w)
-	if _, err := io.Copy(e, r); err != nil {
+	if err := copySpool(e, sp); err != nil {
 		return err
 	}
 	return e.flush(true)
+}
+
+// copySpool writes what sp holds to w.
+func copySpool(w io.Writer, sp *safefile.Spool) error {
+	r, err := sp.Reader()
+	if err == nil {
+		_, err = io.Copy(w, r)
+	}
+	return err
 }
 
 // escapeBuffer is how much output an escaper holds before it writes.

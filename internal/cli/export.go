@@ -25,7 +25,7 @@ type exportFlags struct {
 
 func (c *CLI) exportCommand() *cli.Command {
 	var f exportFlags
-	cmd := c.command("export", "render a session as one self-contained HTML page or a Markdown transcript", "FILE",
+	return c.command("export", "render a session as one self-contained HTML page or a Markdown transcript", "FILE",
 		append(f.limits.flags(),
 			formatFlag(&f.format, "html (the tree and the conversation, one offline file) or md (a transcript of the path)", "html", "md"),
 			&cli.StringFlag{Name: "leaf", Usage: "show the conversation up to the entry with this `ID` (or unique id prefix); default: the last entry", Destination: &f.leaf, Action: given[string](&f.leafGiven)},
@@ -35,40 +35,6 @@ func (c *CLI) exportCommand() *cli.Command {
 			f.rules.flag(),
 			&cli.IntFlag{Name: "max-block", Value: export.DefaultMaxBlock, Usage: "md: keep `N` bytes of each tool call, tool result or thinking block", Destination: &f.maxBlock},
 		), func(ctx *cli.Context) error { return c.runExport(ctx, &f) })
-	cmd.Description = `html: one file with its style and its one small script inside and no
-reference to anything outside it (it works offline; light or dark as the
-system is). It shows the whole tree, branches collapsible, the path to the
-leaf marked, labels, compactions and branch summaries, and the conversation
-along that path: message text rendered from Markdown (raw HTML left out,
-links shown as text), thinking, tool calls and their results collapsed with
-their sizes, images inline, model changes, tokens and cost per turn and in
-total. Everything from the file is escaped: it cannot add markup or script.
-
-The page holds every entry once: pick one in the tree (click, or Enter) and
-the conversation along its path shows, the other branches hidden; at first
-it shows the path to the leaf (or --leaf).
-
-md: the path as a transcript to paste into an issue: a heading per entry,
-tool calls and results in fenced blocks, long ones cut to --max-block bytes
-and marked. With --all-branches, the path to every leaf as its own section,
-in the tree's order; a section starts where its path leaves the sections
-before it and names the entry it continues from.
-
-The page or transcript is written as it is made (the file's entries are
-read back one at a time), so its memory is about the largest entry's.
-
---redact applies the rules of ` + "`pisess scan`" + ` (and --rules) to everything
-rendered. The file is never changed. --output never overwrites a file.
-
-Exit codes: 0 written; 1 the file is not a session, or a parentId cycle lies
-on the leaf's path; 2 usage error, or a file could not be read or written.
-
-Examples:
-   pisess export f.jsonl > session.html                # the page, to open or attach
-   pisess export --redact --output s.html f.jsonl      # to share: no secrets, never overwrites
-   pisess export --format md --leaf 3fc31a98 f.jsonl   # a transcript up to that entry, for an issue
-   pisess export --format md --all-branches f.jsonl    # every branch, shared turns once`
-	return cmd
 }
 
 func (c *CLI) runExport(ctx *cli.Context, f *exportFlags) error {

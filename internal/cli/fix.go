@@ -16,13 +16,6 @@ import (
 // The repairs of issue 14: unstick and slim append, fork writes a new
 // file, recover-header rewrites the file with the safe rewrite protocol.
 
-// fixHelp is what the four commands share.
-const fixHelp = `--dry-run writes nothing and says what would be done; --format json prints
-one object ({"file","action",…,"backup"}). Exit codes: 0 done, or nothing
-to do; 1 refused to protect data (the file has errors, changed meanwhile,
-or cannot be fixed this way: the reason is printed, the file is untouched);
-2 usage error, or a file could not be read or written.`
-
 // fixFlags are the flags of unstick, slim, fork and recover-header; each
 // command defines those it takes.
 type fixFlags struct {
@@ -52,25 +45,8 @@ const defaultLeafUsage = "work on the context of the entry with this `ID` (or un
 
 func (c *CLI) unstickCommand() *cli.Command {
 	var f fixFlags
-	cmd := c.command("unstick", "make a stuck session's context well-formed again by appending what is missing", "FILE",
+	return c.command("unstick", "make a stuck session's context well-formed again by appending what is missing", "FILE",
 		f.common(defaultLeafUsage), func(ctx *cli.Context) error { return c.runFix(ctx, &f, fix.UnstickFile) })
-	cmd.Description = `A session is stuck when its context ends in a tool call without a result
-(the agent died while a tool ran: unanswered_tool_call) or breaks the pairing
-of calls and results (unpaired_tool_in_context): providers reject the next
-turn. unstick appends, at the leaf: a toolResult (isError, saying no result
-was recorded) for each call the context ends waiting for; a context_edit
-that drops a result whose call was summarised away; a context_edit that turns
-a call left without its result mid-context into text. The new leaf is the
-last entry appended. Only whole lines are appended: the original bytes stay
-a prefix of the file. A healthy context is left alone (nothing to do).
-
-` + fixHelp + `
-
-Examples:
-   pisess unstick --dry-run f.jsonl
-   pisess unstick --backup f.jsonl
-   pisess audit --format json | jq -r 'select(.stuck).file' | xargs -n1 pisess unstick --backup`
-	return cmd
 }
 
 func (c *CLI) slimCommand() *cli.Command {
@@ -80,60 +56,21 @@ func (c *CLI) slimCommand() *cli.Command {
 		&cli.BoolFlag{Name: "rewrite", Usage: "remove the blocks from the file itself, in every entry of every branch (needs --backup or --output)", Destination: &f.rewrite},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "with --rewrite: write the result to `NEW` and leave FILE as it is", Destination: &f.output, Action: given[string](&f.outputGiven)},
 		&cli.StringSliceFlag{Name: "drop-custom", Usage: "with --rewrite: also drop the custom entries of this customType (`TYPE`, repeatable) that a later one supersedes on every branch", Destination: &f.dropCustom, Action: given[[]string](&f.dropCustomGiven)})
-	cmd := c.command("slim", "hide giant tool outputs and images from the model with context_edit entries, or remove them (--rewrite)", "FILE",
+	return c.command("slim", "hide giant tool outputs and images from the model with context_edit entries, or remove them (--rewrite)", "FILE",
 		flags, func(ctx *cli.Context) error {
 			if f.rewrite {
 				return c.runFix(ctx, &f, fix.SlimRewriteFile)
 			}
 			return c.runFix(ctx, &f, fix.SlimFile)
 		})
-	cmd.Description = `For each message of the leaf's context whose content (tool output, text,
-images as base64) is larger than --max-bytes, appends a context_edit that
-replaces the content with a short placeholder saying what was elided (kind,
-size, entry id). pi 1.6.0 then sends the placeholder instead; the content
-itself stays in the file. An assistant message keeps its tool calls. Prints
-the context's estimated tokens before and after (pi's characters/4 estimate
-of each message). Only whole lines are appended.
-
-With --rewrite, every content block (text, tool output, image as base64) of
-every entry, on every branch, larger than --max-bytes is removed from the
-file: each becomes a short text block saying what was removed (kind, MIME
-type, size, sha256, entry id). Everything else stays byte for byte. The
-file is rewritten with the safe rewrite protocol, so the original must go
-somewhere: --backup keeps it as FILE.bak, --output NEW writes the result
-to NEW instead (FILE untouched). --drop-custom TYPE also drops the custom
-entries of that type that a later one supersedes on every branch through
-them (the last on each branch stays). A second run has nothing to do.
-
-` + fixHelp + `
-
-Examples:
-   pisess slim --dry-run --max-bytes 32KiB f.jsonl
-   pisess slim --backup --max-bytes 100KB f.jsonl
-   pisess slim --rewrite --backup --max-bytes 64KiB f.jsonl
-   pisess slim --rewrite --output small.jsonl --drop-custom plan-state f.jsonl`
-	return cmd
 }
 
 func (c *CLI) forkCommand() *cli.Command {
 	var f fixFlags
 	flags := append(f.common("the entry whose path becomes the new session (`ID` or unique id prefix; required)"),
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the new session to `FILE` (default: <timestamp>_<id>.jsonl beside the source, as pi names it)", Destination: &f.output})
-	cmd := c.command("fork", "write one branch of a session as a new session file, as pi's /fork does", "FILE",
+	return c.command("fork", "write one branch of a session as a new session file, as pi's /fork does", "FILE",
 		flags, func(ctx *cli.Context) error { return c.runFix(ctx, &f, fix.ForkFile) })
-	cmd.Description = `Writes the path from the root to --leaf as a new session, exactly as pi
-1.6.0's SessionManager.createBranchedSession builds it: the entries of the
-path (labels taken out of the chain and re-added at the end), a new session
-id, parentSession naming the source. The new file is created exclusively
-(never over an existing file) and fsynced; the source is only read, so
---backup has nothing to do.
-
-` + fixHelp + `
-
-Examples:
-   pisess fork --leaf 3fc31a98 f.jsonl
-   pisess fork --leaf 3fc31a98 --output branch.jsonl f.jsonl`
-	return cmd
 }
 
 func (c *CLI) recoverHeaderCommand() *cli.Command {
@@ -145,24 +82,8 @@ func (c *CLI) recoverHeaderCommand() *cli.Command {
 		&cli.StringFlag{Name: "id", Usage: "the session `ID` (when the file name is not <timestamp>_<id>.jsonl)", Destination: &f.id},
 		&cli.StringFlag{Name: "cwd", Usage: "the session's working `DIR` (when the directory name does not say it)", Destination: &f.cwd},
 	)
-	cmd := c.command("recover-header", "give a session file that lost its header line a new one", "FILE",
+	return c.command("recover-header", "give a session file that lost its header line a new one", "FILE",
 		flags, func(ctx *cli.Context) error { return c.runFix(ctx, &f, fix.RecoverHeaderFile) })
-	cmd.Description = `pi ignores a file whose first line is an entry, not the session header.
-recover-header rebuilds the header: the session id and time from the file
-name (<timestamp>_<session id>.jsonl), the working directory from the
-directory name (pi's --<cwd>-- encoding, checked against the directories of
-this machine), version 3 (1 when the entries have no ids, 2 when a message
-has version 2's role hookMessage). When a part is ambiguous it refuses and
-says which flag (--id, --cwd) settles it. The file
-is rewritten with the safe rewrite protocol and the original is always kept
-as FILE.bak. A file that has its header is left alone.
-
-` + fixHelp + `
-
-Examples:
-   pisess recover-header --dry-run f.jsonl
-   pisess recover-header --cwd /home/me/src/app f.jsonl`
-	return cmd
 }
 
 // fixOp is one of the fix package's file operations.
@@ -183,7 +104,7 @@ func (c *CLI) runFix(ctx *cli.Context, f *fixFlags, op fixOp) error {
 		return err
 	}
 	opts := fix.Options{
-		Leaf: f.leaf, ResolveLeaf: resolveLeaf, Now: c.now(), Random: c.Random, Validate: vopts,
+		Leaf: f.leaf, ResolveLeaf: resolveLeaf, Now: c.Now(), Random: c.Random, Validate: vopts,
 		Backup: f.backup, DryRun: f.dryRun, Output: f.output,
 		ID: f.id, Cwd: f.cwd, Temps: &safefile.Temps{},
 	}

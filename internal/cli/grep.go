@@ -1,20 +1,16 @@
 package cli
 
 import (
-	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/grep"
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/render"
 	"github.com/pisess/pisess/internal/session"
-	"github.com/pisess/pisess/internal/text"
 )
 
 // grepFlags are grep's flags.
@@ -43,28 +39,6 @@ func (c *CLI) grepCommand() *cli.Command {
 			jobsFlag(&f.jobs),
 		), c.paths.flags()...), func(ctx *cli.Context) error { return c.runGrep(ctx, &f) })
 	cmd.Before = c.resolveGrepTargets
-	cmd.Description = `Searches the text a person reads in a session, decoded from its JSON: user
-and assistant text, tool-call arguments (their string values), tool
-results, shell commands and their output, compaction and branch summaries,
-custom messages, and with --thinking the assistant's thinking; in every
-branch, never keys, ids or JSON escapes (a "\u00e9" in the file is an é to
-grep). PATTERN is an RE2 regular expression (Go's regexp) unless -F.
-
-Each match is one text of an entry (a message's text block, a tool result,
-a summary) that holds PATTERN, shown around its first occurrence:
-FILE:LINE: ID ROLE TIMESTAMP: …text… (the occurrence coloured on a
-terminal). --format json prints {"file","line","entryId","role",
-"timestamp","onPath","text"} per match, onPath telling whether the entry is
-on the path pi resumes (the default leaf's).
-
-Exit codes: 0 something matched; 1 nothing did; 2 usage error, or a file
-could not be read.
-
-Examples:
-   pisess grep -i 'rate limit'                         # every session pi keeps
-   pisess grep -F 'main.go' --role toolResult DIR
-   pisess grep -l --since 2026-01-01 'migration' DIR  # which files
-   pisess grep --format json 'TODO' f.jsonl | jq -r 'select(.onPath).entryId'`
 	return cmd
 }
 
@@ -77,12 +51,11 @@ func (c *CLI) resolveGrepTargets(ctx *cli.Context) error {
 	return c.resolvePaths(ctx, args[1:])
 }
 
-// grepOutcome is one file's matches, or the error that stopped its search.
+// grepOutcome is one file's matches.
 type grepOutcome struct {
 	matches []grep.Match
 	onPath  []bool // per match, when asked for
 	tooLong []int
-	err     error
 }
 
 func (c *CLI) runGrep(ctx *cli.Context, f *grepFlags) error {
@@ -94,39 +67,30 @@ func (c *CLI) runGrep(ctx *cli.Context, f *grepFlags) error {
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	format := f.format
-	list, count := f.filesWithMatches, f.count
-	needPath := format == "json" && !list && !count
-	targets := c.targets
+	needPath := f.format == "json" && !f.filesWithMatches && !f.count
 	style := c.style(c.Stdout)
-	quiet := c.quiet()
 	var matched, unreadable int
-	ordered(len(targets), workers(f.jobs), func(i int) grepOutcome {
-		return grepTarget(m, targets[i], opts.Limits, needPath)
-	}, func(i int, o grepOutcome) {
-		name := targets[i].Path
-		if o.err != nil {
-			unreadable++
-			c.printError(o.err)
-		}
-		if len(o.tooLong) > 0 && !quiet {
-			fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s more than --max-line-bytes: not searched\n",
-				text.Safe(name), skippedLines(o.tooLong))
-		}
-		matched += len(o.matches)
-		switch {
-		case count:
-			render.GrepFile(c.Stdout, format, name, len(o.matches))
-		case list:
-			if len(o.matches) > 0 {
-				render.GrepFile(c.Stdout, format, name, -1)
+	eachTarget(c.targets, f.jobs, func(t target) (grepOutcome, error) { return grepTarget(m, t, opts.Limits, needPath) },
+		func(t target, o grepOutcome, err error) {
+			if err != nil {
+				unreadable++
+				c.printError(err)
 			}
-		default:
-			for k, x := range o.matches {
-				render.GrepMatch(c.Stdout, style, format, name, x, needPath && o.onPath[k])
+			c.warnNotSearched(t.Path, o.tooLong)
+			matched += len(o.matches)
+			switch {
+			case f.count:
+				render.GrepFile(c.Stdout, f.format, t.Path, len(o.matches))
+			case f.filesWithMatches:
+				if len(o.matches) > 0 {
+					render.GrepFile(c.Stdout, f.format, t.Path, -1)
+				}
+			default:
+				for k, x := range o.matches {
+					render.GrepMatch(c.Stdout, style, f.format, t.Path, x, needPath && o.onPath[k])
+				}
 			}
-		}
-	})
+		})
 	return filesExit(unreadable, matched == 0)
 }
 
@@ -154,29 +118,20 @@ func (f *grepFlags) options(pattern string) (grep.Options, error) {
 // grepTarget searches one file. With needPath, or when a match has no
 // entry id (a version-1 file), the file is indexed to say which matches
 // are on the default leaf's path and what the entries' ids are.
-func grepTarget(m *grep.Matcher, t target, lim session.Limits, needPath bool) grepOutcome {
-	if t.Err != nil {
-		return grepOutcome{err: t.Err}
-	}
+func grepTarget(m *grep.Matcher, t target, lim session.Limits, needPath bool) (grepOutcome, error) {
+	var o grepOutcome
 	f, err := session.OpenFile(t.Path)
 	if err != nil {
-		return grepOutcome{err: err}
+		return o, err
 	}
 	defer f.Close()
-	var o grepOutcome
 	st, err := m.File(f, func(x grep.Match) { o.matches = append(o.matches, x) })
 	o.tooLong = st.TooLong
-	switch {
-	case errors.Is(err, session.ErrFileTooLarge):
-		o.err = fmt.Errorf("%s: %s: %w", t.Path, finding.FileTooLarge, err)
-	case err != nil:
-		o.err = fmt.Errorf("%s: %w", t.Path, err)
-	}
 	noID := slices.ContainsFunc(o.matches, func(x grep.Match) bool { return x.EntryID == "" })
 	if len(o.matches) > 0 && (needPath || noID) {
 		o.onPath = placeMatches(t.Path, lim, o.matches)
 	}
-	return o
+	return o, fileError(t.Path, err)
 }
 
 // placeMatches indexes the file to tell which matches lie on the default

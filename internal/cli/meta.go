@@ -19,11 +19,7 @@ func (c *CLI) runApp(ctx *cli.Context, version bool) error {
 }
 
 func (c *CLI) helpCommand() *cli.Command {
-	cmd := c.command("help", "show the help of pisess or of a command", "[COMMAND]", nil, c.runHelp)
-	cmd.Description = `Examples:
-   pisess help
-   pisess help audit`
-	return cmd
+	return c.command("help", "show the help of pisess or of a command", "[COMMAND]", nil, c.runHelp)
 }
 
 func (c *CLI) runHelp(ctx *cli.Context) error {
@@ -35,16 +31,14 @@ func (c *CLI) runHelp(ctx *cli.Context) error {
 	case len(args) > 1:
 		return usageErrorf("help takes one COMMAND, not %d", len(args))
 	}
-	if findCommand(ctx.App.Commands, args[0]) == nil {
-		return unknownCommand(ctx.App.Commands, args[0])
+	if ctx.App.Command(args[0]) == nil {
+		return unknownCommand(ctx.App, args[0])
 	}
 	return cli.ShowCommandHelp(app, args[0])
 }
 
 func (c *CLI) versionCommand() *cli.Command {
-	cmd := c.command("version", "print the version of pisess and of the Go toolchain that built it", "", nil, c.runVersion)
-	cmd.Description = "The same as `pisess --version`, with the Go version and platform."
-	return cmd
+	return c.command("version", "print the version of pisess and of the Go toolchain that built it", "", nil, c.runVersion)
 }
 
 func (c *CLI) runVersion(ctx *cli.Context) error {
@@ -122,12 +116,6 @@ func fromBuildInfo(info *debug.BuildInfo) string {
 // command definitions; hidden, it is how the release makes pisess.1.
 func (c *CLI) manCommand() *cli.Command {
 	cmd := c.command("man", "print the man page (roff)", "", nil, c.runMan)
-	cmd.Description = `The page the release archives carry as man/pisess.1, made from the
-commands' own definitions.
-
-Examples:
-   pisess man > ~/.local/share/man/man1/pisess.1
-   pisess man | man -l -`
 	cmd.Hidden = true
 	return cmd
 }
@@ -145,15 +133,7 @@ func (c *CLI) runMan(ctx *cli.Context) error {
 }
 
 func (c *CLI) completionCommand() *cli.Command {
-	cmd := c.command("completion", "print a shell completion script for bash, zsh or fish", "SHELL", nil, c.runCompletion)
-	cmd.Description = `Commands and flags complete; paths complete as files.
-
-Examples:
-   source <(pisess completion bash)                 # bash, this shell
-   pisess completion bash > /etc/bash_completion.d/pisess
-   pisess completion zsh > "${fpath[1]}/_pisess"    # zsh
-   pisess completion fish > ~/.config/fish/completions/pisess.fish`
-	return cmd
+	return c.command("completion", "print a shell completion script for bash, zsh or fish", "SHELL", nil, c.runCompletion)
 }
 
 func (c *CLI) runCompletion(ctx *cli.Context) error {

@@ -22,3 +22,20 @@ func ordered[R any](n, jobs int, work func(i int) R, emit func(i int, r R)) {
 	}
 	p.Wait()
 }
+
+// eachTarget runs work on each target, jobs at a time, and hands emit the
+// outcomes in the order given (ordered); a target whose path could not be
+// read reaches emit with that error, and work never sees it.
+func eachTarget[R any](targets []target, jobs int, work func(target) (R, error), emit func(target, R, error)) {
+	type outcome struct {
+		r   R
+		err error
+	}
+	ordered(len(targets), workers(jobs), func(i int) outcome {
+		if targets[i].Err != nil {
+			return outcome{err: targets[i].Err}
+		}
+		r, err := work(targets[i])
+		return outcome{r, err}
+	}, func(i int, o outcome) { emit(targets[i], o.r, o.err) })
+}

@@ -7,11 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/safefile"
 	"github.com/pisess/pisess/internal/session"
 	"github.com/pisess/pisess/internal/text"
@@ -27,6 +27,26 @@ type target struct {
 	Err   error // the path could not be read (exit 2)
 }
 
+// fileError names the file an error of reading it came from, with the
+// code of a file over --max-file-bytes; nil stays nil.
+func fileError(path string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, session.ErrFileTooLarge):
+		return fmt.Errorf("%s: %s: %w", path, finding.FileTooLarge, err)
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// warnNotSearched warns, unless --quiet, of the lines of file that scan or
+// grep did not search: those over --max-line-bytes.
+func (c *CLI) warnNotSearched(file string, lines []int) {
+	if len(lines) > 0 && !c.quiet() {
+		fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s more than --max-line-bytes: not searched\n", text.Safe(file), skippedLines(lines))
+	}
+}
+
 // oneFile is the FILE argument of a command that takes exactly one.
 func oneFile(ctx *cli.Context) (string, error) {
 	args := ctx.Args().Slice()
@@ -40,17 +60,11 @@ func oneFile(ctx *cli.Context) (string, error) {
 	return args[0], nil
 }
 
-// resolveTargets expands the command's path arguments before the command
-// does anything, so that a usage error (standard input where it cannot be
-// read, a directory with no sessions) leaves everything as it was. Of the
-// commands that take paths, validate and scan read standard input ("-");
-// migrate, repair and audit do not.
-func (c *CLI) resolveTargets(ctx *cli.Context) error {
-	return c.resolvePaths(ctx, ctx.Args().Slice())
-}
-
-// resolvePaths is resolveTargets of the path arguments args (grep's come
-// after its pattern).
+// resolvePaths expands the command's path arguments args (grep's come
+// after its pattern) before the command does anything, so that a usage
+// error (standard input where it cannot be read, a directory with no
+// sessions) leaves everything as it was. Of the commands that take paths,
+// validate and scan read standard input ("-"); the others do not.
 func (c *CLI) resolvePaths(ctx *cli.Context, args []string) error {
 	name := ctx.Command.Name
 	stdin := 0
@@ -66,14 +80,11 @@ func (c *CLI) resolvePaths(ctx *cli.Context, args []string) error {
 		}
 	}
 	if len(args) == 0 {
-		dir, err := c.sessionsDir(c.paths.sessionsDir)
+		dir, err := c.readSessionsDir(c.paths.sessionsDir)
 		if err != nil {
-			return &ExitError{Code: ExitUsage, Err: err}
+			return err
 		}
-		if !c.quiet() {
-			fmt.Fprintf(c.Stderr, "pisess: reading %s (%s)\n", text.Safe(dir.path), dir.source)
-		}
-		args = []string{dir.path}
+		args = []string{dir}
 	}
 	found, err := expandPaths(args, c.paths.allowEmpty)
 	if err != nil {
@@ -139,7 +150,7 @@ func (w *walker) add(path string, info fs.FileInfo) {
 }
 
 // walk adds the *.jsonl regular files below dir (whose information is
-// info, links followed) in lexical order. Other files named *.jsonl
+// info, links followed) in lexical order (os.ReadDir's). Other files named *.jsonl
 // (devices, pipes, sockets) would block or never end: they are reported,
 // not read.
 func (w *walker) walk(dir string, info fs.FileInfo) {
@@ -154,7 +165,6 @@ func (w *walker) walk(dir string, info fs.FileInfo) {
 		w.out = append(w.out, target{Path: dir, Err: err})
 		return
 	}
-	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
 	for _, e := range entries {
 		path := filepath.Join(dir, e.Name())
 		info, err := os.Stat(path) // follows links
@@ -216,6 +226,19 @@ func (c *CLI) sessionsDir(flag string) (sessionsDir, error) {
 		return dir, fmt.Errorf("no sessions directory found; tried %s. Name one with PATH or --sessions-dir", strings.Join(tried, ", "))
 	}
 	return dir, nil
+}
+
+// readSessionsDir is the path of the sessions directory (sessionsDir; flag
+// is --sessions-dir), said on stderr unless --quiet.
+func (c *CLI) readSessionsDir(flag string) (string, error) {
+	dir, err := c.sessionsDir(flag)
+	if err != nil {
+		return "", &ExitError{Code: ExitUsage, Err: err}
+	}
+	if !c.quiet() {
+		fmt.Fprintf(c.Stderr, "pisess: reading %s (%s)\n", text.Safe(dir.path), dir.source)
+	}
+	return dir.path, nil
 }
 
 // existing returns dir if it exists, else an error saying where its name

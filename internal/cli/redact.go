@@ -32,33 +32,13 @@ type redactFlags struct {
 
 func (c *CLI) redactCommand() *cli.Command {
 	var f redactFlags
-	cmd := c.command("redact", "replace every secret scan finds with [REDACTED:<kind>]", "FILE",
+	return c.command("redact", "replace every secret scan finds with [REDACTED:<kind>]", "FILE",
 		append(f.limits.flags(),
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the redacted copy to `FILE` (which must not exist; - is standard output)", Destination: &f.output},
 			&cli.BoolFlag{Name: "in-place", Usage: "rewrite FILE itself, with the safe rewrite protocol", Destination: &f.inPlace},
 			&cli.BoolFlag{Name: "backup", Usage: "with --in-place: keep the original as FILE" + redactBackupSuffix + " (it still holds the secrets)", Destination: &f.backup},
 			f.rules.flag(),
 		), func(ctx *cli.Context) error { return c.runRedact(ctx, &f) })
-	cmd.Description = `Each secret ` + "`pisess scan`" + ` finds (with the same rules and --rules) is replaced
-by [REDACTED:<kind>]; every other byte stays as it was (the rest of the
-string and its escapes, the other lines, CRLF line ends), so the JSON stays
-valid. The copy is checked before it is kept: it must validate as the
-original does (no error the original does not have).
-
-The copy goes to standard output, or to --output FILE (created, never
-overwritten, and fsynced), or replaces FILE with --in-place (temp file,
-fsync, check, rename: the original is untouched on any failure). FILE may
-be - (standard input) unless --in-place. A summary goes to stderr.
-
-Exit codes: 0 written (also when there was nothing to redact); 1 the copy
-would not validate as the original does, or the rewrite was refused to
-protect the file; 2 usage error, or a file could not be read or written.
-
-Examples:
-   pisess redact f.jsonl > shared.jsonl
-   pisess redact --output shared.jsonl f.jsonl
-   pisess redact --in-place --backup f.jsonl         # keeps f.jsonl.unredacted.bak: delete it after checking`
-	return cmd
 }
 
 // redaction is one redact invocation.
@@ -68,7 +48,6 @@ type redaction struct {
 	file  string
 	opts  secrets.Options
 	vopts validate.Options
-	quiet bool
 }
 
 func (c *CLI) runRedact(ctx *cli.Context, f *redactFlags) error {
@@ -93,7 +72,7 @@ func (c *CLI) runRedact(ctx *cli.Context, f *redactFlags) error {
 	if err != nil {
 		return err
 	}
-	r := &redaction{fsys: safefile.OS(), file: file, opts: secrets.Options{Rules: rules, Limits: vopts.Limits}, vopts: vopts, quiet: c.quiet()}
+	r := &redaction{fsys: safefile.OS(), file: file, opts: secrets.Options{Rules: rules, Limits: vopts.Limits}, vopts: vopts}
 	if inPlace {
 		return c.redactInPlace(r, backup)
 	}
@@ -278,24 +257,14 @@ func readOnce(open func() (io.ReadCloser, error)) ([]byte, error) {
 // partial), or to standard output when output is "" or "-".
 func (c *CLI) deliver(fsys safefile.FS, output string, sp *safefile.Spool) error {
 	if output == "" || output == "-" {
-		r, err := sp.Reader()
-		if err == nil {
-			_, err = io.Copy(c.Stdout, r)
-		}
-		if err != nil {
+		if err := copySpool(c.Stdout, sp); err != nil {
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the output: %w", err)}
 		}
 		return nil
 	}
 	temps := &safefile.Temps{}
 	defer temps.RemoveOnSignal(safefile.OS(), c.Exit)()
-	err := safefile.Create(fsys, output, 0o600, temps, func(w io.Writer, _ string) error {
-		r, err := sp.Reader()
-		if err == nil {
-			_, err = io.Copy(w, r)
-		}
-		return err
-	})
+	err := safefile.Create(fsys, output, 0o600, temps, func(w io.Writer, _ string) error { return copySpool(w, sp) })
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
@@ -319,15 +288,18 @@ func refusal(err error) error {
 	return &safefile.Error{Code: safefile.RefusedCorrupt, Line: f.Line, Finding: &f}
 }
 
+// redactError is the failure of reading the original: exit 1 for what
+// cannot be searched whole (as refusal), else exit 2.
 func redactError(file string, err error) error {
 	var le *secrets.LineError
+	code := ExitUsage
 	switch {
 	case errors.As(err, &le):
 		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s:%d: error %s: %s", file, le.Line, le.Code, le.Msg)}
 	case errors.Is(err, session.ErrFileTooLarge):
-		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s: %s: %v", file, finding.FileTooLarge, err)}
+		code = ExitInvalid
 	}
-	return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %w", file, err)}
+	return &ExitError{Code: code, Err: fileError(file, err)}
 }
 
 // errorKey identifies an error finding of the original.
@@ -366,7 +338,7 @@ func (r *redaction) verifier(base map[errorKey]bool) safefile.VerifyFunc {
 
 // redactSummary says on stderr what was redacted and where it went.
 func (c *CLI) redactSummary(r *redaction, res secrets.RedactResult, dest string) {
-	if !r.quiet {
+	if !c.quiet() {
 		render.RedactSummary(c.Stderr, r.file, dest, res)
 	}
 }

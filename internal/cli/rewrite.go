@@ -218,7 +218,7 @@ func (c *CLI) cleanTemps(targets []target, p *render.Rewrites, dryRun bool) {
 			continue
 		}
 		seen[dir] = true
-		verdicts, err := safefile.CleanTemps(safefile.OS(), dir, c.now(), dryRun)
+		verdicts, err := safefile.CleanTemps(safefile.OS(), dir, c.Now(), dryRun)
 		if err != nil {
 			p.TempsFailed(err)
 			continue

@@ -1,18 +1,14 @@
 package cli
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"os"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/render"
 	"github.com/pisess/pisess/internal/secrets"
 	"github.com/pisess/pisess/internal/session"
-	"github.com/pisess/pisess/internal/text"
 )
 
 // scanFlags are scan's flags.
@@ -25,32 +21,12 @@ type scanFlags struct {
 
 func (c *CLI) scanCommand() *cli.Command {
 	var f scanFlags
-	cmd := c.command("scan", "find secrets (API keys, tokens, private keys, passwords) in session files", "[PATH...]",
+	return c.command("scan", "find secrets (API keys, tokens, private keys, passwords) in session files", "[PATH...]",
 		append(f.limits.flags(),
 			formatFlag(&f.format, "text, json (one object per secret) or github (Actions annotations)", "text", "json", "github"),
 			f.rules.flag(),
 			jobsFlag(&f.jobs),
 		), func(*cli.Context) error { return c.runScan(&f) })
-	cmd.Description = `Every JSON string of every entry is searched, decoded, for AWS access key
-ids, Anthropic, OpenAI, Google, GitHub, Slack and Stripe keys, private key
-blocks, JSON Web Tokens and password=/token=/secret= assignments with a
-high-entropy value (gitleaks' rules: docs/secrets.md); lines that hold no
-object (torn, corrupt) are searched as text. --rules adds rules from a file
-in gitleaks' format (a rule with the id of a built-in one replaces it).
-
-Each secret is reported with its file, line, entry id, the JSON pointer of
-the string that holds it and its kind, never with its value: at most its
-first characters (a quarter of it, 4 at most). ` + "`pisess redact`" + ` removes them.
-
-Exit codes: 0 no secret found; 1 a secret was found; 2 usage error, or a
-file or the rule file could not be read.
-
-Examples:
-   pisess scan                                       # every session pi keeps
-   pisess scan --format github DIR                   # in CI, as annotations
-   pisess scan --format json DIR | jq -r .kind | sort | uniq -c
-   pisess scan --rules company.toml f.jsonl          # gitleaks-format rules of your own`
-	return cmd
 }
 
 // rulesFlag is --rules, the rule file of scan, redact and export --redact.
@@ -69,31 +45,28 @@ func (r *rulesFlag) load() (*secrets.Rules, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := r.file
-	if name == "" {
+	if r.file == "" {
 		return def, nil
 	}
-	f, err := os.Open(name)
+	f, err := os.Open(r.file)
 	if err != nil {
 		return nil, usageErrorf("--rules: %v", err)
 	}
 	defer f.Close()
-	user, err := secrets.LoadRules(f, name)
+	user, err := secrets.LoadRules(f, r.file)
 	if err != nil {
 		return nil, usageErrorf("--rules: %v", err)
 	}
 	return secrets.Join(def, user), nil
 }
 
-// scanOutcome is one file's secrets, or the error that stopped its scan.
+// scanOutcome is one file's secrets.
 type scanOutcome struct {
 	found []secrets.Finding
 	stats secrets.Stats
-	err   error
 }
 
 func (c *CLI) runScan(f *scanFlags) error {
-	format := f.format
 	lim, err := f.limits.limits()
 	if err != nil {
 		return err
@@ -103,59 +76,43 @@ func (c *CLI) runScan(f *scanFlags) error {
 		return err
 	}
 	opts := secrets.Options{Rules: rules, Limits: lim}
-	targets := c.targets
-	quiet := c.quiet()
 	style := c.style(c.Stdout)
 	var files, withSecrets, count, unreadable int
-	ordered(len(targets), workers(f.jobs), func(i int) scanOutcome {
-		return c.scanTarget(targets[i], opts)
-	}, func(i int, o scanOutcome) {
-		files++
-		name := targets[i].Path
-		if o.err != nil { // (the secrets found before it are reported still)
-			unreadable++
-			c.printError(o.err)
-		}
-		if len(o.stats.TooLong) > 0 && !quiet {
-			fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s more than --max-line-bytes: not searched\n",
-				text.Safe(name), skippedLines(o.stats.TooLong))
-		}
-		if len(o.found) > 0 {
-			withSecrets++
-			count += len(o.found)
-		}
-		for _, f := range o.found {
-			render.Secret(c.Stdout, style, format, f)
-		}
-	})
-	if format == "text" && !quiet {
+	eachTarget(c.targets, f.jobs, func(t target) (scanOutcome, error) { return c.scanTarget(t, opts) },
+		func(t target, o scanOutcome, err error) {
+			files++
+			if err != nil { // (the secrets found before it are reported still)
+				unreadable++
+				c.printError(err)
+			}
+			c.warnNotSearched(t.Path, o.stats.TooLong)
+			if len(o.found) > 0 {
+				withSecrets++
+				count += len(o.found)
+			}
+			for _, s := range o.found {
+				render.Secret(c.Stdout, style, f.format, s)
+			}
+		})
+	if f.format == "text" && !c.quiet() {
 		render.ScanSummary(c.Stdout, style, count, withSecrets, files, unreadable)
 	}
 	return filesExit(unreadable, count > 0)
 }
 
 // scanTarget scans one file (or standard input).
-func (c *CLI) scanTarget(t target, opts secrets.Options) scanOutcome {
-	if t.Err != nil {
-		return scanOutcome{err: t.Err}
-	}
+func (c *CLI) scanTarget(t target, opts secrets.Options) (scanOutcome, error) {
 	var o scanOutcome
-	collect := func(f secrets.Finding) { o.found = append(o.found, f) }
 	var in io.Reader = c.Stdin
 	if !t.Stdin {
 		f, err := session.OpenFile(t.Path)
 		if err != nil {
-			return scanOutcome{err: err}
+			return o, err
 		}
 		defer f.Close()
 		in = f
 	}
-	o.stats, o.err = secrets.Scan(t.Path, in, opts, collect)
-	switch {
-	case errors.Is(o.err, session.ErrFileTooLarge):
-		o.err = fmt.Errorf("%s: %s: %w", t.Path, finding.FileTooLarge, o.err)
-	case o.err != nil:
-		o.err = fmt.Errorf("%s: %w", t.Path, o.err)
-	}
-	return o
+	var err error
+	o.stats, err = secrets.Scan(t.Path, in, opts, func(f secrets.Finding) { o.found = append(o.found, f) })
+	return o, fileError(t.Path, err)
 }

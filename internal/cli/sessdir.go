@@ -30,7 +30,7 @@ type moveFlags struct {
 
 func (c *CLI) moveCommand() *cli.Command {
 	var f moveFlags
-	cmd := c.command("move", "move a project's sessions to its new directory, where pi looks for them", "",
+	return c.command("move", "move a project's sessions to its new directory, where pi looks for them", "",
 		[]cli.Flag{
 			&cli.StringFlag{Name: "from", Usage: "the project's old `DIR`", Destination: &f.from},
 			&cli.StringFlag{Name: "to", Usage: "the project's new `DIR`", Destination: &f.to},
@@ -39,28 +39,6 @@ func (c *CLI) moveCommand() *cli.Command {
 			&cli.BoolFlag{Name: "backup", Usage: "keep each rewritten file's original as FILE.bak", Destination: &f.backup},
 			formatFlag(&f.format, "text or json (one object per file)", "text", "json"),
 		}, func(ctx *cli.Context) error { return c.runMove(ctx, &f) })
-	cmd.Description = `After a project directory was moved or renamed, pi (pi -c, /resume) no
-longer finds its sessions: their headers name the old cwd and they sit in
-the directory pi computes for it (<sessions>/--<cwd with - for />--/).
-move gives every session whose cwd is --from or inside it (OLD/sub becomes
-NEW/sub) the new cwd, moves it into the directory pi 1.6.0 computes for the
-new one (Windows paths included), and makes every session's parentSession
-that names a moved file name it where it went. Other files are untouched;
-mtimes are kept, so pi -c resumes the same session as before.
-
-It refuses, changing nothing, when no session has its cwd in --from, when
-a target name holds another file with other bytes, or when a session
-changes while it works (pi is writing it). Quit pi in the old directory
-first: a pi still running there writes to the old names. A run stopped
-half-way (Ctrl-C, a crash) leaves every file whole; run it again to finish.
-
-Exit codes: 0 done; 1 refused; 2 usage or I/O error.
-
-Examples:
-   pisess move --dry-run --from ~/code/shop --to ~/work/shop
-   pisess move --from ~/code/shop --to ~/work/shop --backup
-   pisess move --format json --from /old --to /new | jq -r .to`
-	return cmd
 }
 
 func (c *CLI) runMove(ctx *cli.Context, f *moveFlags) error {
@@ -71,23 +49,15 @@ func (c *CLI) runMove(ctx *cli.Context, f *moveFlags) error {
 	if err != nil {
 		return err
 	}
-	dir, err := c.sessionsDir(f.sessionsDir)
+	dir, err := c.readSessionsDir(f.sessionsDir)
 	if err != nil {
-		return &ExitError{Code: ExitUsage, Err: err}
+		return err
 	}
-	quiet := c.quiet()
-	if !quiet {
-		fmt.Fprintf(c.Stderr, "pisess: reading %s (%s)\n", text.Safe(dir.path), dir.source)
-	}
-	opts := sessdir.MoveOptions{Root: dir.path, From: from, To: to, DryRun: f.dryRun, Temps: &safefile.Temps{}}
-	if !quiet {
-		opts.Skipped = c.warnSkipped
-	}
+	opts := sessdir.MoveOptions{Root: dir, From: from, To: to, DryRun: f.dryRun, Temps: &safefile.Temps{}, Skipped: c.warnSkipped}
 	if f.backup {
 		opts.BackupSuffix = fix.BackupSuffix
 	}
 	defer opts.Temps.RemoveOnSignal(safefile.OS(), c.Exit)() // Ctrl-C removes the temp file of a rewrite under way
-	format := f.format
 	style := c.style(c.Stdout)
 	var moved, updated int
 	err = sessdir.Move(safefile.OS(), opts, func(ch sessdir.Change) {
@@ -96,9 +66,9 @@ func (c *CLI) runMove(ctx *cli.Context, f *moveFlags) error {
 		} else {
 			updated++
 		}
-		render.MoveChange(c.Stdout, style, format, ch)
+		render.MoveChange(c.Stdout, style, f.format, ch)
 	})
-	if format == "text" && !quiet && err == nil {
+	if f.format == "text" && !c.quiet() && err == nil {
 		render.MoveSummary(c.Stdout, style, moved, updated, opts.DryRun)
 	}
 	return sessdirError(err)
@@ -126,9 +96,11 @@ func moveEnds(from, to string) (string, string, error) {
 	return old, dest, nil
 }
 
-// warnSkipped warns of a file move or prune left alone.
+// warnSkipped warns of a file move or prune left alone, unless --quiet.
 func (c *CLI) warnSkipped(err error) {
-	fmt.Fprintf(c.Stderr, "pisess: warning: %s: left where it is\n", text.Safe(err.Error()))
+	if !c.quiet() {
+		fmt.Fprintf(c.Stderr, "pisess: warning: %s: left where it is\n", text.Safe(err.Error()))
+	}
 }
 
 // projectDir reads the project directory of command's flag name as pi resolves a
@@ -183,7 +155,7 @@ type pruneFlags struct {
 
 func (c *CLI) pruneCommand() *cli.Command {
 	var f pruneFlags
-	cmd := c.command("prune", "take old sessions out of the sessions directory, into a trash directory or deleted", "",
+	return c.command("prune", "take old sessions out of the sessions directory, into a trash directory or deleted", "",
 		[]cli.Flag{
 			&cli.StringFlag{Name: "older-than", Usage: "prune sessions whose last entry is older than `AGE` (30d, 12w, 36h)", Destination: &f.olderThan},
 			&cli.StringFlag{Name: "larger-than", Usage: "and larger than `SIZE` (500KB, 10MiB)", Destination: &f.largerThan},
@@ -194,55 +166,29 @@ func (c *CLI) pruneCommand() *cli.Command {
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "change nothing; list what would be pruned", Destination: &f.dryRun},
 			formatFlag(&f.format, "text or json (one object per session)", "text", "json"),
 		}, func(ctx *cli.Context) error { return c.runPrune(ctx, &f) })
-	cmd.Description = `Selects the sessions whose last entry is older than --older-than (entry
-timestamps, not the file's time), larger than --larger-than, of --project,
-and moves them to the trash directory beside the sessions directory
-(<sessions>-trash, e.g. ~/.pi/agent/sessions-trash), keeping their path
-relative to it; --delete deletes them. Never a file modified in the last 10
-minutes (pi may be writing it), never a session a kept session forks from
-(its parentSession) unless --with-forks, which prunes the forks with it.
-Prints each session and the space it freed.
-
-Exit codes: 0 done (also when nothing was old enough); 1 refused; 2 usage
-or I/O error.
-
-Examples:
-   pisess prune --older-than 90d --dry-run
-   pisess prune --older-than 12w --larger-than 10MiB
-   pisess prune --older-than 30d --project ~/code/old-thing --delete`
-	return cmd
 }
 
 func (c *CLI) runPrune(ctx *cli.Context, f *pruneFlags) error {
 	if ctx.Args().Len() > 0 {
 		return usageErrorf("prune takes no PATH: name the sessions directory with --sessions-dir")
 	}
-	opts, err := f.options(c.now())
+	opts, err := f.options(c.Now())
 	if err != nil {
 		return err
 	}
-	dir, err := c.sessionsDir(f.sessionsDir)
-	if err != nil {
-		return &ExitError{Code: ExitUsage, Err: err}
+	if opts.Root, err = c.readSessionsDir(f.sessionsDir); err != nil {
+		return err
 	}
-	opts.Root = dir.path
-	quiet := c.quiet()
-	if !quiet {
-		fmt.Fprintf(c.Stderr, "pisess: reading %s (%s)\n", text.Safe(dir.path), dir.source)
-	}
-	if !quiet {
-		opts.Skipped = c.warnSkipped
-	}
-	format := f.format
+	opts.Skipped = c.warnSkipped
 	style := c.style(c.Stdout)
 	var count int
 	var bytes int64
 	err = sessdir.Prune(safefile.OS(), opts, func(p sessdir.Pruned) {
 		count++
 		bytes += p.Bytes
-		render.PrunedSession(c.Stdout, style, format, p)
+		render.PrunedSession(c.Stdout, style, f.format, p)
 	})
-	if format == "text" && !quiet && (err == nil || count > 0) {
+	if f.format == "text" && !c.quiet() && (err == nil || count > 0) {
 		render.PruneSummary(c.Stdout, style, count, bytes, opts, sessdir.Trash(opts.Root))
 	}
 	return sessdirError(err)

@@ -57,12 +57,6 @@ func workersPerFile(jobs, files int) int {
 	return jobs / files
 }
 
-// outcome is one file's validation result or the error that prevented it.
-type outcome struct {
-	rep *validate.Report
-	err error
-}
-
 // linkGCPercent is the garbage collector's target (Go's default is 100)
 // in the commands that keep more than the linkage checks' tables to the
 // end of a file (audit its figures; migrate and repair a second pass). On
@@ -79,27 +73,20 @@ func (c *CLI) runValidate(f *validateFlags) error {
 		return err
 	}
 	opts.RequireVersion = f.requireVersion
-	targets := c.targets
-	opts.Workers = workersPerFile(workers(f.jobs), len(targets))
+	opts.Workers = workersPerFile(workers(f.jobs), len(c.targets))
 	v := &render.Validation{Format: f.format, Quiet: c.quiet(), Strict: f.strict, Style: c.style(c.Stdout)}
-	ordered(len(targets), workers(f.jobs), func(i int) outcome {
-		t := targets[i]
-		if t.Err != nil {
-			return outcome{err: t.Err}
-		}
+	eachTarget(c.targets, f.jobs, func(t target) (*validate.Report, error) {
 		if t.Stdin {
-			rep, err := validate.Stream(t.Path, c.Stdin, opts)
-			return outcome{rep: rep, err: err}
+			return validate.Stream(t.Path, c.Stdin, opts)
 		}
-		rep, err := validate.File(t.Path, opts)
-		return outcome{rep: rep, err: err}
-	}, func(_ int, o outcome) {
-		if o.err != nil {
+		return validate.File(t.Path, opts)
+	}, func(_ target, rep *validate.Report, err error) {
+		if err != nil {
 			v.Unreadable()
-			c.printError(o.err)
+			c.printError(err)
 			return
 		}
-		v.Report(c.Stdout, o.rep)
+		v.Report(c.Stdout, rep)
 	})
 	v.Summary(c.Stdout)
 	return filesExit(v.Tally.Unreadable, v.Tally.Invalid > 0 || v.StrictFails())

@@ -8,7 +8,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -380,29 +380,24 @@ func resolveLeaf(s *project.Session, id string) (*project.Entry, error) {
 	if err == nil || !errors.As(err, &unknown) {
 		return e, err
 	}
-	seen := map[string]*project.Entry{}
+	var ids []string
 	for _, e := range s.Entries {
 		if e.ID() != "" && strings.HasPrefix(e.ID(), id) {
-			seen[e.ID()] = e
+			ids = append(ids, e.ID())
 		}
 	}
-	switch len(seen) {
+	slices.Sort(ids)
+	switch ids = slices.Compact(ids); len(ids) {
 	case 0:
 		return nil, fmt.Errorf("--leaf %q names no entry", id)
 	case 1:
-		for full := range seen {
-			return s.Leaf(full)
-		}
+		return s.Leaf(ids[0])
 	}
-	ids := make([]string, 0, len(seen))
-	for full := range seen {
-		ids = append(ids, full)
-	}
-	sort.Strings(ids)
-	if len(ids) > 5 {
+	n := len(ids)
+	if n > 5 {
 		ids = append(ids[:5], "…")
 	}
-	return nil, fmt.Errorf("--leaf %q is ambiguous: it starts %d entry ids (%s)", id, len(seen), strings.Join(ids, ", "))
+	return nil, fmt.Errorf("--leaf %q is ambiguous: it starts %d entry ids (%s)", id, n, strings.Join(ids, ", "))
 }
 
 // skippedLines describes the lines that held no entry: "line 7 holds" or
