@@ -52,6 +52,9 @@ func TestElidedStringsComeBack(t *testing.T) {
 			if got, want := e.Timestamp(), r.Str("timestamp"); got != want {
 				t.Errorf("%s line %d: Timestamp %q, the record's %q", name, e.Line, got, want)
 			}
+			if got, want := string(e.AppendTimestamp([]byte("x"))), "x"+r.Str("timestamp"); got != want {
+				t.Errorf("%s line %d: AppendTimestamp %q, want %q", name, e.Line, got, want)
+			}
 			if e.elided != 0 {
 				elided++
 			}

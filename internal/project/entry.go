@@ -71,6 +71,17 @@ func (e *Entry) Timestamp() string {
 	return e.s.strs.get(e.strs, strTimestamp)
 }
 
+// AppendTimestamp appends the entry's ISO timestamp (Timestamp) to b: a
+// view that shows every entry's time reuses one buffer instead of making
+// the timestamps the index does not keep one string each.
+func (e *Entry) AppendTimestamp(b []byte) []byte {
+	if e.elided&isoTime != 0 {
+		b, _ = appendISO(b, e.millis)
+		return b
+	}
+	return append(b, e.s.strs.get(e.strs, strTimestamp)...)
+}
+
 // Type returns the entry's type, "" when it is not a string.
 func (e *Entry) Type() string {
 	if e.typ > 0 {

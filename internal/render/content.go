@@ -203,35 +203,39 @@ func (w *wordsWriter) String() string { return w.b.String() }
 // width 0 nothing is cut, so they go as two cells: a body of hundreds of
 // megabytes is written as it is instead of copied after its prefix.
 // A lazy body (width 0 only) is a cell of its own, written as the line is.
-func appendTextCells(cells []cell, width int, prefix, body string, lazy *lazyWords) []cell {
+// The two are joined in the writer's scratch space (join).
+func (tw *textWriter) appendTextCells(cells []cell, prefix, body string, lazy *lazyWords) []cell {
 	if lazy != nil {
 		return append(cells, cell{text: text.Safe(prefix)}, cell{lazy: lazy})
 	}
-	if width > 0 || prefix == "" || body == "" {
-		return append(cells, cell{text: text.Safe(prefix + body), flex: true}) // nothing copied when one is ""
+	if tw.opt.Width > 0 || prefix == "" || body == "" {
+		return append(cells, cell{text: text.Safe(tw.join(prefix, body)), flex: true}) // nothing copied when one is ""
 	}
 	return append(cells, cell{text: text.Safe(prefix)}, cell{text: text.Safe(body), flex: true})
 }
 
 // joinPrefix is what join(a, sep, b) puts before b; hasB says b is not "".
-func joinPrefix(a, sep string, hasB bool) string {
+// It lies in tw's scratch space.
+func (tw *textWriter) joinPrefix(a, sep string, hasB bool) string {
 	if a == "" || !hasB {
 		return a
 	}
-	return a + sep
+	return tw.join(a, sep)
 }
 
 // hasText says the entry shows a text (maybe lazy).
 func (d entryView) hasText() bool { return d.text != "" || d.lazy != nil }
 
-// restPrefix is what entryView.rest puts before the text.
-func (d entryView) restPrefix() string {
-	s := ""
-	if d.detail != "" {
-		s = " " + d.detail
+// restPrefix is what entryView.rest puts before the text, in tw's
+// scratch space.
+func (d entryView) restPrefix(tw *textWriter) string {
+	switch lead, colon := d.detail != "", d.hasText(); {
+	case lead && colon:
+		return tw.join(" ", d.detail, ": ")
+	case lead:
+		return tw.join(" ", d.detail)
+	case colon:
+		return ": "
 	}
-	if d.hasText() {
-		s += ": "
-	}
-	return s
+	return ""
 }

@@ -313,7 +313,7 @@ func (tw *textWriter) messageLines(c *project.Context, msgs []messageView) {
 			{text: pad(shortID(src.ID()), idW), paint: text.Style.Accent}, {text: "  "},
 			{text: lpad(text.Count(int64(m.chars)), charW) + "  " + lpad(text.Count(int64(m.tokens)), tokW), paint: text.Style.Dim}, {text: "  "},
 		}
-		cells = appendTextCells(cells, tw.opt.Width, joinPrefix(m.detail, ": ", m.text != "" || m.lazy != nil), m.text, m.lazy)
+		cells = tw.appendTextCells(cells, tw.joinPrefix(m.detail, ": ", m.text != "" || m.lazy != nil), m.text, m.lazy)
 		if editedMessage(edits, src, m) {
 			cells = append(cells, cell{text: "  ✎ edited by " + shortID(edits[src.ID()].by), paint: text.Style.Label})
 		}

@@ -358,6 +358,35 @@ func TestFit(t *testing.T) {
 	}
 }
 
+// TestJoinKeepsTheLine: the strings join makes for a line stay what they
+// were while the scratch space grows under them, a line's joins are
+// written as they were made, and the next line reuses the space.
+func TestJoinKeepsTheLine(t *testing.T) {
+	var out bytes.Buffer
+	tw := newTextWriter(&out, ViewOptions{Width: 0})
+	var cells []cell
+	var want strings.Builder
+	for i := range 200 { // past any first capacity of the scratch space
+		s := tw.join(strings.Repeat("ab", i), "|", tw.itoa(i), ";")
+		cells = append(cells, cell{text: s})
+		want.WriteString(strings.Repeat("ab", i) + "|" + fmt.Sprint(i) + ";")
+	}
+	if got := tw.join("", "only", ""); got != "only" {
+		t.Errorf("join of one part: %q", got)
+	}
+	tw.line(cells...)
+	tw.line(cell{text: tw.join("next", " ", "line")})
+	if err := tw.flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != want.String()+"\nnext line\n" {
+		t.Errorf("got %q", got)
+	}
+	if len(tw.scratch) != 0 {
+		t.Errorf("the scratch space holds %d bytes after the line", len(tw.scratch))
+	}
+}
+
 func TestPath(t *testing.T) {
 	s := load(t,
 		`{"type":"model_change","id":"m1","parentId":null,"timestamp":"2026-02-09T23:59:59.000Z","provider":"anthropic","modelId":"claude"}`,
