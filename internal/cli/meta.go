@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -73,10 +74,7 @@ func (b Build) String() string {
 }
 
 func (b Build) stamped() string {
-	version, details := b.Version, []string{}
-	if version == "" {
-		version = "devel"
-	}
+	version, details := cmp.Or(b.Version, "devel"), []string{}
 	if b.Commit != "" && !strings.HasPrefix(b.Commit, strings.TrimSuffix(version, "-dirty")) {
 		details = append(details, "commit "+b.Commit[:min(12, len(b.Commit))])
 	}

@@ -55,13 +55,12 @@ func (c *CLI) runRedact(ctx *cli.Context, f *redactFlags) error {
 	if err != nil {
 		return err
 	}
-	output, inPlace, backup := f.output, f.inPlace, f.backup
 	switch {
-	case output != "" && inPlace:
+	case f.output != "" && f.inPlace:
 		return usageErrorf("--output and --in-place exclude each other")
-	case backup && !inPlace:
+	case f.backup && !f.inPlace:
 		return usageErrorf("--backup goes with --in-place")
-	case inPlace && file == "-":
+	case f.inPlace && file == "-":
 		return usageErrorf("--in-place cannot rewrite standard input")
 	}
 	vopts, err := validateOptions(&f.limits, true)
@@ -73,10 +72,10 @@ func (c *CLI) runRedact(ctx *cli.Context, f *redactFlags) error {
 		return err
 	}
 	r := &redaction{fsys: safefile.OS(), file: file, opts: secrets.Options{Rules: rules, Limits: vopts.Limits}, vopts: vopts}
-	if inPlace {
-		return c.redactInPlace(r, backup)
+	if f.inPlace {
+		return c.redactInPlace(r, f.backup)
 	}
-	return c.redactCopy(r, output)
+	return c.redactCopy(r, f.output)
 }
 
 // maxRedactRounds bounds how many times redact --in-place goes over the
