@@ -82,50 +82,49 @@ const BackupSuffixRepair = ".bak"
 // Refused and the error is a *safefile.Error, except after the rename: then the
 // report says what was written and the error what went wrong afterwards.
 func MigrateFile(fsys safefile.FS, path string, opts Options) (Report, error) {
-	return again(func() (Report, error) { return migrateFile(fsys, path, opts) })
-}
-
-// again runs op a second time when it was refused because another run
-// replaced the file while this one waited for its lock: the second run
-// sees the new file (usually unchanged by then).
-func again(op func() (Report, error)) (Report, error) {
-	rep, err := op()
-	if errors.Is(err, safefile.ErrReplacedWhileWaiting) {
-		rep, err = op()
-	}
-	return rep, err
-}
-
-func migrateFile(fsys safefile.FS, path string, opts Options) (Report, error) {
-	rep := Report{File: path, Action: Refused}
-	target, err := safefile.Resolve(fsys, path, opts.FollowSymlinks)
-	if err != nil {
-		return rep, safefile.WithPath(err, path)
-	}
-	version, warnings, verify, err := checkOriginal(fsys, target, opts)
-	rep.From = version
-	if err != nil {
-		return rep, safefile.WithPath(err, path)
-	}
-	if version == CurrentVersion {
-		rep.Action, rep.To = Unchanged, version
-		return rep, nil
-	}
-	opts.Verify = verify
-	var res Result
-	gen := func(in io.ReadSeeker, out io.Writer) error {
-		var err error
-		if res, err = Migrate(in, out, opts.Limits); err == nil && res.From != version {
-			err = &safefile.Error{Code: safefile.ChangedDuringRewrite, Err: errors.New("the header changed while the file was being migrated")}
+	return again(fsys, path, opts, func(rep *Report, target string) error {
+		version, warnings, verify, err := checkOriginal(fsys, target, opts)
+		rep.From = version
+		if err != nil {
+			return err
+		}
+		if version == CurrentVersion {
+			rep.Action, rep.To = Unchanged, version
+			return nil
+		}
+		o := opts
+		o.Verify = verify
+		var res Result
+		err = rep.rewrite(fsys, path, o, BackupSuffixMigrate(version), Migrated, WouldMigrate, func(in io.ReadSeeker, out io.Writer) error {
+			var err error
+			if res, err = Migrate(in, out, opts.Limits); err == nil && res.From != version {
+				err = &safefile.Error{Code: safefile.ChangedDuringRewrite, Err: errors.New("the header changed while the file was being migrated")}
+			}
+			return err
+		})
+		if rep.Action != Refused {
+			rep.To, rep.Notes = res.To, append(warnings, res.Notes...)
 		}
 		return err
+	})
+}
+
+// again runs op on path's report and target (safefile.Resolve), again if
+// another run replaced the file while this one waited for its lock (the
+// second run sees the new file); an error that names no file gets path.
+func again(fsys safefile.FS, path string, opts Options, op func(rep *Report, target string) error) (Report, error) {
+	run := func() (Report, error) {
+		rep := Report{File: path, Action: Refused}
+		target, err := safefile.Resolve(fsys, path, opts.FollowSymlinks)
+		if err == nil {
+			err = op(&rep, target)
+		}
+		return rep, safefile.WithPath(err, path)
 	}
-	out, err := safefile.Rewrite(fsys, path, rewriteOptions(opts, BackupSuffixMigrate(version)), gen)
-	if err != nil && !out.Written {
-		return rep, err
+	rep, err := run()
+	if errors.Is(err, safefile.ErrReplacedWhileWaiting) {
+		rep, err = run()
 	}
-	rep.To, rep.Notes = res.To, append(warnings, res.Notes...)
-	rep.fill(out, Migrated, WouldMigrate)
 	return rep, err
 }
 
@@ -136,50 +135,42 @@ func migrateFile(fsys safefile.FS, path string, opts Options) (Report, error) {
 // Refused and the error is a *safefile.Error, except after the rename (see
 // MigrateFile).
 func RepairFile(fsys safefile.FS, path string, opts Options) (Report, error) {
-	return again(func() (Report, error) { return repairFile(fsys, path, opts) })
-}
-
-func repairFile(fsys safefile.FS, path string, opts Options) (Report, error) {
-	rep := Report{File: path, Action: Refused}
-	target, err := safefile.Resolve(fsys, path, opts.FollowSymlinks)
-	if err != nil {
-		return rep, safefile.WithPath(err, path)
-	}
-	ropts := RepairOptions{ZeroTail: opts.ZeroTail, Limits: opts.Limits}
-	needed, err := repairNeeded(fsys, target, ropts)
-	if err != nil {
-		return rep, safefile.WithPath(err, path)
-	}
-	if !needed {
-		rep.Action = Unchanged
-		return rep, nil
-	}
-	var res RepairResult
-	gen := func(in io.ReadSeeker, out io.Writer) error {
-		var err error
-		res, err = Repair(in, out, ropts)
+	return again(fsys, path, opts, func(rep *Report, target string) error {
+		ropts := RepairOptions{ZeroTail: opts.ZeroTail, Limits: opts.Limits}
+		needed, err := repairNeeded(fsys, target, ropts)
+		if err != nil {
+			return err
+		}
+		if !needed {
+			rep.Action = Unchanged
+			return nil
+		}
+		var res RepairResult
+		err = rep.rewrite(fsys, path, opts, BackupSuffixRepair, Repaired, WouldRepair, func(in io.ReadSeeker, out io.Writer) error {
+			var err error
+			res, err = Repair(in, out, ropts)
+			return err
+		})
+		if rep.Action != Refused {
+			rep.Fixes = res.Fixes
+		}
 		return err
-	}
-	out, err := safefile.Rewrite(fsys, path, rewriteOptions(opts, BackupSuffixRepair), gen)
-	if err != nil && !out.Written {
-		return rep, err
-	}
-	rep.Fixes = res.Fixes
-	rep.fill(out, Repaired, WouldRepair)
-	return rep, err
+	})
 }
 
-func rewriteOptions(opts Options, suffix string) safefile.RewriteOptions {
+// rewrite rewrites the file at path with gen (safefile.Rewrite) and
+// records the outcome: done, would (a dry run) or Unchanged; the Action
+// stays Refused on an error before the rename.
+func (rep *Report) rewrite(fsys safefile.FS, path string, opts Options, suffix string, done, would Action, gen safefile.Generator) error {
 	ro := safefile.RewriteOptions{DryRun: opts.DryRun, Diff: opts.Diff,
 		FollowSymlinks: opts.FollowSymlinks, Verify: opts.Verify, Temps: opts.Temps}
 	if opts.Backup {
 		ro.BackupSuffix = suffix
 	}
-	return ro
-}
-
-// fill records a safefile.Rewrite outcome in the report.
-func (rep *Report) fill(out safefile.Outcome, done, would Action) {
+	out, err := safefile.Rewrite(fsys, path, ro, gen)
+	if err != nil && !out.Written {
+		return err
+	}
 	rep.Backup, rep.Diff, rep.ReadOnly = out.Backup, out.Diff, out.ReadOnly
 	rep.Carried, rep.Rescued = out.Carried, out.Rescued
 	switch {
@@ -190,14 +181,14 @@ func (rep *Report) fill(out safefile.Outcome, done, would Action) {
 	default:
 		rep.Action = would
 	}
+	return err
 }
 
-// checkOriginal runs Migrate's first pass, to refuse a corrupt file and to
-// leave a current one alone before any temp file is created, and then
-// checks the original: with Check, a version-1/2 one (its findings are
-// the migration's warnings, and it says how the new generation is
-// verified); else with Verify, any one, which must pass. It returns the
-// file's version (0 when the first pass refused it).
+// checkOriginal runs Migrate's first pass (before any temp file: refuse a
+// corrupt file, leave a current one) and checks the original: with Check a
+// version-1/2 one (its findings are warnings, and it says how the new
+// generation is verified), else with Verify any one. version is 0 when the
+// first pass refused it.
 func checkOriginal(fsys safefile.FS, path string, opts Options) (version int, warnings []finding.Finding, verify safefile.VerifyFunc, err error) {
 	f, err := fsys.Open(path)
 	if err != nil {
@@ -209,11 +200,8 @@ func checkOriginal(fsys safefile.FS, path string, opts Options) (version int, wa
 		return 0, nil, nil, err
 	}
 	verify = opts.Verify
-	switch {
-	case opts.Check != nil && s.version == CurrentVersion: // nothing to migrate
+	if opts.Check != nil && s.version == CurrentVersion || opts.Check == nil && verify == nil { // nothing to migrate, or to check
 		return s.version, nil, verify, nil
-	case opts.Check == nil && verify == nil:
-		return s.version, nil, nil, nil
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return s.version, nil, nil, &safefile.Error{Code: safefile.ReadFailed, Err: err}

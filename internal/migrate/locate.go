@@ -14,13 +14,6 @@ import (
 // others unchanged: it reads each record on its session.Tape and edits it
 // with an session.Editor.
 
-// locate builds the tape of the object at line[span[0]:span[1]] (a span
-// the classifier accepted). The error is session.ErrTooDeep past
-// session.MaxDepth.
-func locate(t *session.Tape, line []byte, span [2]int) error {
-	return t.Build(line[span[0]:span[1]])
-}
-
 // unique returns the value node of member name of object obj, or -1. A key
 // that occurs more than once is an error: which occurrence counts differs
 // between JSON parsers, so an edit could not be made safely.

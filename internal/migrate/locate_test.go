@@ -111,3 +111,9 @@ func TestValuesReadAsJSONParseReadsThem(t *testing.T) {
 		t.Error("null")
 	}
 }
+
+// locate builds the tape of the object at line[span[0]:span[1]], as
+// migration does for the objects of a line (Tape.Build of Line.Object).
+func locate(t *session.Tape, line []byte, span [2]int) error {
+	return t.Build(line[span[0]:span[1]])
+}

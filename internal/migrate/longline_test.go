@@ -47,8 +47,8 @@ func TestDryRunLongLineMemory(t *testing.T) {
 	if err != nil || !out.Changed || out.Written || lines != 2 {
 		t.Fatalf("changed %v, written %v, %v; the check read %d lines", out.Changed, out.Written, err, lines)
 	}
-	if out.Generated != nil {
-		t.Errorf("a dry run without a diff returned the new generation (%d bytes)", len(out.Generated))
+	if out.Diff != "" {
+		t.Errorf("a dry run without --diff returned a diff of the new generation (%d bytes)", len(out.Diff))
 	}
 	// Three passes: two of the migration, one of the check.
 	if alloc, max := after.TotalAlloc-before.TotalAlloc, uint64(3*n+8<<20); alloc > max {

@@ -41,8 +41,8 @@ type Result struct {
 // indexes to lines (a v1 firstKeptEntryIndex may name a later record), the
 // second writes. Memory grows with the number of records, not their size.
 // A file with a corrupt line (parse level, including concatenated objects)
-// is refused with a *safefile.Error carrying the finding; nothing useful is written
-// to out then.
+// is refused with a *safefile.Error carrying the finding; nothing useful
+// is written to out then.
 func Migrate(in io.ReadSeeker, out io.Writer, limits session.Limits) (Result, error) {
 	s, err := scanSession(in, limits, false)
 	if err != nil {
@@ -71,8 +71,7 @@ func Migrate(in io.ReadSeeker, out io.Writer, limits session.Limits) (Result, er
 	return res, nil
 }
 
-// trackingWriter remembers whether a write failed, to tell a write error
-// from a read error after io.Copy.
+// trackingWriter remembers whether a write failed (io.Copy's error is either).
 type trackingWriter struct {
 	w      io.Writer
 	failed bool
@@ -155,7 +154,7 @@ func scanSession(in io.Reader, limits session.Limits, headerOnly bool) (*scanned
 
 // readEntry checks one entry record in the first pass.
 func readEntry(t *session.Tape, l *session.Line) error {
-	if err := locate(t, l.Raw, l.Objects[0]); err != nil {
+	if err := t.Build(l.Object(0)); err != nil {
 		return unreadable(l.Num, err)
 	}
 	typ, err := stringMember(t, l, "type")
@@ -169,7 +168,7 @@ func readEntry(t *session.Tape, l *session.Line) error {
 // (absent or null version is 1; the id shares the line). A duplicated
 // type, version or id is refused: an edit could not be made safely.
 func readHeader(t *session.Tape, l *session.Line) (session.Header, error) {
-	if err := locate(t, l.Raw, l.Objects[0]); err != nil {
+	if err := t.Build(l.Object(0)); err != nil {
 		return session.Header{}, unreadable(l.Num, err)
 	}
 	for _, key := range []string{"type", "version", "id"} {
@@ -279,7 +278,7 @@ func (w *rewriter) run(in io.Reader, out io.Writer) error {
 
 // edit queues the migration edits of record rec on line l.
 func (w *rewriter) edit(l *session.Line, rec int) error {
-	if err := locate(&w.tape, l.Raw, l.Objects[0]); err != nil {
+	if err := w.tape.Build(l.Object(0)); err != nil {
 		return unreadable(l.Num, err)
 	}
 	if rec == 0 {
@@ -289,18 +288,10 @@ func (w *rewriter) edit(l *session.Line, rec int) error {
 	return w.editEntry(l, rec)
 }
 
-// writeLine writes line l with the queued edits and its own terminator.
+// writeLine writes line l, its object edited, with its own terminator.
 func (w *rewriter) writeLine(bw *bufio.Writer, l *session.Line) error {
-	if err := w.writeEdited(bw, l); err != nil {
-		return err
-	}
-	return writeRaw(bw, nil, ownTerminator(l))
-}
-
-// writeEdited writes line l, its object edited when it has edits.
-func (w *rewriter) writeEdited(bw *bufio.Writer, l *session.Line) error {
 	if !w.ed.Changed() {
-		return writeRaw(bw, l.Raw, "")
+		return writeRaw(bw, l.Raw, ownTerminator(l))
 	}
 	span := l.Objects[0]
 	if _, err := bw.Write(l.Raw[:span[0]]); err != nil {
@@ -312,7 +303,7 @@ func (w *rewriter) writeEdited(bw *bufio.Writer, l *session.Line) error {
 		}
 		return &safefile.Error{Code: safefile.WriteFailed, Err: err}
 	}
-	return writeRaw(bw, l.Raw[span[1]:], "")
+	return writeRaw(bw, l.Raw[span[1]:], ownTerminator(l))
 }
 
 // editEntry applies v1→v2 (ids, parentId, firstKeptEntryId) and v2→v3
@@ -341,9 +332,9 @@ func (w *rewriter) addLinks(l *session.Line, rec int, typ string) error {
 	id := w.ids[rec]
 	parent := []byte("null")
 	if rec > 1 {
-		parent = quote(w.ids[rec-1])
+		parent = session.Quote(w.ids[rec-1])
 	}
-	if err := w.set(l, "id", quote(id)); err != nil {
+	if err := w.set(l, "id", session.Quote(id)); err != nil {
 		return err
 	}
 	if err := w.set(l, "parentId", parent); err != nil {
@@ -364,7 +355,7 @@ func (w *rewriter) addLinks(l *session.Line, rec int, typ string) error {
 		return err
 	}
 	w.ed.Delete(0, "firstKeptEntryIndex")
-	return w.set(l, "firstKeptEntryId", quote(target))
+	return w.set(l, "firstKeptEntryId", session.Quote(target))
 }
 
 // set sets member name of the record, refusing a duplicated key.
@@ -416,10 +407,6 @@ func (w *rewriter) renameHookMessage(l *session.Line) error {
 	return nil
 }
 
-// quote encodes s as a JSON string. Ids and key names here are plain
-// ASCII letters, digits and '-', which need no escaping.
-func quote(s string) []byte { return session.Quote(s) }
-
 // ownTerminator is the terminator line l had in the input ("" for none).
 func ownTerminator(l *session.Line) string {
 	switch {
@@ -431,26 +418,25 @@ func ownTerminator(l *session.Line) string {
 	return "\n"
 }
 
-// writeRaw writes b and then the terminator term.
+// writeRaw writes b and then the terminator term. A bufio.Writer's error
+// sticks: when writing b fails, writing term returns that error.
 func writeRaw(w *bufio.Writer, b []byte, term string) error {
-	if _, err := w.Write(b); err != nil {
-		return &safefile.Error{Code: safefile.WriteFailed, Err: err}
-	}
+	w.Write(b)
 	if _, err := w.WriteString(term); err != nil {
 		return &safefile.Error{Code: safefile.WriteFailed, Err: err}
 	}
 	return nil
 }
 
-// tornHeader is the finding for a torn line before any record: the
-// header was torn, and no session is left to migrate or repair.
+// tornHeader is the finding for a torn line before any record: the header
+// is lost, and no session is left to migrate or repair.
 func tornHeader(l *session.Line) finding.Finding {
 	return finding.Errorf(finding.InvalidJSON, l.Num,
 		"a torn line (%d bytes) before any session header, with more lines after it: the header is lost", len(l.Raw))
 }
 
 // lineRefusal refuses a line that is not one complete object.
-func lineRefusal(l *session.Line) error {
+func lineRefusal(l *session.Line) *safefile.Error {
 	f, _ := l.Finding()
 	return refuse(safefile.RefusedCorrupt, f)
 }
@@ -460,9 +446,8 @@ func lineRefusal(l *session.Line) error {
 // file from the records JSON.parse made of the lines. A line over a
 // limit of pisess (too long, too deep) is one pi reads: only refused.
 func lostByPi(l *session.Line) error {
-	f, _ := l.Finding()
-	e := refuse(safefile.RefusedCorrupt, f)
-	if f.Code != finding.LineTooLong && f.Code != finding.TooDeep {
+	e := lineRefusal(l)
+	if c := e.Finding.Code; c != finding.LineTooLong && c != finding.TooDeep {
 		e.Err = errLostByPi
 	}
 	return e
@@ -488,8 +473,7 @@ func malformed(line int, pointer string, err error) error {
 	return refuse(safefile.RefusedCorrupt, finding.Errorf(finding.Schema, line, "cannot migrate this record: %v", err).WithPointer(pointer))
 }
 
-// changedBetweenPasses reports that the second pass saw different lines
-// than the first.
+// changedBetweenPasses reports that the second pass saw other lines.
 func changedBetweenPasses(line int) error {
 	return &safefile.Error{Code: safefile.ChangedDuringRewrite, Line: line,
 		Err: fmt.Errorf("the file changed while it was being migrated")}

@@ -199,13 +199,11 @@ func plural(n int, format string) string {
 	return fmt.Sprintf(format, n, s)
 }
 
-// tornEntries maps the ids read from torn lines to their lines, so that
-// Repair can refuse to remove a torn line that later entries depend on. A
-// torn id that a complete entry before the torn line has is not noted: the
-// entries that name it have that entry as their parent. Knowing that takes
-// the ids of the complete entries: they are read only once a torn line
-// with an id is met (a second read of the lines before it, when the input
-// can seek; else the torn id is noted, as before), then kept up to date.
+// tornEntries maps the ids of torn lines to their lines, so that Repair can
+// refuse to remove a torn line later entries depend on; a torn id a
+// complete entry before it has is not noted (that entry is the parent).
+// The complete entries' ids are read once a torn line with an id is met
+// (a second read, when the input can seek; else it is noted), then kept.
 type tornEntries struct {
 	ids    map[string]int      // torn id -> its line
 	known  map[string]struct{} // ids of the complete entries so far; nil until needed
@@ -289,26 +287,22 @@ func readIDs(src io.ReadSeeker, n int64, limits session.Limits) (map[string]stru
 	if err != nil {
 		return nil, &safefile.Error{Code: safefile.ReadFailed, Err: err}
 	}
-	known := map[string]struct{}{}
+	ids := tornEntries{known: map[string]struct{}{}}
 	rd := session.NewReader(io.LimitReader(src, n), limits)
 	for rd.Next() {
-		l := rd.Line()
-		if l.Class != session.Object && l.Class != session.Concatenated {
-			continue
-		}
-		for k := range l.Objects {
-			if id, ok := session.PrefixString(l.Object(k), "id"); ok {
-				known[id] = struct{}{}
+		if l := rd.Line(); l.Class == session.Object || l.Class == session.Concatenated {
+			for k := range l.Objects {
+				ids.note(l.Object(k))
 			}
 		}
 	}
-	if err := rd.Err(); err != nil {
+	if err = rd.Err(); err == nil {
+		_, err = src.Seek(pos, io.SeekStart)
+	}
+	if err != nil {
 		return nil, &safefile.Error{Code: safefile.ReadFailed, Err: err}
 	}
-	if _, err := src.Seek(pos, io.SeekStart); err != nil {
-		return nil, &safefile.Error{Code: safefile.ReadFailed, Err: err}
-	}
-	return known, nil
+	return ids.known, nil
 }
 
 // checkObject refuses object k of line l when it names a torn entry. An
@@ -316,7 +310,7 @@ func readIDs(src io.ReadSeeker, n int64, limits session.Limits) (map[string]stru
 // later entries that id back: it is torn no more.
 func (t *tornEntries) checkObject(l *session.Line, k int) error {
 	var tape session.Tape // only after a torn line: rare
-	if err := locate(&tape, l.Raw, l.Objects[k]); err != nil {
+	if err := tape.Build(l.Object(k)); err != nil {
 		return nil // not this check's business; validate reports it
 	}
 	defer t.loaded(&tape)

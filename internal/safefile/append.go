@@ -14,16 +14,6 @@ import (
 // append to it (each ending in "\n"); none means there is nothing to do.
 type Planner func(in io.Reader) ([]byte, error)
 
-// AppendOutcome is what an Append did.
-type AppendOutcome struct {
-	Path         string // the file appended to
-	Size         int64  // the original's size: its bytes stay a prefix of the file
-	Appended     []byte // the bytes appended (a dry run: that would be)
-	Written      bool   // the bytes are in the file and fsynced
-	Backup       string // the backup beside the file ("" = none)
-	BackupReused bool   // the backup was left by an earlier run and is identical
-}
-
 // truncater is a File that can be cut back (an *os.File).
 type truncater interface{ Truncate(size int64) error }
 
@@ -48,20 +38,20 @@ type truncater interface{ Truncate(size int64) error }
 // unless the file could not be cut back (then it is kept, and the error
 // says so). Errors are *Error. BackupSuffix, DryRun, FollowSymlinks,
 // Verify and LockWait of opts apply; Diff does not.
-func Append(fsys FS, path string, opts RewriteOptions, plan Planner) (AppendOutcome, error) {
+func Append(fsys FS, path string, opts RewriteOptions, plan Planner) (Outcome, error) {
 	r := &rewrite{fsys: fsys, opts: opts}
 	out, err := r.appendRun(path, plan)
 	return out, r.finish(path, err)
 }
 
-func (r *rewrite) appendRun(path string, plan Planner) (AppendOutcome, error) {
+func (r *rewrite) appendRun(path string, plan Planner) (Outcome, error) {
 	f, err := r.open(path)
 	if err != nil {
-		return AppendOutcome{}, err
+		return Outcome{}, err
 	}
 	defer f.Close()
 	lines, err := r.plan(f, plan)
-	out := AppendOutcome{Path: r.path, Size: r.size, Appended: lines}
+	out := Outcome{Path: r.path, Size: r.size, Appended: lines}
 	if err != nil || len(lines) == 0 {
 		return out, err
 	}
@@ -87,23 +77,16 @@ func (r *rewrite) appendRun(path string, plan Planner) (AppendOutcome, error) {
 	return out, err
 }
 
-// plan runs the planner on a hashing reader of the original, completes the
-// hash and returns the bytes to append: the planner's lines, after a "\n"
-// when the original does not end in one.
+// plan runs the planner on a snapshot of the original and returns its
+// lines, after a "\n" when the original does not end in one.
 func (r *rewrite) plan(f File, plan Planner) ([]byte, error) {
-	snap := newSnapshot(f, r.newHash())
-	lines, err := plan(snap)
-	switch {
-	case err != nil && snap.err != nil:
-		return nil, &Error{Code: ReadFailed, Err: snap.err}
-	case err != nil:
-		return nil, typed(err, RefusedInvalid)
-	}
-	if err := r.finishRead(snap); err != nil {
+	var lines []byte
+	_, err := r.produce(f, io.Discard, RefusedInvalid, func(in io.ReadSeeker, _ io.Writer) (err error) {
+		lines, err = plan(in)
+		return err
+	})
+	if err != nil || len(lines) == 0 {
 		return nil, err
-	}
-	if len(lines) == 0 {
-		return nil, nil
 	}
 	if lines[len(lines)-1] != '\n' {
 		return nil, &Error{Code: WriteFailed, Err: errors.New("internal error: the lines to append do not end in a newline")}
@@ -137,11 +120,9 @@ func (r *rewrite) verifyAppended(f File, lines []byte) error {
 	return nil
 }
 
-// appendedInput is the original as read followed by the lines to append, for
-// the verifier: its ReadAt, Stat and Seek make it a session.Source, so that
-// the verifier's reader measures a long line before reading it and holds
-// it once (a 300 MB line gathered in pieces was held twice). The bytes the
-// verifier looks at are still those Read hashes.
+// appendedInput is the original as read followed by the lines, for the
+// verifier: a session.Source (ReadAt, Stat, Seek), so a long line is held
+// once, not twice in pieces; the bytes looked at are still those Read hashes.
 type appendedInput struct {
 	io.Reader
 	f     File
@@ -195,10 +176,9 @@ func (a *appendedInput) Seek(offset int64, whence int) (int64, error) {
 	return a.read, nil
 }
 
-// appendLines opens the original for appending, checks it is the file
-// read at the size read, writes lines and fsyncs; on failure it cuts the
-// file back to its original size. written reports whether the lines are
-// in the file, synced (an error may still follow: closing failed).
+// appendLines appends lines to the original, still the file and size read,
+// and fsyncs; on failure it cuts the file back. written: the lines are in
+// the file, synced (an error may still follow: closing failed).
 func (r *rewrite) appendLines(lines []byte) (written bool, err error) {
 	af, err := r.fsys.OpenAppend(r.path)
 	if err != nil {
@@ -231,9 +211,8 @@ func (r *rewrite) appendLines(lines []byte) (written bool, err error) {
 	return true, nil
 }
 
-// cutBack truncates the file to its original size and fsyncs it. When
-// that fails, the backup this run made is kept: the file may end in a
-// partial line.
+// cutBack truncates the file to its original size and fsyncs it; when
+// that fails, this run's backup is kept (the file may end in a partial line).
 func (r *rewrite) cutBack(af File) error {
 	t, ok := af.(truncater)
 	err := errors.New("the file cannot be truncated")

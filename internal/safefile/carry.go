@@ -10,20 +10,17 @@ import (
 	"time"
 )
 
-// settle is how long carryOver watches the old generation for appends
-// that were under way at the rename (pi opens the file by name for each
-// append, so its next append goes to the new file).
+// settle is how long carryOver watches the old generation for appends under
+// way at the rename (pi opens the file by name for each append).
 const settle = 5 * time.Millisecond
 
 // maxRounds bounds how long carryOver follows a growing old generation.
 const maxRounds = 200
 
-// carryOver looks at the old generation, still open as f, after the
-// rename. Bytes another program appended to it after the re-check (pi
-// appending a line during the rename) are appended to the new file and
-// fsynced, until the old file stops growing. If it changed in any other
-// way (rewritten in place), or the carry fails, its current content is
-// kept in a rescue file beside the session and an error says where.
+// carryOver watches the old generation, still open as f, after the rename:
+// bytes appended to it after the re-check (pi, during the rename) are
+// appended to the new file and fsynced until it stops growing. Any other
+// change, or a failed carry, keeps its content in a rescue file (an error).
 func (r *rewrite) carryOver(f File, out *Outcome) error {
 	end := r.size
 	for quiet, rounds := 0, 0; quiet < 2; rounds++ {
@@ -97,12 +94,10 @@ func (r *rewrite) appendRange(f File, from, to int64) (int64, error) {
 	return n, nil
 }
 
-// rescue keeps the old generation as it is now in
-// `pisess-rescued-<12 hex>.jsonl` beside the session (a session pi can
-// open) and returns the error that names it.
+// rescue keeps the old generation as it is now in a session pi can open,
+// `pisess-rescued-<12 hex>.jsonl` beside it, and returns the error naming it.
 func (r *rewrite) rescue(f File, out *Outcome, why error) error {
-	name := filepath.Join(filepath.Dir(r.path), "pisess-rescued-"+randomHex(6)+".jsonl")
-	err := r.copyTo(f, name)
+	name, err := r.copyOut(f)
 	if err != nil {
 		where := "it could not be saved"
 		if out.Backup != "" {
@@ -114,17 +109,19 @@ func (r *rewrite) rescue(f File, out *Outcome, why error) error {
 	return &Error{Code: ChangedDuringRewrite, Err: fmt.Errorf("%w: the file was replaced by the new generation; the old one as the other program left it is kept in %s: compare and merge by hand", why, name)}
 }
 
-func (r *rewrite) copyTo(f File, name string) error {
+// copyOut copies f whole to a new rescue file beside the session.
+func (r *rewrite) copyOut(f File) (string, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return err
+		return "", err
 	}
-	dst, err := r.fsys.CreateExcl(name, r.info.Mode().Perm())
+	dir := filepath.Dir(r.path)
+	name, dst, err := createUnique(r.fsys, nil, dir, "pisess-rescued-", ".jsonl", r.info.Mode().Perm())
 	if err != nil {
-		return err
+		return "", err
 	}
 	_, err = io.Copy(dst, f)
 	if err = syncClose(dst, err); err == nil {
-		err = r.fsys.SyncDir(filepath.Dir(name))
+		err = r.fsys.SyncDir(dir)
 	}
-	return err
+	return name, err
 }

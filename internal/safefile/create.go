@@ -72,29 +72,21 @@ type creation struct {
 	made    fs.FileInfo // the file written, as created
 }
 
-// writeTemp writes the new file under a fresh temp name beside path and
-// returns the name; on failure nothing of it is left.
+// writeTemp writes the new file under a fresh temp name beside path
+// (nothing of it is left on failure).
 func (c *creation) writeTemp() (string, error) {
-	dir := filepath.Dir(c.path)
-	var err error
-	for attempt := 0; attempt < 8; attempt++ {
-		name := filepath.Join(dir, TempPrefix+randomHex(6))
-		var f File
-		if f, err = c.fsys.CreateExcl(name, c.perm); err == nil {
-			_ = c.fsys.Lock(f) // best effort: --clean-temps also waits StaleAge
-			return name, c.fill(f, name)
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			break
-		}
+	name, f, err := createUnique(c.fsys, c.temps, filepath.Dir(c.path), TempPrefix, "", c.perm)
+	if err != nil {
+		return "", &Error{Code: CreateFailed, Path: c.path, Err: err}
 	}
-	return "", &Error{Code: CreateFailed, Path: c.path, Err: err}
+	_ = c.fsys.Lock(f) // best effort: --clean-temps also waits StaleAge
+	return name, c.fill(f, name)
 }
 
 // writeInPlace writes the new file under path itself (O_EXCL), for a file
 // system without hard links, and fsyncs the directory.
 func (c *creation) writeInPlace() error {
-	f, err := c.fsys.CreateExcl(c.path, c.perm)
+	f, err := createRecorded(c.fsys, c.temps, c.path, c.perm)
 	if errors.Is(err, fs.ErrExist) {
 		err = ErrExists
 	}
@@ -108,13 +100,9 @@ func (c *creation) writeInPlace() error {
 	return c.syncDir()
 }
 
-// fill records the file just created as f under name, writes it, fsyncs
-// and closes it; on failure it removes the file.
+// fill writes the file just created (and recorded) as f under name,
+// fsyncs and closes it; on failure it removes the file.
 func (c *creation) fill(f File, name string) error {
-	if err := c.temps.add(c.fsys, name); err != nil { // interrupted: add removed it
-		f.Close()
-		return &Error{Code: CreateFailed, Path: c.path, Err: err}
-	}
 	info, err := f.Stat()
 	if err != nil {
 		f.Close()
@@ -128,15 +116,18 @@ func (c *creation) fill(f File, name string) error {
 	if cerr := f.Close(); cerr != nil && err == nil {
 		code, err = WriteFailed, cerr
 	}
-	if err != nil {
-		return c.fail(name, typedAt(err, code, c.path))
+	if err == nil {
+		return nil
 	}
-	return nil
+	e, ok := err.(*Error) // the producer's own: its check or its read failed
+	if !ok {
+		e = &Error{Code: code, Path: c.path, Err: err}
+	}
+	return c.fail(name, e)
 }
 
-// syncDir makes the new name durable; when it cannot, the new file goes
-// too (it is still the one this run made), so that a failure leaves
-// nothing behind.
+// syncDir makes the new name durable; when it cannot, the new file (still
+// the one this run made) goes too: a failure leaves nothing behind.
 func (c *creation) syncDir() error {
 	err := c.fsys.SyncDir(filepath.Dir(c.path))
 	if err == nil {
@@ -149,8 +140,7 @@ func (c *creation) syncDir() error {
 	return e
 }
 
-// fail removes name, created by this run, and returns e with any failure
-// to remove it.
+// fail removes name, created by this run, adding any failure to e.
 func (c *creation) fail(name string, e *Error) error {
 	if rerr := c.remove(name); rerr != nil {
 		e.Err = errors.Join(e.Err, fmt.Errorf("cannot remove the partial file %s: %w", name, rerr))
@@ -166,14 +156,4 @@ func (c *creation) remove(name string) error {
 		return nil
 	}
 	return err
-}
-
-// typedAt returns err when it is an *Error (the producer's own: its
-// check failed, or reading the source did), else an *Error of code
-// wrapping it.
-func typedAt(err error, code Code, path string) *Error {
-	if e, ok := err.(*Error); ok {
-		return e
-	}
-	return &Error{Code: code, Path: path, Err: err}
 }

@@ -11,9 +11,10 @@ import (
 
 // Temps records the temp files of the rewrites under way (and a backup
 // copy while it is being written), so that a process stopped by a signal
-// (Ctrl-C, SIGTERM) can remove them before it ends: the promise that a failed run leaves nothing behind holds for an
-// interrupted one too (only SIGKILL and power loss are beyond it). The
-// zero value is ready; it is safe for concurrent use.
+// (Ctrl-C, SIGTERM) can remove them before it ends: the promise that a
+// failed run leaves nothing behind holds for an interrupted one too (only
+// SIGKILL and power loss are beyond it). The zero value is ready; it is
+// safe for concurrent use.
 type Temps struct {
 	mu      sync.Mutex
 	names   map[string]bool
@@ -50,13 +51,6 @@ func (t *Temps) done(name string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	delete(t.names, name)
-}
-
-// pending is how many temp files are recorded.
-func (t *Temps) pending() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.names)
 }
 
 // RemoveAll removes every recorded temp file and makes later ones fail.
@@ -99,11 +93,8 @@ func (t *Temps) RemoveOnSignal(fsys FS, exit func(code int)) (stop func()) {
 		case <-quit:
 		}
 	}()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			signal.Stop(ch)
-			close(quit)
-		})
-	}
+	return sync.OnceFunc(func() {
+		signal.Stop(ch)
+		close(quit)
+	})
 }

@@ -180,3 +180,10 @@ func TestFinishedBackupCopyIsNotRemoved(t *testing.T) {
 		t.Errorf("backup: %q, %v", got, err)
 	}
 }
+
+// pending is how many temp files are recorded.
+func (t *Temps) pending() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.names)
+}

@@ -28,23 +28,16 @@ func Move(fsys FS, from, to string) error {
 			return err
 		}
 	}
-	if err := fsys.SyncDir(filepath.Dir(to)); err != nil {
-		return &Error{Code: SyncFailed, Path: filepath.Dir(to), Err: err}
+	if err := syncParent(fsys, to); err != nil {
+		return err
 	}
-	if err := fsys.Remove(from); err != nil {
-		return &Error{Code: RenameFailed, Path: from, Err: err}
-	}
-	if err := fsys.SyncDir(filepath.Dir(from)); err != nil {
-		return &Error{Code: SyncFailed, Path: filepath.Dir(from), Err: err}
-	}
-	return nil
+	return Delete(fsys, from)
 }
 
-// halfMoved checks that the name to, which exists, is the move half done:
-// another name of the file at from, or a copy of its bytes. It is refused
-// when it holds other bytes, and when it is the very name from is (the
-// same path through a link, or a spelling a case-blind file system takes
-// for it): removing from would remove the only name.
+// halfMoved checks that the existing to is the move half done: another
+// name of from's file, or a copy of its bytes. Other bytes are refused, and
+// so is from's very name (through a link, or as a case-blind file system
+// spells it): removing from would remove the only name.
 func halfMoved(fsys FS, from, to string) error {
 	fi, err := fsys.Lstat(from)
 	if err != nil {
@@ -136,8 +129,7 @@ func MkdirAll(fsys FS, dir string, perm fs.FileMode) error {
 	return nil
 }
 
-// mkdir makes dir and fsyncs its parent; a directory already there is no
-// error.
+// mkdir makes dir and fsyncs its parent; a directory already there is fine.
 func mkdir(fsys FS, dir string, perm fs.FileMode) error {
 	err := fsys.Mkdir(dir, perm)
 	switch {
@@ -151,10 +143,7 @@ func mkdir(fsys FS, dir string, perm fs.FileMode) error {
 	case err != nil:
 		return &Error{Code: CreateFailed, Path: dir, Err: err}
 	}
-	if err := fsys.SyncDir(filepath.Dir(dir)); err != nil {
-		return &Error{Code: SyncFailed, Path: filepath.Dir(dir), Err: err}
-	}
-	return nil
+	return syncParent(fsys, dir)
 }
 
 // isDir reports whether name is a directory or a symbolic link to one.
@@ -175,6 +164,11 @@ func Delete(fsys FS, name string) error {
 	if err := fsys.Remove(name); err != nil {
 		return &Error{Code: RenameFailed, Path: name, Err: err}
 	}
+	return syncParent(fsys, name)
+}
+
+// syncParent fsyncs the directory of name.
+func syncParent(fsys FS, name string) error {
 	if err := fsys.SyncDir(filepath.Dir(name)); err != nil {
 		return &Error{Code: SyncFailed, Path: filepath.Dir(name), Err: err}
 	}

@@ -3,8 +3,6 @@ package safefile
 import (
 	"bytes"
 	"cmp"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash"
@@ -36,8 +34,7 @@ type RewriteOptions struct {
 	// produced in a spool (memory, past 4 MiB an unlinked temporary file of
 	// the system's) and verified.
 	DryRun bool
-	// Diff (with DryRun) fills Outcome.Diff with a unified diff, and
-	// Outcome.Generated with the new generation.
+	// Diff (with DryRun) fills Outcome.Diff with a unified diff.
 	Diff bool
 	// FollowSymlinks rewrites the file a symbolic link points to (temp
 	// file and backup beside the target) instead of refusing.
@@ -58,14 +55,15 @@ type RewriteOptions struct {
 // file to finish.
 const DefaultLockWait = 30 * time.Second
 
-// Outcome is what a Rewrite did.
+// Outcome is what a Rewrite or an Append did.
 type Outcome struct {
 	Path         string // the file rewritten (the target, when a symlink was followed)
-	Changed      bool   // the new generation differs from the original
-	Written      bool   // the new generation replaced the original
+	Changed      bool   // the new generation differs from the original (Rewrite)
+	Written      bool   // the new generation replaced the original (Append: the lines are in it, fsynced)
+	Size         int64  // Append: the original's size: its bytes stay a prefix of the file
+	Appended     []byte // Append: the bytes appended (a dry run: that would be)
 	Backup       string // the backup beside the file ("" = none)
 	BackupReused bool   // the backup was left by an earlier run and is identical
-	Generated    []byte // dry run with Diff: the would-be bytes (when Changed)
 	Diff         string // dry run with Diff: unified diff of the change
 	ReadOnly     bool   // the original had no write permission (it is replaced anyway, as the directory allows)
 	// Carried is how many bytes another program (pi) appended to the old
@@ -146,7 +144,11 @@ func (r *rewrite) run(path string, generate Generator) (Outcome, error) {
 		return Outcome{}, err
 	}
 	defer f.Close()
-	defer r.unlock()
+	defer func() {
+		if r.held != nil { // the temp file's lock (the original's goes with f)
+			r.held.Close()
+		}
+	}()
 	if r.opts.DryRun {
 		return r.dryRun(f, generate)
 	}
@@ -176,8 +178,8 @@ func (r *rewrite) run(path string, generate Generator) (Outcome, error) {
 	return out, err
 }
 
-// open settles which file is rewritten (resolve), opens it, takes its
-// lock (not in a dry run) and records its identity. The caller closes it.
+// open resolves, opens, locks (not in a dry run) and identifies the
+// original. The caller closes it.
 func (r *rewrite) open(path string) (File, error) {
 	var err error
 	if r.path, err = Resolve(r.fsys, path, r.opts.FollowSymlinks); err != nil {
@@ -208,10 +210,7 @@ var ErrReplacedWhileWaiting = errors.New("another process replaced the file whil
 // lock takes the exclusive advisory lock on the opened original, waiting
 // up to LockWait for another holder (another pisess run) to finish.
 func (r *rewrite) lock(f File) error {
-	wait := r.opts.LockWait
-	if wait <= 0 {
-		wait = DefaultLockWait
-	}
+	wait := cmp.Or(r.opts.LockWait, DefaultLockWait)
 	deadline := time.Now().Add(wait)
 	for pause := time.Millisecond; ; pause = min(2*pause, 100*time.Millisecond) {
 		if err := r.fsys.Lock(f); !errors.Is(err, ErrLocked) {
@@ -225,18 +224,8 @@ func (r *rewrite) lock(f File) error {
 	}
 }
 
-// unlock releases the lock on the temp file (the original's is released
-// when it is closed).
-func (r *rewrite) unlock() {
-	if r.held != nil {
-		r.held.Close()
-		r.held = nil
-	}
-}
-
 // Resolve applies the symlink policy of Rewrite and Append and returns
-// the file they would rewrite (with an error about it, the file it is
-// about when known).
+// the file they would rewrite (with an error, the file it names if known).
 func Resolve(fsys FS, path string, follow bool) (string, error) {
 	info, err := fsys.Lstat(path)
 	if err != nil {
@@ -259,8 +248,7 @@ func Resolve(fsys FS, path string, follow bool) (string, error) {
 	return path, nil
 }
 
-// identify records the opened original's identity and checks it is the
-// file resolve looked at.
+// identify records the opened original's identity: the file Resolve saw.
 func (r *rewrite) identify(f File) error {
 	info, err := f.Stat()
 	if err != nil {
@@ -277,12 +265,11 @@ func (r *rewrite) identify(f File) error {
 	return nil
 }
 
-// dryRun produces the new generation in a spool and reports what a real
-// run would do, writing nothing beside the file.
+// dryRun reports what a real run would do, writing nothing beside the file.
 func (r *rewrite) dryRun(f File, generate Generator) (Outcome, error) {
 	var sp Spool
 	defer sp.Close()
-	changed, err := r.produce(f, &sp, generate)
+	changed, err := r.produce(f, &sp, WriteFailed, generate)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -301,14 +288,15 @@ func (r *rewrite) dryRun(f File, generate Generator) (Outcome, error) {
 		return out, err
 	}
 	if r.opts.Diff {
-		if out.Generated, err = sp.Bytes(); err != nil {
+		generated, err := sp.Bytes()
+		if err != nil {
 			return out, &Error{Code: ReadFailed, Err: err}
 		}
 		old, err := r.readAll(f)
 		if err != nil {
 			return out, err
 		}
-		out.Diff = Diff(r.path, old, out.Generated)
+		out.Diff = Diff(r.path, old, generated)
 	}
 	return out, nil
 }
@@ -330,12 +318,11 @@ func (r *rewrite) readAll(f File) ([]byte, error) {
 	return old, nil
 }
 
-// produce runs the generator on a snapshot of the original f, writing to
-// w, telling read, write and generator failures apart, and completes the
-// snapshot. It reports whether the new generation differs from the
-// original.
-func (r *rewrite) produce(f File, w io.Writer, generate Generator) (bool, error) {
-	snap, tw := newSnapshot(f, r.newHash()), &trackingWriter{w: w, h: r.newHash()}
+// produce runs the generator on a snapshot of f writing to w, telling read,
+// write and generator failures (code, unless an *Error) apart, completes
+// the snapshot and reports whether the new generation differs.
+func (r *rewrite) produce(f File, w io.Writer, code Code, generate Generator) (bool, error) {
+	snap, tw := &snapshot{f: f, h: r.newHash()}, &trackingWriter{w: w, h: r.newHash()}
 	err := generate(snap, tw)
 	switch {
 	case err == nil:
@@ -345,7 +332,7 @@ func (r *rewrite) produce(f File, w io.Writer, generate Generator) (bool, error)
 	case tw.err != nil:
 		err = &Error{Code: WriteFailed, Err: tw.err}
 	default:
-		err = typed(err, WriteFailed)
+		err = typed(err, code)
 	}
 	return err == nil && (tw.n != r.size || !bytes.Equal(tw.h.Sum(nil), r.sum)), err
 }
@@ -367,16 +354,15 @@ func (r *rewrite) finishRead(snap *snapshot) error {
 	return nil
 }
 
-// writeTemp writes the new generation to a fresh temp file, fsyncs it and
-// gives it the original's mode, owner, extended attributes and times. It
-// reports whether the new generation differs from the original; when it
-// does not, the temp file is already gone.
+// writeTemp writes the new generation to a fresh temp file, seals and
+// adopts it, and reports whether it differs from the original (when it
+// does not, the temp file is already gone).
 func (r *rewrite) writeTemp(orig File, generate Generator) (bool, error) {
 	tf, err := r.createTemp()
 	if err != nil {
 		return false, err
 	}
-	changed, err := r.produce(orig, tf, generate)
+	changed, err := r.produce(orig, tf, WriteFailed, generate)
 	if changed {
 		err = r.seal(orig, tf, "the new file", "")
 	}
@@ -432,8 +418,7 @@ func (r *rewrite) adopt(name, what, errPath string) error {
 // name the directory can hold.
 const TempPrefix = ".pisess-tmp-"
 
-// createTemp creates the temp file of the new generation (newTemp) and
-// records it as this run's.
+// createTemp creates the new generation's temp file, this run's.
 func (r *rewrite) createTemp() (File, error) {
 	name, f, held, err := r.newTemp()
 	if err != nil {
@@ -447,35 +432,22 @@ func (r *rewrite) createTemp() (File, error) {
 	return f, nil
 }
 
-// newTemp creates `.pisess-tmp-<12 hex>` beside the original, exclusively,
-// with the original's permission bits, registered for Ctrl-C clean-up, and
-// locks it through a second descriptor (held, nil where locking failed)
-// for as long as the run uses it, so `repair --clean-temps` never takes it
-// for a killed run's leftover.
+// newTemp creates `.pisess-tmp-<12 hex>` beside the original with its
+// permission bits (createUnique), locked through a second descriptor (held,
+// nil where locking failed) so `repair --clean-temps` leaves it alone.
 func (r *rewrite) newTemp() (name string, f, held File, err error) {
-	dir := filepath.Dir(r.path)
-	for attempt := 0; attempt < 8; attempt++ {
-		name = filepath.Join(dir, TempPrefix+randomHex(6))
-		if f, err = r.fsys.CreateExcl(name, r.info.Mode().Perm()); err == nil {
-			if err := r.opts.Temps.add(r.fsys, name); err != nil {
-				f.Close()
-				r.fsys.Remove(name)
-				return "", nil, nil, err
-			}
-			if lf, err := r.fsys.Open(name); err == nil {
-				if r.fsys.Lock(lf) == nil {
-					held = lf
-				} else {
-					lf.Close()
-				}
-			}
-			return name, f, held, nil
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			break
+	name, f, err = createUnique(r.fsys, r.opts.Temps, filepath.Dir(r.path), TempPrefix, "", r.info.Mode().Perm())
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if lf, err := r.fsys.Open(name); err == nil {
+		if r.fsys.Lock(lf) == nil {
+			held = lf
+		} else {
+			lf.Close()
 		}
 	}
-	return "", nil, nil, err
+	return name, f, held, nil
 }
 
 // verifyTemp verifies the new generation as it is on disk.
@@ -524,8 +496,7 @@ func (r *rewrite) makeBackup() (path string, reused bool, err error) {
 	return path, reused, err
 }
 
-// backupWouldWork tells a dry run whether making the backup, if asked,
-// would refuse.
+// backupWouldWork tells a dry run whether the backup would be refused.
 func (r *rewrite) backupWouldWork() error {
 	if r.opts.BackupSuffix == "" {
 		return nil
@@ -538,8 +509,7 @@ func (r *rewrite) backupWouldWork() error {
 }
 
 // reuseBackup accepts an existing backup only when it is a regular file
-// byte-identical to the original as read (left by an earlier run that was
-// killed after making it).
+// byte-identical to the original as read (a killed earlier run's).
 func (r *rewrite) reuseBackup(path string) error {
 	refuse := func(why string) error {
 		return &Error{Code: BackupExists, Path: path, Err: fmt.Errorf("a different file is in the way of the backup (%s): move it away and run again", why)}
@@ -564,13 +534,11 @@ func (r *rewrite) reuseBackup(path string) error {
 	return nil
 }
 
-// copyBackup makes the backup as a copy when a hard link is impossible.
-// The original is copied into a temp file of the protocol's own (checked
-// against the hash of what was read, sealed, given the original's mode,
-// owner and times), and only the complete copy takes the backup's name:
-// a run killed while copying leaves a temp file, which a later run's
-// `repair --clean-temps` removes, never a partial backup in the way of the
-// next run.
+// copyBackup makes the backup as a copy when a hard link is impossible:
+// into a temp file (checked against the hash of what was read, sealed and
+// adopted), and only the complete copy takes the backup's name, so a run
+// killed while copying leaves a temp file (`repair --clean-temps`), never
+// a partial backup in the way of the next run.
 func (r *rewrite) copyBackup(path string) (reused bool, err error) {
 	if _, err := r.fsys.Lstat(path); err == nil {
 		return true, r.reuseBackup(path)
@@ -630,8 +598,7 @@ func (r *rewrite) placeBackup(temp, path string, copied fs.FileInfo) (reused boo
 	return false, nil
 }
 
-// ownBackup records the hard link this run just made as its own: the
-// file it names must be the original as opened.
+// ownBackup records the hard link this run made: the original as opened.
 func (r *rewrite) ownBackup(path string) error {
 	info, err := r.fsys.Lstat(path)
 	if err != nil {
@@ -666,9 +633,8 @@ func (r *rewrite) copyOriginal(bf File, path string) error {
 	return r.seal(src, bf, "the backup", path)
 }
 
-// recheck refuses when the original is no longer exactly what was read:
-// another file, another size or mtime, or other bytes (pi may have
-// appended to it meanwhile).
+// recheck refuses when the original is no longer the file, size, mtime
+// and bytes that were read (pi may have appended to it meanwhile).
 func (r *rewrite) recheck() error {
 	changed := func(why string) error {
 		return &Error{Code: ChangedDuringRewrite, Err: fmt.Errorf("the file changed while it was being rewritten (%s): left untouched; run again when the session is idle", why)}
@@ -708,8 +674,7 @@ func (r *rewrite) hashFile(path string) ([]byte, error) {
 	return h.Sum(nil), err
 }
 
-// cleanup removes what this run created and is still its own, adding any
-// failure to do so to err.
+// cleanup removes what this run created and still owns, adding failures to err.
 func (r *rewrite) cleanup(err error) error {
 	var problems []error
 	if r.temp != "" {
@@ -739,10 +704,9 @@ func (r *rewrite) cleanup(err error) error {
 	return errors.Join(append([]error{err}, problems...)...)
 }
 
-// keepBackup says why the backup this run created must stay ("" when it
-// may go): it is no longer the file this run made, or the original is no
-// longer at its name, so the backup may be the only copy of the old
-// generation, one another run has already reported as its own.
+// keepBackup says why this run's backup must stay ("" when it may go): it
+// is another file now, or the original left its name, so it may be the
+// only copy of the old generation, one another run reported as its own.
 func (r *rewrite) keepBackup() string {
 	cur, err := r.fsys.Lstat(r.backup)
 	switch {
@@ -758,9 +722,8 @@ func (r *rewrite) keepBackup() string {
 	return ""
 }
 
-// snapshot reads the original for the generator and hashes each byte the
-// first time it is read in order from the start, so the hash covers what
-// the new generation was made from.
+// snapshot reads the original for the generator, hashing each byte the
+// first time it is read in order: what the new generation was made from.
 type snapshot struct {
 	f           File
 	pos, hashed int64
@@ -768,8 +731,6 @@ type snapshot struct {
 	h           hash.Hash
 	err         error // first read or seek error
 }
-
-func newSnapshot(f File, h hash.Hash) *snapshot { return &snapshot{f: f, h: h} }
 
 func (s *snapshot) Read(p []byte) (int, error) {
 	n, err := s.f.Read(p)
@@ -814,15 +775,12 @@ func (s *snapshot) Seek(offset int64, whence int) (int64, error) {
 }
 
 // newHash returns the hash by which the protocol tells whether the
-// original changed: maphash (64 bits) with a seed of this run's, never
-// shown or kept. Nothing reports it, so it need not be a digest others
-// can check, only one the program changing the file cannot aim at: the
-// seed is random and stays in this process, so a change that goes
-// unnoticed is a 2^-64 accident, beside the checks of identity, size and
-// mtime. It hashes at several GB/s where sha256 (with the SHA extensions)
-// manages about 1.5: on a 1 GiB session the two passes of sha256 were half
-// of slim --rewrite --backup's CPU time (docs/performance.md, "The rewrite
-// protocol on a huge file").
+// original changed: maphash (64 bits) with this run's random seed, never
+// shown or kept, so no one can aim a change at it (one unnoticed is a
+// 2^-64 accident, beside the checks of identity, size and mtime). It
+// hashes at several GB/s where sha256 manages about 1.5, half of slim
+// --rewrite --backup's CPU time on a 1 GiB session (docs/performance.md,
+// "The rewrite protocol on a huge file").
 func (r *rewrite) newHash() hash.Hash {
 	if r.seed == (maphash.Seed{}) {
 		r.seed = maphash.MakeSeed()
@@ -832,9 +790,8 @@ func (r *rewrite) newHash() hash.Hash {
 	return h
 }
 
-// trackingWriter remembers the first write error, to tell it from a read
-// error after io.Copy or a generator; it counts the bytes written and, with
-// h, hashes them.
+// trackingWriter counts (and, with h, hashes) the bytes written and keeps
+// the first write error, to tell it from a read error.
 type trackingWriter struct {
 	w   io.Writer
 	h   hash.Hash // nil: not hashed
@@ -852,10 +809,4 @@ func (t *trackingWriter) Write(p []byte) (int, error) {
 		t.err = err
 	}
 	return n, err
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
-	return hex.EncodeToString(b)
 }

@@ -513,7 +513,7 @@ func TestRewriteDryRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !out.Changed || out.Written || !bytes.Equal(out.Generated, expectedV1(t)) || !verified {
+	if !out.Changed || out.Written || out.Diff != Diff(path, []byte(sampleV1), expectedV1(t)) || !verified {
 		t.Errorf("outcome %+v, verified %v", out, verified)
 	}
 	if !strings.Contains(out.Diff, "+++ "+path) || !strings.Contains(out.Diff, "\n-"+sampleV1[:strings.Index(sampleV1, "\n")+1]) ||

@@ -14,7 +14,6 @@ import (
 // and recorded in Temps meanwhile so that Ctrl-C removes it too.
 type ScratchFile struct {
 	*os.File
-	fsys  FS
 	temps *Temps
 	named bool // still under its name
 }
@@ -26,10 +25,10 @@ type ScratchFile struct {
 // sharing deletion (so Unlink works on Windows too) and never through a
 // symbolic link.
 func Scratch(temps *Temps, pattern string) (*ScratchFile, error) {
-	return scratchIn(OS(), os.TempDir(), temps, pattern)
+	return scratchIn(os.TempDir(), temps, pattern)
 }
 
-func scratchIn(fsys FS, dir string, temps *Temps, pattern string) (*ScratchFile, error) {
+func scratchIn(dir string, temps *Temps, pattern string) (*ScratchFile, error) {
 	if strings.ContainsRune(pattern, filepath.Separator) || strings.ContainsRune(pattern, '/') {
 		return nil, &Error{Code: CreateFailed, Path: pattern, Err: errors.New("a scratch file's pattern names no directory")}
 	}
@@ -37,28 +36,11 @@ func scratchIn(fsys FS, dir string, temps *Temps, pattern string) (*ScratchFile,
 	if i := strings.LastIndexByte(pattern, '*'); i >= 0 {
 		prefix, suffix = pattern[:i], pattern[i+1:]
 	}
-	var err error
-	for attempt := 0; attempt < 8; attempt++ {
-		name := filepath.Join(dir, prefix+randomHex(6)+suffix)
-		var f File
-		if f, err = fsys.CreateExcl(name, 0o600); err == nil {
-			osf, ok := f.(*os.File)
-			if !ok {
-				f.Close()
-				fsys.Remove(name)
-				return nil, &Error{Code: CreateFailed, Path: name, Err: errors.New("not a file of the operating system")}
-			}
-			if err := temps.add(fsys, name); err != nil { // interrupted: add removed it
-				f.Close()
-				return nil, &Error{Code: CreateFailed, Path: name, Err: err}
-			}
-			return &ScratchFile{File: osf, fsys: fsys, temps: temps, named: true}, nil
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			break
-		}
+	_, f, err := createUnique(OS(), temps, dir, prefix, suffix, 0o600)
+	if err != nil {
+		return nil, &Error{Code: CreateFailed, Path: filepath.Join(dir, pattern), Err: err}
 	}
-	return nil, &Error{Code: CreateFailed, Path: filepath.Join(dir, pattern), Err: err}
+	return &ScratchFile{File: f.(*os.File), temps: temps, named: true}, nil // OS() opens an *os.File
 }
 
 // Unlink removes the file's name at once, for a caller that only needs
@@ -66,7 +48,7 @@ func scratchIn(fsys FS, dir string, temps *Temps, pattern string) (*ScratchFile,
 // even SIGKILL. Where the name cannot be removed while the file is open,
 // it stays until Close.
 func (s *ScratchFile) Unlink() {
-	if s.named && s.fsys.Remove(s.Name()) == nil {
+	if s.named && os.Remove(s.Name()) == nil {
 		s.named = false
 		s.temps.done(s.Name())
 	}
@@ -76,7 +58,7 @@ func (s *ScratchFile) Unlink() {
 func (s *ScratchFile) Close() error {
 	err := s.File.Close()
 	if s.named {
-		if rerr := s.fsys.Remove(s.Name()); rerr == nil || errors.Is(rerr, fs.ErrNotExist) {
+		if rerr := os.Remove(s.Name()); rerr == nil || errors.Is(rerr, fs.ErrNotExist) {
 			s.named = false
 		} else if err == nil {
 			err = rerr

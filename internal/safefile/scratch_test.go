@@ -16,7 +16,7 @@ import (
 func TestScratch(t *testing.T) {
 	dir := t.TempDir()
 	temps := &Temps{}
-	f, err := scratchIn(OS(), dir, temps, "pisess-test-*.jsonl")
+	f, err := scratchIn(dir, temps, "pisess-test-*.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestScratch(t *testing.T) {
 func TestScratchUnlink(t *testing.T) {
 	dir := t.TempDir()
 	temps := &Temps{}
-	f, err := scratchIn(OS(), dir, temps, "pisess-test-*")
+	f, err := scratchIn(dir, temps, "pisess-test-*")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestScratchUnlink(t *testing.T) {
 func TestScratchInterrupted(t *testing.T) {
 	dir := t.TempDir()
 	temps := &Temps{}
-	f, err := scratchIn(OS(), dir, temps, "pisess-test-*")
+	f, err := scratchIn(dir, temps, "pisess-test-*")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestScratchInterrupted(t *testing.T) {
 	if names := testfs.Names(t, dir); len(names) != 0 {
 		t.Errorf("after the signal: %v", names)
 	}
-	if _, err := scratchIn(OS(), dir, temps, "pisess-test-*"); !errors.Is(err, errStopped) {
+	if _, err := scratchIn(dir, temps, "pisess-test-*"); !errors.Is(err, errStopped) {
 		t.Errorf("after the signal: %v, want it refused", err)
 	}
 	if names := testfs.Names(t, dir); len(names) != 0 {
@@ -100,7 +100,7 @@ func TestScratchInterrupted(t *testing.T) {
 // TestScratchPatternNamesNoDirectory: a pattern is a name, never a path.
 func TestScratchPatternNamesNoDirectory(t *testing.T) {
 	for _, pattern := range []string{"../x-*", "sub/x-*", string(filepath.Separator) + "x"} {
-		if f, err := scratchIn(OS(), t.TempDir(), nil, pattern); err == nil {
+		if f, err := scratchIn(t.TempDir(), nil, pattern); err == nil {
 			f.Close()
 			t.Errorf("%q: made %s", pattern, f.Name())
 		}

@@ -42,8 +42,7 @@ func (s *Spool) Write(p []byte) (int, error) {
 	return s.mem.Write(p)
 }
 
-// moveToFile moves what the spool holds to a temporary file, if one can be
-// made.
+// moveToFile moves what the spool holds to a temporary file, if it can.
 func (s *Spool) moveToFile() {
 	f, err := Scratch(nil, "pisess-spool-*")
 	if err != nil {

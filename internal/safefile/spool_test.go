@@ -66,7 +66,7 @@ func TestSpoolFileFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp := Spool{file: &ScratchFile{File: readOnly, fsys: OS()}, filed: 5}
+	sp := Spool{file: &ScratchFile{File: readOnly}, filed: 5}
 	defer sp.Close()
 	if n, err := sp.Write([]byte("tail")); n != 4 || err != nil {
 		t.Fatalf("Write = %d, %v", n, err)

@@ -1,6 +1,8 @@
 package safefile
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -93,10 +95,30 @@ func cleanTemp(fsys FS, path string, now time.Time, dryRun bool) (bool, string) 
 	return true, ""
 }
 
-// Add records a temp file a command creates outside Rewrite (fork's new
-// file while it is written), so that RemoveAll removes it; after RemoveAll
-// it removes the file at once and refuses it. A nil Temps records nothing.
-func (t *Temps) Add(fsys FS, name string) error { return t.add(fsys, name) }
+// createUnique creates dir/<prefix><12 hex><suffix> (createRecorded;
+// another name on a clash).
+func createUnique(fsys FS, temps *Temps, dir, prefix, suffix string, perm fs.FileMode) (string, File, error) {
+	random := make([]byte, 6)
+	for attempt := 1; ; attempt++ {
+		_, _ = rand.Read(random) // crypto/rand.Read never fails (Go 1.24+)
+		name := filepath.Join(dir, prefix+hex.EncodeToString(random)+suffix)
+		f, err := createRecorded(fsys, temps, name, perm)
+		if err == nil || !errors.Is(err, fs.ErrExist) || attempt == 8 {
+			return name, f, err
+		}
+	}
+}
 
-// Done forgets a file recorded by Add once it is removed, or complete.
-func (t *Temps) Done(name string) { t.done(name) }
+// createRecorded creates name exclusively with perm and records it in
+// temps; after RemoveAll the file is removed at once and refused.
+func createRecorded(fsys FS, temps *Temps, name string, perm fs.FileMode) (File, error) {
+	f, err := fsys.CreateExcl(name, perm)
+	if err != nil {
+		return nil, err
+	}
+	if err := temps.add(fsys, name); err != nil { // add removed it
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}

@@ -101,8 +101,8 @@ func TestCleanTemps(t *testing.T) {
 	}
 }
 
-// TestTempsAddDone: a file recorded with Add is removed by RemoveAll
-// unless Done forgot it first; one added after RemoveAll is removed at
+// TestTempsAddDone: a file recorded with add is removed by RemoveAll
+// unless done forgot it first; one added after RemoveAll is removed at
 // once and refused.
 func TestTempsAddDone(t *testing.T) {
 	dir := t.TempDir()
@@ -115,10 +115,10 @@ func TestTempsAddDone(t *testing.T) {
 	}
 	var temps Temps
 	partial, complete := mk("partial"), mk("complete")
-	if err := errors.Join(temps.Add(OS(), partial), temps.Add(OS(), complete)); err != nil {
+	if err := errors.Join(temps.add(OS(), partial), temps.add(OS(), complete)); err != nil {
 		t.Fatal(err)
 	}
-	temps.Done(complete)
+	temps.done(complete)
 	temps.RemoveAll(OS())
 	if _, err := os.Lstat(partial); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the partial file is left (lstat: %v)", err)
@@ -127,15 +127,15 @@ func TestTempsAddDone(t *testing.T) {
 		t.Errorf("the complete file was removed: %v", err)
 	}
 	late := mk("late")
-	if err := temps.Add(OS(), late); err == nil {
+	if err := temps.add(OS(), late); err == nil {
 		t.Error("a file added after RemoveAll was accepted")
 	}
 	if _, err := os.Lstat(late); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the late file is left (lstat: %v)", err)
 	}
 	var none *Temps
-	if err := none.Add(OS(), complete); err != nil {
+	if err := none.add(OS(), complete); err != nil {
 		t.Errorf("a nil Temps: %v", err)
 	}
-	none.Done(complete)
+	none.done(complete)
 }

@@ -2,7 +2,7 @@
 // project's sessions to the project's new path (Move) and prunes old ones
 // (Prune). Both read only the headers of the sessions, hold a lock on the
 // directory while they work, and change files through the safe rewrite
-// protocol of internal/migrate, so that a run stopped half-way leaves
+// protocol of internal/safefile, so that a run stopped half-way leaves
 // every session whole and can be run again to finish.
 package sessdir
 
@@ -58,12 +58,31 @@ const (
 // List reads the headers of the sessions under root, in pi's two layouts:
 // root/*.jsonl (a sessionDir of pi's settings) and root/*/*.jsonl (pi's
 // default, a directory per project). Symbolic links below root are not
-// followed (skipped names them). A file whose first line is not a session
-// header is left out (skipped says why), as pi's listing leaves it out.
-func List(fsys safefile.FS, root string) (found []Session, skipped []error, err error) {
+// followed. A file whose first line is not a session header is left out,
+// as pi's listing leaves it out. skipped, when not nil, is told of each
+// file passed over (a link, a file that could not be read or is no
+// session) and why.
+func List(fsys safefile.FS, root string, skipped func(error)) ([]Session, error) {
 	top, err := fsys.ReadDir(root)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
+	}
+	if skipped == nil {
+		skipped = func(error) {}
+	}
+	var found []Session
+	add := func(path string, d fs.DirEntry) {
+		switch {
+		case !strings.HasSuffix(path, ".jsonl"):
+		case d.Type()&fs.ModeSymlink != 0:
+			skipped(fmt.Errorf("%s: a symbolic link, not followed", path))
+		case d.Type().IsRegular():
+			if s, err := ReadSession(fsys, path); err != nil {
+				skipped(err)
+			} else {
+				found = append(found, s)
+			}
+		}
 	}
 	for _, d := range top {
 		name := filepath.Join(root, d.Name())
@@ -71,37 +90,20 @@ func List(fsys safefile.FS, root string) (found []Session, skipped []error, err 
 		case d.Type().IsDir():
 			sub, err := fsys.ReadDir(name)
 			if err != nil {
-				skipped = append(skipped, err)
+				skipped(err)
 				continue
 			}
 			for _, f := range sub {
-				found, skipped = add(fsys, filepath.Join(name, f.Name()), f, found, skipped)
+				add(filepath.Join(name, f.Name()), f)
 			}
 		case d.Type()&fs.ModeSymlink != 0 && !strings.HasSuffix(name, ".jsonl"): // pi's listing follows a linked project directory
-			skipped = append(skipped, fmt.Errorf("%s: a symbolic link, not followed", name))
+			skipped(fmt.Errorf("%s: a symbolic link, not followed", name))
 		default:
-			found, skipped = add(fsys, name, d, found, skipped)
+			add(name, d)
 		}
 	}
 	slices.SortFunc(found, func(a, b Session) int { return strings.Compare(a.Path, b.Path) })
-	return found, skipped, nil
-}
-
-func add(fsys safefile.FS, path string, d fs.DirEntry, found []Session, skipped []error) ([]Session, []error) {
-	if !strings.HasSuffix(path, ".jsonl") {
-		return found, skipped
-	}
-	if d.Type()&fs.ModeSymlink != 0 {
-		return found, append(skipped, fmt.Errorf("%s: a symbolic link, not followed", path))
-	}
-	if !d.Type().IsRegular() {
-		return found, skipped
-	}
-	s, err := ReadSession(fsys, path)
-	if err != nil {
-		return found, append(skipped, err)
-	}
-	return append(found, s), skipped
+	return found, nil
 }
 
 // ReadSession reads the header of the session file at path.
@@ -162,28 +164,20 @@ func firstLine(r *bufio.Reader) (line []byte, end string, err error) {
 	}
 }
 
-// lockedList takes root's lock (see lock) and lists its sessions (List),
-// telling skipped, when it is not nil, of each file List passed over. On
-// success the caller releases the lock with unlock.
+// lockedList takes root's lock and lists its sessions (List); on success
+// the caller releases the lock with unlock.
 func lockedList(fsys safefile.FS, root string, skipped func(error)) (all []Session, unlock func(), err error) {
 	if unlock, err = lock(fsys, root); err != nil {
 		return nil, nil, err
 	}
-	all, passed, err := List(fsys, root)
-	if err != nil {
+	if all, err = List(fsys, root, skipped); err != nil {
 		unlock()
 		return nil, nil, err
-	}
-	if skipped != nil {
-		for _, e := range passed {
-			skipped(e)
-		}
 	}
 	return all, unlock, nil
 }
 
-// lock takes the directory's lock for one move or prune at a time; the
-// returned function releases it.
+// lock takes the directory's lock (one move or prune at a time).
 func lock(fsys safefile.FS, root string) (func(), error) {
 	real, err := fsys.EvalSymlinks(root)
 	if err != nil {

@@ -81,15 +81,11 @@ func Move(fsys safefile.FS, opts MoveOptions, report func(Change)) error {
 			return err
 		}
 	}
-	for _, j := range jobs { // references first, then the moves
-		if j.cwd == "" {
-			if err := moveOne(fsys, opts, j, report); err != nil {
-				return err
+	for _, moves := range []bool{false, true} { // references first, then the moves
+		for _, j := range jobs {
+			if (j.cwd != "") != moves {
+				continue
 			}
-		}
-	}
-	for _, j := range jobs {
-		if j.cwd != "" {
 			if err := moveOne(fsys, opts, j, report); err != nil {
 				return err
 			}
@@ -122,10 +118,8 @@ func planMove(fsys safefile.FS, opts MoveOptions, all []Session) ([]*job, error)
 			}
 			if other.Path == other.dest { // other is the new name: this one is the old
 				*other = *j
-				other.linked = true
-			} else {
-				other.linked = true
 			}
+			other.linked = true
 			continue
 		}
 		byDest[j.dest] = j
@@ -143,9 +137,7 @@ func planMove(fsys safefile.FS, opts MoveOptions, all []Session) ([]*job, error)
 }
 
 // sameSession reports whether a and b, bound for one name, are one
-// session: the same file (a run stopped after the link) or the same bytes
-// (a copy under the new name), which checkTarget takes as the job half
-// done.
+// session: the same file or the same bytes (the job half done).
 func sameSession(fsys safefile.FS, a, b Session) (bool, error) {
 	if os.SameFile(a.Info, b.Info) {
 		return true, nil
@@ -156,32 +148,31 @@ func sameSession(fsys safefile.FS, a, b Session) (bool, error) {
 	return safefile.SameBytes(fsys, a.Path, b.Path)
 }
 
-// checkTarget refuses a target name that holds another file with other
-// bytes; the same file (a run stopped after the link) or the same bytes
-// is the job half done.
-func checkTarget(fsys safefile.FS, j *job) error {
-	if j.dest == j.Path || j.linked {
-		return nil
-	}
-	info, err := fsys.Lstat(j.dest)
+// occupied reports whether to holds s already, the same file or bytes (the
+// move half done); other bytes are refused (TargetExists, ending in fix).
+func occupied(fsys safefile.FS, s Session, to, fix string) (bool, error) {
+	info, err := fsys.Lstat(to)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil
+		return false, nil
 	case err != nil:
-		return err
-	case os.SameFile(info, j.Info):
-		j.linked = true
-		return nil
+		return false, err
+	case os.SameFile(info, s.Info):
+		return true, nil
 	}
-	same, err := safefile.SameBytes(fsys, j.Path, j.dest)
-	if err != nil {
-		return err
+	same, err := safefile.SameBytes(fsys, s.Path, to)
+	if err == nil && !same {
+		err = refusef(TargetExists, "%s would go to %s, which holds another file: %s", s.Path, to, fix)
 	}
-	if !same {
-		return refusef(TargetExists, "%s would go to %s, which holds another file: move it away first", j.Path, j.dest)
+	return same, err
+}
+
+// checkTarget refuses a target name that holds other bytes (occupied).
+func checkTarget(fsys safefile.FS, j *job) (err error) {
+	if j.dest != j.Path && !j.linked {
+		j.linked, err = occupied(fsys, j.Session, j.dest, "move it away first")
 	}
-	j.linked = true
-	return nil
+	return err
 }
 
 // A rename is where a session file goes: its directory's old and new
@@ -262,14 +253,8 @@ func newName(ref string, renames []rename) string {
 	}
 	info, err := os.Stat(ref)
 	for _, r := range renames {
-		var same bool
-		switch {
-		case r.info != nil:
-			same = err == nil && os.SameFile(info, r.info)
-		default:
-			same = errors.Is(err, fs.ErrNotExist) && filepath.Base(ref) == r.name && filepath.Base(filepath.Dir(ref)) == r.oldDir
-		}
-		if same {
+		if r.info != nil && err == nil && os.SameFile(info, r.info) ||
+			r.info == nil && errors.Is(err, fs.ErrNotExist) && filepath.Base(ref) == r.name && filepath.Base(filepath.Dir(ref)) == r.oldDir {
 			return filepath.Join(filepath.Dir(filepath.Dir(ref)), r.newDir, r.name)
 		}
 	}
@@ -318,9 +303,8 @@ func moveOne(fsys safefile.FS, opts MoveOptions, j *job, report func(Change)) er
 	return nil
 }
 
-// relink gives the file its new name and takes the old one away
-// (safefile.Move): the file is never absent, and never in two places with
-// two contents.
+// relink moves the file to its new name (safefile.Move: never absent,
+// never in two places with two contents).
 func relink(fsys safefile.FS, j *job) error {
 	if err := safefile.MkdirAll(fsys, filepath.Dir(j.dest), 0o777); err != nil { // pi's mkdirSync: 0777 less the umask
 		return err
@@ -328,8 +312,7 @@ func relink(fsys safefile.FS, j *job) error {
 	return safefile.Move(fsys, j.Path, j.dest)
 }
 
-// editHeader rewrites the header's cwd and references, every other byte as
-// it was.
+// editHeader rewrites the header's cwd and references, every other byte kept.
 func editHeader(j *job) safefile.Generator {
 	return func(in io.ReadSeeker, out io.Writer) error {
 		br := bufio.NewReaderSize(in, 64<<10)
@@ -360,8 +343,7 @@ func editHeader(j *job) safefile.Generator {
 	}
 }
 
-// verifyHeader checks that the new generation's header says what the job
-// wrote.
+// verifyHeader checks the new generation's header says what the job wrote.
 func verifyHeader(j *job) safefile.VerifyFunc {
 	return func(name string, r io.Reader) error {
 		line, _, err := firstLine(bufio.NewReader(r))
@@ -388,10 +370,7 @@ func resolved(cwd string) string {
 	if cwd == "" {
 		return ""
 	}
-	abs, err := session.PiCwd(cwd)
-	if err != nil {
-		return ""
-	}
+	abs, _ := session.PiCwd(cwd) // "" with an error
 	return abs
 }
 

@@ -2,9 +2,7 @@ package sessdir
 
 import (
 	"bytes"
-	"errors"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -92,7 +90,7 @@ func Prune(fsys safefile.FS, opts PruneOptions, report func(Pruned)) error {
 	trash := Trash(opts.Root)
 	for _, c := range cands {
 		if c.prune && !opts.Delete {
-			if err := checkTrash(fsys, c, trashName(opts.Root, trash, c.Path)); err != nil {
+			if _, err := occupied(fsys, c.Session, trashName(opts.Root, trash, c.Path), "empty the trash first"); err != nil {
 				return err
 			}
 		}
@@ -160,35 +158,13 @@ func settleForks(cands []*candidate, opts PruneOptions) {
 	}
 }
 
-// trashName is where path goes in the trash: the same path relative to
-// the sessions directory.
+// trashName is where path goes: its path relative to root, in trash.
 func trashName(root, trash, path string) string {
 	rel, err := filepath.Rel(root, path)
 	if err != nil {
 		rel = filepath.Base(path)
 	}
 	return filepath.Join(trash, rel)
-}
-
-// checkTrash refuses a trash name that holds other bytes.
-func checkTrash(fsys safefile.FS, c *candidate, to string) error {
-	info, err := fsys.Lstat(to)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	case err != nil:
-		return err
-	case os.SameFile(info, c.Info):
-		return nil
-	}
-	same, err := safefile.SameBytes(fsys, c.Path, to)
-	if err != nil {
-		return err
-	}
-	if !same {
-		return refusef(TargetExists, "%s would go to %s, which holds another file: empty the trash first", c.Path, to)
-	}
-	return nil
 }
 
 // pruneOne takes one session away and reports it.
@@ -211,7 +187,7 @@ func pruneOne(fsys safefile.FS, opts PruneOptions, trash string, c *candidate, r
 	if opts.Delete {
 		err = safefile.Delete(fsys, c.Path)
 	} else if err = safefile.MkdirAll(fsys, filepath.Dir(p.To), 0o777); err == nil {
-		err = safefile.Move(fsys, c.Path, p.To) // a trash name that exists holds the same file or bytes (checkTrash)
+		err = safefile.Move(fsys, c.Path, p.To) // a trash name that exists holds the same file or bytes (occupied)
 	}
 	if err != nil {
 		return err
@@ -261,11 +237,8 @@ func lastTimestamp(buf []byte, whole bool) (time.Time, string, bool) {
 		if startAt == 0 && !whole {
 			return time.Time{}, "", false
 		}
-		line := bytes.TrimSuffix(buf[startAt:end], []byte("\r"))
-		if _, ok := t.Line(line); ok && t.StrOf(0, "type") != "session" {
-			if at, text, ok := timestampOf(&t); ok {
-				return at, text, true
-			}
+		if at, text, ok := timestampOf(&t, bytes.TrimSuffix(buf[startAt:end], []byte("\r"))); ok {
+			return at, text, true
 		}
 		end = startAt - 1
 	}
@@ -273,24 +246,22 @@ func lastTimestamp(buf []byte, whole bool) (time.Time, string, bool) {
 }
 
 // scanTimestamps reads every line for the last timestamp.
-func scanTimestamps(r io.Reader) (time.Time, string, bool) {
+func scanTimestamps(r io.Reader) (at time.Time, text string, found bool) {
 	rd := session.NewReader(r, session.DefaultLimits())
 	var t session.Tape
-	var at time.Time
-	var text string
-	found := false
 	for rd.Next() {
-		l := rd.Line()
-		if _, ok := t.Line(l.Raw); ok && t.StrOf(0, "type") != "session" {
-			if a, s, ok := timestampOf(&t); ok {
-				at, text, found = a, s, true
-			}
+		if a, s, ok := timestampOf(&t, rd.Line().Raw); ok {
+			at, text, found = a, s, true
 		}
 	}
 	return at, text, found
 }
 
-func timestampOf(t *session.Tape) (time.Time, string, bool) {
+// timestampOf is the timestamp of the entry (not the header) on line.
+func timestampOf(t *session.Tape, line []byte) (time.Time, string, bool) {
+	if _, ok := t.Line(line); !ok || t.StrOf(0, "type") == "session" {
+		return time.Time{}, "", false
+	}
 	s := t.StrOf(0, "timestamp")
 	at, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
