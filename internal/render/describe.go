@@ -26,21 +26,26 @@ type entryView struct {
 	kind, detail, text string
 	lazy               *lazyWords // the text, at --width 0, when it is written with the line
 	failed             bool       // an errored tool result or turn, a failed command
+	cut                bool       // text was cut (cutRunes): the line ends with "…"
 }
 
 // line is the tree's form: "kind detail: text".
-func (d entryView) line() string { return d.kind + d.rest() }
+func (d entryView) line() string { return string(d.appendLine(nil)) }
 
-// rest is what follows the kind on a tree line.
-func (d entryView) rest() string {
-	s := ""
+// appendLine appends line's form of d to b: a view of many entries
+// writes each line into one buffer instead of making a string of it.
+func (d entryView) appendLine(b []byte) []byte {
+	b = append(b, d.kind...)
 	if d.detail != "" {
-		s = " " + d.detail
+		b = append(append(b, ' '), d.detail...)
 	}
-	if text := d.words(); text != "" {
-		s += ": " + text
+	if text := d.words(); text != "" || d.cut {
+		b = append(append(b, ": "...), text...)
+		if d.cut {
+			b = append(b, "…"...)
+		}
 	}
-	return s
+	return b
 }
 
 // paint colours the kind: user turns stand out, failures are red, and the
@@ -62,19 +67,29 @@ func (d entryView) paint() paintFunc {
 // text cut to summaryRunes runes.
 func Summary(r *project.Record) string {
 	d := describe(r, summaryRunes+1)
-	d.text = snippet(d.text, summaryRunes)
+	d.text, d.cut = cutRunes(d.text, summaryRunes)
 	return d.line()
 }
 
 // snippet cuts s (white space already collapsed) to n runes with "…".
 func snippet(s string, n int) string {
+	if kept, cut := cutRunes(s, n); cut {
+		return kept + "…"
+	}
+	return s
+}
+
+// cutRunes is snippet without its "…": s itself when it has at most n
+// runes, else (cut) its first n-1 runes, less the white space they end
+// with, which "…" is to follow.
+func cutRunes(s string, n int) (kept string, cut bool) {
 	if utf8.RuneCountInString(s) <= n {
-		return s
+		return s, false
 	}
 	if !utf8.ValidString(s) {
 		s = string([]rune(s)) // a U+FFFD for each byte that is not UTF-8, as []rune reads it
 	}
-	return strings.TrimRightFunc(firstRunes(s, n-1), unicode.IsSpace) + "…"
+	return strings.TrimRightFunc(firstRunes(s, n-1), unicode.IsSpace), true
 }
 
 // describe reads an entry for the views. Texts have their white space

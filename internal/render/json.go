@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/pisess/pisess/internal/project"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // The JSON documents of tree, path and context (cli.md), all written by
@@ -18,6 +21,10 @@ import (
 type jsonWriter struct {
 	w     *bufio.Writer
 	comma bool // a value ends just before: the next one needs a comma
+	// scratch and summary hold a value being made (a number or a
+	// timestamp; an entry's summary) until it is written: one buffer
+	// each, reused, rather than a string for every entry.
+	scratch, summary []byte
 }
 
 func newJSONWriter(w io.Writer) *jsonWriter { return &jsonWriter{w: bufio.NewWriter(w)} }
@@ -57,15 +64,18 @@ func (j *jsonWriter) str(s string) {
 // optStr writes s, or null when it is "".
 func (j *jsonWriter) optStr(s string) {
 	if s == "" {
-		j.raw([]byte("null"))
+		j.literal("null")
 		return
 	}
 	j.str(s)
 }
 
-func (j *jsonWriter) int(n int) { j.raw(strconv.AppendInt(nil, int64(n), 10)) }
+func (j *jsonWriter) int(n int) {
+	j.scratch = strconv.AppendInt(j.scratch[:0], int64(n), 10)
+	j.raw(j.scratch)
+}
 
-func (j *jsonWriter) bool(b bool) { j.raw(strconv.AppendBool(nil, b)) }
+func (j *jsonWriter) bool(b bool) { j.literal(strconv.FormatBool(b)) }
 
 // raw writes a JSON value as it is.
 func (j *jsonWriter) raw(b []byte) {
@@ -74,28 +84,26 @@ func (j *jsonWriter) raw(b []byte) {
 	j.comma = true
 }
 
-// quote writes s as encoding/json does without HTML escaping.
-func (j *jsonWriter) quote(s string) {
-	if plainJSON(s) {
-		j.w.WriteByte('"')
-		j.w.WriteString(s)
-		j.w.WriteByte('"')
-		return
-	}
-	var b bytes.Buffer
-	_ = encodeJSON(&b, s) // a string always encodes
-	j.w.Write(b.Bytes())
+// literal is raw for a value written as a string.
+func (j *jsonWriter) literal(v string) {
+	j.sep()
+	j.w.WriteString(v)
+	j.comma = true
 }
 
-// plainJSON reports whether s needs no escape in a JSON string: printable
-// ASCII without quote or backslash.
-func plainJSON(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			return false
-		}
+// quote writes s as encoding/json does without HTML escaping. That is
+// JSON.stringify's form (session.AppendQuote), appended to what the
+// writer has buffered, but for the two things encoding/json writes
+// otherwise: bytes that are not UTF-8 (as \ufffd) and the line and
+// paragraph separators (\u2028, \u2029), left to it.
+func (j *jsonWriter) quote(s string) {
+	if !utf8.ValidString(s) || strings.Contains(s, "\u2028") || strings.Contains(s, "\u2029") {
+		var b bytes.Buffer
+		_ = encodeJSON(&b, s) // a string always encodes
+		j.w.Write(b.Bytes())
+		return
 	}
-	return true
+	j.w.Write(session.AppendQuote(j.w.AvailableBuffer(), s))
 }
 
 // end finishes the document with a newline.
@@ -108,10 +116,11 @@ func (j *jsonWriter) end() error {
 // has in the tree and path documents: id, type, parentId, timestamp, line,
 // label, summary.
 func (j *jsonWriter) openEntry(s *project.Session, rd *project.RecordReader, e *project.Entry, labelled bool) error {
-	summary, err := summaryOf(s, rd, e)
+	summary, err := appendSummary(j.summary[:0], s, rd, e)
 	if err != nil {
 		return err
 	}
+	j.summary = summary
 	j.open('{')
 	j.key("id")
 	j.optStr(e.ID()) // null without a string id, as parentId
@@ -120,17 +129,18 @@ func (j *jsonWriter) openEntry(s *project.Session, rd *project.RecordReader, e *
 	j.key("parentId")
 	j.optStr(e.ParentID())
 	j.key("timestamp")
-	j.str(e.Timestamp())
+	j.scratch = e.AppendTimestamp(j.scratch[:0])
+	j.str(bytesString(j.scratch))
 	j.key("line")
 	j.int(e.Line)
 	j.key("label")
 	if l, ok := s.Label(e.ID()); ok && labelled && e.ID() != "" {
 		j.str(l)
 	} else {
-		j.raw([]byte("null"))
+		j.literal("null")
 	}
 	j.key("summary")
-	j.str(summary)
+	j.str(bytesString(j.summary))
 	return nil
 }
 
@@ -146,10 +156,12 @@ func PathJSON(w io.Writer, s *project.Session, leaf *project.Entry, path []*proj
 	if err := j.w.Flush(); err != nil {
 		return err
 	}
+	readers := &readerPool{s: s}
 	err := inChunks(w, len(path), chunkItems, func(w io.Writer, from, to int) error {
 		j := newJSONWriter(w)
 		j.comma = from > 0
-		rd := s.Records()
+		rd := readers.get()
+		defer readers.put(rd)
 		for _, e := range path[from:to] {
 			if err := j.openEntry(s, rd, e, true); err != nil {
 				return err
@@ -168,7 +180,7 @@ func PathJSON(w io.Writer, s *project.Session, leaf *project.Entry, path []*proj
 
 func (j *jsonWriter) leafID(leaf *project.Entry) {
 	if leaf == nil {
-		j.raw([]byte("null"))
+		j.literal("null")
 		return
 	}
 	j.optStr(leaf.ID()) // null when it has no string id: --leaf could not name it
@@ -192,9 +204,11 @@ func TreeJSON(w io.Writer, s *project.Session, leaf *project.Entry) error {
 		return err
 	}
 	items := treeItems(t, len(s.Entries))
+	readers := &readerPool{s: s}
 	err := inChunks(w, len(items), chunkItems, func(w io.Writer, from, to int) error {
 		j := newJSONWriter(w)
-		rd := s.Records()
+		rd := readers.get()
+		defer readers.put(rd)
 		for _, it := range items[from:to] {
 			j.comma = it.comma
 			if err := j.nodeHead(s, rd, s.Entries[it.n], onPath); err != nil {
@@ -345,7 +359,7 @@ func ContextJSON(w io.Writer, c *project.Context) error {
 // the entry holds them (an absent one left out).
 func (j *jsonWriter) model(m *project.Model) {
 	if m == nil {
-		j.raw([]byte("null"))
+		j.literal("null")
 		return
 	}
 	j.open('{')

@@ -154,3 +154,27 @@ func TestJSONEntryWithoutStringID(t *testing.T) {
 		t.Errorf("context: no %s in %s", want, cj.String())
 	}
 }
+
+// The documents' strings are written as encoding/json writes them without
+// HTML escaping, though most go through JSON.stringify's quoting
+// (jsonWriter.quote): the two must give the same bytes for every string.
+func FuzzQuoteAsEncodingJSON(f *testing.F) {
+	for _, s := range []string{"", "plain", `q"b\s`, "\b\f\n\r\t\x00\x1f\x7f", "é日本🙂", "\u2028\u2029", "\xff", "a\xc3", "<&>", "\xed\xa0\x80"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var want bytes.Buffer
+		if err := encodeJSON(&want, s); err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		j := newJSONWriter(&got)
+		j.quote(s)
+		if err := j.w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Fatalf("quote(%q) = %s, encoding/json writes %s", s, got.String(), want.String())
+		}
+	})
+}

@@ -86,9 +86,10 @@ func viewOf(s *project.Session, rd *project.RecordReader, e *project.Entry, limi
 	return describe(r, limit), nil
 }
 
-// summaryOf is Summary of entry e, from the index when it can be.
-func summaryOf(s *project.Session, rd *project.RecordReader, e *project.Entry) (string, error) {
+// appendSummary appends Summary of entry e to b, from the index when it
+// can be.
+func appendSummary(b []byte, s *project.Session, rd *project.RecordReader, e *project.Entry) ([]byte, error) {
 	d, err := viewOf(s, rd, e, summaryRunes+1)
-	d.text = snippet(d.text, summaryRunes)
-	return d.line(), err
+	d.text, d.cut = cutRunes(d.text, summaryRunes)
+	return d.appendLine(b), err
 }

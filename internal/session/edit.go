@@ -205,7 +205,7 @@ func (e *Editor) planObject(obj int) error {
 		if kept {
 			head = []byte{','}
 		}
-		head = append(appendQuote(head, m.key), ':')
+		head = append(AppendQuote(head, m.key), ':')
 		e.patches = append(e.patches, patch{start: at, end: at, head: head, value: m.value})
 		kept = true
 	}

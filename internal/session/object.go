@@ -18,7 +18,7 @@ func (o *ObjectWriter) Member(key string, value []byte) {
 	} else {
 		o.buf = append(o.buf, ',')
 	}
-	o.buf = append(appendQuote(o.buf, key), ':')
+	o.buf = append(AppendQuote(o.buf, key), ':')
 	o.buf = append(o.buf, value...)
 }
 

@@ -5,10 +5,10 @@ import "unicode/utf8"
 // Quote encodes s as JSON.stringify does (no HTML escaping; lone
 // surrogates impossible in Go strings: invalid UTF-8 becomes U+FFFD as
 // JSON.stringify of the decoded string would show).
-func Quote(s string) []byte { return appendQuote(make([]byte, 0, len(s)+2), s) }
+func Quote(s string) []byte { return AppendQuote(make([]byte, 0, len(s)+2), s) }
 
-// appendQuote appends Quote(s) to b.
-func appendQuote(b []byte, s string) []byte {
+// AppendQuote appends Quote(s) to b.
+func AppendQuote(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	for i := 0; i < len(s); {
