@@ -148,53 +148,44 @@ func (c *CLI) runTree(ctx *cli.Context, f *viewFlags) error {
 	if f.depth < 0 {
 		return usageErrorf("--depth must be 0 (all) or more, not %d", f.depth)
 	}
-	v, err := c.openView(ctx, f, true)
-	if err != nil {
-		return err
-	}
-	defer v.session.Close()
-	v.opts.Compact, v.opts.Depth = f.compact, f.depth
-	return c.emit(v.session.Described(), func(out io.Writer) error {
-		if v.format == "json" {
-			return render.TreeJSON(out, v.session, v.leaf)
-		}
-		return render.Tree(out, v.session, v.leaf, v.opts)
+	return c.showView(ctx, f, true, func(v *view) error {
+		v.opts.Compact, v.opts.Depth = f.compact, f.depth
+		return c.emit(v.session.Described(), func(out io.Writer) error {
+			if v.format == "json" {
+				return render.TreeJSON(out, v.session, v.leaf)
+			}
+			return render.Tree(out, v.session, v.leaf, v.opts)
+		})
 	})
 }
 
 func (c *CLI) runPath(ctx *cli.Context, f *viewFlags) error {
-	v, err := c.openView(ctx, f, true)
-	if err != nil {
-		return err
-	}
-	defer v.session.Close()
-	path, err := v.session.Path(v.leaf)
-	if err != nil {
-		return v.pathError(err)
-	}
-	return c.emit(v.session.Described(), func(out io.Writer) error {
-		if v.format == "json" {
-			return render.PathJSON(out, v.session, v.leaf, path)
+	return c.showView(ctx, f, true, func(v *view) error {
+		path, err := v.session.Path(v.leaf)
+		if err != nil {
+			return v.pathError(err)
 		}
-		return render.Path(out, v.session, path, v.opts)
+		return c.emit(v.session.Described(), func(out io.Writer) error {
+			if v.format == "json" {
+				return render.PathJSON(out, v.session, v.leaf, path)
+			}
+			return render.Path(out, v.session, path, v.opts)
+		})
 	})
 }
 
 func (c *CLI) runContext(ctx *cli.Context, f *viewFlags) error {
-	v, err := c.openView(ctx, f, false)
-	if err != nil {
-		return err
-	}
-	defer v.session.Close()
-	pc, err := v.session.Context(v.leaf)
-	if err != nil {
-		return v.pathError(err)
-	}
-	return c.emit(false, func(out io.Writer) error {
-		if v.format == "json" {
-			return render.ContextJSON(out, pc)
+	return c.showView(ctx, f, false, func(v *view) error {
+		pc, err := v.session.Context(v.leaf)
+		if err != nil {
+			return v.pathError(err)
 		}
-		return render.Context(out, pc, v.opts)
+		return c.emit(false, func(out io.Writer) error {
+			if v.format == "json" {
+				return render.ContextJSON(out, pc)
+			}
+			return render.Context(out, pc, v.opts)
+		})
 	})
 }
 
@@ -225,23 +216,22 @@ func (c *CLI) emit(sure bool, write func(io.Writer) error) error {
 	return nil
 }
 
-// openView checks the arguments, indexes the file and resolves the leaf.
-// With lines (tree, path) the index describes every entry for its line.
-// Standard input ("-") and a pipe are spooled to a temporary file first,
-// so records can be read back from them.
-func (c *CLI) openView(ctx *cli.Context, f *viewFlags, lines bool) (*view, error) {
+// showView checks the arguments, indexes the file and resolves the leaf
+// (open), then shows the view with show. With lines (tree, path) the index
+// describes every entry for its line.
+func (c *CLI) showView(ctx *cli.Context, f *viewFlags, lines bool, show func(*view) error) error {
 	file, err := oneFile(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	v := &view{file: file, format: f.format}
 	width, err := c.width(f.width)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	lim, err := f.limits.limits()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	debug.SetGCPercent(indexGCPercent)
 	// Piped with no width asked for, the line naming the file is whole.
@@ -251,6 +241,28 @@ func (c *CLI) openView(ctx *cli.Context, f *viewFlags, lines bool) (*view, error
 	if lines {
 		describe = render.ViewDescriber(v.format == "json", v.opts)
 	}
+	if err := c.open(v, lim, describe, f.leaf); err != nil {
+		return err
+	}
+	defer v.session.Close()
+	if width == 0 {
+		debug.SetGCPercent(wholeViewGCPercent)
+	} else {
+		debug.SetGCPercent(viewGCPercent)
+	}
+	if v.session.Largest() > collectAfter {
+		runtime.GC()
+	}
+	v.opts.Style, v.opts.File = c.style(c.Stdout), v.file
+	return show(v)
+}
+
+// open indexes v.file for a view or export (describe: each entry, for its
+// line) and resolves --leaf, then warns of the lines that hold no entry,
+// unless --quiet. Standard input ("-") and a pipe are spooled to a
+// temporary file first, so records can be read back from them.
+func (c *CLI) open(v *view, lim session.Limits, describe project.Describer, leaf string) error {
+	var err error
 	switch {
 	case v.file == "-":
 		v.file = stdinName
@@ -261,32 +273,17 @@ func (c *CLI) openView(ctx *cli.Context, f *viewFlags, lines bool) (*view, error
 		v.session, err = project.OpenDescribed(v.file, lim, describe)
 	}
 	if v.session, err = project.RefuseAsPi(v.session, err); err != nil {
-		return nil, v.loadError(err)
+		return v.loadError(err)
 	}
-	if width == 0 {
-		debug.SetGCPercent(wholeViewGCPercent)
-	} else {
-		debug.SetGCPercent(viewGCPercent)
-	}
-	if v.session.Largest() > collectAfter {
-		runtime.GC()
-	}
-	if v.leaf, err = resolveLeaf(v.session, f.leaf); err != nil {
+	if v.leaf, err = resolveLeaf(v.session, leaf); err != nil {
 		v.session.Close()
-		return nil, usageErrorf("%s: %v", v.file, err)
+		return usageErrorf("%s: %v", v.file, err)
 	}
-	c.warnSkippedLines(v)
-	v.opts.Style, v.opts.File = c.style(c.Stdout), v.file
-	return v, nil
-}
-
-// warnSkippedLines warns of the lines of the view's file that hold no
-// entry, unless --quiet.
-func (c *CLI) warnSkippedLines(v *view) {
 	if !c.quiet() && len(v.session.Skipped) > 0 {
 		fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s no entry (blank, torn or corrupt: `pisess validate %s` explains)\n",
 			text.Safe(v.file), skippedLines(v.session.Skipped), text.Safe(v.file))
 	}
+	return nil
 }
 
 // isPipe says whether name is a pipe, a socket or a character device
