@@ -84,54 +84,22 @@ func (f *viewFlags) flags(extra ...cli.Flag) []cli.Flag {
 
 func (c *CLI) treeCommand() *cli.Command {
 	var f viewFlags
-	cmd := c.command("tree", "show the whole session tree: branches, labels, the active path and the leaf", "FILE", f.flags(
+	return c.command("tree", "show the whole session tree: branches, labels, the active path and the leaf", "FILE", f.flags(
 		&cli.BoolFlag{Name: "compact", Usage: "fold linear runs into one \"… N entries …\" line (text)", Destination: &f.compact},
 		&cli.IntFlag{Name: "depth", Usage: "show branches nested at most `N` levels deep; deeper ones are summed up (text)", Destination: &f.depth},
 	), func(ctx *cli.Context) error { return c.runTree(ctx, &f) })
-	cmd.Description = `Every entry on one line: short id, kind, first words, tools called, result
-sizes, model changes. A linear run of entries stays at one indentation; a new
-level starts below each branch point (⑂ N branches). • and the accent colour
-mark the path to the leaf (◀ leaf); [labels] are shown on their targets.
-Entries whose parentId links form a cycle are listed after the tree, which
-is still shown (exit 0). --quiet leaves out the header and the warning line.
-
---compact folds each linear run into one "… N entries …" line, keeping the
-roots, branch points and the first entry of each branch, branch tips,
-labelled entries, compactions, branch summaries, model changes and the
-leaf. --depth N sums up the branches below a branch point N levels deep in
-one line. Both shape the text view; --format json is always the whole tree.
-
-` + viewHelp
-	return cmd
 }
 
 func (c *CLI) pathCommand() *cli.Command {
 	var f viewFlags
-	cmd := c.command("path", "list the entries from the root to the leaf", "FILE", f.flags(),
+	return c.command("path", "list the entries from the root to the leaf", "FILE", f.flags(),
 		func(ctx *cli.Context) error { return c.runPath(ctx, &f) })
-	cmd.Description = `One line per entry, root first: position, short id, time of day (UTC,
-with a dated rule when the day changes), kind (the role of a message) and a
-summary; labels, branch points and the leaf are marked. --quiet leaves out
-the header.
-
-` + viewHelp
-	return cmd
 }
 
 func (c *CLI) contextCommand() *cli.Command {
 	var f viewFlags
-	cmd := c.command("context", "show the model context pi builds for the leaf (what the model is sent)", "FILE", f.flags(),
+	return c.command("context", "show the model context pi builds for the leaf (what the model is sent)", "FILE", f.flags(),
 		func(ctx *cli.Context) error { return c.runContext(ctx, &f) })
-	cmd.Description = `A header with the model, the thinking level, the number of messages and the
-estimated tokens (pi's estimate: the last usage the provider reported plus
-characters/4 for the messages after it), the compaction cut and the context
-edits in force; then each message: index, kind, source entry, characters,
-estimated tokens and first words. A tool call without its result, or a
-result without its call, is flagged ⚠ under its message: a provider rejects
-such a context. --quiet leaves out the header and the closing warning.
-
-` + viewHelp
-	return cmd
 }
 
 // view is one tree, path or context invocation, with the session indexed
