@@ -57,24 +57,14 @@ func (c *CLI) runExport(ctx *cli.Context, f *exportFlags) error {
 		}
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(indexGCPercent)) // as the views: the index is most of the heap
-	switch {
-	case v.file == "-":
-		v.file, opts.Name = stdinName, ""
-		v.session, err = c.openSpooled(c.Stdin, lim, nil)
-	case isPipe(v.file):
-		v.session, err = c.openPipe(v.file, lim, nil)
-	default:
-		v.session, err = project.Open(v.file, lim)
+	if file == "-" {
+		opts.Name = ""
 	}
-	if v.session, err = project.RefuseAsPi(v.session, err); err != nil {
-		return v.loadError(err)
+	if err := c.open(v, lim, nil, f.leaf); err != nil {
+		return err
 	}
 	defer v.session.Close()
 	defer limitExportMemory(v.session)()
-	if v.leaf, err = resolveLeaf(v.session, f.leaf); err != nil {
-		return usageErrorf("%s: %v", v.file, err)
-	}
-	c.warnSkippedLines(v)
 	var out safefile.Spool // a page of a huge session costs no memory; a failure half-way writes nothing
 	defer out.Close()
 	switch {

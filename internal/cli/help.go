@@ -8,8 +8,7 @@ import (
 )
 
 // help is the prose of each command's --help: what it does (about), and
-// its examples (lines, one a line). The views (tree, path, context) write
-// their own about, with viewHelp, and take their examples from here.
+// its examples (lines, one a line).
 func help() map[string]struct{ about, lines string } {
 	return map[string]struct{ about, lines string }{
 		"validate": {about: `Checks every line: a strict streaming parse (a torn last line is tolerated,
@@ -35,12 +34,41 @@ with the finding that explains why.`,
 			lines: `pisess repair --dry-run --diff f.jsonl
 pisess repair --backup f.jsonl
 pisess audit --format json | jq -r 'select(.verdict=="repairable").file' | xargs pisess repair --backup`},
-		"tree": {lines: `pisess tree f.jsonl
+		"tree": {about: `Every entry on one line: short id, kind, first words, tools called, result
+sizes, model changes. A linear run of entries stays at one indentation; a new
+level starts below each branch point (⑂ N branches). • and the accent colour
+mark the path to the leaf (◀ leaf); [labels] are shown on their targets.
+Entries whose parentId links form a cycle are listed after the tree, which
+is still shown (exit 0). --quiet leaves out the header and the warning line.
+
+--compact folds each linear run into one "… N entries …" line, keeping the
+roots, branch points and the first entry of each branch, branch tips,
+labelled entries, compactions, branch summaries, model changes and the
+leaf. --depth N sums up the branches below a branch point N levels deep in
+one line. Both shape the text view; --format json is always the whole tree.
+
+` + viewHelp,
+			lines: `pisess tree f.jsonl
 pisess tree --leaf 3fc31a98 --width 0 f.jsonl
 pisess tree --format json f.jsonl | jq '.roots[0].id'`},
-		"path": {lines: `pisess path f.jsonl
+		"path": {about: `One line per entry, root first: position, short id, time of day (UTC,
+with a dated rule when the day changes), kind (the role of a message) and a
+summary; labels, branch points and the leaf are marked. --quiet leaves out
+the header.
+
+` + viewHelp,
+			lines: `pisess path f.jsonl
 pisess path --leaf 3fc31a98 f.jsonl`},
-		"context": {lines: `pisess context f.jsonl                            # what the model is sent now
+		"context": {about: `A header with the model, the thinking level, the number of messages and the
+estimated tokens (pi's estimate: the last usage the provider reported plus
+characters/4 for the messages after it), the compaction cut and the context
+edits in force; then each message: index, kind, source entry, characters,
+estimated tokens and first words. A tool call without its result, or a
+result without its call, is flagged ⚠ under its message: a provider rejects
+such a context. --quiet leaves out the header and the closing warning.
+
+` + viewHelp,
+			lines: `pisess context f.jsonl                            # what the model is sent now
 pisess context --leaf 3fc31a98 f.jsonl
 pisess context --format json f.jsonl | jq '.messages | length'`},
 		"audit": {about: `One line per session (verdict, size, tokens, cost, activity) and totals

@@ -84,54 +84,22 @@ func (f *viewFlags) flags(extra ...cli.Flag) []cli.Flag {
 
 func (c *CLI) treeCommand() *cli.Command {
 	var f viewFlags
-	cmd := c.command("tree", "show the whole session tree: branches, labels, the active path and the leaf", "FILE", f.flags(
+	return c.command("tree", "show the whole session tree: branches, labels, the active path and the leaf", "FILE", f.flags(
 		&cli.BoolFlag{Name: "compact", Usage: "fold linear runs into one \"… N entries …\" line (text)", Destination: &f.compact},
 		&cli.IntFlag{Name: "depth", Usage: "show branches nested at most `N` levels deep; deeper ones are summed up (text)", Destination: &f.depth},
 	), func(ctx *cli.Context) error { return c.runTree(ctx, &f) })
-	cmd.Description = `Every entry on one line: short id, kind, first words, tools called, result
-sizes, model changes. A linear run of entries stays at one indentation; a new
-level starts below each branch point (⑂ N branches). • and the accent colour
-mark the path to the leaf (◀ leaf); [labels] are shown on their targets.
-Entries whose parentId links form a cycle are listed after the tree, which
-is still shown (exit 0). --quiet leaves out the header and the warning line.
-
---compact folds each linear run into one "… N entries …" line, keeping the
-roots, branch points and the first entry of each branch, branch tips,
-labelled entries, compactions, branch summaries, model changes and the
-leaf. --depth N sums up the branches below a branch point N levels deep in
-one line. Both shape the text view; --format json is always the whole tree.
-
-` + viewHelp
-	return cmd
 }
 
 func (c *CLI) pathCommand() *cli.Command {
 	var f viewFlags
-	cmd := c.command("path", "list the entries from the root to the leaf", "FILE", f.flags(),
+	return c.command("path", "list the entries from the root to the leaf", "FILE", f.flags(),
 		func(ctx *cli.Context) error { return c.runPath(ctx, &f) })
-	cmd.Description = `One line per entry, root first: position, short id, time of day (UTC,
-with a dated rule when the day changes), kind (the role of a message) and a
-summary; labels, branch points and the leaf are marked. --quiet leaves out
-the header.
-
-` + viewHelp
-	return cmd
 }
 
 func (c *CLI) contextCommand() *cli.Command {
 	var f viewFlags
-	cmd := c.command("context", "show the model context pi builds for the leaf (what the model is sent)", "FILE", f.flags(),
+	return c.command("context", "show the model context pi builds for the leaf (what the model is sent)", "FILE", f.flags(),
 		func(ctx *cli.Context) error { return c.runContext(ctx, &f) })
-	cmd.Description = `A header with the model, the thinking level, the number of messages and the
-estimated tokens (pi's estimate: the last usage the provider reported plus
-characters/4 for the messages after it), the compaction cut and the context
-edits in force; then each message: index, kind, source entry, characters,
-estimated tokens and first words. A tool call without its result, or a
-result without its call, is flagged ⚠ under its message: a provider rejects
-such a context. --quiet leaves out the header and the closing warning.
-
-` + viewHelp
-	return cmd
 }
 
 // view is one tree, path or context invocation, with the session indexed
@@ -148,53 +116,44 @@ func (c *CLI) runTree(ctx *cli.Context, f *viewFlags) error {
 	if f.depth < 0 {
 		return usageErrorf("--depth must be 0 (all) or more, not %d", f.depth)
 	}
-	v, err := c.openView(ctx, f, true)
-	if err != nil {
-		return err
-	}
-	defer v.session.Close()
-	v.opts.Compact, v.opts.Depth = f.compact, f.depth
-	return c.emit(v.session.Described(), func(out io.Writer) error {
-		if v.format == "json" {
-			return render.TreeJSON(out, v.session, v.leaf)
-		}
-		return render.Tree(out, v.session, v.leaf, v.opts)
+	return c.showView(ctx, f, true, func(v *view) error {
+		v.opts.Compact, v.opts.Depth = f.compact, f.depth
+		return c.emit(v.session.Described(), func(out io.Writer) error {
+			if v.format == "json" {
+				return render.TreeJSON(out, v.session, v.leaf)
+			}
+			return render.Tree(out, v.session, v.leaf, v.opts)
+		})
 	})
 }
 
 func (c *CLI) runPath(ctx *cli.Context, f *viewFlags) error {
-	v, err := c.openView(ctx, f, true)
-	if err != nil {
-		return err
-	}
-	defer v.session.Close()
-	path, err := v.session.Path(v.leaf)
-	if err != nil {
-		return v.pathError(err)
-	}
-	return c.emit(v.session.Described(), func(out io.Writer) error {
-		if v.format == "json" {
-			return render.PathJSON(out, v.session, v.leaf, path)
+	return c.showView(ctx, f, true, func(v *view) error {
+		path, err := v.session.Path(v.leaf)
+		if err != nil {
+			return v.pathError(err)
 		}
-		return render.Path(out, v.session, path, v.opts)
+		return c.emit(v.session.Described(), func(out io.Writer) error {
+			if v.format == "json" {
+				return render.PathJSON(out, v.session, v.leaf, path)
+			}
+			return render.Path(out, v.session, path, v.opts)
+		})
 	})
 }
 
 func (c *CLI) runContext(ctx *cli.Context, f *viewFlags) error {
-	v, err := c.openView(ctx, f, false)
-	if err != nil {
-		return err
-	}
-	defer v.session.Close()
-	pc, err := v.session.Context(v.leaf)
-	if err != nil {
-		return v.pathError(err)
-	}
-	return c.emit(false, func(out io.Writer) error {
-		if v.format == "json" {
-			return render.ContextJSON(out, pc)
+	return c.showView(ctx, f, false, func(v *view) error {
+		pc, err := v.session.Context(v.leaf)
+		if err != nil {
+			return v.pathError(err)
 		}
-		return render.Context(out, pc, v.opts)
+		return c.emit(false, func(out io.Writer) error {
+			if v.format == "json" {
+				return render.ContextJSON(out, pc)
+			}
+			return render.Context(out, pc, v.opts)
+		})
 	})
 }
 
@@ -225,23 +184,22 @@ func (c *CLI) emit(sure bool, write func(io.Writer) error) error {
 	return nil
 }
 
-// openView checks the arguments, indexes the file and resolves the leaf.
-// With lines (tree, path) the index describes every entry for its line.
-// Standard input ("-") and a pipe are spooled to a temporary file first,
-// so records can be read back from them.
-func (c *CLI) openView(ctx *cli.Context, f *viewFlags, lines bool) (*view, error) {
+// showView checks the arguments, indexes the file and resolves the leaf
+// (open), then shows the view with show. With lines (tree, path) the index
+// describes every entry for its line.
+func (c *CLI) showView(ctx *cli.Context, f *viewFlags, lines bool, show func(*view) error) error {
 	file, err := oneFile(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	v := &view{file: file, format: f.format}
 	width, err := c.width(f.width)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	lim, err := f.limits.limits()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	debug.SetGCPercent(indexGCPercent)
 	// Piped with no width asked for, the line naming the file is whole.
@@ -251,6 +209,28 @@ func (c *CLI) openView(ctx *cli.Context, f *viewFlags, lines bool) (*view, error
 	if lines {
 		describe = render.ViewDescriber(v.format == "json", v.opts)
 	}
+	if err := c.open(v, lim, describe, f.leaf); err != nil {
+		return err
+	}
+	defer v.session.Close()
+	if width == 0 {
+		debug.SetGCPercent(wholeViewGCPercent)
+	} else {
+		debug.SetGCPercent(viewGCPercent)
+	}
+	if v.session.Largest() > collectAfter {
+		runtime.GC()
+	}
+	v.opts.Style, v.opts.File = c.style(c.Stdout), v.file
+	return show(v)
+}
+
+// open indexes v.file for a view or export (describe: each entry, for its
+// line) and resolves --leaf, then warns of the lines that hold no entry,
+// unless --quiet. Standard input ("-") and a pipe are spooled to a
+// temporary file first, so records can be read back from them.
+func (c *CLI) open(v *view, lim session.Limits, describe project.Describer, leaf string) error {
+	var err error
 	switch {
 	case v.file == "-":
 		v.file = stdinName
@@ -261,32 +241,17 @@ func (c *CLI) openView(ctx *cli.Context, f *viewFlags, lines bool) (*view, error
 		v.session, err = project.OpenDescribed(v.file, lim, describe)
 	}
 	if v.session, err = project.RefuseAsPi(v.session, err); err != nil {
-		return nil, v.loadError(err)
+		return v.loadError(err)
 	}
-	if width == 0 {
-		debug.SetGCPercent(wholeViewGCPercent)
-	} else {
-		debug.SetGCPercent(viewGCPercent)
-	}
-	if v.session.Largest() > collectAfter {
-		runtime.GC()
-	}
-	if v.leaf, err = resolveLeaf(v.session, f.leaf); err != nil {
+	if v.leaf, err = resolveLeaf(v.session, leaf); err != nil {
 		v.session.Close()
-		return nil, usageErrorf("%s: %v", v.file, err)
+		return usageErrorf("%s: %v", v.file, err)
 	}
-	c.warnSkippedLines(v)
-	v.opts.Style, v.opts.File = c.style(c.Stdout), v.file
-	return v, nil
-}
-
-// warnSkippedLines warns of the lines of the view's file that hold no
-// entry, unless --quiet.
-func (c *CLI) warnSkippedLines(v *view) {
 	if !c.quiet() && len(v.session.Skipped) > 0 {
 		fmt.Fprintf(c.Stderr, "pisess: warning: %s: %s no entry (blank, torn or corrupt: `pisess validate %s` explains)\n",
 			text.Safe(v.file), skippedLines(v.session.Skipped), text.Safe(v.file))
 	}
+	return nil
 }
 
 // isPipe says whether name is a pipe, a socket or a character device

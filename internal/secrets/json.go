@@ -96,11 +96,9 @@ func (w *walker) keyString(span [2]int) string {
 	return string(out)
 }
 
-// pointer returns the RFC 6901 JSON pointer of the value being visited.
-func (w *walker) pointer() string { return w.pointerWith(nil) }
-
-// pointerWith returns the pointer of the value being visited with each
-// member name passed through clean (when not nil) first.
+// pointerWith returns the RFC 6901 JSON pointer of the value being
+// visited, with each member name passed through clean (when not nil)
+// first.
 func (w *walker) pointerWith(clean func(string) string) string {
 	var b strings.Builder
 	for _, f := range w.stack {
