@@ -27,7 +27,7 @@ type facts struct {
 	offset                             int64
 	size                               int32
 	typ, id, parentID, timestamp, role string
-	typCode                            uint8  // typeCode(typ)
+	typCode                            uint8  // session.TypeCode(typ)
 	target, label                      string // a label entry's targetId (hasTarget) and label
 	hasTarget                          bool
 	millis                             float64
@@ -246,8 +246,9 @@ func (w *scanWorker) batch(b *scanBatch) {
 func (w *scanWorker) facts(l scanLine, k int, span [2]int, first bool) facts {
 	t := &w.rec.Tape
 	f := facts{line: l.num, object: k, offset: l.offset + int64(span[0]), size: int32(span[1] - span[0]), bom: l.bom}
-	f.typ = internType(t.StrOf(0, "type"))
-	f.typCode = typeCode(f.typ)
+	typ := t.StrOf(0, "type")
+	f.typCode = session.TypeCode(typ)
+	f.typ = kept(session.TypeName(f.typCode), typ)
 	if first && f.typ == "session" {
 		f.header = append([]byte(nil), t.Input()...)
 	}
@@ -256,7 +257,8 @@ func (w *scanWorker) facts(l scanLine, k int, span [2]int, first bool) facts {
 	f.millis, f.timeOK = millisOf(t, t.Get(0, "timestamp"))
 	switch f.typ {
 	case "message":
-		f.role = internRole(t.StrOf(t.Get(0, "message"), "role"))
+		role := t.StrOf(t.Get(0, "message"), "role")
+		f.role = kept(session.RoleName(session.RoleCode(role)), role)
 	case "label":
 		var target string
 		target, f.hasTarget = t.Str(t.Get(0, "targetId"))
@@ -310,7 +312,7 @@ func (w *scanWorker) pack(f *facts) {
 // for one). An entry of a type or a message of a role the index does not
 // keep as a constant is left to be read back.
 func (w *scanWorker) description(f *facts) string {
-	rc := roleCode(f.role)
+	rc := session.RoleCode(f.role)
 	if (f.typCode == 0 && f.typ != "") || (rc == 0 && f.role != "") {
 		return ""
 	}

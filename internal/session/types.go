@@ -29,9 +29,11 @@ func IsEntryType(t string) bool {
 // MessageRoles returns the roles of the messages pi 1.6.0 writes
 // (session-format.md section 4, AgentMessage), in the spec's order: the one
 // list validate's schemas, project's index and audit's counts read.
-func MessageRoles() [8]string {
-	return [...]string{"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary", "system"}
-}
+func MessageRoles() [8]string { return [8]string(messageRoles[:8]) }
+
+// messageRoles are MessageRoles and then LegacyCustomRole: the roles that
+// have a code (RoleCode).
+var messageRoles = [...]string{"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary", "system", LegacyCustomRole}
 
 // LegacyCustomRole is the version-1/2 name of the "custom" role, which
 // migration renames and a version-3 file may not hold.

@@ -1,0 +1,59 @@
+package session
+
+// An index keeps an entry's type and a message's role as a one-byte code
+// rather than a string: the entry types (EntryTypes, and the header's
+// "session") and the message roles (MessageRoles, and LegacyCustomRole,
+// which an index meets before a record is migrated) have fixed codes,
+// the same in every package and file. Code 0 is no name, or a name that
+// is none of these: an index that needs such a name keeps it apart.
+// The lookups compare a few strings, most often finding the first
+// ("message", "user"): they never hash.
+
+// headerTypeCode is the code of the header's type, "session".
+const headerTypeCode = uint8(len(entryTypes) + 1)
+
+// TypeCode returns the code of an entry type: 1 + its index in
+// EntryTypes, or headerTypeCode for "session"; 0 for any other name.
+func TypeCode(typ string) uint8 {
+	for i := range entryTypes {
+		if entryTypes[i].Name == typ {
+			return uint8(i + 1)
+		}
+	}
+	if typ == "session" {
+		return headerTypeCode
+	}
+	return 0
+}
+
+// TypeName returns the entry type whose code is c, "" for 0 (or a byte
+// that is no code).
+func TypeName(c uint8) string {
+	switch {
+	case c == headerTypeCode:
+		return "session"
+	case c == 0 || int(c) > len(entryTypes):
+		return ""
+	}
+	return entryTypes[c-1].Name
+}
+
+// RoleCode returns the code of a message role: 1 + its index in
+// MessageRoles, then LegacyCustomRole's; 0 for any other name.
+func RoleCode(role string) uint8 {
+	for i, r := range messageRoles {
+		if r == role {
+			return uint8(i + 1)
+		}
+	}
+	return 0
+}
+
+// RoleName returns the message role whose code is c, "" for 0 (or a byte
+// that is no code).
+func RoleName(c uint8) string {
+	if c == 0 || int(c) > len(messageRoles) {
+		return ""
+	}
+	return messageRoles[c-1]
+}
