@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"runtime"
+	"unsafe"
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/pipeline"
@@ -320,4 +321,21 @@ func (w *scanWorker) description(f *facts) string {
 	w.rec.Entry = &w.entry
 	w.desc = w.describe(&w.rec, w.desc[:0])
 	return unsafeString(w.desc) // pack copies it to the batch's scratch
+}
+
+// kept returns name, the constant a code names, or when there is none (the
+// code is 0) a copy of s, which may share a line buffer.
+func kept(name, s string) string {
+	if name != "" {
+		return name
+	}
+	return string([]byte(s))
+}
+
+// unsafeString is a string that shares b, which must never change.
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }

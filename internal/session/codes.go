@@ -1,13 +1,10 @@
 package session
 
-// An index keeps an entry's type and a message's role as a one-byte code
-// rather than a string: the entry types (EntryTypes, and the header's
-// "session") and the message roles (MessageRoles, and LegacyCustomRole,
-// which an index meets before a record is migrated) have fixed codes,
-// the same in every package and file. Code 0 is no name, or a name that
-// is none of these: an index that needs such a name keeps it apart.
-// The lookups compare a few strings, most often finding the first
-// ("message", "user"): they never hash.
+// The entry types (EntryTypes, and the header's "session") and message
+// roles (MessageRoles, and LegacyCustomRole) have fixed one-byte codes,
+// which the indexes keep instead of strings. Code 0 is no name, or one
+// that is none of these. The lookups compare strings, most often only the
+// first ("message", "user"); they never hash.
 
 // headerTypeCode is the code of the header's type, "session".
 const headerTypeCode = uint8(len(entryTypes) + 1)
@@ -26,13 +23,12 @@ func TypeCode(typ string) uint8 {
 	return 0
 }
 
-// TypeName returns the entry type whose code is c, "" for 0 (or a byte
-// that is no code).
+// TypeName returns the entry type of code c, "" for 0 or no code.
 func TypeName(c uint8) string {
-	switch {
-	case c == headerTypeCode:
+	if c == headerTypeCode {
 		return "session"
-	case c == 0 || int(c) > len(entryTypes):
+	}
+	if c == 0 || int(c) > len(entryTypes) {
 		return ""
 	}
 	return entryTypes[c-1].Name
@@ -49,8 +45,7 @@ func RoleCode(role string) uint8 {
 	return 0
 }
 
-// RoleName returns the message role whose code is c, "" for 0 (or a byte
-// that is no code).
+// RoleName returns the message role of code c, "" for 0 or no code.
 func RoleName(c uint8) string {
 	if c == 0 || int(c) > len(messageRoles) {
 		return ""

@@ -31,8 +31,7 @@ func IsEntryType(t string) bool {
 // list validate's schemas, project's index and audit's counts read.
 func MessageRoles() [8]string { return [8]string(messageRoles[:8]) }
 
-// messageRoles are MessageRoles and then LegacyCustomRole: the roles that
-// have a code (RoleCode).
+// messageRoles are the roles with a code: MessageRoles, LegacyCustomRole.
 var messageRoles = [...]string{"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary", "system", LegacyCustomRole}
 
 // LegacyCustomRole is the version-1/2 name of the "custom" role, which

@@ -104,44 +104,40 @@ func newLinker(add func(finding.Finding)) *linker {
 // of made-up types share "(other)".
 const maxOthers = 255
 
-// keepOther notes on n the name of its entry's type or message role, which
-// has no code: others keeps each such name once.
-func (k *linker) keepOther(n *node, name string) {
+// code returns c, the code of an entry's type or message role, and notes
+// on n a name that has none: others keeps each such name once.
+func (k *linker) code(n *node, c uint8, name string) uint8 {
+	if c != 0 || name == "" {
+		return c
+	}
 	i, ok := k.otherIDs[name]
 	if !ok {
-		i = int32(len(k.others))
+		i = int32(len(k.others)) // maxOthers once others is full: "(other)"
 		if i < maxOthers {
-			name = strings.Clone(name)
-			k.others = append(k.others, name)
-			k.otherIDs[name] = i
+			k.others = append(k.others, strings.Clone(name))
+			k.otherIDs[k.others[i]] = i
 		}
 	}
 	n.aux, n.flags = i, n.flags|flagOther
-}
-
-// other returns the name keepOther kept at i.
-func (k *linker) other(i int32) string {
-	if int(i) < len(k.others) {
-		return k.others[i]
-	}
-	return "(other)"
+	return 0
 }
 
 // typeName returns the type of n's entry.
-func (k *linker) typeName(n *node) string {
-	if n.typ == 0 && n.flags&flagOther != 0 {
-		return k.other(n.aux)
-	}
-	return session.TypeName(n.typ)
-}
+func (k *linker) typeName(n *node) string { return k.name(n, n.typ == 0, session.TypeName(n.typ)) }
 
-// roleName returns the message role of n's entry, "" for an entry that
-// is not a message.
-func (k *linker) roleName(n *node) string {
-	if n.typ != 0 && n.flags&flagOther != 0 {
-		return k.other(n.aux)
+// roleName returns the message role of n's entry, "" if it is no message.
+func (k *linker) roleName(n *node) string { return k.name(n, n.typ != 0, session.RoleName(n.role)) }
+
+// name returns known, or, when other says the node's type (or role) is
+// the one without a code, the name code kept for it.
+func (k *linker) name(n *node, other bool, known string) string {
+	switch {
+	case !other || n.flags&flagOther == 0:
+		return known
+	case int(n.aux) < len(k.others):
+		return k.others[n.aux]
 	}
-	return session.RoleName(n.role)
+	return "(other)"
 }
 
 // intern keeps s once for every equal string (tool names).
@@ -186,10 +182,8 @@ func (k *linker) node(i int32) *node { return k.nodes.at(i) }
 func (k *linker) enter(e entry) session.Link {
 	ord := k.nodes.len()
 	parent := k.resolveParent(e, ord)
-	n := node{parent: parent, jump: -1, aux: -1, line: int32(e.line), typ: session.TypeCode(e.Type)}
-	if n.typ == 0 && e.Type != "" {
-		k.keepOther(&n, e.Type)
-	}
+	n := node{parent: parent, jump: -1, aux: -1, line: int32(e.line)}
+	n.typ = k.code(&n, session.TypeCode(e.Type), e.Type)
 	if parent >= 0 {
 		p := k.node(parent)
 		n.depth = p.depth + 1
@@ -200,9 +194,7 @@ func (k *linker) enter(e entry) session.Link {
 		n.id, n.flags = h, n.flags|flagHexID
 	}
 	if e.Type == "message" {
-		if n.role = session.RoleCode(e.Message.Role); n.role == 0 && e.Message.Role != "" {
-			k.keepOther(&n, e.Message.Role)
-		}
+		n.role = k.code(&n, session.RoleCode(e.Message.Role), e.Message.Role)
 		if stop := e.Message.StopReason; stop == "aborted" || stop == "error" {
 			n.flags |= flagExempt
 		}
