@@ -159,7 +159,7 @@ func Load(r io.Reader, limits session.Limits) (*Session, error) {
 // and each entry after it leaves its place and its few fields in the
 // index. src is where records are read back from later.
 func index(r io.Reader, src io.ReaderAt, name string, limits session.Limits, describe Describer, size int64) (*Session, error) {
-	ix := &indexer{size: size, s: &Session{src: src, name: name, byID: newIDTable(), labels: map[string]string{}, otherTypes: map[int]string{}}}
+	ix := &indexer{size: size, s: &Session{src: src, name: name, byID: newIDTable(), labels: map[string]string{}, otherTypes: map[int]string{}, otherRoles: map[int]string{}}}
 	err := scan(r, limits, describe, ix.s.byID.seed, ix)
 	ix.s.descs.finish()
 	if err != nil {
@@ -355,9 +355,6 @@ func (ix *indexer) role(e *Entry, role string) {
 		role = "custom"
 	}
 	if e.role = session.RoleCode(role); e.role == 0 && role != "" {
-		if ix.s.otherRoles == nil {
-			ix.s.otherRoles = map[int]string{}
-		}
 		ix.s.otherRoles[e.Index] = role
 	}
 }

@@ -1,10 +1,8 @@
 package session
 
-// The entry types (EntryTypes, and the header's "session") and message
-// roles (MessageRoles, and LegacyCustomRole) have fixed one-byte codes,
-// which the indexes keep instead of strings. Code 0 is no name, or one
-// that is none of these. The lookups compare strings, most often only the
-// first ("message", "user"); they never hash.
+// Entry types and message roles have fixed one-byte codes, which indexes
+// keep instead of strings; 0 is no name, or an unknown one. A lookup
+// compares strings, most often only the first ("message", "user").
 
 // headerTypeCode is the code of the header's type, "session".
 const headerTypeCode = uint8(len(entryTypes) + 1)
