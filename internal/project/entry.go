@@ -22,8 +22,8 @@ type Entry struct {
 
 	parent int32 // index of the parent entry, -1 for a root
 	size   int32 // bytes of the object in the file
-	typ    uint8 // 1 + the type's index in entryTypes, 0 for none or another (s.otherTypes)
-	role   uint8 // a message entry's role (after migration): 1 + its index in messageRoles, 0 for none or another
+	typ    uint8 // session.TypeCode of the type, 0 for none or another (s.otherTypes)
+	role   uint8 // a message entry's role (after migration): its session.RoleCode, 0 for none or another
 	timeOK bool
 	elided elided // the strings the index does not keep
 	s      *Session
@@ -85,7 +85,7 @@ func (e *Entry) AppendTimestamp(b []byte) []byte {
 // Type returns the entry's type, "" when it is not a string.
 func (e *Entry) Type() string {
 	if e.typ > 0 {
-		return entryTypes[e.typ-1]
+		return session.TypeName(e.typ)
 	}
 	if e.s == nil { // the index workers' entry (scanWorker.description)
 		return ""
@@ -96,7 +96,7 @@ func (e *Entry) Type() string {
 // Role returns the message role of a message entry, or "".
 func (e *Entry) Role() string {
 	if e.role > 0 {
-		return messageRoles[e.role-1]
+		return session.RoleName(e.role)
 	}
 	if e.s == nil {
 		return ""

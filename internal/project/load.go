@@ -80,8 +80,8 @@ type Session struct {
 	byID       *idTable          // id -> index of the last entry with that id (pi's byId), while the index is built
 	lookup     sync.Once         // builds byID again for Lookup
 	labels     map[string]string // resolved label per target id
-	otherRoles map[int]string    // the roles of message entries that are not in messageRoles
-	otherTypes map[int]string    // the types of entries that are not in entryTypes
+	otherRoles map[int]string    // the roles of message entries that have no session.RoleCode
+	otherTypes map[int]string    // the types of entries that have no session.TypeCode
 	firstKept  map[int][]byte    // version 1: a compaction's firstKeptEntryId, as pi migrates it
 	piRefusal  *HeaderError      // why pi 1.6.0 refuses the file (RefuseAsPi), nil when it opens it
 	src        io.ReaderAt
@@ -159,7 +159,7 @@ func Load(r io.Reader, limits session.Limits) (*Session, error) {
 // and each entry after it leaves its place and its few fields in the
 // index. src is where records are read back from later.
 func index(r io.Reader, src io.ReaderAt, name string, limits session.Limits, describe Describer, size int64) (*Session, error) {
-	ix := &indexer{size: size, s: &Session{src: src, name: name, byID: newIDTable(), labels: map[string]string{}, otherTypes: map[int]string{}}}
+	ix := &indexer{size: size, s: &Session{src: src, name: name, byID: newIDTable(), labels: map[string]string{}, otherTypes: map[int]string{}, otherRoles: map[int]string{}}}
 	err := scan(r, limits, describe, ix.s.byID.seed, ix)
 	ix.s.descs.finish()
 	if err != nil {
@@ -354,10 +354,7 @@ func (ix *indexer) role(e *Entry, role string) {
 	if role == session.LegacyCustomRole && ix.s.Header.Version < 3 {
 		role = "custom"
 	}
-	if e.role = roleCode(role); e.role == 0 && role != "" {
-		if ix.s.otherRoles == nil {
-			ix.s.otherRoles = map[int]string{}
-		}
+	if e.role = session.RoleCode(role); e.role == 0 && role != "" {
 		ix.s.otherRoles[e.Index] = role
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"runtime"
+	"unsafe"
 
 	"github.com/pisess/pisess/internal/finding"
 	"github.com/pisess/pisess/internal/pipeline"
@@ -27,7 +28,7 @@ type facts struct {
 	offset                             int64
 	size                               int32
 	typ, id, parentID, timestamp, role string
-	typCode                            uint8  // typeCode(typ)
+	typCode                            uint8  // session.TypeCode(typ)
 	target, label                      string // a label entry's targetId (hasTarget) and label
 	hasTarget                          bool
 	millis                             float64
@@ -246,8 +247,9 @@ func (w *scanWorker) batch(b *scanBatch) {
 func (w *scanWorker) facts(l scanLine, k int, span [2]int, first bool) facts {
 	t := &w.rec.Tape
 	f := facts{line: l.num, object: k, offset: l.offset + int64(span[0]), size: int32(span[1] - span[0]), bom: l.bom}
-	f.typ = internType(t.StrOf(0, "type"))
-	f.typCode = typeCode(f.typ)
+	typ := t.StrOf(0, "type")
+	f.typCode = session.TypeCode(typ)
+	f.typ = kept(session.TypeName(f.typCode), typ)
 	if first && f.typ == "session" {
 		f.header = append([]byte(nil), t.Input()...)
 	}
@@ -256,7 +258,8 @@ func (w *scanWorker) facts(l scanLine, k int, span [2]int, first bool) facts {
 	f.millis, f.timeOK = millisOf(t, t.Get(0, "timestamp"))
 	switch f.typ {
 	case "message":
-		f.role = internRole(t.StrOf(t.Get(0, "message"), "role"))
+		role := t.StrOf(t.Get(0, "message"), "role")
+		f.role = kept(session.RoleName(session.RoleCode(role)), role)
 	case "label":
 		var target string
 		target, f.hasTarget = t.Str(t.Get(0, "targetId"))
@@ -310,7 +313,7 @@ func (w *scanWorker) pack(f *facts) {
 // for one). An entry of a type or a message of a role the index does not
 // keep as a constant is left to be read back.
 func (w *scanWorker) description(f *facts) string {
-	rc := roleCode(f.role)
+	rc := session.RoleCode(f.role)
 	if (f.typCode == 0 && f.typ != "") || (rc == 0 && f.role != "") {
 		return ""
 	}
@@ -318,4 +321,21 @@ func (w *scanWorker) description(f *facts) string {
 	w.rec.Entry = &w.entry
 	w.desc = w.describe(&w.rec, w.desc[:0])
 	return unsafeString(w.desc) // pack copies it to the batch's scratch
+}
+
+// kept returns name, the constant a code names, or when there is none (the
+// code is 0) a copy of s, which may share a line buffer.
+func kept(name, s string) string {
+	if name != "" {
+		return name
+	}
+	return string([]byte(s))
+}
+
+// unsafeString is a string that shares b, which must never change.
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }

@@ -101,10 +101,8 @@ func EntryTypes() []EntryType { return slices.Clone(entryTypes[:]) }
 
 // entryType looks up the entry type named typ.
 func entryType(typ string) (EntryType, bool) {
-	for _, e := range entryTypes {
-		if e.Name == typ {
-			return e, true
-		}
+	if c := int(TypeCode(typ)); c > 0 && c <= len(entryTypes) {
+		return entryTypes[c-1], true
 	}
 	return EntryType{}, false
 }

@@ -40,7 +40,7 @@ func projectsMessage(e entry) bool {
 // remember keeps what the projection will need of an entry.
 func (k *linker) remember(e entry, ord int32) {
 	switch {
-	case e.Type == "message" && k.name(k.node(ord).role) == "toolResult":
+	case e.Type == "message" && session.RoleName(k.node(ord).role) == "toolResult":
 		k.node(ord).aux = k.results.add(resultRef{id: k.callIDRef(e.Message.ToolCallID), name: k.intern(e.Message.ToolName)})
 	case e.Type == "compaction":
 		k.specials[ord] = k.compaction(e, ord)
@@ -208,8 +208,8 @@ type contextIndex struct {
 	comp *special
 }
 
-func (x *contextIndex) Type(ord int32) string { return x.k.name(x.k.node(ord).typ) }
-func (x *contextIndex) Role(ord int32) string { return x.k.name(x.k.node(ord).role) }
+func (x *contextIndex) Type(ord int32) string { return x.k.typeName(x.k.node(ord)) }
+func (x *contextIndex) Role(ord int32) string { return x.k.roleName(x.k.node(ord)) }
 
 func (x *contextIndex) KeptStart(c, ord int32) bool {
 	sp := x.compaction(c)
@@ -232,13 +232,13 @@ func (x *contextIndex) compaction(c int32) *special {
 func (k *linker) turnOf(ord int32) session.ToolTurn {
 	n := *k.node(ord)
 	t := session.ToolTurn{EntryID: k.entryID(n), Line: int(n.line)}
-	switch k.name(n.typ) {
+	switch k.typeName(&n) {
 	case "custom_message":
 		t.Role = "custom"
 	case "branch_summary":
 		t.Role = "branchSummary"
 	default:
-		t.Role = k.name(n.role)
+		t.Role = k.roleName(&n)
 	}
 	switch t.Role {
 	case "assistant":

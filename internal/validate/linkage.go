@@ -19,9 +19,9 @@ type node struct {
 	depth  int32
 	line   int32
 	id     uint32 // the id, when it is pi's 8 hex digits (flagHexID)
-	aux    int32  // index into the tool or special tables, -1 for none
-	typ    uint8  // index into linker.names
-	role   uint8  // index into linker.names; 0 = none
+	aux    int32  // index into the tool or special tables (or, flagOther, linker.others), -1 for none
+	typ    uint8  // session.TypeCode of the type; 0 = none or another (flagOther)
+	role   uint8  // session.RoleCode of a message's role; 0 = none or another (flagOther)
 	flags  uint8
 }
 
@@ -30,6 +30,7 @@ const (
 	flagHexID   uint8 = 1 << iota // node.id holds the entry's id
 	flagExempt                    // an assistant turn that stopped with aborted/error
 	flagMessage                   // the entry projects a message into the context
+	flagOther                     // the entry's type, or message role, has no code: aux indexes linker.others
 )
 
 // callSite is an assistant entry's tool call. Sites with the same call id
@@ -65,8 +66,8 @@ type linker struct {
 	texts    texts              // the strings of sites and results
 	specials map[int32]*special // compactions and context edits
 	seed     maphash.Seed
-	names    []string         // interned types and roles, by code
-	codes    map[string]uint8 // the reverse of names
+	others   []string         // the types and roles that have no code (flagOther)
+	otherIDs map[string]int32 // the reverse of others
 	strs     map[string]textRef
 	pending  map[string][]parentRef
 	tornIDs  map[string]int // id read from a torn line -> its line
@@ -91,8 +92,7 @@ func newLinker(add func(finding.Finding)) *linker {
 		calls:    make(map[uint64]int32),
 		specials: make(map[int32]*special),
 		seed:     maphash.MakeSeed(),
-		names:    []string{""},
-		codes:    map[string]uint8{"": 0},
+		otherIDs: make(map[string]int32),
 		strs:     make(map[string]textRef),
 		pending:  make(map[string][]parentRef),
 		tornIDs:  make(map[string]int),
@@ -100,39 +100,42 @@ func newLinker(add func(finding.Finding)) *linker {
 	}
 }
 
-// maxCodes bounds the type and role table; hostile files with thousands of
-// made-up types share the last code.
-const maxCodes = 255
+// maxOthers bounds the names others keeps; hostile files with thousands
+// of made-up types share "(other)".
+const maxOthers = 255
 
-// code returns the small code of a type or role name. A file has a few
-// of them: they are compared before the map is asked.
-func (k *linker) code(name string) uint8 {
-	if len(k.names) <= fewCodes {
-		for c, known := range k.names {
-			if known == name {
-				return uint8(c)
-			}
-		}
-	} else if c, ok := k.codes[name]; ok {
+// code returns c, the code of an entry's type or message role, and notes
+// on n a name that has none: others keeps each such name once.
+func (k *linker) code(n *node, c uint8, name string) uint8 {
+	if c != 0 || name == "" {
 		return c
 	}
-	if len(k.names) >= maxCodes {
-		return maxCodes
+	i, ok := k.otherIDs[name]
+	if !ok {
+		i = int32(len(k.others)) // maxOthers once others is full: "(other)"
+		if i < maxOthers {
+			k.others = append(k.others, strings.Clone(name))
+			k.otherIDs[k.others[i]] = i
+		}
 	}
-	c := uint8(len(k.names))
-	kept := strings.Clone(name)
-	k.names = append(k.names, kept)
-	k.codes[kept] = c
-	return c
+	n.aux, n.flags = i, n.flags|flagOther
+	return 0
 }
 
-// fewCodes is the most codes looked up by comparison rather than hashing.
-const fewCodes = 16
+// typeName returns the type of n's entry.
+func (k *linker) typeName(n *node) string { return k.name(n, n.typ == 0, session.TypeName(n.typ)) }
 
-// name returns the name behind a code.
-func (k *linker) name(c uint8) string {
-	if int(c) < len(k.names) {
-		return k.names[c]
+// roleName returns the message role of n's entry, "" if it is no message.
+func (k *linker) roleName(n *node) string { return k.name(n, n.typ != 0, session.RoleName(n.role)) }
+
+// name returns known, or, when other says the node's type (or role) is
+// the one without a code, the name code kept for it.
+func (k *linker) name(n *node, other bool, known string) string {
+	switch {
+	case !other || n.flags&flagOther == 0:
+		return known
+	case int(n.aux) < len(k.others):
+		return k.others[n.aux]
 	}
 	return "(other)"
 }
@@ -179,7 +182,8 @@ func (k *linker) node(i int32) *node { return k.nodes.at(i) }
 func (k *linker) enter(e entry) session.Link {
 	ord := k.nodes.len()
 	parent := k.resolveParent(e, ord)
-	n := node{parent: parent, jump: -1, aux: -1, line: int32(e.line), typ: k.code(e.Type)}
+	n := node{parent: parent, jump: -1, aux: -1, line: int32(e.line)}
+	n.typ = k.code(&n, session.TypeCode(e.Type), e.Type)
 	if parent >= 0 {
 		p := k.node(parent)
 		n.depth = p.depth + 1
@@ -190,7 +194,7 @@ func (k *linker) enter(e entry) session.Link {
 		n.id, n.flags = h, n.flags|flagHexID
 	}
 	if e.Type == "message" {
-		n.role = k.code(e.Message.Role)
+		n.role = k.code(&n, session.RoleCode(e.Message.Role), e.Message.Role)
 		if stop := e.Message.StopReason; stop == "aborted" || stop == "error" {
 			n.flags |= flagExempt
 		}
@@ -279,7 +283,7 @@ func (k *linker) register(e entry, ord int32, n node) int32 {
 		}
 		k.settlePending(e)
 	}
-	if k.name(k.node(ord).role) == "assistant" {
+	if session.RoleName(k.node(ord).role) == "assistant" {
 		calls := e.Message.Calls
 		if len(calls) > 0 {
 			k.node(ord).aux = k.sites.len()
@@ -313,7 +317,7 @@ func (k *linker) settlePending(e entry) {
 func (k *linker) checkReferences(e entry, ord int32) {
 	switch e.Type {
 	case "message":
-		if k.name(k.node(ord).role) == "toolResult" {
+		if session.RoleName(k.node(ord).role) == "toolResult" {
 			k.checkToolResult(e, ord)
 		}
 	case "label":
@@ -403,16 +407,16 @@ func (k *linker) checkContextEdit(e entry, ord int32) {
 	switch {
 	case !k.isAncestor(target, ord):
 		k.add(finding.Errorf(finding.ContextEditTarget, e.line, "targetId names line %d, which is not on this edit's ancestor chain", t.line).WithEntry(e.ID).WithPointer("/targetId"))
-	case !session.Editable(k.name(t.typ), k.name(t.role)):
-		k.add(finding.Errorf(finding.ContextEditTarget, e.line, "targetId names a %s on line %d, which cannot be edited (only custom_message entries and user, assistant, toolResult and custom messages)", k.describe(t), t.line).WithEntry(e.ID).WithPointer("/targetId"))
+	case !session.Editable(k.typeName(&t), k.roleName(&t)):
+		k.add(finding.Errorf(finding.ContextEditTarget, e.line, "targetId names a %s on line %d, which cannot be edited (only custom_message entries and user, assistant, toolResult and custom messages)", k.describe(&t), t.line).WithEntry(e.ID).WithPointer("/targetId"))
 	}
 }
 
-func (k *linker) describe(n node) string {
-	if n.role != 0 {
-		return k.name(n.role) + " message"
+func (k *linker) describe(n *node) string {
+	if role := k.roleName(n); role != "" {
+		return role + " message"
 	}
-	return k.name(n.typ)
+	return k.typeName(n)
 }
 
 // checkFirstKept: the compaction keeps from itself or one of its ancestors.

@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 
 	"github.com/pisess/pisess/internal/finding"
+	"github.com/pisess/pisess/internal/session"
 )
 
 // resultQuery is a toolResult whose call is looked up once the tree is
@@ -125,7 +126,7 @@ func (k *linker) children() (first, kids []int32) {
 // whose ids were asked for, in call order: the newest is on top.
 func (k *linker) enterSites(ord int32, stacks map[uint64][]int32, enter bool) {
 	n := k.node(ord)
-	if n.aux < 0 || k.name(n.role) != "assistant" {
+	if n.aux < 0 || session.RoleName(n.role) != "assistant" {
 		return
 	}
 	for s := n.aux; s < k.sites.len() && k.sites.at(s).node == ord; s++ {
