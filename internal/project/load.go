@@ -305,7 +305,7 @@ func (ix *indexer) settle(f *facts) error {
 	}
 	ix.link(e, id, parentID, idHash, parentHash)
 	if f.typ == "message" {
-		ix.role(e, f.role)
+		ix.role(e, f.role, f.roleCode)
 	}
 	if f.typ == "label" && f.hasTarget {
 		if f.label != "" {
@@ -348,13 +348,13 @@ func sizeOf(f interface{ Stat() (os.FileInfo, error) }) int64 {
 	return fi.Size()
 }
 
-// role notes a message entry's role (hookMessage is custom before
-// version 3, as pi migrates it).
-func (ix *indexer) role(e *Entry, role string) {
+// role notes a message entry's role, whose code the worker found
+// (hookMessage is custom before version 3, as pi migrates it).
+func (ix *indexer) role(e *Entry, role string, code uint8) {
 	if role == session.LegacyCustomRole && ix.s.Header.Version < 3 {
-		role = "custom"
+		role, code = "custom", session.RoleCode("custom")
 	}
-	if e.role = session.RoleCode(role); e.role == 0 && role != "" {
+	if e.role = code; e.role == 0 && role != "" {
 		ix.s.otherRoles[e.Index] = role
 	}
 }

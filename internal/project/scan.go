@@ -28,7 +28,7 @@ type facts struct {
 	offset                             int64
 	size                               int32
 	typ, id, parentID, timestamp, role string
-	typCode                            uint8  // session.TypeCode(typ)
+	typCode, roleCode                  uint8  // session.TypeCode(typ), session.RoleCode(role)
 	target, label                      string // a label entry's targetId (hasTarget) and label
 	hasTarget                          bool
 	millis                             float64
@@ -259,7 +259,8 @@ func (w *scanWorker) facts(l scanLine, k int, span [2]int, first bool) facts {
 	switch f.typ {
 	case "message":
 		role := t.StrOf(t.Get(0, "message"), "role")
-		f.role = kept(session.RoleName(session.RoleCode(role)), role)
+		f.roleCode = session.RoleCode(role)
+		f.role = kept(session.RoleName(f.roleCode), role)
 	case "label":
 		var target string
 		target, f.hasTarget = t.Str(t.Get(0, "targetId"))
@@ -313,7 +314,7 @@ func (w *scanWorker) pack(f *facts) {
 // for one). An entry of a type or a message of a role the index does not
 // keep as a constant is left to be read back.
 func (w *scanWorker) description(f *facts) string {
-	rc := session.RoleCode(f.role)
+	rc := f.roleCode
 	if (f.typCode == 0 && f.typ != "") || (rc == 0 && f.role != "") {
 		return ""
 	}

@@ -71,17 +71,10 @@ func Summary(r *project.Record) string {
 	return d.line()
 }
 
-// snippet cuts s (white space already collapsed) to n runes with "…".
-func snippet(s string, n int) string {
-	if kept, cut := cutRunes(s, n); cut {
-		return kept + "…"
-	}
-	return s
-}
-
-// cutRunes is snippet without its "…": s itself when it has at most n
-// runes, else (cut) its first n-1 runes, less the white space they end
-// with, which "…" is to follow.
+// cutRunes cuts s (white space already collapsed) to n runes with the
+// "…" left to the caller: s itself when it has at most n runes, else
+// (cut) its first n-1 runes, less the white space they end with, which
+// "…" is to follow.
 func cutRunes(s string, n int) (kept string, cut bool) {
 	if utf8.RuneCountInString(s) <= n {
 		return s, false

@@ -48,6 +48,14 @@ func FuzzWordsUpTo(f *testing.F) {
 }
 
 // snippetSlow is snippet as it was first written, over a []rune.
+// snippet is cutRunes with its "…", as a summary shows it.
+func snippet(s string, n int) string {
+	if kept, cut := cutRunes(s, n); cut {
+		return kept + "…"
+	}
+	return s
+}
+
 func snippetSlow(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
