@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/pisess/pisess/internal/project"
 	"github.com/pisess/pisess/internal/session"
@@ -91,19 +89,10 @@ func (j *jsonWriter) literal(v string) {
 	j.comma = true
 }
 
-// quote writes s as encoding/json does without HTML escaping. That is
-// JSON.stringify's form (session.AppendQuote), appended to what the
-// writer has buffered, but for the two things encoding/json writes
-// otherwise: bytes that are not UTF-8 (as \ufffd) and the line and
-// paragraph separators (\u2028, \u2029), left to it.
+// quote writes s as encoding/json does without HTML escaping
+// (session.AppendGoQuote), appended to what the writer has buffered.
 func (j *jsonWriter) quote(s string) {
-	if !utf8.ValidString(s) || strings.Contains(s, "\u2028") || strings.Contains(s, "\u2029") {
-		var b bytes.Buffer
-		_ = encodeJSON(&b, s) // a string always encodes
-		j.w.Write(b.Bytes())
-		return
-	}
-	j.w.Write(session.AppendQuote(j.w.AvailableBuffer(), s))
+	j.w.Write(session.AppendGoQuote(j.w.AvailableBuffer(), s))
 }
 
 // end finishes the document with a newline.

@@ -226,6 +226,25 @@ func TestQuote(t *testing.T) {
 	}
 }
 
+// TestGoQuote: AppendGoQuote differs from Quote only where encoding/json
+// does (render's FuzzQuoteAsEncodingJSON holds it to encoding/json).
+func TestGoQuote(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", `""`},
+		{`a"b\c` + "\n\x01", `"a\"b\\c\n\u0001"`},
+		{"x\u2028y\u2029z", `"x\u2028y\u2029z"`},
+		{"é\xffb", `"é\ufffdb"`},
+		{"\xe2\x82", `"\ufffd\ufffd"`}, // a cut character: each byte
+		{"\ufffd", "\"\ufffd\""},       // a real U+FFFD is kept
+		{"<>&", `"<>&"`},
+	}
+	for _, tt := range tests {
+		if got := string(AppendGoQuote([]byte("pre"), tt.in)); got != "pre"+tt.want {
+			t.Errorf("AppendGoQuote(pre, %q) = %s, want pre%s", tt.in, got, tt.want)
+		}
+	}
+}
+
 // countWriter counts what it is given.
 type countWriter struct{ n int }
 
