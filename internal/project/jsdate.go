@@ -222,19 +222,45 @@ func (p *isoParser) zone() (int, bool) {
 // timestamps in.
 const isoForm = "2006-01-02T15:04:05.000Z"
 
-// isoRoom is what appendISO needs of a buffer not to grow it: AppendFormat
-// writes the nine digits of the nanoseconds before it cuts them to three
-// (a buffer of len(isoForm) grew on the heap for every entry).
-const isoRoom = len(isoForm) + 6
+// isoRoom is what appendISO needs of a buffer not to grow it.
+const isoRoom = len(isoForm)
+
+// The milliseconds of 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z:
+// toISOString writes the years outside them with six digits and a sign.
+const (
+	firstISOMilli = -62167219200000
+	lastISOMilli  = 253402300799999
+)
 
 // appendISO appends new Date(ms).toISOString() to b for the years 0 to
-// 9999 (the others are longer there), and reports whether it did.
+// 9999 (the others are longer there), and reports whether it did. It
+// writes the digits itself: AppendFormat reads its layout at every call,
+// and the views and the index ask this of every entry.
 func appendISO(b []byte, ms float64) ([]byte, bool) {
-	t := time.UnixMilli(int64(ms)).UTC()
-	if ms != math.Trunc(ms) || t.Year() < 0 || t.Year() > 9999 {
+	if ms != math.Trunc(ms) || ms < firstISOMilli || ms > lastISOMilli {
 		return b, false
 	}
-	return t.AppendFormat(b, isoForm), true
+	t := time.UnixMilli(int64(ms)).UTC()
+	year, month, day := t.Date()
+	hour, minute, sec := t.Clock()
+	b = appendDigits(b, year, 4)
+	b = appendDigits(append(b, '-'), int(month), 2)
+	b = appendDigits(append(b, '-'), day, 2)
+	b = appendDigits(append(b, 'T'), hour, 2)
+	b = appendDigits(append(b, ':'), minute, 2)
+	b = appendDigits(append(b, ':'), sec, 2)
+	b = appendDigits(append(b, '.'), t.Nanosecond()/1e6, 3)
+	return append(b, 'Z'), true
+}
+
+// appendDigits appends the n low decimal digits of v (v >= 0), zeros first.
+func appendDigits(b []byte, v, n int) []byte {
+	b = append(b, "0000"[:n]...)
+	for i := len(b) - 1; v > 0 && i >= len(b)-n; i-- {
+		b[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return b
 }
 
 // isISOOf reports whether s is new Date(ms).toISOString(), so that the
