@@ -247,26 +247,27 @@ func (w *scanWorker) batch(b *scanBatch) {
 func (w *scanWorker) facts(l scanLine, k int, span [2]int, first bool) facts {
 	t := &w.rec.Tape
 	f := facts{line: l.num, object: k, offset: l.offset + int64(span[0]), size: int32(span[1] - span[0]), bom: l.bom}
-	typ := t.StrOf(0, "type")
+	m := topMembersOf(t)
+	typ := str(t, m.typ)
 	f.typCode = session.TypeCode(typ)
 	f.typ = kept(session.TypeName(f.typCode), typ)
 	if first && f.typ == "session" {
 		f.header = append([]byte(nil), t.Input()...)
 	}
-	f.hasKind = first && t.Get(0, "kind") >= 0
-	f.id, f.parentID, f.timestamp = t.StrOf(0, "id"), t.StrOf(0, "parentId"), t.StrOf(0, "timestamp")
-	f.millis, f.timeOK = millisOf(t, t.Get(0, "timestamp"))
+	f.hasKind = first && m.kind >= 0
+	f.id, f.parentID, f.timestamp = str(t, m.id), str(t, m.parentID), str(t, m.timestamp)
+	f.millis, f.timeOK = millisOf(t, m.timestamp)
 	switch f.typ {
 	case "message":
-		role := t.StrOf(t.Get(0, "message"), "role")
+		role := t.StrOf(m.message, "role")
 		f.roleCode = session.RoleCode(role)
 		f.role = kept(session.RoleName(f.roleCode), role)
 	case "label":
 		var target string
-		target, f.hasTarget = t.Str(t.Get(0, "targetId"))
-		f.target, f.label = w.b.strs.str(target), w.b.strs.str(t.StrOf(0, "label"))
+		target, f.hasTarget = t.Str(m.targetID)
+		f.target, f.label = w.b.strs.str(target), w.b.strs.str(str(t, m.label))
 	case "compaction":
-		f.keptIndex, f.hasKeptIndex = t.Float(t.Get(0, "firstKeptEntryIndex"))
+		f.keptIndex, f.hasKeptIndex = t.Float(m.keptIndex)
 	}
 	if w.describe != nil && f.typ != "session" {
 		f.desc = w.description(&f)
@@ -276,6 +277,49 @@ func (w *scanWorker) facts(l scanLine, k int, span [2]int, first bool) facts {
 		w.lastID = f.id
 	}
 	return f
+}
+
+// topMembers are the value nodes of the members of an entry's object
+// that the index reads, -1 for one it lacks.
+type topMembers struct {
+	typ, kind, id, parentID, timestamp, message, targetID, label, keptIndex int
+}
+
+// topMembersOf finds them in one walk over the members of the object at
+// the root of t (a lookup each walked them all again each), the last of
+// a duplicate key counting, as in JSON.parse and Tape.Get.
+func topMembersOf(t *session.Tape) topMembers {
+	m := topMembers{-1, -1, -1, -1, -1, -1, -1, -1, -1}
+	for k, v := range t.Members(0) {
+		key, _ := t.Str(k)
+		switch key {
+		case "type":
+			m.typ = v
+		case "kind":
+			m.kind = v
+		case "id":
+			m.id = v
+		case "parentId":
+			m.parentID = v
+		case "timestamp":
+			m.timestamp = v
+		case "message":
+			m.message = v
+		case "targetId":
+			m.targetID = v
+		case "label":
+			m.label = v
+		case "firstKeptEntryIndex":
+			m.keptIndex = v
+		}
+	}
+	return m
+}
+
+// str is the string at node n, "" when n is no string (or -1).
+func str(t *session.Tape, n int) string {
+	s, _ := t.Str(n)
+	return s
 }
 
 // pack lays f's id, parentID and timestamp (but those it need not keep:
