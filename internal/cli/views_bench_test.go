@@ -14,7 +14,7 @@ func BenchmarkViews(b *testing.B) {
 	if file == "" {
 		b.Skip("PISESS_BENCH_VIEWS names no session file (docs/performance.md, views)")
 	}
-	for _, args := range [][]string{{"validate"}, {"context"}, {"path"}, {"path", "--format", "json"}, {"tree"}, {"tree", "--format", "json"}} {
+	for _, args := range [][]string{{"validate"}, {"audit"}, {"context"}, {"path"}, {"path", "--format", "json"}, {"tree"}, {"tree", "--format", "json"}} {
 		b.Run(args[0]+map[bool]string{true: "-json"}[len(args) > 1], func(b *testing.B) {
 			for range b.N {
 				c := &CLI{Stdin: os.Stdin, Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" },

@@ -85,6 +85,28 @@ func TestFaultInjection(t *testing.T) {
 	}
 }
 
+// runs lists the places the faults hit as they came, a run of one place
+// once with its count ("stdout/stderr ×612"): the aborted runtime's
+// retries of its report would otherwise fill a line of the log.
+func runs(hits []string) string {
+	var b strings.Builder
+	for i := 0; i < len(hits); {
+		j := i + 1
+		for j < len(hits) && hits[j] == hits[i] {
+			j++
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(hits[i])
+		if j-i > 1 {
+			fmt.Fprintf(&b, " ×%d", j-i)
+		}
+		i = j
+	}
+	return "[" + b.String() + "]"
+}
+
 // straceArgs is the strace command line that writes the trace of set
 // and always to log, failing every call of always with errno.
 func straceArgs(strace, log, set, always, errno string, extra ...string) []string {
@@ -157,7 +179,7 @@ func (c *rewriteCase) injectOnce(t *testing.T, strace, name, set, always, errno,
 	for _, where := range hits {
 		the.tally.fault(name, where)
 	}
-	desc := fmt.Sprintf("%s: %s %s when=%s (faults: %v)", c.cmd, name, errno, when, hits)
+	desc := fmt.Sprintf("%s: %s %s when=%s (faults: %s)", c.cmd, name, errno, when, runs(hits))
 	runtimeHit := false
 	for _, h := range hits {
 		runtimeHit = runtimeHit || h == "runtime"
@@ -309,5 +331,21 @@ func TestTraceLines(t *testing.T) {
 	hits := injected("7 write(7<anon_inode:[eventfd]>, \"\\1\", 8 <unfinished ...>\n7 <... write resumed>) = -1 EIO (Input/output error) (INJECTED)", "/d", "write")
 	if strings.Join(hits, ",") != "runtime" {
 		t.Errorf("injected: %v, want [runtime]", hits)
+	}
+}
+
+func TestFaultRuns(t *testing.T) {
+	for _, tt := range []struct {
+		hits []string
+		want string
+	}{
+		{nil, "[]"},
+		{[]string{"runtime"}, "[runtime]"},
+		{[]string{"temp file", "temp file", "original"}, "[temp file ×2, original]"},
+		{[]string{"runtime", "stdout/stderr", "stdout/stderr", "stdout/stderr", "runtime"}, "[runtime, stdout/stderr ×3, runtime]"},
+	} {
+		if got := runs(tt.hits); got != tt.want {
+			t.Errorf("runs(%q) = %s, want %s", tt.hits, got, tt.want)
+		}
 	}
 }
