@@ -59,7 +59,8 @@ func entryOn(t *testing.T, line string) *session.Entry {
 	if err := tape.Build([]byte(line)); err != nil {
 		t.Fatalf("%s: %v", line, err)
 	}
-	e := session.ReadEntry(&tape, session.Figures)
+	var e session.Entry
+	e.Read(&tape, session.Figures)
 	return &e
 }
 

@@ -58,9 +58,5 @@ func placeholderBytes(t *session.Tape, b session.Block, id string) int64 {
 	for piece := range t.StrChunks(b.Data) {
 		size += int64(len(piece))
 	}
-	q := session.Quote(session.PlaceholderText(b, session.Digest{Size: size}, id))
-	if b.Node == b.Data { // a content given as one string stays a string
-		return int64(len(q))
-	}
-	return int64(len(`{"type":"text","text":`) + len(q) + len(`}`))
+	return int64(len(session.PlaceholderValue(b, session.PlaceholderText(b, session.Digest{Size: size}, id))))
 }

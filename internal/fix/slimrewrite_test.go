@@ -350,21 +350,6 @@ func TestBlocksOfEveryPlace(t *testing.T) {
 	}
 }
 
-// TestEstimateSaved: the estimate is within a few bytes of what a removal
-// saves.
-func TestEstimateSaved(t *testing.T) {
-	var tp session.Tape
-	if err := tp.Build([]byte(`{"type":"message","id":"e1","message":{"role":"user","content":[` + textBlockJSON(strings.Repeat("x", 5000)) + `]}}`)); err != nil {
-		t.Fatal(err)
-	}
-	for b := range session.Blocks(&tp) {
-		exact := b.Bytes - int64(len(session.PlaceholderValue(b, session.PlaceholderText(b, session.DigestOf(&tp, b), "e1"))))
-		if est := session.EstimateSaved(b, "e1"); est < exact-8 || est > exact+8 {
-			t.Errorf("estimate %d, exact %d", est, exact)
-		}
-	}
-}
-
 // TestDropCustomKeepsWhatIsNamed: a superseded custom entry that a
 // compaction's firstKeptEntryId or a branch summary's fromId names stays
 // (pi keeps nothing before a compaction whose first kept entry is not on

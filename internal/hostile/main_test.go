@@ -445,16 +445,6 @@ func contains(list []int, v int) bool {
 	return false
 }
 
-// needs skips a test of a command this build does not have yet.
-func (s *suite) needs(t *testing.T, cmds ...string) {
-	t.Helper()
-	for _, c := range cmds {
-		if why, ok := s.missing[c]; ok {
-			t.Skipf("pisess %s: %s", c, why)
-		}
-	}
-}
-
 // available lists the commands this build has.
 func (s *suite) available(cmds []string) []string {
 	var out []string

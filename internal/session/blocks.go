@@ -168,15 +168,6 @@ func PlaceholderText(b Block, d Digest, entryID string) string {
 		PlaceholderMark, what, text.Bytes(d.Size), of, d.Size, hex.EncodeToString(d.Sum[:]), entryID)
 }
 
-// EstimateSaved is about what removing block b of entry entryID saves:
-// its bytes less its placeholder's (taking the string's size for the
-// block's, so without reading it). A report of where the bytes are (du)
-// can say what slim --rewrite would shrink with Blocks and this alone;
-// slim --rewrite --dry-run reports the exact figure per kind (Removed).
-func EstimateSaved(b Block, entryID string) int64 {
-	return b.Bytes - int64(len(PlaceholderValue(b, PlaceholderText(b, Digest{Size: b.Bytes}, entryID))))
-}
-
 // PlaceholderValue is the JSON that replaces block b: a text block, or a
 // string where the content was one string.
 func PlaceholderValue(b Block, text string) []byte {

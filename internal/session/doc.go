@@ -10,7 +10,7 @@
 //     record,
 //   - the vocabulary: the dialects and their entry types (EntryTypes,
 //     SniffDialect), the header and its version (ReadHeader), the typed
-//     view of an entry (ReadEntry), the deterministic ids of version-1
+//     view of an entry (Entry.Read), the deterministic ids of version-1
 //     entries (NewIDs), rule 6 (PairTools), the JavaScript value rules
 //     pi's code applies (JSTruthy, JSTrim), and slim's content blocks and
 //     placeholders (Blocks, PlaceholderText),

@@ -8,7 +8,7 @@ import (
 )
 
 // Entry is the typed view of one entry record, read off its Tape by
-// ReadEntry: what the checks, the audit and the views look at of an
+// Entry.Read: what the checks, the audit and the views look at of an
 // entry, never its content. Each key is read as JSON.parse would read it
 // (the last of duplicate keys counts); a value of the wrong kind reads as
 // absent. Strings share the Tape's input: clone what outlives it.
@@ -119,7 +119,7 @@ const (
 // line, never whole.
 const TextLimit = 1024
 
-// Detail says how much of an entry ReadEntry reads.
+// Detail says how much of an entry Entry.Read reads.
 type Detail uint8
 
 // The details.
@@ -178,8 +178,8 @@ var entryKeyNames = [...]string{
 
 var entryKeys = NewKeys(nil, entryKeyNames[:]...)
 
-// EntryKeys is the set of keys ReadEntry reads. A Tape built with it (or
-// with a set that extends it: session.NewKeys) hands ReadEntry its keys as
+// EntryKeys is the set of keys Entry.Read reads. A Tape built with it (or
+// with a set that extends it: session.NewKeys) hands Entry.Read its keys as
 // numbers; any other tape is read the same, its keys looked up.
 func EntryKeys() *Keys { return entryKeys }
 
@@ -237,16 +237,8 @@ func (t tape) membersOf(obj int) (m members) {
 // at returns the value node of the member named key, or -1.
 func (m *members) at(key int) int { return m[key] - 1 }
 
-// ReadEntry reads the entry on tape t (node 0) in one walk over its
-// members.
-func ReadEntry(t *Tape, d Detail) Entry {
-	var e Entry
-	e.Read(t, d)
-	return e
-}
-
-// Read sets e to the entry on tape t, as ReadEntry returns it: for a
-// caller that keeps entries in place, without copying one.
+// Read sets e to the entry on tape t (node 0), read in one walk over its
+// members, in place: the callers keep entries where they lie.
 func (e *Entry) Read(pt *Tape, d Detail) {
 	*e = Entry{}
 	t := numbered(pt)

@@ -9,6 +9,13 @@ import (
 // The reading of an entry is held to the map reference in validate's
 // tape_test.go (examples, mutants, the real corpus, FuzzTapeAgrees); these
 // are the cases that say what the reading is.
+// readEntry is Entry.Read into a new Entry.
+func readEntry(t *Tape, d Detail) Entry {
+	var e Entry
+	e.Read(t, d)
+	return e
+}
+
 func TestReadEntry(t *testing.T) {
 	tests := []struct {
 		name string
@@ -58,7 +65,7 @@ func TestReadEntry(t *testing.T) {
 		{"a session name", `{"type":"session_info","name":"n"}`, Figures, Entry{Type: "session_info", Name: "n"}},
 	}
 	for _, tt := range tests {
-		if got := ReadEntry(tapeOf(t, tt.line), tt.d); !reflect.DeepEqual(got, tt.want) {
+		if got := readEntry(tapeOf(t, tt.line), tt.d); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s:\n got %+v\nwant %+v", tt.name, got, tt.want)
 		}
 	}
@@ -67,13 +74,13 @@ func TestReadEntry(t *testing.T) {
 func TestFirstTextIsBounded(t *testing.T) {
 	long := strings.Repeat("é", 2*TextLimit)
 	for _, content := range []string{`"` + long + `"`, `"` + strings.ReplaceAll(long, "é", `\u00e9`) + `"`, `[{"type":"text","text":"` + long + `"}]`} {
-		e := ReadEntry(tapeOf(t, `{"type":"message","message":{"role":"user","content":`+content+`}}`), Figures)
+		e := readEntry(tapeOf(t, `{"type":"message","message":{"role":"user","content":`+content+`}}`), Figures)
 		if len(e.Message.Text) != TextLimit || !strings.HasPrefix(long, e.Message.Text) {
 			t.Errorf("%.20s...: text of %d bytes", content, len(e.Message.Text))
 		}
 	}
 	blank := `"` + strings.Repeat(" ", 2*TextLimit) + `x"`
-	e := ReadEntry(tapeOf(t, `{"type":"message","message":{"role":"user","content":[{"type":"text","text":`+blank+`}]}}`), Figures)
+	e := readEntry(tapeOf(t, `{"type":"message","message":{"role":"user","content":[{"type":"text","text":`+blank+`}]}}`), Figures)
 	if strings.TrimSpace(e.Message.Text) != "" || len(e.Message.Text) != TextLimit {
 		t.Errorf("a text blank for longer than the limit is not blank: %q", e.Message.Text)
 	}
@@ -111,7 +118,7 @@ func TestEntryKeyNumbers(t *testing.T) {
 		if _, ok := tape.Line(line); !ok {
 			t.Fatal("refused")
 		}
-		return ReadEntry(&tape, Figures)
+		return readEntry(&tape, Figures)
 	}
 	plain := read(nil)
 	if len(plain.Message.Calls) != 2 || plain.Message.Calls[1] != (ToolCall{ID: "c2", Name: "edit"}) || plain.Message.Usage.Cost != 0.5 || plain.Message.Millis != 1700000000000 {

@@ -12,15 +12,8 @@ type entry struct {
 	linear bool // version 1: the parent is the previous entry, ids are not the file's
 }
 
-// entryOf reads the entry on tape t. In a version-1 file the ids and
-// parents are not the file's: migration gives them.
-func entryOf(t *session.Tape, line int, linear bool, d session.Detail) entry {
-	var e entry
-	e.read(t, line, linear, d)
-	return e
-}
-
-// read sets e to entryOf(t, line, linear, d) in place.
+// read sets e to the entry on tape t, in place. In a version-1 file
+// (linear) the ids and parents are not the file's: migration gives them.
 func (e *entry) read(t *session.Tape, line int, linear bool, d session.Detail) {
 	e.Entry.Read(t, d)
 	e.line, e.linear = line, linear

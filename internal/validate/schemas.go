@@ -34,7 +34,7 @@ type Schemas struct {
 	header   check
 	versions [4]*versionSchemas // indexed by file version 1..3
 	omp      *ompSchemas        // the oh-my-pi dialect (omp.go)
-	keys     *session.Keys      // every key the schemas and session.ReadEntry look at (quickCompiler.number)
+	keys     *session.Keys      // every key the schemas and session.Entry.Read look at (quickCompiler.number)
 }
 
 // versionSchemas are the checks for one file version. Each check covers
@@ -228,28 +228,6 @@ func (c *checkCompiler) compileGlue(version int, role, baseRef string) (check, e
 		return check{}, err
 	}
 	return c.compile(file, "")
-}
-
-// CheckTape checks the record on tape t, built from physical line line
-// of a file of the given version (1, 2 or 3; other versions are
-// unsupported_version, found elsewhere, and yield nil). The findings keep
-// no reference into the line.
-//
-// A "session" record is checked as the header (whether it is the first
-// record is the caller's business: misplaced_header). Entries are
-// checked by their type, and message entries by message.role. An unknown
-// entry type yields nil (unknown_entry_type is reported elsewhere); a
-// missing or non-string type is a schema finding at /type. An unknown role,
-// or hookMessage in a version-3 file, is a schema finding at /message/role.
-//
-// Every violation is one finding.Schema error pointing at the offending
-// value (for a missing key: where the key should be), in a stable order.
-func (s *Schemas) CheckTape(version int, line int, t *session.Tape) []finding.Finding {
-	c, extra, ok := s.checkOf(version, pickOf(t))
-	if !ok {
-		return nil
-	}
-	return c.checkTape(line, t, extra)
 }
 
 // pick is what picks a record's check: its type, and a message's role.
