@@ -16,10 +16,11 @@ import (
 )
 
 // TestKillDuringMove kills `pisess move` with SIGKILL at random moments
-// (PISESS_HOSTILE_KILLS times; 50 by default, 500 in the long run: a kill
-// costs two runs over the whole directory, 0.8 s, and 100 of them took
-// 78 s of make test's 5 minutes) in a sessions directory of 120 sessions
-// of one project, forks among them and in another project.
+// (PISESS_HOSTILE_KILLS times; 50 by default, 500 in the long run) in a
+// sessions directory of 60 sessions of one project (120 in the long run),
+// forks among them and in another project. A kill costs two runs over the
+// whole directory: 100 kills at 120 sessions took 78 s of make test's 5
+// minutes; the kills land across the whole move either way.
 // After each kill every session is whole and there once (under its old
 // name, its new one, or both names of one file), and a second run
 // finishes the move: every session in the new project's directory with
@@ -30,7 +31,7 @@ func TestKillDuringMove(t *testing.T) {
 	if kills == 0 {
 		t.Skip(envKills + "=0")
 	}
-	const n = 120
+	n := size(60, 60, 120)
 	span := time.Hour
 	for range 3 {
 		root := moveSessions(t, n)
