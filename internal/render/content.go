@@ -55,9 +55,10 @@ func contentText(t *session.Tape, content, limit int) (string, *lazyWords, textS
 		parts = append(parts, content)
 	}
 	for b := range t.Elements(content) {
-		switch t.StrOf(b, "type") {
+		bm := blockMembersOf(t, b)
+		switch typ, _ := t.Str(bm.typ); typ {
 		case "text":
-			if n := t.Get(b, "text"); t.Kind(n) == session.KindString {
+			if n := bm.text; t.Kind(n) == session.KindString {
 				parts = append(parts, n)
 			} else {
 				parts = append(parts, -2) // no string text: "" as StrOf reads it
@@ -154,19 +155,28 @@ func (w *wordsWriter) add(piece string) {
 	if w.limit > 0 && w.b.Len() == 0 && w.n == 0 {
 		w.b.Grow(w.limit + 8)
 	}
-	for _, r := range piece { // invalid UTF-8 is U+FFFD a byte at a time, as in wordsUpTo
+	for i := 0; i < len(piece); {
 		if w.limit > 0 && w.n >= w.limit {
 			return
 		}
+		if run := asciiWord(piece[i:]); run > 0 { // most text: a word's runes written at once
+			w.spaceBefore()
+			if w.limit > 0 {
+				run = min(run, max(1, w.limit-w.n)) // its first rune, as any rune, however far n got
+			}
+			w.b.WriteString(piece[i : i+run])
+			w.n += run
+			w.wrote = true
+			i += run
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(piece[i:]) // invalid UTF-8 is U+FFFD a byte at a time, as in wordsUpTo
+		i += size
 		if isSpace(r) {
 			w.space = w.wrote
 			continue
 		}
-		if w.space {
-			w.b.WriteByte(' ')
-			w.n++
-			w.space = false
-		}
+		w.spaceBefore()
 		w.b.WriteRune(r)
 		w.n++
 		w.wrote = true
@@ -174,6 +184,27 @@ func (w *wordsWriter) add(piece string) {
 	if w.out != nil && w.b.Len() >= streamBuffer {
 		w.flush()
 	}
+}
+
+// spaceBefore writes the space that white space before a word left.
+func (w *wordsWriter) spaceBefore() {
+	if w.space {
+		w.b.WriteByte(' ')
+		w.n++
+		w.space = false
+	}
+}
+
+// asciiWord is how many bytes at the start of s are ASCII and not white
+// space (isSpace): runes of one byte each.
+func asciiWord(s string) int {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf, c == ' ', c >= '\t' && c <= '\r':
+			return i
+		}
+	}
+	return len(s)
 }
 
 // flush writes what b holds to out (streaming).

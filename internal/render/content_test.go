@@ -1,12 +1,13 @@
 package render
 
 import (
-	"github.com/pisess/pisess/internal/text"
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/pisess/pisess/internal/session"
+	"github.com/pisess/pisess/internal/text"
 )
 
 // referenceText is contentText as it was, on the decoded strings: the
@@ -70,4 +71,34 @@ func TestContentTextAsWhole(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzContentText holds contentText, which reads a text a piece at a time
+// (wordsWriter, for a string with escapes), to referenceText's reading of
+// it whole, as one string content and as two text blocks, at any limit.
+func FuzzContentText(f *testing.F) {
+	for _, s := range []string{"", "plain words", "a\nb  c\t\td", " é€😀\u2028 x\x00y\x7f", "\xff\xfe ab", strings.Repeat("word \n", 50)} {
+		f.Add(s, "tail\n", 5)
+	}
+	f.Fuzz(func(t *testing.T, s, more string, limit int) {
+		limit = max(limit%200, 0)
+		q := func(v string) string { b, _ := json.Marshal(v); return string(b) }
+		for _, c := range []string{q(s), `[{"type":"text","text":` + q(s) + `},{"type":"text","text":` + q(more) + `}]`} {
+			var tape session.Tape
+			if err := tape.Build([]byte(`{"content":` + c + `}`)); err != nil {
+				t.Fatal(err)
+			}
+			n := tape.Get(0, "content")
+			words, lazy, size := contentText(&tape, n, limit)
+			if lazy != nil {
+				var b strings.Builder
+				lazy.writeTo(&b, false)
+				words = b.String()
+			}
+			wantWords, wantSize, wantChars := referenceText(&tape, n, limit)
+			if words != wantWords || size.String() != wantSize || size.chars != wantChars {
+				t.Fatalf("content %s, limit %d: got %q, %q, %d chars; want %q, %q, %d chars", c, limit, words, size, size.chars, wantWords, wantSize, wantChars)
+			}
+		}
+	})
 }

@@ -252,47 +252,47 @@ type messageView struct {
 // viewMessage reads the message at node m of t for the views, its text cut
 // after limit runes as describe does; with tokens, pi's estimate too.
 func viewMessage(t *session.Tape, m int, limit int, tokens bool) messageView {
-	str := func(key string) string { return t.StrOf(m, key) }
-	v := messageView{role: str("role"), customType: str("customType")}
+	mm := messageMembersOf(t, m)
+	str := func(n int) string { s, _ := t.Str(n); return s }
+	v := messageView{role: str(mm.role), customType: str(mm.customType)}
 	if tokens {
 		v.tokens = project.EstimateTokens(t.Raw(m))
 	}
-	content := t.Get(m, "content")
 	worded := false // v.text is words already (contentText)
 	switch v.role {
 	case "assistant":
-		stop := str("stopReason")
-		v.usage = stop != "aborted" && stop != "error" && session.JSTruthy(t.Raw(t.Get(m, "usage")))
-		v.assistant(t, m, stop)
+		stop := str(mm.stopReason)
+		v.usage = stop != "aborted" && stop != "error" && session.JSTruthy(t.Raw(mm.usage))
+		v.assistant(t, mm, stop)
 	case "toolResult":
 		var size textStats
-		v.text, v.lazy, size = contentText(t, content, limit)
+		v.text, v.lazy, size = contentText(t, mm.content, limit)
 		v.chars, worded = size.chars, true
-		v.detail = str("toolName") + " (" + size.String() + ")"
-		if t.Kind(t.Get(m, "isError")) == session.KindTrue {
+		v.detail = str(mm.toolName) + " (" + size.String() + ")"
+		if t.Kind(mm.isError) == session.KindTrue {
 			v.detail += " ✗ error"
 			v.failed = true
 		}
 	case "bashExecution":
-		v.chars = utf8.RuneCountInString(str("command")) + utf8.RuneCountInString(str("output"))
-		v.text = "$ " + str("command")
-		if code := string(t.Raw(t.Get(m, "exitCode"))); code != "" && code != "0" && code != "null" {
+		v.chars = utf8.RuneCountInString(str(mm.command)) + utf8.RuneCountInString(str(mm.output))
+		v.text = "$ " + str(mm.command)
+		if code := string(t.Raw(mm.exitCode)); code != "" && code != "0" && code != "null" {
 			v.detail = "✗ exit " + code
 			v.failed = true
 		}
 	case "compactionSummary":
-		v.chars, v.text = utf8.RuneCountInString(str("summary")), str("summary")
-		if n, err := strconv.ParseInt(string(t.Raw(t.Get(m, "tokensBefore"))), 10, 64); err == nil {
+		v.chars, v.text = utf8.RuneCountInString(str(mm.summary)), str(mm.summary)
+		if n, err := strconv.ParseInt(string(t.Raw(mm.tokensBefore)), 10, 64); err == nil {
 			v.detail = "(" + text.Count(n) + " tokens before)"
 		}
 	case "branchSummary":
-		v.chars, v.text = utf8.RuneCountInString(str("summary")), str("summary")
-		if from := str("fromId"); from != "" {
+		v.chars, v.text = utf8.RuneCountInString(str(mm.summary)), str(mm.summary)
+		if from := str(mm.fromID); from != "" {
 			v.detail = "(from " + shortID(from) + ")"
 		}
 	default:
 		var size textStats
-		v.text, v.lazy, size = contentText(t, content, limit)
+		v.text, v.lazy, size = contentText(t, mm.content, limit)
 		v.chars, worded = size.chars, true
 	}
 	if !worded {
@@ -301,24 +301,72 @@ func viewMessage(t *session.Tape, m int, limit int, tokens bool) messageView {
 	return v
 }
 
+// messageMembers are the value nodes of the members of a message object
+// that viewMessage reads, -1 for one it lacks.
+type messageMembers struct {
+	role, customType, content, stopReason, usage, errorMessage, toolName, isError,
+	command, output, exitCode, summary, tokensBefore, fromID int
+}
+
+// messageMembersOf finds them in one walk over the members of object m
+// (a lookup each walked them all again each), the last of a duplicate key
+// counting, as in JSON.parse and Tape.Get.
+func messageMembersOf(t *session.Tape, m int) messageMembers {
+	mm := messageMembers{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
+	for k, v := range t.Members(m) {
+		switch key, _ := t.Str(k); key {
+		case "role":
+			mm.role = v
+		case "customType":
+			mm.customType = v
+		case "content":
+			mm.content = v
+		case "stopReason":
+			mm.stopReason = v
+		case "usage":
+			mm.usage = v
+		case "errorMessage":
+			mm.errorMessage = v
+		case "toolName":
+			mm.toolName = v
+		case "isError":
+			mm.isError = v
+		case "command":
+			mm.command = v
+		case "output":
+			mm.output = v
+		case "exitCode":
+			mm.exitCode = v
+		case "summary":
+			mm.summary = v
+		case "tokensBefore":
+			mm.tokensBefore = v
+		case "fromId":
+			mm.fromID = v
+		}
+	}
+	return mm
+}
+
 // assistant reads an assistant turn: its text (or thinking) and the tools
 // it called; an error or abort is part of the detail.
-func (v *messageView) assistant(t *session.Tape, m int, stop string) {
+func (v *messageView) assistant(t *session.Tape, mm messageMembers, stop string) {
 	var text, thinking, tools []string
-	for b := range t.Elements(t.Get(m, "content")) {
-		switch t.StrOf(b, "type") {
+	for b := range t.Elements(mm.content) {
+		bm := blockMembersOf(t, b)
+		switch typ, _ := t.Str(bm.typ); typ {
 		case "text":
-			s := t.StrOf(b, "text")
+			s, _ := t.Str(bm.text)
 			text = append(text, s)
 			v.chars += utf8.RuneCountInString(s)
 		case "thinking":
-			s := t.StrOf(b, "thinking")
+			s, _ := t.Str(bm.thinking)
 			thinking = append(thinking, s)
 			v.chars += utf8.RuneCountInString(s)
 		case "toolCall":
-			name := t.StrOf(b, "name")
+			name, _ := t.Str(bm.name)
 			tools = append(tools, name)
-			v.chars += utf8.RuneCountInString(name) + utf8.RuneCount(t.Raw(t.Get(b, "arguments")))
+			v.chars += utf8.RuneCountInString(name) + utf8.RuneCount(t.Raw(bm.arguments))
 		}
 	}
 	v.text = strings.Join(text, " ")
@@ -333,13 +381,38 @@ func (v *messageView) assistant(t *session.Tape, m int, stop string) {
 	case "error":
 		detail = append(detail, "✗ error")
 		v.failed = true
-		if msg := t.StrOf(m, "errorMessage"); msg != "" && strings.TrimSpace(v.text) == "" {
+		if msg, _ := t.Str(mm.errorMessage); msg != "" && strings.TrimSpace(v.text) == "" {
 			v.text = msg
 		}
 	case "aborted", "length":
 		detail = append(detail, "("+stop+")")
 	}
 	v.detail = strings.Join(detail, " ")
+}
+
+// blockMembers are the value nodes of the members of a content block that
+// the views read, -1 for one it lacks.
+type blockMembers struct{ typ, text, thinking, name, arguments int }
+
+// blockMembersOf finds them in one walk over the members of block b (none
+// when it is not an object), as messageMembersOf does.
+func blockMembersOf(t *session.Tape, b int) blockMembers {
+	bm := blockMembers{-1, -1, -1, -1, -1}
+	for k, v := range t.Members(b) {
+		switch key, _ := t.Str(k); key {
+		case "type":
+			bm.typ = v
+		case "text":
+			bm.text = v
+		case "thinking":
+			bm.thinking = v
+		case "name":
+			bm.name = v
+		case "arguments":
+			bm.arguments = v
+		}
+	}
+	return bm
 }
 
 // firstRunes returns the first n runes of s (all of it when it is shorter).
