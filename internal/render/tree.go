@@ -673,9 +673,9 @@ func (tw *textWriter) width(s string) int {
 // other string, which must be measured grapheme by grapheme.
 func narrowWidth(s string) (n int, ok bool) {
 	for i := 0; i < len(s); {
-		if c := s[i]; c >= 0x20 && c < 0x7f {
-			n++
-			i++
+		if k := text.PrintableASCII(s[i:]); k > 0 {
+			n += k
+			i += k
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])

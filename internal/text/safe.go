@@ -37,12 +37,12 @@ func Safe(text string) string {
 
 // printable reports whether Safe leaves text as it is: valid UTF-8 (a byte
 // that is not, 0x9b is CSI, is escaped too), every character printable or
-// a space. Printable ASCII, most of what the views show, is checked a byte
-// at a time.
+// a space. Printable ASCII, most of what the views show, is checked eight
+// bytes at a time (PrintableASCII).
 func printable(text string) bool {
 	for i := 0; i < len(text); {
-		if c := text[i]; c >= 0x20 && c < 0x7f {
-			i++
+		if n := PrintableASCII(text[i:]); n > 0 {
+			i += n
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])
