@@ -22,6 +22,10 @@ func appendQuote(b []byte, s string, goForm bool) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if n := plainASCII(s[i:]); n > 0 {
+			i += n
+			continue
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
@@ -69,4 +73,28 @@ func appendQuote(b []byte, s string, goForm bool) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// plainASCII returns how many bytes at the start of s are ASCII that JSON
+// writes as it is (not a control, '"' or '\\'): most of a text. It tests
+// eight bytes at a time, and a byte at a time only in the word where the
+// run ends.
+func plainASCII(s string) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		b := s[i : i+8] // one load, no bounds checks
+		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		// A byte below 0x20 borrows into its high bit (w - 0x20 each, where
+		// its own high bit is clear), as a zero byte does of w ^ '"' and of
+		// w ^ '\\' (each - 1); a byte of 0x80 or above has it set.
+		quote, backslash := w^('"'*ones), w^('\\'*ones)
+		if ((w-0x20*ones)&^w|(quote-ones)&^quote|(backslash-ones)&^backslash|w)&highs != 0 {
+			break
+		}
+	}
+	for ; i < len(s) && s[i] >= 0x20 && s[i] < utf8.RuneSelf && s[i] != '"' && s[i] != '\\'; i++ {
+	}
+	return i
 }
