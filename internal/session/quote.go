@@ -30,11 +30,7 @@ func appendQuote(b []byte, s string, goForm bool) []byte {
 			continue
 		}
 		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
+		if c < utf8.RuneSelf { // a control, '"' or '\\' (plainASCII took the rest)
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':
